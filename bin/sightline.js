@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// Entry point of the `sightline` command: runs the CLI compiled by `npm install` (npm run build).
+import '../dist/cli/run.js';

@@ -1,0 +1,58 @@
+// One running Sightline: database opened and migrated, record-log writer and group-commit queue
+// started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config/config.js';
+import { openDatabase, type Database } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
+import { ensureFirstTenant, type Tenant } from './identity/tenant-service.js';
+import { GroupCommitQueue } from './pipeline/group-commit.js';
+import type { RecordLogWriter } from './pipeline/record-log.js';
+import { SqliteRecordWriter } from './telemetry/sqlite-record-writer.js';
+import { PostgresRecordWriter } from './telemetry/postgres-record-writer.js';
+import { CollectorTenants } from './collector/tenant-routing.js';
+import { Metrics } from './observability/metrics.js';
+import { buildServer } from './http/server.js';
+
+export interface Sightline {
+  server: FastifyInstance;
+  database: Database;
+  queue: GroupCommitQueue;
+  /** The tenant created on this start because the database was empty, if any. */
+  firstTenant: Tenant | undefined;
+  /** Stops taking requests, commits what was accepted, and closes the database. */
+  close(): Promise<void>;
+}
+
+export async function createSightline(config: Config): Promise<Sightline> {
+  const database = await openDatabase(config);
+  try {
+    await migrateToLatest(database);
+    const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
+    const writer = createRecordWriter(database);
+    const metrics = new Metrics();
+    const queue = new GroupCommitQueue(writer, {
+      maxPendingBytes: config.maxQueueBytes,
+      onCommit: ({ records, seconds }) => {
+        metrics.commitSeconds.observe(seconds);
+        metrics.commitRecords.observe(records);
+      },
+    });
+    const tenants = new CollectorTenants(database.db, config);
+    const server = buildServer({ config, db: database.db, queue, writer, tenants, metrics });
+    const close = async () => {
+      await server.close();
+      await queue.drain();
+      await writer.close();
+      await database.close();
+    };
+    return { server, database, queue, firstTenant, close };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+function createRecordWriter(database: Database): RecordLogWriter {
+  if (database.kind === 'sqlite') return new SqliteRecordWriter(database.sqlitePath!);
+  return new PostgresRecordWriter(database.pgConfig!);
+}

@@ -1,0 +1,44 @@
+// `sightline serve`: runs the whole platform in one process on the configured database.
+import type { Command } from 'commander';
+import { checkListenSafety, loadConfig, settings, type SettingName } from '../config/config.js';
+import { createSightline } from '../app.js';
+import { collectorUrl } from '../identity/tenant-service.js';
+import { addSettingOptions, settingValues } from './options.js';
+
+const serveSettings = Object.keys(settings) as SettingName[];
+
+export function registerServe(program: Command): void {
+  const command = program.command('serve').description('Run Sightline: the collector, the API and the workers, in one process');
+  addSettingOptions(command, serveSettings).action(async (options: Record<string, unknown>) => {
+    const config = loadConfig(settingValues(options, serveSettings));
+    checkListenSafety(config);
+    const sightline = await createSightline(config);
+    const log = sightline.server.log;
+    await sightline.server.listen({ host: config.host, port: config.port });
+    const address = sightline.server.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const scheme = config.tlsCert ? 'https' : 'http';
+    log.info(`Sightline listening on ${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (database: ${sightline.database.location})`);
+    if (sightline.firstTenant) {
+      const url = collectorUrl({ ...config, port }, sightline.firstTenant.codeName);
+      log.info(`created tenant ${JSON.stringify(sightline.firstTenant.codeName)} on first start; its collector: ${url}/log_sink`);
+      log.info(`try: curl -i -H 'Content-Type: application/json' -d '{"message":"hello"}' ${scheme}://127.0.0.1:${port}/log_sink`);
+    }
+
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`${signal} received: finishing accepted requests and closing`);
+      sightline.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'error while closing');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+}

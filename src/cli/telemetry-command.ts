@@ -1,0 +1,41 @@
+// `sightline telemetry search`: stored records as NDJSON on stdout, in log order.
+import type { Command } from 'commander';
+import { loadConfig } from '../config/config.js';
+import { AppError } from '../errors.js';
+import { openDatabase } from '../storage/database.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { findTenantByCodeName } from '../identity/tenant-store.js';
+import { streamRecords } from '../telemetry/telemetry-service.js';
+import { addSettingOptions, parsePositiveInteger, parseTimeOption, settingValues, storageSettings } from './options.js';
+
+export function registerTelemetry(program: Command): void {
+  const telemetry = program.command('telemetry').description('Read the records the collector stored');
+  addSettingOptions(
+    telemetry
+      .command('search')
+      .description('Print stored records as NDJSON: {"id", "received_at", "event_time", "record", "meta"?} per line, oldest first')
+      .requiredOption('--tenant <code_name>', 'tenant whose records to read')
+      .option('--since <time>', 'receive time from (inclusive): ISO 8601, or a span back from now such as 15m, 2h, 7d')
+      .option('--until <time>', 'receive time up to (exclusive): ISO 8601 or a span such as 1h')
+      .option('--query <text>', 'words that must all occur in the record (full-text, case-insensitive)')
+      .option('--limit <n>', 'print at most N records (default: all that match)'),
+    storageSettings,
+  ).action(async (options: Record<string, string | undefined>) => {
+    const config = loadConfig(settingValues(options, storageSettings));
+    const since = parseTimeOption('--since', options.since);
+    const until = parseTimeOption('--until', options.until);
+    const limit = parsePositiveInteger('--limit', options.limit);
+    const database = await openDatabase(config);
+    try {
+      await migrateToLatest(database);
+      const tenant = await findTenantByCodeName(database.db, options.tenant!);
+      if (!tenant) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(options.tenant)}`);
+      const query = { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(options.query ? { text: options.query } : {}) };
+      for await (const record of streamRecords(database.db, database.kind, tenant.id, query, limit)) {
+        if (!process.stdout.write(`${JSON.stringify(record)}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+      }
+    } finally {
+      await database.close();
+    }
+  });
+}

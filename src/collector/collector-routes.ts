@@ -1,0 +1,76 @@
+// POST /log_sink: the HTTPS log collector of the seed document. The route resolves the tenant
+// from the Host header before reading the body, reads and decodes the body within its limits,
+// parses it all-or-nothing, and answers 201 only once the records are committed.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { GroupCommitQueue } from '../pipeline/group-commit.js';
+import type { Metrics } from '../observability/metrics.js';
+import { AppError } from '../errors.js';
+import { checkMediaType, readBody, type ReadBody } from './body.js';
+import { parseBody } from './parse.js';
+import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
+
+export interface CollectorDependencies {
+  config: Pick<Config, 'maxBodyBytes' | 'maxRecordBytes'>;
+  tenants: CollectorTenants;
+  queue: GroupCommitQueue;
+  metrics: Metrics;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    collectorTenant?: CollectorTenant;
+  }
+}
+
+export async function collectorRoutes(app: FastifyInstance, deps: CollectorDependencies): Promise<void> {
+  const { config, tenants, queue, metrics } = deps;
+
+  // The collector reads its own bodies: any media type it accepts, compressed or not.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', async (request: FastifyRequest) => {
+    checkMediaType(request.headers);
+    return readBody(request.raw, request.headers, { maxBodyBytes: config.maxBodyBytes });
+  });
+
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (error instanceof AppError) metrics.collectorRejects.inc({ reason: error.code });
+  });
+
+  app.route({
+    method: 'POST',
+    url: '/log_sink',
+    onRequest: async (request) => {
+      // Reject early, before reading a body for a collector that does not exist or is full.
+      request.collectorTenant = await tenants.resolve(request.headers.host);
+      if (queue.overLimit) {
+        throw new AppError('overloaded', 'the collector queue is full; retry after the delay given', { headers: { 'Retry-After': '1' } });
+      }
+    },
+    handler: async (request, reply) => {
+      const receivedAt = Date.now();
+      const { body, wireBytes } = (request.body ?? { body: Buffer.alloc(0), wireBytes: 0 }) as ReadBody;
+      if (body.length === 0) {
+        throw new AppError('empty_body', 'the body is empty: send one JSON object, or JSON objects one per line');
+      }
+      const tenant = request.collectorTenant!;
+      const parsed = parseBody(body, { maxRecordBytes: config.maxRecordBytes });
+      const { records, eventTimes, metas } = parsed;
+      await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes);
+      metrics.collectorRecords.inc(records.length);
+      metrics.collectorBytes.inc({ stage: 'wire' }, wireBytes);
+      metrics.collectorBytes.inc({ stage: 'decoded' }, body.length);
+      return reply.code(201).send({ accepted: records.length });
+    },
+  });
+
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: '/log_sink',
+    handler: async (request) => {
+      throw new AppError('method_not_allowed', `${request.method} is not supported on /log_sink; send records with POST`, {
+        headers: { Allow: 'POST' },
+      });
+    },
+  });
+}

@@ -1,0 +1,183 @@
+// Configuration: every setting is declared once here (flag, environment variable, default,
+// meaning) and validated at start-up. A bad value stops the process with a message that names
+// the setting, so a typo never turns into a silently different behaviour.
+import path from 'node:path';
+import { isIP } from 'node:net';
+import { codeNameRule, isValidCodeName } from '../identity/code-name.js';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+interface Setting<T> {
+  /** Long CLI flag without the dashes, e.g. `base-domain`. */
+  flag: string;
+  env: string;
+  description: string;
+  default: T;
+  parse(raw: string): T;
+}
+
+const MiB = 1024 * 1024;
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new Error(`must be an integer from ${min} to ${max}`);
+    }
+    return value;
+  };
+}
+
+function bytes(min: number) {
+  return (raw: string): number => {
+    const match = /^(\d+)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?$/i.exec(raw.trim());
+    if (!match) throw new Error('must be a size such as 1048576, 512KiB or 10MiB');
+    const unit = (match[2] ?? 'b').toLowerCase();
+    const factor = unit.startsWith('g') ? 1024 * MiB : unit.startsWith('m') ? MiB : unit.startsWith('k') ? 1024 : 1;
+    const value = Number(match[1]) * factor;
+    if (value < min) throw new Error(`must be at least ${min} bytes`);
+    return value;
+  };
+}
+
+function boolean(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(value)) return false;
+  throw new Error('must be true or false');
+}
+
+const text = (raw: string): string => raw;
+
+function domain(raw: string): string {
+  const value = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(value)) {
+    throw new Error('must be a DNS domain such as example.com or localhost');
+  }
+  return value;
+}
+
+function logLevel(raw: string): string {
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(raw)) throw new Error(`must be one of ${levels.join(', ')}`);
+  return raw;
+}
+
+/** Every setting Sightline reads. The README's configuration table is this list. */
+export const settings = {
+  dataDir: {
+    flag: 'data', env: 'SIGHTLINE_DATA', default: './data', parse: text,
+    description: 'Directory for the embedded database and other local state.',
+  },
+  databaseUrl: {
+    flag: 'database', env: 'SIGHTLINE_DATABASE_URL', default: '', parse: text,
+    description: 'Database URL: postgres://user@host/db (optionally ?schema=NAME) for PostgreSQL, or sqlite:PATH. Empty: SQLite file sightline.db in the data directory.',
+  },
+  host: {
+    flag: 'host', env: 'SIGHTLINE_HOST', default: '127.0.0.1', parse: text,
+    description: 'Address to listen on. Plain HTTP is allowed only on a loopback address unless --insecure-http is given.',
+  },
+  port: {
+    flag: 'port', env: 'SIGHTLINE_PORT', default: 8080, parse: integer(0, 65535),
+    description: 'TCP port to listen on (0 picks a free port).',
+  },
+  tlsCert: {
+    flag: 'tls-cert', env: 'SIGHTLINE_TLS_CERT', default: '', parse: text,
+    description: 'PEM certificate (chain) file; with --tls-key, serve HTTPS.',
+  },
+  tlsKey: {
+    flag: 'tls-key', env: 'SIGHTLINE_TLS_KEY', default: '', parse: text,
+    description: 'PEM private key file for --tls-cert.',
+  },
+  insecureHttp: {
+    flag: 'insecure-http', env: 'SIGHTLINE_INSECURE_HTTP', default: false, parse: boolean,
+    description: 'Allow plain HTTP on a non-loopback address (only behind a TLS-terminating proxy).',
+  },
+  baseDomain: {
+    flag: 'base-domain', env: 'SIGHTLINE_BASE_DOMAIN', default: 'localhost', parse: domain,
+    description: 'Domain of the collector addresses: tenant acme posts to acme-collector.<base-domain>.',
+  },
+  defaultTenant: {
+    flag: 'default-tenant', env: 'SIGHTLINE_DEFAULT_TENANT', default: 'demo', parse: text,
+    description: 'Tenant for collector requests whose Host is not <code>-collector.<base-domain>. Empty: such requests get 404.',
+  },
+  maxBodyBytes: {
+    flag: 'max-body-bytes', env: 'SIGHTLINE_MAX_BODY_BYTES', default: 10 * MiB, parse: bytes(1024),
+    description: 'Largest collector request body, both as sent (compressed) and after decompression.',
+  },
+  maxRecordBytes: {
+    flag: 'max-record-bytes', env: 'SIGHTLINE_MAX_RECORD_BYTES', default: 1 * MiB, parse: bytes(64),
+    description: 'Largest single record (one NDJSON line or a single-object body).',
+  },
+  maxQueueBytes: {
+    flag: 'max-queue-bytes', env: 'SIGHTLINE_MAX_QUEUE_BYTES', default: 64 * MiB, parse: bytes(1024),
+    description: 'Accepted-but-not-yet-committed record bytes held in memory; past it the collector answers 503 with Retry-After.',
+  },
+  logLevel: {
+    flag: 'log-level', env: 'SIGHTLINE_LOG_LEVEL', default: 'info', parse: logLevel,
+    description: 'Server log level: fatal, error, warn, info, debug, trace or silent.',
+  },
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: Settings[K]['default'] };
+export type SettingName = keyof Settings;
+
+/** Raw values as they come from the command line (commander's camelCase keys). */
+export type CliValues = Partial<Record<SettingName, string | boolean | number | undefined>>;
+
+/**
+ * Resolve the configuration: command-line value, else environment variable, else default.
+ * Throws ConfigError naming the setting when a value is invalid.
+ */
+export function loadConfig(cli: CliValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(settings) as [SettingName, Setting<unknown>][]) {
+    const fromCli = cli[name];
+    const raw = fromCli !== undefined ? String(fromCli) : env[spec.env];
+    if (raw === undefined) {
+      config[name] = spec.default;
+      continue;
+    }
+    try {
+      config[name] = spec.parse(raw);
+    } catch (error) {
+      const origin = fromCli !== undefined ? `--${spec.flag}` : spec.env;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ConfigError(`invalid configuration: ${origin} ${reason} (got ${JSON.stringify(raw)})`);
+    }
+  }
+  return validateTogether(config as Config);
+}
+
+function validateTogether(config: Config): Config {
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) {
+    throw new ConfigError('invalid configuration: --tls-cert (SIGHTLINE_TLS_CERT) and --tls-key (SIGHTLINE_TLS_KEY) must be given together');
+  }
+  if (config.defaultTenant !== '' && !isValidCodeName(config.defaultTenant)) {
+    throw new ConfigError(`invalid configuration: --default-tenant (SIGHTLINE_DEFAULT_TENANT) ${codeNameRule} (got ${JSON.stringify(config.defaultTenant)})`);
+  }
+  if (config.maxRecordBytes > config.maxBodyBytes) {
+    throw new ConfigError('invalid configuration: --max-record-bytes (SIGHTLINE_MAX_RECORD_BYTES) must not exceed --max-body-bytes (SIGHTLINE_MAX_BODY_BYTES)');
+  }
+  return { ...config, dataDir: path.resolve(config.dataDir) };
+}
+
+/** Serving plain HTTP on a routable address would expose tokens and logs; refuse unless told. */
+export function checkListenSafety(config: Config): void {
+  const tls = Boolean(config.tlsCert);
+  if (!tls && !config.insecureHttp && !isLoopback(config.host)) {
+    throw new ConfigError(
+      `invalid configuration: --host (SIGHTLINE_HOST) ${config.host} is not a loopback address and no TLS is configured; ` +
+        'give --tls-cert and --tls-key, or --insecure-http when a TLS-terminating proxy sits in front',
+    );
+  }
+}
+
+export function isLoopback(host: string): boolean {
+  const value = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (value === 'localhost' || value === '::1') return true;
+  return isIP(value) === 4 && value.startsWith('127.');
+}

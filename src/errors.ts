@@ -1,0 +1,79 @@
+// The one error catalogue. Every error a client can see has a stable machine `code`, an HTTP
+// status and a title here; `AppError` carries the code plus a detail saying what was wrong and
+// where. The HTTP layer turns it into an RFC 9457 problem body; the CLI prints its detail.
+
+export const problems = {
+  // Collector body and transport
+  invalid_json: { status: 400, title: 'Invalid JSON' },
+  not_an_object: { status: 400, title: 'Record is not a JSON object' },
+  empty_body: { status: 400, title: 'Empty body' },
+  invalid_utf8: { status: 400, title: 'Body is not valid UTF-8' },
+  invalid_compressed_body: { status: 400, title: 'Body could not be decompressed' },
+  forwarder_array_format: { status: 500, title: 'Could not add time to JSON' },
+  body_too_large: { status: 413, title: 'Request body too large' },
+  record_too_large: { status: 413, title: 'Record too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  unsupported_content_encoding: { status: 415, title: 'Unsupported content encoding' },
+  unknown_collector: { status: 404, title: 'Unknown collector address' },
+  overloaded: { status: 503, title: 'Collector is busy' },
+  storage_unavailable: { status: 503, title: 'Storage unavailable' },
+  // Tenants
+  invalid_code_name: { status: 400, title: 'Invalid code name' },
+  tenant_exists: { status: 409, title: 'Tenant already exists' },
+  tenant_not_found: { status: 404, title: 'Tenant not found' },
+  // Generic
+  invalid_request: { status: 400, title: 'Invalid request' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  internal_error: { status: 500, title: 'Internal server error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof problems;
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  readonly title: string;
+
+  /** Extra members of the problem body (e.g. `line`, `limit_bytes`). */
+  readonly extensions: Record<string, unknown>;
+  /** Response headers the error requires (e.g. `Retry-After`). */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    options: { extensions?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = problems[code].status;
+    this.title = problems[code].title;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  [extension: string]: unknown;
+}
+
+export function problemType(code: ProblemCode): string {
+  return `urn:sightline:problem:${code}`;
+}
+
+export function toProblem(error: AppError, instance?: string): ProblemBody {
+  return {
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    ...(instance ? { instance } : {}),
+    ...error.extensions,
+  };
+}

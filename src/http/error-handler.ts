@@ -1,0 +1,38 @@
+// Maps every error to an RFC 9457 problem body. AppErrors carry their catalogue code; Fastify's
+// own client errors (4xx) become `invalid_request`; anything else is logged with the request
+// id and answered as a masked 500, so internals never reach a client.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, toProblem } from '../errors.js';
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply
+    .code(error.status)
+    .type('application/problem+json')
+    .send(JSON.stringify(toProblem(error, reply.request.url)));
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
+      return sendProblem(reply, error);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = status === 404 ? 'not_found' : status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+      return sendProblem(reply, new AppError(code, error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(
+      reply,
+      new AppError('internal_error', `an unexpected error occurred; quote request id ${request.id} when reporting it`, {
+        extensions: { request_id: request.id },
+      }),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,39 @@
+// SQL for the tenants table. The tenant registry is the one table not scoped by a tenant: it is
+// the list of tenants itself.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+
+export interface TenantRow {
+  id: number;
+  code_name: string;
+  name: string;
+  created_at: number;
+}
+
+const columns = ['id', 'code_name', 'name', 'created_at'] as const;
+
+export function findTenantByCodeName(db: Kysely<Tables>, codeName: string): Promise<TenantRow | undefined> {
+  return db.selectFrom('tenants').select(columns).where('code_name', '=', codeName).executeTakeFirst();
+}
+
+export function listTenants(db: Kysely<Tables>): Promise<TenantRow[]> {
+  return db.selectFrom('tenants').select(columns).orderBy('code_name').execute();
+}
+
+export async function countTenants(db: Kysely<Tables>): Promise<number> {
+  const row = await db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Inserts a tenant; returns undefined when the code name is taken. */
+export async function insertTenant(
+  db: Kysely<Tables>,
+  tenant: { codeName: string; name: string; createdAt: number },
+): Promise<TenantRow | undefined> {
+  return db
+    .insertInto('tenants')
+    .values({ code_name: tenant.codeName, name: tenant.name, created_at: tenant.createdAt, settings: '{}' })
+    .onConflict((oc) => oc.column('code_name').doNothing())
+    .returning(columns)
+    .executeTakeFirst();
+}

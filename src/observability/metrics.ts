@@ -1,0 +1,57 @@
+// Prometheus metrics of one server instance (its own registry, so tests can run several).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'sightline_http_requests_total',
+    help: 'HTTP requests answered, by route and status code.',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly collectorRecords = new Counter({
+    name: 'sightline_collector_records_total',
+    help: 'Records accepted and committed by the collector.',
+    registers: [this.registry],
+  });
+
+  readonly collectorBytes = new Counter({
+    name: 'sightline_collector_bytes_total',
+    help: 'Collector request body bytes accepted, as sent (wire) and after decompression (decoded).',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly collectorRejects = new Counter({
+    name: 'sightline_collector_rejects_total',
+    help: 'Collector requests rejected, by problem code.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly commitSeconds = new Histogram({
+    name: 'sightline_record_log_commit_seconds',
+    help: 'Time to commit one group of batches to the record log (includes fsync).',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  readonly commitRecords = new Histogram({
+    name: 'sightline_record_log_commit_records',
+    help: 'Records per group commit.',
+    buckets: [1, 10, 100, 1000, 5000, 10000, 50000],
+    registers: [this.registry],
+  });
+
+  readonly queueBytes = new Gauge({
+    name: 'sightline_record_log_queue_bytes',
+    help: 'Record bytes accepted but not yet committed.',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'sightline_' });
+  }
+}

@@ -1,0 +1,115 @@
+// Opens the database named by the configuration: the embedded SQLite file (default) or
+// PostgreSQL. Both sit behind one Kysely instance; code that must differ by dialect asks
+// `database.kind` and keeps that difference in one place.
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Tables } from './schema.js';
+import { ConfigError } from '../config/config.js';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export interface Database {
+  kind: DatabaseKind;
+  db: Kysely<Tables>;
+  /** Where the data lives, safe to print (no password). */
+  location: string;
+  /** SQLite only: the database file, for writers that open their own connection. */
+  sqlitePath?: string;
+  /** PostgreSQL only: connection settings, for writers that open their own pool. */
+  pgConfig?: pg.PoolConfig;
+  close(): Promise<void>;
+}
+
+export interface DatabaseSettings {
+  databaseUrl: string;
+  dataDir: string;
+}
+
+/** Pragmas every SQLite connection of ours uses: WAL, and fsync on every commit (FULL). */
+export function configureSqliteConnection(connection: SQLite.Database): void {
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = FULL');
+  connection.pragma('busy_timeout = 10000');
+  connection.pragma('foreign_keys = ON');
+}
+
+export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
+  const url = settings.databaseUrl.trim();
+  if (url === '') return openSqlite(path.join(settings.dataDir, 'sightline.db'));
+  if (/^postgres(ql)?:\/\//i.test(url)) return openPostgres(url);
+  if (/^(sqlite|file):/i.test(url)) return openSqlite(path.resolve(url.replace(/^(sqlite|file):(\/\/)?/i, '')));
+  throw new ConfigError(
+    'invalid configuration: --database (SIGHTLINE_DATABASE_URL) must start with postgres://, postgresql:// or sqlite: ' +
+      `(got ${JSON.stringify(redactUrl(url))})`,
+  );
+}
+
+function openSqlite(file: string): Database {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const connection = new SQLite(file);
+  configureSqliteConnection(connection);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    kind: 'sqlite',
+    db,
+    location: file,
+    sqlitePath: file,
+    close: () => db.destroy(),
+  };
+}
+
+/** int8 (bigint) columns hold epoch milliseconds and sequences, all below 2^53. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 && format !== 'binary') return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+async function openPostgres(url: string): Promise<Database> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError('invalid configuration: --database (SIGHTLINE_DATABASE_URL) ?schema= must be a lowercase SQL identifier');
+  }
+  const pgConfig: pg.PoolConfig = {
+    connectionString: parsed.toString(),
+    types: pgTypes,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  };
+  if (schema) {
+    const client = new pg.Client({ connectionString: parsed.toString() });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool(pgConfig);
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  await sql`SELECT 1`.execute(db);
+  return {
+    kind: 'postgres',
+    db,
+    location: redactUrl(url),
+    pgConfig,
+    close: () => db.destroy(),
+  };
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    // Not a URL at all: there is nothing structured to redact, and it may hold a secret.
+    return '<unparseable URL>';
+  }
+}

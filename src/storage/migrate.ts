@@ -1,0 +1,36 @@
+// Applies the schema migrations in order. Each migration receives the dialect so that the few
+// statements that differ between SQLite and PostgreSQL stay side by side in one file.
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Database, DatabaseKind } from './database.js';
+import * as m0001 from './migrations/0001-tenants-and-record-log.js';
+
+interface MigrationModule {
+  up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
+}
+
+const migrations: Record<string, MigrationModule> = {
+  '0001-tenants-and-record-log': m0001,
+};
+
+class InCodeMigrations implements MigrationProvider {
+  constructor(private readonly kind: DatabaseKind) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(
+      Object.entries(migrations).map(([name, module]) => [name, { up: (db: Kysely<unknown>) => module.up(db, this.kind) }]),
+    );
+  }
+}
+
+/** Brings the database to the latest schema; returns the names of the migrations applied now. */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({ db: database.db, provider: new InCodeMigrations(database.kind) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
