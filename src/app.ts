@@ -29,6 +29,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
     await migrateToLatest(database);
     const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
     const writer = createRecordWriter(database);
+    try {
+      await writer.ready();
+    } catch (error) {
+      await writer.close();
+      throw new Error(`the record-log writer could not start: ${(error as Error).message}`, { cause: error });
+    }
     const metrics = new Metrics();
     const queue = new GroupCommitQueue(writer, {
       maxPendingBytes: config.maxQueueBytes,

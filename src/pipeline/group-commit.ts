@@ -83,7 +83,6 @@ export class GroupCommitQueue {
         this.options.onCommit?.({ batches: group.length, records, seconds });
       })
       .finally(() => {
-        this.inFlightBytes = 0;
         this.flushing = false;
         this.pump();
       });
@@ -111,21 +110,28 @@ export class GroupCommitQueue {
   private async commit(group: Pending[]): Promise<void> {
     try {
       await this.writer.write(group.map((pending) => pending.batch));
-      for (const pending of group) pending.resolve();
+      for (const pending of group) this.settle(pending);
       return;
     } catch (error) {
       if (group.length === 1) {
-        group[0]!.reject(error);
+        this.settle(group[0]!, error);
         return;
       }
     }
     for (const pending of group) {
       try {
         await this.writer.write([pending.batch]);
-        pending.resolve();
+        this.settle(pending);
       } catch (error) {
-        pending.reject(error);
+        this.settle(pending, error);
       }
     }
+  }
+
+  /** Releases the batch's memory before answering, so the next request sees the true load. */
+  private settle(pending: Pending, error?: unknown): void {
+    this.inFlightBytes -= pending.bytes;
+    if (error === undefined) pending.resolve();
+    else pending.reject(error);
   }
 }

@@ -16,6 +16,8 @@ export interface RecordBatch {
 /** A dialect's durable writer: resolves only once every batch given is committed. */
 export interface RecordLogWriter {
   write(batches: RecordBatch[]): Promise<void>;
+  /** Resolves once the writer can take work; rejects when it cannot start. */
+  ready(): Promise<void>;
   /** Whether the writer can still accept work (e.g. its thread is alive). */
   readonly healthy: boolean;
   close(): Promise<void>;

@@ -16,6 +16,10 @@ export class PostgresRecordWriter implements RecordLogWriter {
 
   readonly healthy = true;
 
+  async ready(): Promise<void> {
+    await this.pool.query('SELECT 1 FROM telemetry_records LIMIT 0');
+  }
+
   async write(batches: RecordBatch[]): Promise<void> {
     const tenantIds: number[] = [];
     const receivedAts: number[] = [];

@@ -6,10 +6,15 @@ import { storageUnavailable } from './storage-errors.js';
 import type { RecordBatch, RecordLogWriter } from '../pipeline/record-log.js';
 import type { WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
 
-/** The thread's module: `.ts` when running from source (tests, benchmarks), `.js` when built. */
-function threadUrl(): URL {
-  const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  return new URL(`./sqlite-writer-thread.${extension}`, import.meta.url);
+/**
+ * Starts the thread from the built `.js`, or, when running from source (tests, benchmarks under
+ * tsx), registers tsx in the thread first: Node 20 does not run `--import` hooks in workers.
+ */
+function startThread(path: string): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
+  const source = new URL('./sqlite-writer-thread.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { path } });
 }
 
 export class SqliteRecordWriter implements RecordLogWriter {
@@ -17,10 +22,17 @@ export class SqliteRecordWriter implements RecordLogWriter {
   private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   private nextId = 1;
   private failure: Error | undefined;
+  private readonly started: Promise<void>;
 
   constructor(path: string) {
-    this.worker = new Worker(threadUrl(), { workerData: { path } });
-    this.worker.on('message', (response: WriteResponse) => {
+    this.worker = startThread(path);
+    this.started = new Promise((resolve, reject) => {
+      this.worker.once('message', (message: unknown) => (message === 'ready' ? resolve() : reject(new Error(`unexpected first message ${String(message)}`))));
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`the SQLite writer thread exited with code ${code} while starting`)));
+    });
+    this.worker.on('message', (response: WriteResponse | 'ready') => {
+      if (response === 'ready') return;
       const waiter = this.waiting.get(response.id);
       if (!waiter) return;
       this.waiting.delete(response.id);
@@ -31,6 +43,11 @@ export class SqliteRecordWriter implements RecordLogWriter {
     this.worker.on('exit', (code) => {
       if (code !== 0) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
     });
+  }
+
+  /** Resolves once the thread has opened the database; rejects if it could not. */
+  ready(): Promise<void> {
+    return this.started;
   }
 
   get healthy(): boolean {
@@ -47,7 +64,10 @@ export class SqliteRecordWriter implements RecordLogWriter {
   }
 
   async close(): Promise<void> {
-    if (this.failure) return;
+    if (this.failure) {
+      await this.worker.terminate();
+      return;
+    }
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage('close');
     await exited;

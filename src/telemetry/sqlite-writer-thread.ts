@@ -41,6 +41,8 @@ const writeAll = connection.transaction((batches: RecordBatch[]) => {
 // in busy_timeout instead of failing half-way.
 const writeImmediate = (batches: RecordBatch[]) => writeAll.immediate(batches);
 
+port.postMessage('ready');
+
 port.on('message', (request: WriteRequest | 'close') => {
   if (request === 'close') {
     connection.close();

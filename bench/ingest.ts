@@ -1,0 +1,240 @@
+// `npm run bench:ingest`: durable ingestion throughput of the collector against a no-storage
+// baseline measured in the same run on the same machine, then a check that Sightline really
+// stored every record it acknowledged. The last stdout line is one JSON object of results.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { freePort, spawnTsx, stopChild, waitReady, type Child } from './processes.js';
+
+interface Flags {
+  duration: number;
+  connections: number;
+  database?: string;
+}
+
+interface LoadResult {
+  records: number;
+  bytes: number;
+  seconds: number;
+  requests: number;
+  errors: number;
+  retry_later_503: number;
+  connection_failures: number;
+  statuses: Record<string, number>;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  failure_messages: string[];
+}
+
+function parseFlags(argv: string[]): Flags {
+  const flags: Flags = { duration: 10, connections: 8 };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (value === undefined || !['--duration', '--connections', '--database'].includes(flag ?? '')) {
+      throw new Error(`unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--connections N] [--database URL]`);
+    }
+    i++;
+    if (flag === '--database') flags.database = value;
+    else {
+      const number = Number(value);
+      if (!Number.isInteger(number) || number <= 0) throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
+      if (flag === '--duration') flags.duration = number;
+      else flags.connections = number;
+    }
+  }
+  return flags;
+}
+
+function isLoadResult(value: unknown): value is LoadResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return ['records', 'bytes', 'seconds', 'requests', 'errors', 'p50_ms', 'p99_ms'].every((key) => typeof record[key] === 'number');
+}
+
+/** Active children, so that an interrupted run still stops its servers. */
+const active = new Set<Child>();
+
+async function runLoad(url: string, flags: Flags): Promise<LoadResult> {
+  const generator = spawnTsx('bench/load-generator.ts', ['--url', url, '--connections', String(flags.connections), '--duration', String(flags.duration)]);
+  active.add(generator);
+  const code = await generator.exited;
+  active.delete(generator);
+  const lastLine = generator.stdout().trim().split('\n').pop() ?? '';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(lastLine);
+  } catch {
+    parsed = undefined;
+  }
+  if (code !== 0 || !isLoadResult(parsed)) throw new Error(`load generator failed (exit ${code}):\n${generator.stderr()}${generator.stdout()}`);
+  return parsed;
+}
+
+async function startServer(script: string, args: string[], port: number, readyTimeoutMs: number): Promise<Child> {
+  const server = spawnTsx(script, args);
+  active.add(server);
+  await waitReady(server, `http://127.0.0.1:${port}/readyz`, readyTimeoutMs);
+  return server;
+}
+
+async function stopServer(server: Child, name: string): Promise<void> {
+  const { code, killed } = await stopChild(server);
+  active.delete(server);
+  if (killed) process.stdout.write(`  note: ${name} did not exit within 10 s of SIGTERM and was killed\n`);
+  else if (code !== 0) process.stdout.write(`  note: ${name} exited with code ${code}\n`);
+}
+
+function report(name: string, result: LoadResult): void {
+  const perS = result.records / result.seconds;
+  const mbPerS = result.bytes / 1e6 / result.seconds;
+  process.stdout.write(
+    `${name}\n` +
+      `  ${Math.round(perS).toLocaleString('en-US')} records/s   ${mbPerS.toFixed(2)} MB/s   ` +
+      `p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms   max ${result.max_ms} ms\n` +
+      `  ${result.requests} requests in ${result.seconds} s, ${result.records.toLocaleString('en-US')} records accepted, ` +
+      `${result.errors} errors (503 retry-later: ${result.retry_later_503}, connection failures: ${result.connection_failures})\n` +
+      `  statuses ${JSON.stringify(result.statuses)}${result.failure_messages.length ? `; failures: ${result.failure_messages.join(' | ')}` : ''}\n`,
+  );
+}
+
+async function baseline(flags: Flags): Promise<LoadResult> {
+  const port = await freePort();
+  const server = await startServer('bench/baseline-server.ts', ['--port', String(port)], port, 30_000);
+  try {
+    return await runLoad(`http://127.0.0.1:${port}/log_sink`, flags);
+  } finally {
+    await stopServer(server, 'baseline server');
+  }
+}
+
+async function countStored(dataDir: string, pgUrl: string | undefined, schema: string): Promise<number> {
+  const query = (table: string, tenants: string) =>
+    `SELECT count(*) AS n FROM ${table} r JOIN ${tenants} t ON t.id = r.tenant_id WHERE t.code_name = 'demo'`;
+  if (!pgUrl) {
+    const db = new SQLite(path.join(dataDir, 'sightline.db'), { readonly: true });
+    try {
+      const row = db.prepare(query('telemetry_records', 'tenants')).get() as { n: number };
+      return row.n;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string }>(query(`${schema}.telemetry_records`, `${schema}.tenants`));
+    return Number(result.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropSchema(pgUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Temp resources of the Sightline run, so an interrupt can remove them too. */
+const cleanup: (() => Promise<void>)[] = [];
+
+async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: number; serverLog: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-'));
+  cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // A fresh schema per run: numbers from a table already holding earlier runs would not compare.
+  const schema = `bench_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  let pgUrl: string | undefined;
+  const args = ['src/cli/run.ts', 'serve', '--data', dataDir, '--log-level', 'warn'];
+  if (flags.database) {
+    const url = new URL(flags.database);
+    url.searchParams.delete('schema');
+    pgUrl = url.toString();
+    url.searchParams.set('schema', schema);
+    args.push('--database', url.toString());
+    const baseUrl = pgUrl;
+    cleanup.push(() => dropSchema(baseUrl, schema));
+  }
+  const port = await freePort();
+  const server = await startServer(args[0] as string, [...args.slice(1), '--port', String(port)], port, 60_000);
+  let result: LoadResult;
+  try {
+    result = await runLoad(`http://127.0.0.1:${port}/log_sink`, flags);
+  } finally {
+    await stopServer(server, 'Sightline server');
+  }
+  const stored = await countStored(dataDir, pgUrl, schema);
+  return { result, stored, serverLog: `${server.stderr()}${server.stdout()}`.trim() };
+}
+
+async function runCleanup(): Promise<void> {
+  for (const step of cleanup.splice(0).reverse()) {
+    try {
+      await step();
+    } catch (error) {
+      process.stderr.write(`cleanup failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const store = flags.database ? `PostgreSQL (${flags.database.replace(/:[^:@/]*@/, ':***@')})` : 'SQLite';
+  process.stdout.write(`ingest benchmark: ${flags.duration} s per run, ${flags.connections} connections, ~1 MB NDJSON bodies, store ${store}\n`);
+
+  const base = await baseline(flags);
+  report('baseline (node:http + parseBody, nothing stored)', base);
+  try {
+    const { result, stored, serverLog } = await sightline(flags);
+    report(`Sightline (${store}, 201 after durable commit)`, result);
+    if (serverLog) {
+      const lines = serverLog.split('\n');
+      process.stdout.write(`  server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`);
+    }
+    const verified = stored >= result.records;
+    process.stdout.write(`  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${result.records.toLocaleString('en-US')} acknowledged: ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`);
+    if (base.records === 0) throw new Error('the baseline accepted no records; the ratio is meaningless');
+    const recordsPerS = result.records / result.seconds;
+    const baselinePerS = base.records / base.seconds;
+    process.stdout.write(
+      `${JSON.stringify({
+        records_per_s: Math.round(recordsPerS),
+        mb_per_s: Number((result.bytes / 1e6 / result.seconds).toFixed(2)),
+        p50_ms: result.p50_ms,
+        p99_ms: result.p99_ms,
+        baseline_records_per_s: Math.round(baselinePerS),
+        ratio: Number((recordsPerS / baselinePerS).toFixed(3)),
+      })}\n`,
+    );
+    if (!verified) process.exitCode = 1;
+  } finally {
+    await runCleanup();
+  }
+}
+
+let interrupted = false;
+const interrupt = (signal: NodeJS.Signals) => {
+  if (interrupted) return;
+  interrupted = true;
+  process.stderr.write(`${signal}: stopping servers and removing temporary data\n`);
+  Promise.all([...active].map((child) => stopChild(child, 2_000)))
+    .then(runCleanup)
+    .finally(() => process.exit(130));
+};
+process.on('SIGINT', interrupt);
+process.on('SIGTERM', interrupt);
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`bench:ingest failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  await Promise.all([...active].map((child) => stopChild(child)));
+  await runCleanup();
+  process.exitCode = 1;
+});

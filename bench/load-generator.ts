@@ -1,0 +1,166 @@
+// Load generator for the ingestion benchmark: keeps N NDJSON posts in flight over keep-alive
+// connections for a fixed time and prints one JSON line of results. It runs in its own process
+// so that its CPU use is not charged to the server's event loop.
+import http from 'node:http';
+import { makeBody, seededRandom } from './records.js';
+
+interface Options {
+  url: URL;
+  connections: number;
+  durationS: number;
+  bodies: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (flag: string): string | undefined => {
+    const index = argv.indexOf(flag);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const positive = (flag: string, fallback: number): number => {
+    const raw = value(flag);
+    const parsed = raw === undefined ? fallback : Number(raw);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${flag} must be a positive number; got ${raw}`);
+    return parsed;
+  };
+  const url = new URL(value('--url') ?? '');
+  // The benchmark must never send traffic anywhere but this machine.
+  if (url.hostname !== '127.0.0.1' || url.protocol !== 'http:') throw new Error(`--url must be http://127.0.0.1:<port>/…; got ${url.href}`);
+  return {
+    url,
+    connections: Math.floor(positive('--connections', 8)),
+    durationS: positive('--duration', 10),
+    bodies: Math.floor(positive('--bodies', 8)),
+  };
+}
+
+interface Outcome {
+  status: number;
+  accepted: number;
+  retryAfterS: number;
+}
+
+const REQUEST_TIMEOUT_MS = 120_000;
+
+function post(agent: http.Agent, url: URL, body: Buffer): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        timeout: REQUEST_TIMEOUT_MS,
+        headers: { 'Content-Type': 'application/x-ndjson', 'Content-Length': body.length },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          let accepted = 0;
+          if (status === 201) {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              return reject(new Error(`201 with a body that is not JSON: ${text.slice(0, 100)}`));
+            }
+            if (typeof parsed === 'object' && parsed !== null && 'accepted' in parsed && typeof parsed.accepted === 'number') accepted = parsed.accepted;
+          }
+          const retryAfter = Number(response.headers['retry-after']);
+          resolve({ status, accepted, retryAfterS: Number.isFinite(retryAfter) ? retryAfter : 0 });
+        });
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no response within ${REQUEST_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  // Nearest-rank: with few requests per run, interpolating would invent latencies never observed.
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const random = seededRandom(20_261_122);
+  // A few distinct bodies, so the server does not see byte-identical requests back to back.
+  const bodies = Array.from({ length: options.bodies }, () => makeBody(random, 1024 * 1024).body);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+
+  const totals = { records: 0, bytes: 0, bytesSent: 0, requests: 0, errors: 0, retryLater: 0, failures: 0 };
+  const statuses: Record<string, number> = {};
+  const latencies: number[] = [];
+  const failureMessages = new Set<string>();
+  const started = performance.now();
+  const deadline = started + options.durationS * 1000;
+  let next = 0;
+
+  // Each worker issues requests back to back until the deadline; a request started before it
+  // completes and counts, so the elapsed time is measured up to the last response.
+  const worker = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      const body = bodies[next++ % bodies.length] as Buffer;
+      const sentAt = performance.now();
+      totals.requests++;
+      totals.bytesSent += body.length;
+      try {
+        const outcome = await post(agent, options.url, body);
+        statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+        if (outcome.status === 201) {
+          latencies.push(performance.now() - sentAt);
+          totals.records += outcome.accepted;
+          totals.bytes += body.length;
+        } else {
+          totals.errors++;
+          if (outcome.status === 503) {
+            totals.retryLater++;
+            // Honour Retry-After like a real forwarder would, but never past the end of the run.
+            const waitMs = Math.min(outcome.retryAfterS * 1000, Math.max(0, deadline - performance.now()));
+            if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+          }
+        }
+      } catch (error) {
+        totals.errors++;
+        totals.failures++;
+        if (failureMessages.size < 5) failureMessages.add(error instanceof Error ? error.message : String(error));
+        // Back off briefly so a dead server does not turn this loop into a busy spin.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, () => worker()));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+
+  latencies.sort((a, b) => a - b);
+  const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+  const result = {
+    records: totals.records,
+    // Bytes of accepted bodies, so MB/s describes the same work as records/s.
+    bytes: totals.bytes,
+    bytes_sent: totals.bytesSent,
+    seconds: round(seconds, 3),
+    requests: totals.requests,
+    errors: totals.errors,
+    retry_later_503: totals.retryLater,
+    connection_failures: totals.failures,
+    statuses,
+    // Latencies of accepted requests only: fast 503 answers would otherwise flatter the median.
+    p50_ms: round(percentile(latencies, 50), 1),
+    p99_ms: round(percentile(latencies, 99), 1),
+    max_ms: round(latencies[latencies.length - 1] ?? 0, 1),
+    failure_messages: [...failureMessages],
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventTimeOf, parseTime } from './event-time.js';
+
+const utc = (iso: string) => Date.parse(iso);
+
+test('ISO 8601 with Z, numeric offsets in every spelling, and fractions', () => {
+  assert.equal(parseTime('2026-11-22T10:00:00Z'), utc('2026-11-22T10:00:00Z'));
+  assert.equal(parseTime('2026-11-22T10:00:00.123456Z'), utc('2026-11-22T10:00:00.123Z'));
+  assert.equal(parseTime('2026-11-22T11:00:00+01:00'), utc('2026-11-22T10:00:00Z'));
+  assert.equal(parseTime('2026-11-22T11:00:00+0100'), utc('2026-11-22T10:00:00Z'));
+  assert.equal(parseTime('2026-11-22T11:00:00+01'), utc('2026-11-22T10:00:00Z'));
+  assert.equal(parseTime('2026-11-22 10:00:00,250Z'), utc('2026-11-22T10:00:00.250Z'));
+});
+
+test('a time without a zone is read as UTC, whatever the server time zone', () => {
+  assert.equal(parseTime('2026-11-22T10:00:00'), utc('2026-11-22T10:00:00Z'));
+  assert.equal(parseTime('2026-11-22'), utc('2026-11-22T00:00:00Z'));
+});
+
+test("the web server's time_local form", () => {
+  assert.equal(parseTime('22/Nov/2026:11:00:00 +0100'), utc('2026-11-22T10:00:00Z'));
+});
+
+test('epoch numbers in seconds, milliseconds, microseconds and nanoseconds', () => {
+  const ms = utc('2026-11-22T10:00:00.500Z');
+  assert.equal(parseTime(ms / 1000), ms);
+  assert.equal(parseTime(ms), ms);
+  assert.equal(parseTime(ms * 1000), ms);
+  assert.equal(parseTime(ms * 1e6), ms);
+  assert.equal(parseTime(String(ms / 1000)), ms);
+});
+
+test('unparseable or out-of-range times are not event times', () => {
+  for (const value of ['yesterday', 'Nov 22 10:00:00', '', '2026-13-45T99:00:00Z', -5, true, null, { t: 1 }]) {
+    assert.equal(parseTime(value), undefined, JSON.stringify(value));
+  }
+});
+
+test('fields are looked up in order: timestamp, time, @timestamp; a bad one falls through', () => {
+  assert.equal(eventTimeOf({ time: '2026-11-22T10:00:00Z', timestamp: 'bad' }), utc('2026-11-22T10:00:00Z'));
+  assert.equal(eventTimeOf({ '@timestamp': '2026-11-22T10:00:00Z' }), utc('2026-11-22T10:00:00Z'));
+  assert.equal(eventTimeOf({ message: 'no time' }), undefined);
+});

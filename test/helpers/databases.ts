@@ -1,0 +1,72 @@
+// The databases every storage and collector suite runs against: a fresh SQLite file always, and
+// PostgreSQL (a fresh schema) when SIGHTLINE_TEST_DATABASE_URL is set. Without it the
+// PostgreSQL suites are skipped loudly; under CI they fail instead, because CI provides it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestDatabase {
+  kind: 'sqlite' | 'postgres';
+  /** Data directory (always a fresh temp dir; holds the SQLite file). */
+  dataDir: string;
+  /** `--database` value: empty for the embedded SQLite default. */
+  databaseUrl: string;
+  cleanup(): Promise<void>;
+}
+
+export interface DatabaseTarget {
+  kind: 'sqlite' | 'postgres';
+  /** Why this target cannot run here, if it cannot. */
+  skip: string | false;
+  create(): Promise<TestDatabase>;
+}
+
+const pgBase = process.env.SIGHTLINE_TEST_DATABASE_URL;
+
+if (!pgBase) {
+  const message = 'SIGHTLINE_TEST_DATABASE_URL is not set: the PostgreSQL suites are NOT running (set it to postgres://…; .ci/run does)';
+  if (process.env.CI) throw new Error(`${message}. CI must provide PostgreSQL.`);
+  console.warn(`\n*** WARNING: ${message} ***\n`);
+}
+
+export function tempDir(prefix = 'sightline-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export const databaseTargets: DatabaseTarget[] = [
+  {
+    kind: 'sqlite',
+    skip: false,
+    async create() {
+      const dataDir = tempDir();
+      return { kind: 'sqlite', dataDir, databaseUrl: '', cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    kind: 'postgres',
+    skip: pgBase ? false : 'SIGHTLINE_TEST_DATABASE_URL not set — PostgreSQL suite NOT run',
+    async create() {
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      const url = new URL(pgBase!);
+      url.searchParams.set('schema', schema);
+      const dataDir = tempDir();
+      return {
+        kind: 'postgres',
+        dataDir,
+        databaseUrl: url.toString(),
+        cleanup: async () => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          const client = new pg.Client({ connectionString: pgBase });
+          await client.connect();
+          try {
+            await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          } finally {
+            await client.end();
+          }
+        },
+      };
+    },
+  },
+];
