@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from './processes.js';
+import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
 
 interface Flags {
   duration: number;

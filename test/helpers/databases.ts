@@ -70,3 +70,30 @@ export const databaseTargets: DatabaseTarget[] = [
     },
   },
 ];
+
+/**
+ * Takes the record table's write lock from another connection, as a long-running writer would,
+ * so that the server's commits stall. Returns the function that releases it.
+ */
+export async function holdRecordLogLock(database: TestDatabase): Promise<() => Promise<void>> {
+  if (database.kind === 'sqlite') {
+    const { default: SQLite } = await import('better-sqlite3');
+    const connection = new SQLite(path.join(database.dataDir, 'sightline.db'));
+    connection.exec('BEGIN IMMEDIATE');
+    return async () => {
+      connection.exec('ROLLBACK');
+      connection.close();
+    };
+  }
+  const url = new URL(database.databaseUrl);
+  const schema = url.searchParams.get('schema');
+  url.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${schema}` });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('LOCK TABLE telemetry_records IN EXCLUSIVE MODE');
+  return async () => {
+    await client.query('ROLLBACK');
+    await client.end();
+  };
+}

@@ -1,4 +1,4 @@
-// Child-process plumbing shared by the benchmark orchestrator: free ports, spawning TypeScript
+// Child-process plumbing shared by the benchmarks and the crash tests: free ports, spawning TypeScript
 // entry points through tsx, waiting for readiness, and stopping servers without leaving strays.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface Child {
   process: ChildProcess;

@@ -1,0 +1,116 @@
+// The durability promise: a 201 means the records survive anything, including SIGKILL. A load
+// generator posts and retries (as a forwarder does) while the server is killed mid-load and
+// restarted; afterwards every record that got a 201 must be stored, and the store must pass
+// its integrity checks.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+import { freePort, spawnTsx, stopChild, waitReady, type Child } from './helpers/processes.js';
+import { appRecord, ndjson } from './helpers/factories.js';
+import { openDatabase } from '../src/storage/database.js';
+import { sql } from 'kysely';
+
+const SENDERS = 6;
+const RECORDS_PER_REQUEST = 200;
+
+function startServer(database: TestDatabase, port: number): Child {
+  const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
+  return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', 'warn']);
+}
+
+function post(port: number, body: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = http.request({ host: '127.0.0.1', port, path: '/log_sink', method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, agent: false, timeout: 20_000 }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('error', () => resolve(0));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(0));
+    request.end(body);
+  });
+}
+
+interface LoadResult {
+  acknowledged: Set<string>;
+  failedAttempts: number;
+}
+
+/** Each sender posts fresh batches; a failed batch is resent until it gets a 201 or time is up. */
+async function generateLoad(port: number, until: () => boolean): Promise<LoadResult> {
+  const acknowledged = new Set<string>();
+  let failedAttempts = 0;
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      while (!until()) {
+        const records = Array.from({ length: RECORDS_PER_REQUEST }, () => appRecord());
+        const body = ndjson(records);
+        let status = 0;
+        while (!until()) {
+          status = await post(port, body);
+          if (status === 201) break;
+          failedAttempts++;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        if (status === 201) for (const record of records) acknowledged.add(String(record.marker));
+      }
+    }),
+  );
+  return { acknowledged, failedAttempts };
+}
+
+for (const target of databaseTargets) {
+  describe(`crash durability on ${target.kind}`, { skip: target.skip }, () => {
+    test('SIGKILL mid-load loses no record that got a 201 and leaves the store intact', { timeout: 120_000 }, async () => {
+      const database = await target.create();
+      const port = await freePort();
+      let server = startServer(database, port);
+      let stop = false;
+      try {
+        await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+        const load = generateLoad(port, () => stop);
+
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        server.process.kill('SIGKILL');
+        await server.exited;
+        const stillRunning = (await Promise.race([load, new Promise<undefined>((r) => setTimeout(r, 0))])) === undefined;
+        assert.ok(stillRunning, 'the load generator was still running when the server was killed');
+
+        server = startServer(database, port);
+        await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        stop = true;
+        const { acknowledged, failedAttempts } = await load;
+        await stopChild(server);
+
+        assert.ok(acknowledged.size > RECORDS_PER_REQUEST * SENDERS, `load was acknowledged (${acknowledged.size} records)`);
+        assert.ok(failedAttempts > 0, 'some requests failed while the server was down (the kill hit mid-load)');
+
+        const opened = await openDatabase(database);
+        try {
+          const rows = await opened.db.selectFrom('telemetry_records').select('record').execute();
+          const stored = new Set(rows.map((row) => String((JSON.parse(row.record) as { marker: unknown }).marker)));
+          const lost = [...acknowledged].filter((marker) => !stored.has(marker));
+          assert.equal(lost.length, 0, `${lost.length} of ${acknowledged.size} acknowledged records are missing`);
+
+          if (opened.kind === 'sqlite') {
+            const integrity = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(opened.db);
+            assert.deepEqual(integrity.rows, [{ integrity_check: 'ok' }]);
+            // Throws if the full-text index disagrees with the record table.
+            await sql`INSERT INTO telemetry_fts(telemetry_fts, rank) VALUES ('integrity-check', 1)`.execute(opened.db);
+          } else {
+            const check = await sql<{ n: number }>`SELECT count(*)::int AS n FROM telemetry_records WHERE to_tsvector('simple'::regconfig, record) IS NULL`.execute(opened.db);
+            assert.equal(check.rows[0]?.n, 0);
+          }
+        } finally {
+          await opened.close();
+        }
+      } finally {
+        stop = true;
+        await stopChild(server);
+        await database.cleanup();
+      }
+    });
+  });
+}
