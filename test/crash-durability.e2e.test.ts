@@ -74,7 +74,7 @@ for (const target of databaseTargets) {
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         server.process.kill('SIGKILL');
         await server.exited;
-        const stillRunning = (await Promise.race([load, new Promise<undefined>((r) => setTimeout(r, 0))])) === undefined;
+        const stillRunning = (await Promise.race([load, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 0))])) === undefined;
         assert.ok(stillRunning, 'the load generator was still running when the server was killed');
 
         server = startServer(database, port);
