@@ -20,6 +20,8 @@ export interface Database {
   sqlitePath?: string;
   /** PostgreSQL only: connection settings, for writers that open their own pool. */
   pgConfig?: pg.PoolConfig;
+  /** PostgreSQL only: the schema holding Sightline's tables (`?schema=`, else `public`). */
+  pgSchema?: string;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ async function openPostgres(url: string): Promise<Database> {
     db,
     location: redactUrl(url),
     pgConfig,
+    pgSchema: schema ?? 'public',
     close: () => db.destroy(),
   };
 }

@@ -24,7 +24,13 @@ class InCodeMigrations implements MigrationProvider {
 
 /** Brings the database to the latest schema; returns the names of the migrations applied now. */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.db, provider: new InCodeMigrations(database.kind) });
+  const migrator = new Migrator({
+    db: database.db,
+    provider: new InCodeMigrations(database.kind),
+    // Kysely looks for its bookkeeping tables in every schema unless told which one is ours;
+    // two Sightline schemas in one database would otherwise see each other's tables.
+    ...(database.pgSchema ? { migrationTableSchema: database.pgSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
