@@ -1,6 +1,6 @@
 // One running Sightline: database opened and migrated, record-log writer and group-commit queue
 // started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -9,6 +9,7 @@ import { GroupCommitQueue } from './pipeline/group-commit.js';
 import type { RecordLogWriter } from './pipeline/record-log.js';
 import { SqliteRecordWriter } from './telemetry/sqlite-record-writer.js';
 import { PostgresRecordWriter } from './telemetry/postgres-record-writer.js';
+import { PostgresSearchIndexLoop } from './telemetry/postgres-search-indexer.js';
 import { CollectorTenants } from './collector/tenant-routing.js';
 import { Metrics } from './observability/metrics.js';
 import { buildServer } from './http/server.js';
@@ -28,7 +29,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
   try {
     await migrateToLatest(database);
     const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
-    const writer = createRecordWriter(database);
+    let log: FastifyBaseLogger | undefined;
+    const reportIndexError = (error: unknown) => log?.error({ err: error }, 'search indexing failed; retrying');
+    const writer = createRecordWriter(database, reportIndexError);
+    const indexLoop = database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
     try {
       await writer.ready();
     } catch (error) {
@@ -41,13 +45,17 @@ export async function createSightline(config: Config): Promise<Sightline> {
       onCommit: ({ records, seconds }) => {
         metrics.commitSeconds.observe(seconds);
         metrics.commitRecords.observe(records);
+        indexLoop?.poke();
       },
     });
     const tenants = new CollectorTenants(database.db, config);
     const server = buildServer({ config, db: database.db, queue, writer, tenants, metrics });
+    log = server.log;
+    indexLoop?.start();
     const close = async () => {
       await server.close();
       await queue.drain();
+      await indexLoop?.stop();
       await writer.close();
       await database.close();
     };
@@ -58,7 +66,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
   }
 }
 
-function createRecordWriter(database: Database): RecordLogWriter {
-  if (database.kind === 'sqlite') return new SqliteRecordWriter(database.sqlitePath!);
+function createRecordWriter(database: Database, onIndexError: (error: unknown) => void): RecordLogWriter {
+  if (database.kind === 'sqlite') return new SqliteRecordWriter(database.sqlitePath!, (message) => onIndexError(new Error(message)));
   return new PostgresRecordWriter(database.pgConfig!);
 }

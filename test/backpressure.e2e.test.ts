@@ -33,10 +33,10 @@ for (const target of databaseTargets) {
         await release();
         const response = await stuck;
         assert.equal(response.status, 201);
-        const { db, kind } = server.sightline.database;
-        const tenant = await findTenantByCodeName(db, 'demo');
+        const { database: opened } = server.sightline;
+        const tenant = await findTenantByCodeName(opened.db, 'demo');
         const markers = new Set<unknown>();
-        for await (const record of streamRecords(db, kind, tenant!.id, {})) markers.add(record.record.marker);
+        for await (const record of streamRecords(opened, tenant!.id, {})) markers.add(record.record.marker);
         for (const record of stuckRecords) assert.ok(markers.has(record.marker));
         assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
       } finally {

@@ -25,11 +25,11 @@ for (const target of databaseTargets) {
     });
 
     async function stored(codeName = 'demo', text?: string): Promise<StoredRecord[]> {
-      const { db, kind } = server.sightline.database;
-      const tenant = await findTenantByCodeName(db, codeName);
+      const { database: opened } = server.sightline;
+      const tenant = await findTenantByCodeName(opened.db, codeName);
       assert.ok(tenant, `tenant ${codeName} exists`);
       const records: StoredRecord[] = [];
-      for await (const record of streamRecords(db, kind, tenant.id, text ? { text } : {})) records.push(record);
+      for await (const record of streamRecords(opened, tenant.id, text ? { text } : {})) records.push(record);
       return records;
     }
 
@@ -180,6 +180,18 @@ for (const target of databaseTargets) {
       const hits = await stored('demo', `${word} root`);
       assert.deepEqual(hits.map((r) => r.record.marker), [record.marker]);
       assert.deepEqual(await stored('demo', `${word} absentword`), []);
+    });
+
+    test('the search index follows the log by itself: its lag returns to 0 without any search', async () => {
+      assert.equal((await server.post(ndjson(Array.from({ length: 50 }, () => appRecord())), { 'content-type': 'application/x-ndjson' })).status, 201);
+      let lag = Number.NaN;
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        lag = Number(/^sightline_search_index_lag_records (\d+)/m.exec(metrics)?.[1]);
+        if (lag === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(lag, 0);
     });
 
     test('other methods on /log_sink get 405 with Allow; unknown paths 404', async () => {

@@ -31,7 +31,7 @@ export function registerTelemetry(program: Command): void {
       const tenant = await findTenantByCodeName(database.db, options.tenant!);
       if (!tenant) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(options.tenant)}`);
       const query = { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(options.query ? { text: options.query } : {}) };
-      for await (const record of streamRecords(database.db, database.kind, tenant.id, query, limit)) {
+      for await (const record of streamRecords(database, tenant.id, query, limit)) {
         if (!process.stdout.write(`${JSON.stringify(record)}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
       }
     } finally {

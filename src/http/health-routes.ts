@@ -6,6 +6,7 @@ import type { Tables } from '../storage/schema.js';
 import type { GroupCommitQueue } from '../pipeline/group-commit.js';
 import type { RecordLogWriter } from '../pipeline/record-log.js';
 import type { Metrics } from '../observability/metrics.js';
+import { searchIndexLag } from '../telemetry/telemetry-store.js';
 
 export interface HealthDependencies {
   db: Kysely<Tables>;
@@ -29,6 +30,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
 
   app.get('/metrics', async (_request, reply) => {
     deps.metrics.queueBytes.set(deps.queue.pendingBytes);
+    deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 }

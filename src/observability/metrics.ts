@@ -51,6 +51,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly searchIndexLag = new Gauge({
+    name: 'sightline_search_index_lag_records',
+    help: 'Records in the log not yet in the full-text index (the indexer follows the log).',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sightline_' });
   }

@@ -26,7 +26,14 @@ export interface TelemetryRecordsTable {
   meta: string | null;
 }
 
+/** Where each follower of the record log has got to (last sequence fully processed). */
+export interface LogCursorsTable {
+  name: string;
+  seq: number;
+}
+
 export interface Tables {
   tenants: TenantsTable;
   telemetry_records: TelemetryRecordsTable;
+  log_cursors: LogCursorsTable;
 }

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { AppError } from '../errors.js';
 import { storageUnavailable } from './storage-errors.js';
 import type { RecordBatch, RecordLogWriter } from '../pipeline/record-log.js';
-import type { WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
+import type { IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
 
 /**
  * Starts the thread from the built `.js`, or, when running from source (tests, benchmarks under
@@ -24,15 +24,20 @@ export class SqliteRecordWriter implements RecordLogWriter {
   private failure: Error | undefined;
   private readonly started: Promise<void>;
 
-  constructor(path: string) {
+  /** `onIndexError` hears of background indexing failures (retried by the thread). */
+  constructor(path: string, onIndexError: (message: string) => void) {
     this.worker = startThread(path);
     this.started = new Promise((resolve, reject) => {
       this.worker.once('message', (message: unknown) => (message === 'ready' ? resolve() : reject(new Error(`unexpected first message ${String(message)}`))));
       this.worker.once('error', reject);
       this.worker.once('exit', (code) => reject(new Error(`the SQLite writer thread exited with code ${code} while starting`)));
     });
-    this.worker.on('message', (response: WriteResponse | 'ready') => {
+    this.worker.on('message', (response: WriteResponse | IndexFailure | 'ready') => {
       if (response === 'ready') return;
+      if ('indexError' in response) {
+        onIndexError(response.indexError);
+        return;
+      }
       const waiter = this.waiting.get(response.id);
       if (!waiter) return;
       this.waiting.delete(response.id);

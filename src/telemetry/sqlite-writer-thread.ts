@@ -1,11 +1,13 @@
 // The SQLite record-log writer, on its own thread: it owns one connection (WAL,
-// synchronous=FULL), commits each group of batches in one transaction, and indexes the records
-// for full-text search in that same transaction. The main thread parses while this one waits
-// on fsync, and a long commit never blocks the event loop.
+// synchronous=FULL) and commits each group of batches in one transaction. The main thread
+// parses while this one waits on fsync, and a long commit never blocks the event loop.
+// Between commits it runs the search indexer one chunk at a time, so indexing never delays a
+// 201 by more than one chunk and never starves under constant load.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
 import type { RecordBatch } from '../pipeline/record-log.js';
+import { createSqliteSearchIndexer } from './sqlite-search-indexer.js';
 
 export interface WriteRequest {
   id: number;
@@ -13,6 +15,14 @@ export interface WriteRequest {
 }
 
 export type WriteResponse = { id: number; ok: true } | { id: number; ok: false; message: string; code?: string };
+
+/** Reported when background indexing fails; it is retried after a pause. */
+export interface IndexFailure {
+  indexError: string;
+}
+
+const INDEX_CHUNK = 2_000;
+const INDEX_RETRY_MS = 1_000;
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-writer-thread must run as a worker thread');
@@ -23,16 +33,13 @@ configureSqliteConnection(connection);
 const insertRecord = connection.prepare(
   'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta) VALUES (?, ?, ?, ?, ?)',
 );
-const indexRecord = connection.prepare('INSERT INTO telemetry_fts (rowid, record) VALUES (?, ?)');
 
 const writeAll = connection.transaction((batches: RecordBatch[]) => {
   for (const batch of batches) {
     const { tenantId, receivedAt, records, eventTimes, metas } = batch;
     for (let i = 0; i < records.length; i++) {
       const eventTime = eventTimes[i]!;
-      const record = records[i]!;
-      const { lastInsertRowid } = insertRecord.run(tenantId, receivedAt, Number.isNaN(eventTime) ? receivedAt : eventTime, record, metas[i] ?? null);
-      indexRecord.run(lastInsertRowid, record);
+      insertRecord.run(tenantId, receivedAt, Number.isNaN(eventTime) ? receivedAt : eventTime, records[i]!, metas[i] ?? null);
     }
   }
 });
@@ -41,10 +48,34 @@ const writeAll = connection.transaction((batches: RecordBatch[]) => {
 // in busy_timeout instead of failing half-way.
 const writeImmediate = (batches: RecordBatch[]) => writeAll.immediate(batches);
 
+const indexer = createSqliteSearchIndexer(connection);
+let indexingScheduled = false;
+let closed = false;
+
+function scheduleIndexing(delay = 0): void {
+  if (indexingScheduled || closed) return;
+  indexingScheduled = true;
+  const step = () => {
+    indexingScheduled = false;
+    if (closed) return;
+    try {
+      if (indexer.indexChunk(INDEX_CHUNK) === INDEX_CHUNK) scheduleIndexing();
+    } catch (error) {
+      port!.postMessage({ indexError: (error as Error).message } satisfies IndexFailure);
+      scheduleIndexing(INDEX_RETRY_MS);
+    }
+  };
+  if (delay > 0) setTimeout(step, delay);
+  else setImmediate(step);
+}
+
 port.postMessage('ready');
+// Records written before a restart may not be indexed yet.
+scheduleIndexing();
 
 port.on('message', (request: WriteRequest | 'close') => {
   if (request === 'close') {
+    closed = true;
     connection.close();
     port.close();
     return;
@@ -58,4 +89,5 @@ port.on('message', (request: WriteRequest | 'close') => {
     response = { id: request.id, ok: false, message: err.message, ...(err.code ? { code: err.code } : {}) };
   }
   port.postMessage(response);
+  scheduleIndexing();
 });

@@ -1,8 +1,7 @@
 // Presenting and paging stored records for readers (the CLI today, the /v1 API later).
-import type { Kysely } from 'kysely';
-import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { Database } from '../storage/database.js';
 import { searchRecords, type RecordQuery, type StoredRecordRow } from './telemetry-store.js';
+import { catchUpSearchIndex } from './search-index.js';
 
 export interface StoredRecord {
   id: string;
@@ -26,17 +25,17 @@ const PAGE = 1000;
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
+  database: Database,
   tenantId: number,
   query: Omit<RecordQuery, 'limit' | 'afterSeq'>,
   max = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<StoredRecord> {
+  if (query.text?.trim()) await catchUpSearchIndex(database);
   let afterSeq: number | undefined;
   let remaining = max;
   while (remaining > 0) {
     const limit = Math.min(PAGE, remaining);
-    const rows = await searchRecords(db, kind, tenantId, { ...query, limit, ...(afterSeq !== undefined ? { afterSeq } : {}) });
+    const rows = await searchRecords(database.db, database.kind, tenantId, { ...query, limit, ...(afterSeq !== undefined ? { afterSeq } : {}) });
     for (const row of rows) yield presentRecord(row);
     remaining -= rows.length;
     if (rows.length < limit) return;

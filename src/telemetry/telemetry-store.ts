@@ -1,5 +1,6 @@
 // Reads of the record log: time-range and full-text search for one tenant, in log order, with
-// keyset pagination on the sequence. Full text: SQLite FTS5 or PostgreSQL's tsvector index.
+// keyset pagination on the sequence. Full text: SQLite FTS5 or PostgreSQL's tsvector table,
+// both filled by the search indexer behind the log (see search-index.ts).
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
@@ -38,7 +39,9 @@ export async function searchRecords(db: Kysely<Tables>, kind: DatabaseKind, tena
       const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' AND ');
       select = select.where(sql<boolean>`r.seq IN (SELECT rowid FROM telemetry_fts WHERE telemetry_fts MATCH ${match})`);
     } else {
-      select = select.where(sql<boolean>`to_tsvector('simple'::regconfig, r.record) @@ plainto_tsquery('simple'::regconfig, ${words.join(' ')})`);
+      select = select.where(
+        sql<boolean>`r.seq IN (SELECT f.seq FROM telemetry_fts f WHERE f.tenant_id = ${tenantId} AND f.tsv @@ plainto_tsquery('simple'::regconfig, ${words.join(' ')}))`,
+      );
     }
   }
   return select.orderBy('r.seq').limit(query.limit).execute();
@@ -46,4 +49,11 @@ export async function searchRecords(db: Kysely<Tables>, kind: DatabaseKind, tena
 
 function searchWords(text: string | undefined): string[] {
   return (text ?? '').split(/\s+/).filter((word) => word !== '');
+}
+
+/** How many records the search indexer has still to index. */
+export async function searchIndexLag(db: Kysely<Tables>): Promise<number> {
+  const end = await db.selectFrom('telemetry_records').select((eb) => eb.fn.max('seq').as('end')).executeTakeFirst();
+  const cursor = await db.selectFrom('log_cursors').select('seq').where('name', '=', 'search_index').executeTakeFirst();
+  return Math.max(0, Number(end?.end ?? 0) - Number(cursor?.seq ?? 0));
 }

@@ -1,6 +1,7 @@
-// The tenants table and the record log with its time index and full-text index.
-// SQLite: FTS5 external-content table over the log. PostgreSQL: a GIN index on the record's
-// tsvector ('simple' configuration: no stemming, logs are not prose).
+// The tenants table, the record log with its time index, the followers' cursors, and the
+// full-text index the search indexer fills behind the log. SQLite: an FTS5 external-content
+// table over the log. PostgreSQL: a table of tsvectors ('simple' configuration: no stemming,
+// logs are not prose) with a GIN index.
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../database.js';
 
@@ -26,11 +27,20 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   )`.execute(db);
   await sql`CREATE INDEX telemetry_records_tenant_received ON telemetry_records (tenant_id, received_at, seq)`.execute(db);
 
+  // Each follower of the record log keeps the last sequence it has fully processed.
+  await sql`CREATE TABLE log_cursors (name TEXT PRIMARY KEY, seq ${bigint} NOT NULL)`.execute(db);
+  await sql`INSERT INTO log_cursors (name, seq) VALUES ('search_index', 0)`.execute(db);
+
   if (kind === 'sqlite') {
     await sql`CREATE VIRTUAL TABLE telemetry_fts USING fts5(
       record, content='telemetry_records', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
     )`.execute(db);
   } else {
-    await sql`CREATE INDEX telemetry_records_fts ON telemetry_records USING GIN (to_tsvector('simple'::regconfig, record))`.execute(db);
+    await sql`CREATE TABLE telemetry_fts (
+      seq BIGINT PRIMARY KEY REFERENCES telemetry_records(seq),
+      tenant_id BIGINT NOT NULL,
+      tsv TSVECTOR NOT NULL
+    )`.execute(db);
+    await sql`CREATE INDEX telemetry_fts_tsv ON telemetry_fts USING GIN (tsv)`.execute(db);
   }
 }

@@ -1,0 +1,28 @@
+// Read-your-writes for text search: the index follows the log a little behind, so before a
+// text search the caller brings it up to the log's current end. Everything acknowledged before
+// the search started is then findable.
+import SQLite from 'better-sqlite3';
+import type { Database } from '../storage/database.js';
+import { configureSqliteConnection } from '../storage/database.js';
+import { createSqliteSearchIndexer } from './sqlite-search-indexer.js';
+import { indexPostgresChunk, postgresLogEnd } from './postgres-search-indexer.js';
+
+const CHUNK = 5_000;
+
+export async function catchUpSearchIndex(database: Database): Promise<void> {
+  if (database.kind === 'postgres') {
+    const end = await postgresLogEnd(database.db);
+    while ((await indexPostgresChunk(database.db, CHUNK, end)) === CHUNK);
+    return;
+  }
+  // A connection of its own: indexing takes the write lock in short chunks, as the writer does.
+  const connection = new SQLite(database.sqlitePath!);
+  try {
+    configureSqliteConnection(connection);
+    const indexer = createSqliteSearchIndexer(connection);
+    const end = indexer.logEnd();
+    while (indexer.indexChunk(CHUNK, end) === CHUNK);
+  } finally {
+    connection.close();
+  }
+}

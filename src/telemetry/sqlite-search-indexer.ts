@@ -1,0 +1,37 @@
+// The SQLite search indexer: follows the record log and adds records to the FTS5 index in
+// chunks, each chunk committed together with its cursor, so a crash never loses or doubles an
+// index entry. It runs in the writer thread between commits (keeping indexing off the path of
+// the 201) and in any process that must search right now (see catchUpSearchIndex).
+import type SQLite from 'better-sqlite3';
+
+export const SEARCH_INDEX_CURSOR = 'search_index';
+
+export interface SqliteSearchIndexer {
+  /** Indexes up to `limit` records with sequence ≤ `upTo`; returns how many it indexed. */
+  indexChunk(limit: number, upTo?: number): number;
+  /** Sequence of the last record in the log (0 when empty). */
+  logEnd(): number;
+}
+
+export function createSqliteSearchIndexer(connection: SQLite.Database): SqliteSearchIndexer {
+  const cursor = connection.prepare<[string], number>('SELECT seq FROM log_cursors WHERE name = ?').pluck();
+  const pending = connection.prepare<[number, number, number], { seq: number; record: string }>(
+    'SELECT seq, record FROM telemetry_records WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+  );
+  const index = connection.prepare('INSERT INTO telemetry_fts (rowid, record) VALUES (?, ?)');
+  const advance = connection.prepare('UPDATE log_cursors SET seq = ? WHERE name = ?');
+  const end = connection.prepare<[], number | null>('SELECT max(seq) FROM telemetry_records').pluck();
+
+  const chunk = connection.transaction((limit: number, upTo: number): number => {
+    const from = cursor.get(SEARCH_INDEX_CURSOR) ?? 0;
+    const rows = pending.all(from, upTo, limit);
+    for (const row of rows) index.run(row.seq, row.record);
+    if (rows.length > 0) advance.run(rows[rows.length - 1]!.seq, SEARCH_INDEX_CURSOR);
+    return rows.length;
+  });
+
+  return {
+    indexChunk: (limit, upTo = Number.MAX_SAFE_INTEGER) => chunk.immediate(limit, upTo),
+    logEnd: () => end.get() ?? 0,
+  };
+}
