@@ -59,7 +59,17 @@ function scheduleIndexing(delay = 0): void {
     indexingScheduled = false;
     if (closed) return;
     try {
-      if (indexer.indexChunk(INDEX_CHUNK) === INDEX_CHUNK) scheduleIndexing();
+      // The index can be rebuilt from the log, so its chunks need no fsync of their own: WAL
+      // with synchronous=NORMAL keeps chunk and cursor consistent, and the next record commit
+      // (FULL) makes them durable too. Record commits themselves stay FULL.
+      connection.pragma('synchronous = NORMAL');
+      let indexed: number;
+      try {
+        indexed = indexer.indexChunk(INDEX_CHUNK);
+      } finally {
+        connection.pragma('synchronous = FULL');
+      }
+      if (indexed === INDEX_CHUNK) scheduleIndexing();
     } catch (error) {
       port!.postMessage({ indexError: (error as Error).message } satisfies IndexFailure);
       scheduleIndexing(INDEX_RETRY_MS);
