@@ -3,6 +3,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
+import pg from 'pg';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from './helpers/factories.js';
@@ -192,6 +193,25 @@ for (const target of databaseTargets) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(lag, 0);
+    });
+
+    if (target.kind === 'postgres') test('a dropped database connection does not take the server down', async () => {
+      const schema = new URL(database.databaseUrl).searchParams.get('schema');
+      const admin = new pg.Client({ connectionString: process.env.SIGHTLINE_TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [`sightline:${schema}`]);
+        assert.ok(killed.rowCount && killed.rowCount > 0, 'the server had connections to drop');
+      } finally {
+        await admin.end();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const record = appRecord();
+      // The first use of a dropped connection may fail; a forwarder retries, and so do we, once.
+      let response = await server.post(JSON.stringify(record));
+      if (response.status !== 201) response = await server.post(JSON.stringify(record));
+      assert.equal(response.status, 201);
+      assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
     });
 
     test('other methods on /log_sink get 405 with Allow; unknown paths 404', async () => {

@@ -45,5 +45,28 @@ for (const target of databaseTargets) {
         await testDatabase.cleanup();
       }
     });
+
+    test('a record the full-text engine cannot take whole does not stop the index for anyone', async () => {
+      const testDatabase = await target.create();
+      const database = await openDatabase(testDatabase);
+      try {
+        await migrateToLatest(database);
+        const tenant = await createTenant(database.db, { codeName: 'acme' });
+        // ~600 KB of hyphenated words: more than a PostgreSQL tsvector can hold.
+        const huge = appRecord({ message: Array.from({ length: 60_000 }, (_, i) => `w${i}-x${i}`).join(' ') });
+        const word = `okapi${Date.now()}`;
+        const rows = [huge, appRecord({ message: word })].map((record) => ({
+          tenant_id: tenant.id, received_at: Date.now(), event_time: Date.now(), record: JSON.stringify(record), meta: null,
+        }));
+        await database.db.insertInto('telemetry_records').values(rows).execute();
+        const found: StoredRecord[] = [];
+        for await (const record of streamRecords(database, tenant.id, { text: word })) found.push(record);
+        assert.deepEqual(found.map((r) => r.record.message), [word]);
+        assert.equal(await searchIndexLag(database.db), 0);
+      } finally {
+        await database.close();
+        await testDatabase.cleanup();
+      }
+    });
   });
 }

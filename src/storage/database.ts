@@ -82,6 +82,8 @@ async function openPostgres(url: string): Promise<Database> {
     connectionString: parsed.toString(),
     types: pgTypes,
     max: 10,
+    // Names our sessions in pg_stat_activity (per schema when several installs share a database).
+    application_name: schema ? `sightline:${schema}` : 'sightline',
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   };
   if (schema) {
@@ -93,7 +95,7 @@ async function openPostgres(url: string): Promise<Database> {
       await client.end();
     }
   }
-  const pool = new pg.Pool(pgConfig);
+  const pool = createPool(pgConfig);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await sql`SELECT 1`.execute(db);
   return {
@@ -104,6 +106,19 @@ async function openPostgres(url: string): Promise<Database> {
     pgSchema: schema ?? 'public',
     close: () => db.destroy(),
   };
+}
+
+/**
+ * A pool that survives its idle connections being dropped (server restart, failover, idle
+ * timeout): pg emits 'error' on the pool for those, which would otherwise crash the process.
+ * The broken client is discarded by pg; the next query opens a new one.
+ */
+export function createPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('error', (error) => {
+    process.emitWarning(`PostgreSQL connection lost (${(error as Error & { code?: string }).code ?? 'error'}); it will be reopened`, 'SightlineDatabaseWarning');
+  });
+  return pool;
 }
 
 export function redactUrl(url: string): string {

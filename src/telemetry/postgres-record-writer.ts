@@ -1,6 +1,7 @@
 // PostgreSQL record-log writer: each group is one INSERT … SELECT FROM unnest(…) statement, so
 // one round trip and one commit (durable under the server's synchronous_commit) per group.
-import pg from 'pg';
+import type pg from 'pg';
+import { createPool } from '../storage/database.js';
 import { storageUnavailable } from './storage-errors.js';
 import type { RecordBatch, RecordLogWriter } from '../pipeline/record-log.js';
 
@@ -11,7 +12,9 @@ export class PostgresRecordWriter implements RecordLogWriter {
   private readonly pool: pg.Pool;
 
   constructor(config: pg.PoolConfig) {
-    this.pool = new pg.Pool({ ...config, max: 2 });
+    // A 201 promises durability, so commits wait for the WAL flush whatever the server default.
+    const options = [config.options, '-c synchronous_commit=on'].filter(Boolean).join(' ');
+    this.pool = createPool({ ...config, max: 2, options });
   }
 
   readonly healthy = true;

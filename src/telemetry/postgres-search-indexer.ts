@@ -1,23 +1,57 @@
 // The PostgreSQL search indexer: follows the record log and stores each record's tsvector in
 // telemetry_fts, in chunks committed together with the cursor (the cursor row is locked, so
 // concurrent indexers take turns). PostgreSQL does the tokenising; nothing crosses to Node.
-// Sequences are committed in order because one group-commit queue per database writes the
-// log; several writing processes will need a visibility-safe follower (see README).
+// It assumes sequences commit in order, which holds while one process writes the log (one
+// group-commit queue); several writing processes will need a visibility-safe follower.
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { SEARCH_INDEX_CURSOR } from './sqlite-search-indexer.js';
+import { SEARCH_INDEX_CURSOR, logEnd } from './telemetry-store.js';
 
-/** Indexes up to `limit` records with sequence ≤ `upTo`; returns how many it indexed. */
+/** Only the start of a very large record is indexed: a tsvector holds at most 1 MB. */
+const INDEXED_CHARS = 262_144;
+
+/**
+ * Indexes up to `limit` records with sequence ≤ `upTo`; returns how many it indexed. A chunk
+ * PostgreSQL cannot index (a record it cannot tokenise) is redone one record at a time, and a
+ * record that still fails is indexed as empty, so one record never stops the index.
+ */
 export async function indexPostgresChunk(db: Kysely<Tables>, limit: number, upTo = Number.MAX_SAFE_INTEGER): Promise<number> {
+  try {
+    return await indexRange(db, limit, upTo, 'tokens');
+  } catch (error) {
+    if (!isDataError(error)) throw error;
+  }
+  let indexed = 0;
+  while (indexed < limit) {
+    let n: number;
+    try {
+      n = await indexRange(db, 1, upTo, 'tokens');
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      n = await indexRange(db, 1, upTo, 'empty');
+    }
+    if (n === 0) break;
+    indexed += n;
+  }
+  return indexed;
+}
+
+/** SQLSTATE classes 22 (data exception) and 54 (program limit, e.g. tsvector too long). */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('54'));
+}
+
+async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode: 'tokens' | 'empty'): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const cursor = await sql<{ seq: number }>`SELECT seq FROM log_cursors WHERE name = ${SEARCH_INDEX_CURSOR} FOR UPDATE`.execute(trx);
     const from = cursor.rows[0]?.seq ?? 0;
+    const vector = mode === 'tokens' ? sql`to_tsvector('simple'::regconfig, left(record, ${INDEXED_CHARS}))` : sql`''::tsvector`;
     const result = await sql<{ n: number; last: number | null }>`
       WITH batch AS (
         SELECT seq, tenant_id, record FROM telemetry_records WHERE seq > ${from} AND seq <= ${upTo} ORDER BY seq LIMIT ${limit}
       ), indexed AS (
-        INSERT INTO telemetry_fts (seq, tenant_id, tsv)
-        SELECT seq, tenant_id, to_tsvector('simple'::regconfig, record) FROM batch
+        INSERT INTO telemetry_fts (seq, tenant_id, tsv) SELECT seq, tenant_id, ${vector} FROM batch
         ON CONFLICT (seq) DO NOTHING
       )
       SELECT count(*)::int AS n, max(seq) AS last FROM batch`.execute(trx);
@@ -29,23 +63,21 @@ export async function indexPostgresChunk(db: Kysely<Tables>, limit: number, upTo
   });
 }
 
-export async function postgresLogEnd(db: Kysely<Tables>): Promise<number> {
-  const row = await db.selectFrom('telemetry_records').select((eb) => eb.fn.max('seq').as('end')).executeTakeFirst();
-  return Number(row?.end ?? 0);
-}
 
 const CHUNK = 5_000;
 const IDLE_POLL_MS = 1_000;
+const ERROR_BACKOFF_MS = 30_000;
 
 /**
  * Keeps the PostgreSQL search index following the log: woken after each commit, and polling
- * once a second in case another process wrote. One chunk at a time; errors are reported and
- * retried on the next poll.
+ * once a second in case another process wrote. After an error it waits before trying again,
+ * so a persistent fault is reported every 30 s, not every second.
  */
 export class PostgresSearchIndexLoop {
   private running = false;
   private again = false;
   private stopped = false;
+  private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<void> = Promise.resolve();
 
@@ -60,7 +92,7 @@ export class PostgresSearchIndexLoop {
   }
 
   poke(): void {
-    if (this.stopped) return;
+    if (this.stopped || Date.now() < this.pausedUntil) return;
     if (this.running) {
       this.again = true;
       return;
@@ -83,6 +115,7 @@ export class PostgresSearchIndexLoop {
       try {
         while (!this.stopped && (await indexPostgresChunk(this.db, CHUNK)) === CHUNK);
       } catch (error) {
+        this.pausedUntil = Date.now() + ERROR_BACKOFF_MS;
         this.onError(error);
         return;
       }

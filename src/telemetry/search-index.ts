@@ -5,13 +5,14 @@ import SQLite from 'better-sqlite3';
 import type { Database } from '../storage/database.js';
 import { configureSqliteConnection } from '../storage/database.js';
 import { createSqliteSearchIndexer } from './sqlite-search-indexer.js';
-import { indexPostgresChunk, postgresLogEnd } from './postgres-search-indexer.js';
+import { indexPostgresChunk } from './postgres-search-indexer.js';
+import { logEnd } from './telemetry-store.js';
 
 const CHUNK = 5_000;
 
 export async function catchUpSearchIndex(database: Database): Promise<void> {
   if (database.kind === 'postgres') {
-    const end = await postgresLogEnd(database.db);
+    const end = await logEnd(database.db);
     while ((await indexPostgresChunk(database.db, CHUNK, end)) === CHUNK);
     return;
   }

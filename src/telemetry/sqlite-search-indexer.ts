@@ -3,8 +3,7 @@
 // index entry. It runs in the writer thread between commits (keeping indexing off the path of
 // the 201) and in any process that must search right now (see catchUpSearchIndex).
 import type SQLite from 'better-sqlite3';
-
-export const SEARCH_INDEX_CURSOR = 'search_index';
+import { SEARCH_INDEX_CURSOR } from './telemetry-store.js';
 
 export interface SqliteSearchIndexer {
   /** Indexes up to `limit` records with sequence ≤ `upTo`; returns how many it indexed. */

@@ -51,9 +51,17 @@ function searchWords(text: string | undefined): string[] {
   return (text ?? '').split(/\s+/).filter((word) => word !== '');
 }
 
+/** The log_cursors row of the full-text search indexer. */
+export const SEARCH_INDEX_CURSOR = 'search_index';
+
+/** Sequence of the last record in the log (0 when empty). */
+export async function logEnd(db: Kysely<Tables>): Promise<number> {
+  const row = await db.selectFrom('telemetry_records').select((eb) => eb.fn.max('seq').as('end')).executeTakeFirst();
+  return Number(row?.end ?? 0);
+}
+
 /** How many records the search indexer has still to index. */
 export async function searchIndexLag(db: Kysely<Tables>): Promise<number> {
-  const end = await db.selectFrom('telemetry_records').select((eb) => eb.fn.max('seq').as('end')).executeTakeFirst();
-  const cursor = await db.selectFrom('log_cursors').select('seq').where('name', '=', 'search_index').executeTakeFirst();
-  return Math.max(0, Number(end?.end ?? 0) - Number(cursor?.seq ?? 0));
+  const cursor = await db.selectFrom('log_cursors').select('seq').where('name', '=', SEARCH_INDEX_CURSOR).executeTakeFirst();
+  return Math.max(0, (await logEnd(db)) - Number(cursor?.seq ?? 0));
 }
