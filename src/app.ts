@@ -14,6 +14,8 @@ import { CollectorTenants } from './collector/tenant-routing.js';
 import { Metrics } from './observability/metrics.js';
 import { buildServer } from './http/server.js';
 
+const CLOSE_GRACE_MS = 10_000;
+
 export interface Sightline {
   server: FastifyInstance;
   database: Database;
@@ -26,19 +28,23 @@ export interface Sightline {
 
 export async function createSightline(config: Config): Promise<Sightline> {
   const database = await openDatabase(config);
+  let writer: RecordLogWriter | undefined;
   try {
     await migrateToLatest(database);
     const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
     let log: FastifyBaseLogger | undefined;
-    const reportIndexError = (error: unknown) => log?.error({ err: error }, 'search indexing failed; retrying');
-    const writer = createRecordWriter(database, reportIndexError);
-    const indexLoop = database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
+    const reportIndexError = (error: unknown) => {
+      // Indexing can fail before the server (and its logger) exists; say so on stderr then.
+      if (log) log.error({ err: error }, 'search indexing failed; retrying');
+      else process.emitWarning(`search indexing failed; retrying: ${error instanceof Error ? error.message : String(error)}`);
+    };
+    writer = createRecordWriter(database, reportIndexError);
     try {
       await writer.ready();
     } catch (error) {
-      await writer.close();
-      throw new Error(`the record-log writer could not start: ${(error as Error).message}`, { cause: error });
+      throw new Error(`the record-log writer could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
+    const indexLoop = database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
     const metrics = new Metrics();
     const queue = new GroupCommitQueue(writer, {
       maxPendingBytes: config.maxQueueBytes,
@@ -52,15 +58,21 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const server = buildServer({ config, db: database.db, queue, writer, tenants, metrics });
     log = server.log;
     indexLoop?.start();
+    const startedWriter = writer;
     const close = async () => {
+      // Requests in progress get a moment to finish; past it their connections are cut (the
+      // sender resends what got no answer), so a stalled client cannot block shutdown.
+      const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
       await server.close();
+      clearTimeout(deadline);
       await queue.drain();
       await indexLoop?.stop();
-      await writer.close();
+      await startedWriter.close();
       await database.close();
     };
     return { server, database, queue, firstTenant, close };
   } catch (error) {
+    await writer?.close();
     await database.close();
     throw error;
   }

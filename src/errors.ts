@@ -9,7 +9,10 @@ export const problems = {
   empty_body: { status: 400, title: 'Empty body' },
   invalid_utf8: { status: 400, title: 'Body is not valid UTF-8' },
   invalid_compressed_body: { status: 400, title: 'Body could not be decompressed' },
-  forwarder_array_format: { status: 500, title: 'Could not add time to JSON' },
+  nesting_too_deep: { status: 400, title: 'JSON nested too deeply' },
+  request_aborted: { status: 400, title: 'Request aborted' },
+  // A 500 because the collector documentation says so; the fault is the sender's configuration.
+  forwarder_array_format: { status: 500, title: 'Could not add time to JSON', senderFault: true },
   body_too_large: { status: 413, title: 'Request body too large' },
   record_too_large: { status: 413, title: 'Record too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -26,7 +29,7 @@ export const problems = {
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   internal_error: { status: 500, title: 'Internal server error' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; senderFault?: boolean }>;
 
 export type ProblemCode = keyof typeof problems;
 
@@ -34,6 +37,8 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly status: number;
   readonly title: string;
+  /** The sender's mistake even when the status is 5xx: counted, not logged as a server error. */
+  readonly senderFault: boolean;
 
   /** Extra members of the problem body (e.g. `line`, `limit_bytes`). */
   readonly extensions: Record<string, unknown>;
@@ -48,6 +53,7 @@ export class AppError extends Error {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = problems[code].status;
     this.title = problems[code].title;
+    this.senderFault = 'senderFault' in problems[code];
     this.extensions = options.extensions ?? {};
     this.headers = options.headers ?? {};
   }

@@ -2,6 +2,7 @@
 // `telemetry search` showing exactly the records that got 201.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { databaseTargets, tempDir } from './helpers/databases.js';
 import { runCli } from './helpers/cli.js';
 import { startServer } from './helpers/server.js';
@@ -44,6 +45,19 @@ describe('sightline serve configuration', () => {
     const result = await runCli(['serve', '--data', tempDir()], { SIGHTLINE_PORT: 'eighty' });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /SIGHTLINE_PORT must be an integer/);
+  });
+
+  test('a port already in use stops serve with exit code 1 and the reason, instead of hanging', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as net.AddressInfo).port;
+      const result = await runCli(['serve', '--data', tempDir(), '--port', String(port), '--log-level', 'warn']);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
+    } finally {
+      blocker.close();
+    }
   });
 
   test('plain HTTP on a non-loopback address is refused without --insecure-http', async () => {

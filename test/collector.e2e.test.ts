@@ -159,6 +159,10 @@ for (const target of databaseTargets) {
       );
       assert.match(String(unknown.detail), /nobody-collector\.localhost/);
 
+      for (const host of ['x.acme-collector.localhost', 'Bad_Name-collector.localhost', '-collector.localhost']) {
+        await problem(await server.post('{"a":1}', { 'content-type': 'application/json', host }), 404, 'unknown_collector');
+      }
+
       const other = appRecord();
       assert.equal((await server.post(JSON.stringify(other), { 'content-type': 'application/json', host: 'logs.internal' })).status, 201);
       assert.ok((await storedMarkers('demo')).has(other.marker));

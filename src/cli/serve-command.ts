@@ -14,7 +14,12 @@ export function registerServe(program: Command): void {
     checkListenSafety(config);
     const sightline = await createSightline(config);
     const log = sightline.server.log;
-    await sightline.server.listen({ host: config.host, port: config.port });
+    try {
+      await sightline.server.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      await sightline.close();
+      throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`, { cause: error });
+    }
     const address = sightline.server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = config.tlsCert ? 'https' : 'http';

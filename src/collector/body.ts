@@ -12,6 +12,37 @@ export interface BodyLimits {
 }
 
 /**
+ * Memory held by request bodies being read and parsed, across all requests. Past its limit new
+ * bodies are refused with 503, so many slow or concurrent uploads cannot exhaust memory. A
+ * request that is the only one holding bytes is always admitted, so no request within the size
+ * limits is refused for good.
+ */
+export class BodyBudget {
+  private used = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Reserves `bytes` for a request already holding `held`; throws `overloaded` when spent. */
+  take(bytes: number, held: number): void {
+    const others = this.used - held;
+    if (others > 0 && this.used + bytes > this.limit) {
+      throw new AppError('overloaded', 'the collector is reading as many request bodies as it can hold; retry after the delay given', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    this.used += bytes;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+  }
+
+  get bytesInUse(): number {
+    return this.used;
+  }
+}
+
+/**
  * Media types read as JSON / NDJSON. A missing type and `text/plain` are accepted because
  * forwarders and shell scripts often send them; `application/x-www-form-urlencoded` because it
  * is what `curl -d` sends by default. The body itself must still be JSON in every case.
@@ -57,14 +88,22 @@ export interface ReadBody {
   wireBytes: number;
 }
 
-export async function readBody(stream: Readable, headers: IncomingHttpHeaders, limits: BodyLimits): Promise<ReadBody> {
+/** Reads the body; every byte held is taken from `charge` (the caller releases it later). */
+export async function readBody(
+  stream: Readable,
+  headers: IncomingHttpHeaders,
+  limits: BodyLimits,
+  charge: (bytes: number) => void,
+): Promise<ReadBody> {
   const encoding = contentEncoding(headers);
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
     throw bodyTooLarge(`the body is ${declared} bytes`, limits);
   }
-  const raw = await collect(stream, limits);
-  const body = encoding === 'identity' ? raw : await decompress(raw, encoding, limits);
+  const raw = await collect(stream, limits, charge);
+  if (encoding === 'identity') return { body: raw, wireBytes: raw.length };
+  const body = await decompress(raw, encoding, limits);
+  charge(body.length);
   return { body, wireBytes: raw.length };
 }
 
@@ -83,18 +122,26 @@ function contentEncoding(headers: IncomingHttpHeaders): Encoding {
   );
 }
 
-async function collect(stream: Readable, limits: BodyLimits): Promise<Buffer> {
+async function collect(stream: Readable, limits: BodyLimits, charge: (bytes: number) => void): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limits.maxBodyBytes) {
-      stream.destroy();
-      throw bodyTooLarge(`the body exceeds ${limits.maxBodyBytes} bytes`, limits);
+  try {
+    for await (const chunk of stream) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > limits.maxBodyBytes) {
+        stream.destroy();
+        throw bodyTooLarge(`the body exceeds ${limits.maxBodyBytes} bytes`, limits);
+      }
+      charge(buffer.length);
+      chunks.push(buffer);
     }
-    chunks.push(buffer);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    // The sender went away mid-body (reset, premature close): nothing to store, nobody to tell.
+    throw new AppError('request_aborted', 'the request body ended before it was complete', { cause: error });
   }
+  // The chunks are garbage once joined, so the joined copy is not charged again.
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 

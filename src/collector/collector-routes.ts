@@ -6,12 +6,12 @@ import type { Config } from '../config/config.js';
 import type { GroupCommitQueue } from '../pipeline/group-commit.js';
 import type { Metrics } from '../observability/metrics.js';
 import { AppError } from '../errors.js';
-import { checkMediaType, readBody, type ReadBody } from './body.js';
+import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';
 import { parseBody } from './parse.js';
 import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
 
 export interface CollectorDependencies {
-  config: Pick<Config, 'maxBodyBytes' | 'maxRecordBytes'>;
+  config: Pick<Config, 'maxBodyBytes' | 'maxRecordBytes' | 'maxInflightBytes'>;
   tenants: CollectorTenants;
   queue: GroupCommitQueue;
   metrics: Metrics;
@@ -20,17 +20,25 @@ export interface CollectorDependencies {
 declare module 'fastify' {
   interface FastifyRequest {
     collectorTenant?: CollectorTenant;
+    /** Bytes of this request's body held against the collector's body budget. */
+    heldBodyBytes: number;
   }
 }
 
 export async function collectorRoutes(app: FastifyInstance, deps: CollectorDependencies): Promise<void> {
   const { config, tenants, queue, metrics } = deps;
+  const budget = new BodyBudget(config.maxInflightBytes);
+  app.decorateRequest('heldBodyBytes', 0);
 
   // The collector reads its own bodies: any media type it accepts, compressed or not.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', async (request: FastifyRequest) => {
     checkMediaType(request.headers);
-    return readBody(request.raw, request.headers, { maxBodyBytes: config.maxBodyBytes });
+    const charge = (bytes: number) => {
+      budget.take(bytes, request.heldBodyBytes);
+      request.heldBodyBytes += bytes;
+    };
+    return readBody(request.raw, request.headers, { maxBodyBytes: config.maxBodyBytes }, charge);
   });
 
   app.addHook('onError', async (_request, _reply, error) => {
@@ -40,7 +48,12 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
   app.route({
     method: 'POST',
     url: '/log_sink',
-    onRequest: async (request) => {
+    onRequest: async (request, reply) => {
+      // The body is released when the response is done, whichever way it ends.
+      reply.raw.once('close', () => {
+        budget.release(request.heldBodyBytes);
+        request.heldBodyBytes = 0;
+      });
       // Reject early, before reading a body for a collector that does not exist or is full.
       request.collectorTenant = await tenants.resolve(request.headers.host);
       if (queue.overLimit) {

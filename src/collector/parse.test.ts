@@ -102,6 +102,14 @@ test('a wrapper with extra fields is stored as sent (not guessed at)', () => {
   assert.deepEqual(JSON.parse(parse(JSON.stringify(record)).records[0]!), record);
 });
 
+test('nesting deeper than 128 levels is refused with its line; brackets inside strings do not count', () => {
+  const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  assert.equal(parse(`{"a":${deep(127)}}`).records.length, 1, '128 levels are accepted');
+  rejects(`{"ok":1}\n{"a":${deep(128)}}\n`, 'nesting_too_deep', { line: 2 });
+  rejects(`{\n "a": ${deep(200)}\n}`, 'nesting_too_deep', { line: 1 });
+  assert.equal(parse(JSON.stringify({ text: '['.repeat(500) + '{'.repeat(500) })).records.length, 1);
+});
+
 test('records without a parseable time get NaN (the receive time is used)', () => {
   const parsed = parse('{"timestamp":"yesterday"}\n{"timestamp":"2026-11-22T10:00:00Z"}');
   assert.ok(Number.isNaN(parsed.eventTimes[0]));

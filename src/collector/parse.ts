@@ -23,6 +23,8 @@ export interface ParseLimits {
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
+/** Deeper records are refused: reading them back would overflow the stack of every consumer. */
+export const MAX_NESTING_DEPTH = 128;
 
 export function parseBody(body: Buffer, limits: ParseLimits): ParsedBody {
   if (!isUtf8(body)) throw new AppError('invalid_utf8', 'the body is not valid UTF-8; JSON must be sent as UTF-8');
@@ -38,6 +40,7 @@ export function parseBody(body: Buffer, limits: ParseLimits): ParsedBody {
     if (end > start && body[end - 1] === CARRIAGE_RETURN) end--;
     if (!isBlank(body, start, end)) {
       if (end - start > limits.maxRecordBytes) throw recordTooLarge(lineNumber, end - start, limits);
+      if (nestedTooDeep(body.subarray(start, end))) throw nestingTooDeep(lineNumber);
       const text = body.toString('utf8', start, end);
       let value: unknown;
       try {
@@ -86,6 +89,7 @@ function addRecord(parsed: ParsedBody, value: unknown, text: string, lineNumber:
 }
 
 function parseWholeBody(body: Buffer, limits: ParseLimits): ParsedBody | undefined {
+  if (nestedTooDeep(body)) throw nestingTooDeep(1);
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8').replace(/^\uFEFF/, ''));
@@ -100,6 +104,38 @@ function parseWholeBody(body: Buffer, limits: ParseLimits): ParsedBody | undefin
   const parsed: ParsedBody = { records: [], eventTimes: [], metas: [], bytes: 0 };
   addRecord(parsed, value, text, 1);
   return parsed;
+}
+
+/**
+ * Whether brackets nest deeper than MAX_NESTING_DEPTH outside strings. Nesting can be no
+ * deeper than the number of opening brackets, so the exact scan runs only for the rare line
+ * with more than that many; counting uses native byte search.
+ */
+function nestedTooDeep(line: Buffer): boolean {
+  let opens = 0;
+  for (const bracket of [0x7b, 0x5b]) {
+    for (let i = line.indexOf(bracket); i !== -1 && opens <= MAX_NESTING_DEPTH; i = line.indexOf(bracket, i + 1)) opens++;
+  }
+  if (opens <= MAX_NESTING_DEPTH) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const byte = line[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > MAX_NESTING_DEPTH) return true;
+    } else if (byte === 0x7d || byte === 0x5d) depth--;
+  }
+  return false;
+}
+
+function nestingTooDeep(lineNumber: number): AppError {
+  return new AppError('nesting_too_deep', `line ${lineNumber}: objects and arrays nest deeper than ${MAX_NESTING_DEPTH} levels`, {
+    extensions: { line: lineNumber, limit_depth: MAX_NESTING_DEPTH },
+  });
 }
 
 function isBlank(body: Buffer, start: number, end: number): boolean {

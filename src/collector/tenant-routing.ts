@@ -1,10 +1,12 @@
 // Which tenant a collector request belongs to: the Host header `<code_name>-collector.<domain>`
-// names it; any other Host goes to the configured default tenant (so `curl 127.0.0.1:8080`
-// works locally). Lookups are cached briefly: the collector resolves a tenant per request.
+// names it (an unknown or malformed one is 404); any other Host goes to the configured default
+// tenant (so `curl 127.0.0.1:8080` works locally). Lookups are cached briefly: the collector
+// resolves a tenant per request.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../errors.js';
 import { findTenantByCodeName } from '../identity/tenant-store.js';
+import { isValidCodeName } from '../identity/code-name.js';
 
 export interface CollectorTenant {
   id: number;
@@ -18,10 +20,12 @@ interface CacheEntry {
 
 const FOUND_TTL_MS = 60_000;
 const MISSING_TTL_MS = 2_000;
-const MAX_CACHE_ENTRIES = 10_000;
+/** Misses are kept apart and bounded: random Host headers must not evict real tenants. */
+const MAX_MISSING_ENTRIES = 1_000;
 
 export class CollectorTenants {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly found = new Map<string, CacheEntry>();
+  private readonly missing = new Map<string, CacheEntry>();
   private readonly suffix: string;
 
   constructor(
@@ -31,39 +35,47 @@ export class CollectorTenants {
     this.suffix = `-collector.${settings.baseDomain}`;
   }
 
-  /** The code name a Host header addresses, or undefined when it is not a collector address. */
-  codeNameOf(host: string | undefined): string | undefined {
+  /**
+   * What a Host header addresses: `{ codeName }` for `<code_name>-collector.<base-domain>`
+   * (the code name may be invalid: the caller answers 404), or undefined for any other host.
+   */
+  addressOf(host: string | undefined): { codeName: string } | undefined {
     if (!host) return undefined;
     const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (!name.endsWith(this.suffix)) return undefined;
-    const codeName = name.slice(0, -this.suffix.length);
-    return codeName === '' || codeName.includes('.') ? undefined : codeName;
+    return { codeName: name.slice(0, -this.suffix.length) };
   }
 
   async resolve(host: string | undefined): Promise<CollectorTenant> {
-    const addressed = this.codeNameOf(host);
-    const codeName = addressed ?? this.settings.defaultTenant;
+    const address = this.addressOf(host);
+    const codeName = address?.codeName ?? this.settings.defaultTenant;
     if (codeName === '') {
       throw new AppError('unknown_collector', `no collector is served at ${JSON.stringify(host ?? '')}; post to https://<code_name>${this.suffix}/log_sink`);
     }
-    const tenant = await this.lookup(codeName);
+    // An invalid code name cannot exist: answer without a database lookup.
+    const tenant = isValidCodeName(codeName) ? await this.lookup(codeName) : undefined;
     if (tenant) return tenant;
     throw new AppError(
       'unknown_collector',
-      addressed
-        ? `no tenant has the collector address ${addressed}${this.suffix}; check the collector URL issued to you`
+      address
+        ? `no tenant has the collector address ${JSON.stringify(`${codeName}${this.suffix}`)}; check the collector URL issued to you`
         : `the default tenant ${JSON.stringify(codeName)} does not exist; post to https://<code_name>${this.suffix}/log_sink`,
     );
   }
 
   private async lookup(codeName: string): Promise<CollectorTenant | undefined> {
     const now = Date.now();
-    const cached = this.cache.get(codeName);
+    const cached = this.found.get(codeName) ?? this.missing.get(codeName);
     if (cached && cached.expires > now) return cached.tenant;
     const row = await findTenantByCodeName(this.db, codeName);
     const tenant = row ? { id: row.id, codeName: row.code_name } : undefined;
-    if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-    this.cache.set(codeName, { tenant, expires: now + (tenant ? FOUND_TTL_MS : MISSING_TTL_MS) });
+    if (tenant) {
+      this.missing.delete(codeName);
+      this.found.set(codeName, { tenant, expires: now + FOUND_TTL_MS });
+    } else {
+      if (this.missing.size >= MAX_MISSING_ENTRIES) this.missing.clear();
+      this.missing.set(codeName, { tenant, expires: now + MISSING_TTL_MS });
+    }
     return tenant;
   }
 }

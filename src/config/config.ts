@@ -1,6 +1,7 @@
 // Configuration: every setting is declared once here (flag, environment variable, default,
 // meaning) and validated at start-up. A bad value stops the process with a message that names
 // the setting, so a typo never turns into a silently different behaviour.
+import fs from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { codeNameRule, isValidCodeName } from '../identity/code-name.js';
@@ -115,6 +116,10 @@ export const settings = {
     flag: 'max-queue-bytes', env: 'SIGHTLINE_MAX_QUEUE_BYTES', default: 64 * MiB, parse: bytes(1024),
     description: 'Accepted-but-not-yet-committed record bytes held in memory; past it the collector answers 503 with Retry-After.',
   },
+  maxInflightBytes: {
+    flag: 'max-inflight-bytes', env: 'SIGHTLINE_MAX_INFLIGHT_BYTES', default: 256 * MiB, parse: bytes(1024),
+    description: 'Memory for collector request bodies being read and parsed at once (as sent plus decompressed); past it the collector answers 503 with Retry-After.',
+  },
   logLevel: {
     flag: 'log-level', env: 'SIGHTLINE_LOG_LEVEL', default: 'info', parse: logLevel,
     description: 'Server log level: fatal, error, warn, info, debug, trace or silent.',
@@ -159,10 +164,23 @@ function validateTogether(config: Config): Config {
   if (config.defaultTenant !== '' && !isValidCodeName(config.defaultTenant)) {
     throw new ConfigError(`invalid configuration: --default-tenant (SIGHTLINE_DEFAULT_TENANT) ${codeNameRule} (got ${JSON.stringify(config.defaultTenant)})`);
   }
+  for (const [file, setting] of [[config.tlsCert, '--tls-cert (SIGHTLINE_TLS_CERT)'], [config.tlsKey, '--tls-key (SIGHTLINE_TLS_KEY)']] as const) {
+    if (file && !isReadableFile(file)) throw new ConfigError(`invalid configuration: ${setting} ${JSON.stringify(file)} is not a readable file`);
+  }
   if (config.maxRecordBytes > config.maxBodyBytes) {
     throw new ConfigError('invalid configuration: --max-record-bytes (SIGHTLINE_MAX_RECORD_BYTES) must not exceed --max-body-bytes (SIGHTLINE_MAX_BODY_BYTES)');
   }
   return { ...config, dataDir: path.resolve(config.dataDir) };
+}
+
+function isReadableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    // Missing or unreadable: the caller reports the setting that names it.
+    return false;
+  }
 }
 
 /** Serving plain HTTP on a routable address would expose tokens and logs; refuse unless told. */

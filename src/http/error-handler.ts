@@ -15,7 +15,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
-      if (error.status >= 500) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
+      if (error.status >= 500 && !error.senderFault) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
       return sendProblem(reply, error);
     }
     const status = error.statusCode ?? 500;

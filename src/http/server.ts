@@ -7,6 +7,8 @@ import { collectorRoutes, type CollectorDependencies } from '../collector/collec
 import { installErrorHandling } from './error-handler.js';
 import { healthRoutes, type HealthDependencies } from './health-routes.js';
 
+export const REQUEST_TIMEOUT_MS = 60_000;
+
 export type ServerDependencies = CollectorDependencies & HealthDependencies & { config: Config };
 
 export function buildServer(deps: ServerDependencies): FastifyInstance {
@@ -17,6 +19,8 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     keepAliveTimeout: 75_000,
+    // A request must arrive whole within this time; a stalled upload cannot pin memory forever.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     ...(config.tlsCert ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } } : {}),
   });
 

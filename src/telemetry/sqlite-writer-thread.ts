@@ -22,6 +22,12 @@ export interface IndexFailure {
 }
 
 const INDEX_CHUNK = 2_000;
+/**
+ * Past this many unindexed records the writer indexes before it takes more writes: commits
+ * slow down, the queue fills and senders get 503 (back-pressure), instead of search falling
+ * behind without bound and a searcher having to index the whole backlog itself.
+ */
+const MAX_INDEX_LAG = 100_000;
 const INDEX_RETRY_MS = 1_000;
 
 const port = parentPort;
@@ -52,6 +58,20 @@ const indexer = createSqliteSearchIndexer(connection);
 let indexingScheduled = false;
 let closed = false;
 
+/**
+ * One chunk of indexing. The index can be rebuilt from the log, so its chunks need no fsync of
+ * their own: WAL with synchronous=NORMAL keeps chunk and cursor consistent, and the next record
+ * commit (FULL) makes them durable too. Record commits themselves stay FULL.
+ */
+function indexChunk(): number {
+  connection.pragma('synchronous = NORMAL');
+  try {
+    return indexer.indexChunk(INDEX_CHUNK);
+  } finally {
+    connection.pragma('synchronous = FULL');
+  }
+}
+
 function scheduleIndexing(delay = 0): void {
   if (indexingScheduled || closed) return;
   indexingScheduled = true;
@@ -59,24 +79,27 @@ function scheduleIndexing(delay = 0): void {
     indexingScheduled = false;
     if (closed) return;
     try {
-      // The index can be rebuilt from the log, so its chunks need no fsync of their own: WAL
-      // with synchronous=NORMAL keeps chunk and cursor consistent, and the next record commit
-      // (FULL) makes them durable too. Record commits themselves stay FULL.
-      connection.pragma('synchronous = NORMAL');
-      let indexed: number;
-      try {
-        indexed = indexer.indexChunk(INDEX_CHUNK);
-      } finally {
-        connection.pragma('synchronous = FULL');
-      }
-      if (indexed === INDEX_CHUNK) scheduleIndexing();
+      if (indexChunk() === INDEX_CHUNK) scheduleIndexing();
     } catch (error) {
-      port!.postMessage({ indexError: (error as Error).message } satisfies IndexFailure);
-      scheduleIndexing(INDEX_RETRY_MS);
+      reportIndexError(error);
     }
   };
   if (delay > 0) setTimeout(step, delay);
   else setImmediate(step);
+}
+
+function reportIndexError(error: unknown): void {
+  port!.postMessage({ indexError: (error as Error).message } satisfies IndexFailure);
+  scheduleIndexing(INDEX_RETRY_MS);
+}
+
+/** Keeps the index within MAX_INDEX_LAG of the log, at the cost of taking writes later. */
+function boundIndexLag(): void {
+  try {
+    while (indexer.lag() > MAX_INDEX_LAG && indexChunk() > 0);
+  } catch (error) {
+    reportIndexError(error);
+  }
 }
 
 port.postMessage('ready');
@@ -99,5 +122,6 @@ port.on('message', (request: WriteRequest | 'close') => {
     response = { id: request.id, ok: false, message: err.message, ...(err.code ? { code: err.code } : {}) };
   }
   port.postMessage(response);
+  boundIndexLag();
   scheduleIndexing();
 });
