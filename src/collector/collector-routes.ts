@@ -5,10 +5,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { GroupCommitQueue } from '../pipeline/group-commit.js';
 import type { Metrics } from '../observability/metrics.js';
+import { Type } from 'typebox';
 import { AppError } from '../errors.js';
+import { problemResponses } from '../http/schemas.js';
 import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';
 import { parseBody } from './parse.js';
 import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
+
+const AcceptedSchema = Type.Object(
+  { accepted: Type.Integer({ minimum: 1, description: 'Records stored from this request' }) },
+  { additionalProperties: false },
+);
 
 export interface CollectorDependencies {
   config: Pick<Config, 'maxBodyBytes' | 'maxRecordBytes' | 'maxInflightBytes'>;
@@ -48,6 +55,13 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
   app.route({
     method: 'POST',
     url: '/log_sink',
+    schema: {
+      summary: 'Send log records',
+      description:
+        'One JSON object, or JSON objects one per line (NDJSON). The tenant comes from the Host header ' +
+        '<code_name>-collector.<base-domain>. Answered 201 only once the records are durable.',
+      response: { 201: AcceptedSchema, ...problemResponses },
+    },
     onRequest: async (request, reply) => {
       // The body is released when the response is done, whichever way it ends.
       reply.raw.once('close', () => {

@@ -2,11 +2,24 @@
 // it can take work (database reachable, record writer alive, write queue under its limit).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
+import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
 import type { GroupCommitQueue } from '../pipeline/group-commit.js';
 import type { RecordLogWriter } from '../pipeline/record-log.js';
 import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
+
+const HealthSchema = Type.Object({ status: Type.Literal('ok') });
+
+const ReadinessSchema = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  checks: Type.Object({
+    database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+    record_writer: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+    write_queue: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
+  }),
+  queue_bytes: Type.Integer(),
+});
 
 export interface HealthDependencies {
   db: Kysely<Tables>;
@@ -16,9 +29,9 @@ export interface HealthDependencies {
 }
 
 export async function healthRoutes(app: FastifyInstance, deps: HealthDependencies): Promise<void> {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: HealthSchema } } }, async () => ({ status: 'ok' as const }));
 
-  app.get('/readyz', async (request, reply) => {
+  app.get('/readyz', { schema: { summary: 'Readiness', response: { 200: ReadinessSchema, 503: ReadinessSchema } } }, async (request, reply) => {
     const checks = {
       database: await databaseReachable(deps.db, request.log),
       record_writer: deps.writer.healthy ? 'ok' : 'failed',
