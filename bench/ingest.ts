@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
+import { dropSchema } from '../test/helpers/postgres.js';
 
 interface Flags {
   duration: number;
@@ -134,15 +135,7 @@ async function countStored(dataDir: string, pgUrl: string | undefined, schema: s
   }
 }
 
-async function dropSchema(pgUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
+
 
 /** Temp resources of the Sightline run, so an interrupt can remove them too. */
 const cleanup: (() => Promise<void>)[] = [];

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { dropSchema } from './postgres.js';
 
 export interface TestDatabase {
   kind: 'sqlite' | 'postgres';
@@ -58,13 +59,7 @@ export const databaseTargets: DatabaseTarget[] = [
         databaseUrl: url.toString(),
         cleanup: async () => {
           fs.rmSync(dataDir, { recursive: true, force: true });
-          const client = new pg.Client({ connectionString: pgBase });
-          await client.connect();
-          try {
-            await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          } finally {
-            await client.end();
-          }
+          await dropSchema(pgBase!, schema);
         },
       };
     },
