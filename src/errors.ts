@@ -59,6 +59,11 @@ export class AppError extends Error {
   }
 }
 
+/** A 503 telling the sender to retry shortly: the one answer every memory limit gives. */
+export function overloaded(detail: string): AppError {
+  return new AppError('overloaded', `${detail}; retry after the delay given`, { headers: { 'Retry-After': '1' } });
+}
+
 export interface ProblemBody {
   type: string;
   title: string;

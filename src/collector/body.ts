@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { AppError } from '../errors.js';
+import { AppError, overloaded } from '../errors.js';
 
 export interface BodyLimits {
   maxBodyBytes: number;
@@ -26,9 +26,7 @@ export class BodyBudget {
   take(bytes: number, held: number): void {
     const others = this.used - held;
     if (others > 0 && this.used + bytes > this.limit) {
-      throw new AppError('overloaded', 'the collector is reading as many request bodies as it can hold; retry after the delay given', {
-        headers: { 'Retry-After': '1' },
-      });
+      throw overloaded('the collector is reading as many request bodies as it can hold');
     }
     this.used += bytes;
   }

@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import type { GroupCommitQueue } from '../pipeline/group-commit.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Type } from 'typebox';
-import { AppError } from '../errors.js';
+import { AppError, overloaded } from '../errors.js';
 import { problemResponses } from '../http/schemas.js';
 import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';
 import { parseBody } from './parse.js';
@@ -71,7 +71,7 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
       // Reject early, before reading a body for a collector that does not exist or is full.
       request.collectorTenant = await tenants.resolve(request.headers.host);
       if (queue.overLimit) {
-        throw new AppError('overloaded', 'the collector queue is full; retry after the delay given', { headers: { 'Retry-After': '1' } });
+        throw overloaded('the collector queue is full');
       }
     },
     handler: async (request, reply) => {

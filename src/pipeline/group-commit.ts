@@ -2,7 +2,7 @@
 // everything queued goes into the next transaction. One fsync thus acknowledges many requests,
 // with no added delay when the system is idle. Memory is bounded: past `maxPendingBytes` the
 // queue refuses new work (the collector answers 503 with Retry-After).
-import { AppError } from '../errors.js';
+import { overloaded } from '../errors.js';
 import type { RecordBatch, RecordLogWriter } from './record-log.js';
 
 export interface GroupCommitOptions {
@@ -48,11 +48,7 @@ export class GroupCommitQueue {
     // An empty queue always takes one batch, so a body at the size limit can never be refused
     // for good; otherwise the queue's memory stays under its limit.
     if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.options.maxPendingBytes) {
-      return Promise.reject(
-        new AppError('overloaded', 'the collector is writing as fast as it can and its queue is full; retry after the delay given', {
-          headers: { 'Retry-After': '1' },
-        }),
-      );
+      return Promise.reject(overloaded('the collector is writing as fast as it can and its queue is full'));
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ batch, bytes, resolve, reject });
