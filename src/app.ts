@@ -13,6 +13,8 @@ import { PostgresSearchIndexLoop } from './telemetry/postgres-search-indexer.js'
 import { CollectorTenants } from './collector/tenant-routing.js';
 import { Metrics } from './observability/metrics.js';
 import { buildServer } from './http/server.js';
+import { FailureLimiter } from './identity/failure-limiter.js';
+import { ensureFirstOperator, type User } from './identity/user-service.js';
 
 const CLOSE_GRACE_MS = 10_000;
 
@@ -22,6 +24,8 @@ export interface Sightline {
   queue: GroupCommitQueue;
   /** The tenant created on this start because the database was empty, if any. */
   firstTenant: Tenant | undefined;
+  /** The operator account created on this start, with its password when it was generated. */
+  firstOperator: { user: User; generatedPassword?: string } | undefined;
   /** Stops taking requests, commits what was accepted, and closes the database. */
   close(): Promise<void>;
 }
@@ -32,6 +36,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
   try {
     await migrateToLatest(database);
     const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
+    const firstOperator = await ensureFirstOperator(database.db, config);
     let log: FastifyBaseLogger | undefined;
     const reportIndexError = (error: unknown) => {
       // Indexing can fail before the server (and its logger) exists; say so on stderr then.
@@ -55,7 +60,8 @@ export async function createSightline(config: Config): Promise<Sightline> {
       },
     });
     const tenants = new CollectorTenants(database.db, config);
-    const server = buildServer({ config, db: database.db, queue, writer, tenants, metrics });
+    const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
+    const server = buildServer({ config, db: database.db, database, queue, writer, tenants, metrics, limiter });
     log = server.log;
     indexLoop?.start();
     const startedWriter = writer;
@@ -70,7 +76,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await startedWriter.close();
       await database.close();
     };
-    return { server, database, queue, firstTenant, close };
+    return { server, database, queue, firstTenant, firstOperator, close };
   } catch (error) {
     await writer?.close();
     await database.close();

@@ -1,12 +1,13 @@
 // Command-line options generated from the configuration schema, so every setting has exactly
 // one flag, one environment variable and one description.
 import type { Command } from 'commander';
-import { settings, type CliValues, type SettingName } from '../config/config.js';
+import { parseDuration, settings, type CliValues, type SettingName } from '../config/config.js';
 import { AppError } from '../errors.js';
 
 export function addSettingOptions(command: Command, names: SettingName[]): Command {
   for (const name of names) {
     const spec = settings[name];
+    if ('secret' in spec) continue;
     const help = `${spec.description} [env ${spec.env}]`;
     if (typeof spec.default === 'boolean') command.option(`--${spec.flag}`, help);
     else command.option(`--${spec.flag} <value>`, help);
@@ -29,11 +30,9 @@ export const storageSettings: SettingName[] = ['dataDir', 'databaseUrl'];
 /** `--since 2026-11-22T10:00:00Z`, or a span back from now such as `15m`, `2h`, `7d`. */
 export function parseTimeOption(flag: string, value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
-  const relative = /^(\d+)(s|m|h|d)$/.exec(value.trim());
-  if (relative) {
-    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
-    return now - Number(relative[1]) * unit;
-  }
+  // A span needs its unit here: a bare number would be ambiguous beside an ISO time.
+  const span = /^\d+\s*[smhd]$/.test(value.trim()) ? parseDuration(value) : undefined;
+  if (span !== undefined) return now - span;
   const parsed = Date.parse(value);
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(parsed)) {
     throw new AppError('invalid_request', `${flag} must be an ISO 8601 time (2026-11-22T10:00:00Z) or a span such as 15m, 2h, 7d; got ${JSON.stringify(value)}`);

@@ -30,6 +30,16 @@ export function registerServe(program: Command): void {
       log.info(`try: curl -i -H 'Content-Type: application/json' -d '{"message":"hello"}' ${scheme}://127.0.0.1:${port}/log_sink`);
     }
 
+    if (sightline.firstOperator) {
+      const { user, generatedPassword } = sightline.firstOperator;
+      log.info(`created the platform operator account ${user.email} on first start; sign in at ${scheme}://127.0.0.1:${port}/`);
+      // Printed once, to the terminal and never to the log: only the operator who started the
+      // server sees it. It cannot be shown again; `sightline user create` makes more accounts.
+      if (generatedPassword) {
+        process.stderr.write(`\n  Operator sign-in: ${user.email}\n  Password (shown once, store it now): ${generatedPassword}\n\n`);
+      }
+    }
+
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

@@ -13,6 +13,8 @@ export class ConfigError extends Error {
 interface Setting<T> {
   /** Long CLI flag without the dashes, e.g. `base-domain`. */
   flag: string;
+  /** A secret: read from the environment only (never a flag, visible in `ps`), never echoed. */
+  secret?: true;
   env: string;
   description: string;
   default: T;
@@ -51,6 +53,51 @@ function boolean(raw: string): boolean {
 }
 
 const text = (raw: string): string => raw;
+
+function adminPassword(raw: string): string {
+  if (raw !== '' && (raw.length < 12 || raw.length > 1024)) throw new Error('must be 12 to 1024 characters (or empty to generate one)');
+  return raw;
+}
+
+/** A span such as `900s`, `15m`, `2h`, `7d` (a bare number is seconds), as milliseconds. */
+export function parseDuration(raw: string): number | undefined {
+  const match = /^(\d+)\s*(s|m|h|d)?$/.exec(raw.trim());
+  if (!match) return undefined;
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 's') as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+function duration(minMs: number, maxMs: number) {
+  return (raw: string): number => {
+    const value = parseDuration(raw);
+    if (value === undefined || value < minMs || value > maxMs) {
+      throw new Error(`must be a span from ${minMs / 1000}s to ${maxMs / 1000}s, such as 900s, 15m or 1h`);
+    }
+    return value;
+  };
+}
+
+function email(raw: string): string {
+  const value = raw.trim().toLowerCase();
+  if (!isEmail(value)) throw new Error('must be an email address such as admin@example.com');
+  return value;
+}
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
+}
+
+function trustProxy(raw: string): string {
+  const value = raw.trim();
+  if (value === '' || value === 'true') return value;
+  for (const entry of value.split(',')) {
+    const [address, bits] = entry.trim().split('/');
+    if (isIP(address ?? '') === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits))) {
+      throw new Error('must be empty, true, or a comma-separated list of proxy addresses or CIDR ranges such as 10.0.0.0/8');
+    }
+  }
+  return value;
+}
 
 function domain(raw: string): string {
   const value = raw.trim().toLowerCase().replace(/\.$/, '');
@@ -120,6 +167,26 @@ export const settings = {
     flag: 'max-inflight-bytes', env: 'SIGHTLINE_MAX_INFLIGHT_BYTES', default: 256 * MiB, parse: bytes(1024),
     description: 'Memory for collector request bodies being read and parsed at once (as sent plus decompressed); past it the collector answers 503 with Retry-After.',
   },
+  trustProxy: {
+    flag: 'trust-proxy', env: 'SIGHTLINE_TRUST_PROXY', default: '', parse: trustProxy,
+    description: 'Proxies whose X-Forwarded-For names the client: empty (none), true (any), or addresses/CIDR ranges. The client address keys the failed-login limit and the audit log.',
+  },
+  adminEmail: {
+    flag: 'admin-email', env: 'SIGHTLINE_ADMIN_EMAIL', default: 'admin@localhost', parse: email,
+    description: 'Email of the platform operator account created on first start with an empty database.',
+  },
+  adminPassword: {
+    flag: 'admin-password', env: 'SIGHTLINE_ADMIN_PASSWORD', default: '', parse: adminPassword, secret: true,
+    description: 'Password of that first operator account (environment only). Empty: one is generated and printed once.',
+  },
+  authMaxFailures: {
+    flag: 'auth-max-failures', env: 'SIGHTLINE_AUTH_MAX_FAILURES', default: 10, parse: integer(1, 100_000),
+    description: 'Failed logins or bad credentials allowed per client address within --auth-failure-window; past it the address gets 429 with Retry-After.',
+  },
+  authFailureWindow: {
+    flag: 'auth-failure-window', env: 'SIGHTLINE_AUTH_FAILURE_WINDOW', default: 15 * 60_000, parse: duration(1_000, 86_400_000),
+    description: 'Window over which failed attempts are counted, such as 15m.',
+  },
   logLevel: {
     flag: 'log-level', env: 'SIGHTLINE_LOG_LEVEL', default: 'info', parse: logLevel,
     description: 'Server log level: fatal, error, warn, info, debug, trace or silent.',
@@ -140,7 +207,7 @@ export type CliValues = Partial<Record<SettingName, string | boolean | number | 
 export function loadConfig(cli: CliValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const config: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(settings) as [SettingName, Setting<unknown>][]) {
-    const fromCli = cli[name];
+    const fromCli = spec.secret ? undefined : cli[name];
     const raw = fromCli !== undefined ? String(fromCli) : env[spec.env];
     if (raw === undefined) {
       config[name] = spec.default;
@@ -151,7 +218,7 @@ export function loadConfig(cli: CliValues = {}, env: NodeJS.ProcessEnv = process
     } catch (error) {
       const origin = fromCli !== undefined ? `--${spec.flag}` : spec.env;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new ConfigError(`invalid configuration: ${origin} ${reason} (got ${JSON.stringify(raw)})`);
+      throw new ConfigError(`invalid configuration: ${origin} ${reason}${spec.secret ? '' : ` (got ${JSON.stringify(raw)})`}`);
     }
   }
   return validateTogether(config as Config);

@@ -4,7 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../errors.js';
 import { codeNameRule, isValidCodeName } from './code-name.js';
-import { countTenants, insertTenant, type TenantRow } from './tenant-store.js';
+import { recordAudit } from './audit-service.js';
+import type { AuditActor } from './principal.js';
+import { countTenants, findTenantByCodeName, insertTenant, updateTenant, type TenantRow } from './tenant-store.js';
 
 export interface Tenant {
   id: number;
@@ -15,6 +17,60 @@ export interface Tenant {
 
 export function presentTenant(row: TenantRow): Tenant {
   return { id: row.id, codeName: row.code_name, name: row.name, createdAt: new Date(row.created_at).toISOString() };
+}
+
+/** A tenant as the API shows it. */
+export interface TenantResource {
+  code_name: string;
+  name: string;
+  created_at: string;
+  collector_url: string;
+  observation_write_approved: boolean;
+  observation_write_approved_at: string | null;
+}
+
+export function presentTenantResource(row: TenantRow, address: CollectorAddressSettings): TenantResource {
+  return {
+    code_name: row.code_name,
+    name: row.name,
+    created_at: new Date(row.created_at).toISOString(),
+    collector_url: collectorUrl(address, row.code_name),
+    observation_write_approved: row.observation_write_approved_at !== null,
+    observation_write_approved_at: row.observation_write_approved_at === null ? null : new Date(row.observation_write_approved_at).toISOString(),
+  };
+}
+
+export interface TenantChanges {
+  name?: string;
+  observationWriteApproved?: boolean;
+}
+
+/** Operators rename tenants and grant or withdraw the approval to write observations. */
+export async function changeTenant(
+  db: Kysely<Tables>,
+  codeName: string,
+  changes: TenantChanges,
+  audit: { actor: AuditActor; ip: string | null },
+): Promise<TenantRow> {
+  const row = await findTenantByCodeName(db, codeName);
+  if (!row) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(codeName)}`);
+  const update: Parameters<typeof updateTenant>[2] = {};
+  const changed: Record<string, { from: unknown; to: unknown }> = {};
+  const name = changes.name?.trim();
+  if (name !== undefined && name !== row.name) {
+    if (name === '' || name.length > 200) throw new AppError('invalid_request', 'name must be 1 to 200 characters', { extensions: { field: 'name' } });
+    update.name = name;
+    changed.name = { from: row.name, to: name };
+  }
+  const approved = row.observation_write_approved_at !== null;
+  if (changes.observationWriteApproved !== undefined && changes.observationWriteApproved !== approved) {
+    update.observation_write_approved_at = changes.observationWriteApproved ? Date.now() : null;
+    changed.observation_write_approved = { from: approved, to: changes.observationWriteApproved };
+  }
+  if (Object.keys(changed).length === 0) return row;
+  await updateTenant(db, row.id, update);
+  await recordAudit(db, { tenantId: row.id, action: 'tenant.settings_changed', actor: audit.actor, ip: audit.ip, details: { changes: changed } });
+  return { ...row, ...update };
 }
 
 export async function createTenant(db: Kysely<Tables>, input: { codeName: string; name?: string }): Promise<Tenant> {

@@ -8,9 +8,23 @@ export interface TenantRow {
   code_name: string;
   name: string;
   created_at: number;
+  settings: string;
+  observation_write_approved_at: number | null;
 }
 
-const columns = ['id', 'code_name', 'name', 'created_at'] as const;
+const columns = ['id', 'code_name', 'name', 'created_at', 'settings', 'observation_write_approved_at'] as const;
+
+export function findTenantById(db: Kysely<Tables>, id: number): Promise<TenantRow | undefined> {
+  return db.selectFrom('tenants').select(columns).where('id', '=', id).executeTakeFirst();
+}
+
+export function updateTenant(
+  db: Kysely<Tables>,
+  id: number,
+  changes: Partial<Pick<TenantRow, 'name' | 'settings' | 'observation_write_approved_at'>>,
+): Promise<unknown> {
+  return db.updateTable('tenants').set(changes).where('id', '=', id).execute();
+}
 
 export function findTenantByCodeName(db: Kysely<Tables>, codeName: string): Promise<TenantRow | undefined> {
   return db.selectFrom('tenants').select(columns).where('code_name', '=', codeName).executeTakeFirst();

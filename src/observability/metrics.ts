@@ -57,6 +57,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly authFailures = new Counter({
+    name: 'sightline_auth_failures_total',
+    help: 'API authentication failures, by problem code.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sightline_' });
   }

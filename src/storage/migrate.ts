@@ -3,6 +3,7 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DatabaseKind } from './database.js';
 import * as m0001 from './migrations/0001-tenants-and-record-log.js';
+import * as m0002 from './migrations/0002-identity.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -10,6 +11,7 @@ interface MigrationModule {
 
 const migrations: Record<string, MigrationModule> = {
   '0001-tenants-and-record-log': m0001,
+  '0002-identity': m0002,
 };
 
 class InCodeMigrations implements MigrationProvider {

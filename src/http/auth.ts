@@ -1,0 +1,245 @@
+// Authentication and authorization for `/v1`. Every route declares its access in
+// `config.access`; one onRequest hook then authenticates the caller (Bearer token, Basic with
+// the token as password, or the session cookie), enforces CSRF on cookie-authenticated writes,
+// checks the permission, and resolves the tenant the call acts in. All of it happens before
+// the body is read. The same declaration documents the route's security and errors in OpenAPI.
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import '@fastify/cookie';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import { AppError, type ProblemCode } from '../errors.js';
+import type { FailureLimiter } from '../identity/failure-limiter.js';
+import { permissionDescriptions, type Permission } from '../identity/permissions.js';
+import type { Principal } from '../identity/principal.js';
+import { actorOf } from '../identity/principal.js';
+import { recordAudit } from '../identity/audit-service.js';
+import { checkToken, tokenPrincipal } from '../identity/token-service.js';
+import { resolveSession, SESSION_COOKIE } from '../identity/session-service.js';
+import { sameSecret } from '../identity/secrets.js';
+import { findTenantByCodeName, findTenantById, type TenantRow } from '../identity/tenant-store.js';
+import type { Metrics } from '../observability/metrics.js';
+import { problemResponse } from './schemas.js';
+
+/**
+ * Who may call a route. `tenant`: acts inside one tenant (the caller's; operators name it in
+ * the `Sightline-Tenant` header). `account`: any signed-in caller, no tenant. `operator`:
+ * platform operators only. `public`: no credentials (sign-in).
+ */
+export type Access = { scope: 'public' } | { scope: 'account' | 'operator' | 'tenant'; permission?: Permission };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    tenant: TenantRow | null;
+  }
+}
+
+export const TENANT_HEADER = 'sightline-tenant';
+export const CSRF_HEADER = 'x-csrf-token';
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The security schemes of the OpenAPI document; requirements name them. */
+export const securitySchemes = {
+  PersonalAccessToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Personal Access Token: an API token (`slt_…`) created under Settings > Integrations > API Configuration, sent as `Authorization: Bearer <token>`.',
+  },
+  TokenAsBasicPassword: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'HTTP Basic with any username and the API token as the password.',
+  },
+  SessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: `The web UI's session cookie from POST /v1/auth/login. Writes must also send the session's CSRF token in the \`X-CSRF-Token\` header.`,
+  },
+} as const;
+
+const challenge = 'Bearer realm="sightline", Basic realm="sightline", charset="UTF-8"';
+
+export interface AuthDependencies {
+  db: Kysely<Tables>;
+  limiter: FailureLimiter;
+  metrics: Metrics;
+}
+
+/** The principal of a request that passed authentication (routes with non-public access). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error(`route ${request.routeOptions.url} used the principal without authenticating`);
+  return request.principal;
+}
+
+/** The tenant a tenant-scoped request acts in. */
+export function tenantOf(request: FastifyRequest): TenantRow {
+  if (!request.tenant) throw new Error(`route ${request.routeOptions.url} used the tenant without declaring tenant scope`);
+  return request.tenant;
+}
+
+/** The credential in an Authorization header: a Bearer token or a Basic password. */
+export function presentedToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const [scheme, value = ''] = header.trim().split(/\s+/, 2);
+  if (scheme?.toLowerCase() === 'bearer') return value;
+  if (scheme?.toLowerCase() === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon === -1 ? '' : decoded.slice(colon + 1);
+  }
+  return '';
+}
+
+export function installAuth(app: FastifyInstance, deps: AuthDependencies): void {
+  const { db, limiter, metrics } = deps;
+  app.decorateRequest('principal', null);
+  app.decorateRequest('tenant', null);
+
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (!access) throw new Error(`route ${route.method} ${route.url} declares no access; every /v1 route must`);
+    documentAccess(route, access);
+  });
+
+  const reject = async (request: FastifyRequest, code: ProblemCode, detail: string, audit?: { tenantId: number | null; subject: string }) => {
+    limiter.fail(request.ip);
+    metrics.authFailures.inc({ reason: code });
+    if (audit) {
+      await recordAudit(db, {
+        tenantId: audit.tenantId,
+        action: 'auth.credentials_rejected',
+        outcome: 'failure',
+        actor: { type: 'anonymous', id: null, label: audit.subject },
+        ip: request.ip,
+        details: { reason: code, path: request.routeOptions.url },
+      });
+    }
+    throw new AppError(code, detail, { headers: { 'WWW-Authenticate': challenge } });
+  };
+
+  const authenticate = async (request: FastifyRequest): Promise<Principal> => {
+    const token = presentedToken(request.headers.authorization);
+    const cookie = token === undefined ? request.cookies[SESSION_COOKIE] : undefined;
+    if (token === undefined && cookie === undefined) {
+      throw new AppError('unauthenticated', 'send an API token as "Authorization: Bearer <token>" (or as the Basic password), or sign in', {
+        headers: { 'WWW-Authenticate': challenge },
+      });
+    }
+    const wait = limiter.retryAfter(request.ip);
+    if (wait > 0) {
+      metrics.authFailures.inc({ reason: 'too_many_failed_attempts' });
+      throw new AppError('too_many_failed_attempts', `too many failed attempts from ${request.ip}; retry in ${wait} s`, {
+        headers: { 'Retry-After': String(wait) },
+        extensions: { retry_after_seconds: wait },
+      });
+    }
+    if (token !== undefined) {
+      const check = await checkToken(db, token, request.ip);
+      if (check.ok) return tokenPrincipal(check.token);
+      const detail = {
+        invalid_credentials: 'the API token is not valid',
+        token_expired: `the API token expired at ${new Date(check.token?.expires_at ?? 0).toISOString()}`,
+        token_revoked: 'the API token was deleted and can no longer be used',
+      }[check.code];
+      return reject(request, check.code, detail, check.token ? { tenantId: check.token.tenant_id, subject: `token ${check.token.id}` } : undefined);
+    }
+    const session = await resolveSession(db, cookie!);
+    if (session.ok) return session.principal;
+    return reject(request, session.code, session.code === 'session_expired' ? 'the session expired; sign in again' : 'the session is not valid; sign in again');
+  };
+
+  const resolveTenant = async (request: FastifyRequest, principal: Principal): Promise<TenantRow> => {
+    const named = request.headers[TENANT_HEADER];
+    if (principal.operator) {
+      if (typeof named !== 'string' || named === '') {
+        throw new AppError('tenant_required', `operators name the tenant of this call in the ${TENANT_HEADER} header`);
+      }
+      const tenant = await findTenantByCodeName(db, named);
+      if (!tenant) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(named)}`);
+      return tenant;
+    }
+    // A tenant member may repeat their own tenant, but naming another is indistinguishable
+    // from naming one that does not exist.
+    const tenant = principal.tenantId === null ? undefined : await findTenantById(db, principal.tenantId);
+    if (!tenant || (typeof named === 'string' && named !== '' && named !== tenant.code_name)) {
+      throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(named)}`);
+    }
+    return tenant;
+  };
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access.scope === 'public') return;
+    const principal = await authenticate(request);
+    request.principal = principal;
+
+    if (principal.csrfToken && UNSAFE_METHODS.has(request.method)) {
+      const sent = request.headers[CSRF_HEADER];
+      if (typeof sent !== 'string' || !sameSecret(sent, principal.csrfToken)) {
+        throw new AppError('csrf_token_invalid', `writes with the session cookie must send the session's CSRF token in the X-CSRF-Token header (GET /v1/me returns it)`);
+      }
+    }
+    if (access.scope === 'operator' && !principal.operator) {
+      throw new AppError('operator_required', 'only platform operators may do this');
+    }
+    if (access.scope === 'tenant') request.tenant = await resolveTenant(request, principal);
+    if (access.permission && !principal.permissions.has(access.permission)) {
+      await recordAudit(db, {
+        tenantId: request.tenant?.id ?? principal.tenantId,
+        action: 'auth.permission_denied',
+        outcome: 'failure',
+        actor: actorOf(principal),
+        ip: request.ip,
+        details: { required_permission: access.permission, method: request.method, path: request.routeOptions.url },
+      });
+      throw new AppError('permission_denied', `this call needs the permission ${access.permission}, which the ${principal.kind} does not have`, {
+        extensions: { required_permission: access.permission },
+      });
+    }
+  });
+}
+
+/** Schemas already documented: Fastify registers a HEAD route sharing each GET's schema. */
+const documented = new WeakSet<object>();
+
+/** Adds the route's security requirement, its permission and its error responses to its schema. */
+function documentAccess(route: RouteOptions, access: Access): void {
+  const schema = (route.schema ??= {}) as Record<string, unknown>;
+  if (documented.has(schema)) return;
+  documented.add(schema);
+  const responses = (schema.response ??= {}) as Record<string, unknown>;
+  const add = (status: string, description: string) => {
+    responses[status] ??= problemResponse(description);
+  };
+  if (schema.body || schema.querystring || schema.params) add('400', 'The request is malformed: the problem names the field and what was wrong');
+  if (access.scope !== 'public') {
+    schema.security = [{ PersonalAccessToken: [] }, { TokenAsBasicPassword: [] }, { SessionCookie: [] }];
+    add('401', 'Missing, unknown, expired or deleted credentials (`WWW-Authenticate` names the Bearer and Basic schemes)');
+    const forbidden = [
+      access.permission ? `the credentials lack the permission \`${access.permission}\`` : undefined,
+      access.scope === 'operator' ? 'the caller is not a platform operator' : undefined,
+      'a session-cookie write came without its CSRF token',
+    ].filter(Boolean);
+    add('403', `Forbidden: ${forbidden.join('; or ')}`);
+    add('429', 'Too many failed authentication attempts from this address; wait `Retry-After` seconds');
+    const needs = access.permission
+      ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]}).`
+      : access.scope === 'operator'
+        ? '\n\n**Requires** a platform operator.'
+        : '';
+    schema.description = `${String(schema.description ?? '')}${needs}`;
+  }
+  if (access.scope === 'tenant') {
+    add('404', 'Not found in the tenant of the call (objects of other tenants are never revealed)');
+    const headers = (schema.headers ??= { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
+    headers.properties[TENANT_HEADER] = {
+      type: 'string',
+      description: 'Platform operators only: the code name of the tenant this call acts in. Members of a tenant leave it out.',
+    };
+  }
+  add('5XX', 'Server-side failure; the problem carries a request id to quote');
+}

@@ -1,0 +1,48 @@
+// The `/v1` API: authentication and access checks for every route, then each feature's routes,
+// and the OpenAPI document generated from them.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Database } from '../storage/database.js';
+import type { FailureLimiter } from '../identity/failure-limiter.js';
+import type { Metrics } from '../observability/metrics.js';
+import { authRoutes } from '../identity/auth-routes.js';
+import { tokenRoutes } from '../identity/token-routes.js';
+import { auditRoutes } from '../identity/audit-routes.js';
+import { tenantRoutes } from '../identity/tenant-routes.js';
+import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
+import type { RecordLogWriter } from '../pipeline/record-log.js';
+import { installAuth } from './auth.js';
+
+export interface ApiDependencies {
+  config: Config;
+  database: Database;
+  writer: RecordLogWriter;
+  limiter: FailureLimiter;
+  metrics: Metrics;
+}
+
+export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
+  const { config, database, limiter, metrics } = deps;
+  const db = database.db;
+  installAuth(app, { db, limiter, metrics });
+
+  app.get(
+    '/openapi.json',
+    {
+      config: { access: { scope: 'account' } },
+      schema: {
+        tags: ['Authentication'],
+        summary: 'The OpenAPI document',
+        description: 'This API described as OpenAPI 3.1, generated from the route schemas the server validates with.',
+        response: { 200: { description: 'OpenAPI 3.1 document', type: 'object', additionalProperties: true, examples: [{ openapi: '3.1.0', info: { title: 'Sightline API' } }] } },
+      },
+    },
+    async (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())),
+  );
+
+  await app.register(authRoutes, { db, limiter, secureCookies: Boolean(config.tlsCert) || config.insecureHttp });
+  await app.register(tokenRoutes, { db });
+  await app.register(auditRoutes, { db });
+  await app.register(tenantRoutes, { db, address: config });
+  await app.register(telemetryRoutes, { database, writer: deps.writer });
+}

@@ -1,0 +1,151 @@
+// Sign-in for people: POST /v1/auth/login sets the session cookie, POST /v1/auth/logout ends
+// the session, GET /v1/me says who is calling (and gives the session's CSRF token).
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { Tables } from '../storage/schema.js';
+import { AppError } from '../errors.js';
+import { principalOf } from '../http/auth.js';
+import { problemResponse, Timestamp } from '../http/schemas.js';
+import type { FailureLimiter } from './failure-limiter.js';
+import { MAX_PASSWORD_LENGTH } from './password.js';
+import { csrfTokenFor, login, logout, SESSION_COOKIE, SESSION_MAX_MS } from './session-service.js';
+import { findTenantById } from './tenant-store.js';
+import { PermissionSchema, RoleSchema, TenantSummarySchema, UserSchema } from './identity-schemas.js';
+import { presentUser } from './user-service.js';
+
+export interface AuthRouteDependencies {
+  db: Kysely<Tables>;
+  limiter: FailureLimiter;
+  /** Mark the cookie Secure: the browser reaches us over HTTPS (directly or via a proxy). */
+  secureCookies: boolean;
+}
+
+const LoginBody = Type.Object(
+  {
+    email: Type.String({ maxLength: 254 }),
+    password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
+  },
+  { additionalProperties: false, examples: [{ email: 'alice@example.com', password: 'correct horse battery staple' }] },
+);
+
+const SessionSchema = Type.Object({
+  user: UserSchema,
+  tenant: Type.Union([TenantSummarySchema, Type.Null()], { description: "The user's tenant; null for platform operators" }),
+  csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every write made with the session cookie' }),
+  expires_at: Timestamp('When the session ends unless used again'),
+});
+
+const MeSchema = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('user'), Type.Literal('token')]),
+    id: Type.String({ description: 'User id or token id' }),
+    label: Type.String({ description: 'Email, or token name' }),
+    role: Type.Union([RoleSchema, Type.Null()]),
+    operator: Type.Boolean(),
+    permissions: Type.Array(PermissionSchema),
+    tenant: Type.Union([TenantSummarySchema, Type.Null()]),
+    csrf_token: Type.Union([Type.String(), Type.Null()], { description: 'With the session cookie: the CSRF token for writes' }),
+  },
+  {
+    examples: [
+      { kind: 'token', id: 'tok_7QmVb2XcT4kR9sLp0aZe', label: 'SOAR integration', role: null, operator: false, permissions: ['cases:read'], tenant: { code_name: 'acme', name: 'Acme Corp' }, csrf_token: null },
+    ],
+  },
+);
+
+export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependencies): Promise<void> {
+  const { db, limiter, secureCookies } = deps;
+  const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies } as const;
+
+  app.post(
+    '/auth/login',
+    {
+      config: { access: { scope: 'public' } },
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Sign in',
+        description: `Signs a person in with email and password and sets the \`${SESSION_COOKIE}\` cookie (httpOnly, SameSite=Lax). The session ends after 12 hours unused or 7 days in any case. Integrations use API tokens instead. Failed attempts count against the client address's limit.`,
+        body: LoginBody,
+        response: {
+          200: { ...SessionSchema, description: 'Signed in; the cookie is set' },
+          401: problemResponse('Email or password is wrong'),
+          429: problemResponse('Too many failed attempts from this address; wait `Retry-After` seconds'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const wait = limiter.retryAfter(request.ip);
+      if (wait > 0) {
+        throw new AppError('too_many_failed_attempts', `too many failed attempts from ${request.ip}; retry in ${wait} s`, {
+          headers: { 'Retry-After': String(wait) },
+          extensions: { retry_after_seconds: wait },
+        });
+      }
+      const body = request.body as { email: string; password: string };
+      let result;
+      try {
+        result = await login(db, { email: body.email, password: body.password, ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'invalid_credentials') limiter.fail(request.ip);
+        throw error;
+      }
+      reply.setCookie(SESSION_COOKIE, result.cookieValue, { ...cookieOptions, maxAge: SESSION_MAX_MS / 1000 });
+      const tenant = result.user.tenant_id === null ? undefined : await findTenantById(db, result.user.tenant_id);
+      return {
+        user: presentUser(result.user),
+        tenant: tenant ? { code_name: tenant.code_name, name: tenant.name } : null,
+        csrf_token: result.csrfToken,
+        expires_at: new Date(result.expiresAt).toISOString(),
+      };
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      config: { access: { scope: 'account' } },
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Sign out',
+        description: 'Ends the web session of the cookie and clears it. Needs the X-CSRF-Token header like every cookie-authenticated write. With an API token it does nothing (tokens are deleted, not signed out).',
+        response: { 204: { description: 'Signed out', type: 'null' } },
+      },
+    },
+    async (request, reply) => {
+      const cookie = request.cookies[SESSION_COOKIE];
+      const principal = principalOf(request);
+      if (principal.kind === 'user' && cookie) await logout(db, cookie, principal, request.ip);
+      reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/me',
+    {
+      config: { access: { scope: 'account' } },
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Who is calling',
+        description: 'The caller: the signed-in user or the API token, its permissions and tenant. With the session cookie it also returns the CSRF token that writes must send.',
+        response: { 200: { ...MeSchema, description: 'The caller' } },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const tenant = principal.tenantId === null ? undefined : await findTenantById(db, principal.tenantId);
+      const cookie = request.cookies[SESSION_COOKIE];
+      return {
+        kind: principal.kind,
+        id: principal.id,
+        label: principal.label,
+        role: principal.role,
+        operator: principal.operator,
+        permissions: [...principal.permissions],
+        tenant: tenant ? { code_name: tenant.code_name, name: tenant.name } : null,
+        csrf_token: principal.csrfToken && cookie ? csrfTokenFor(cookie) : null,
+      };
+    },
+  );
+}

@@ -1,0 +1,43 @@
+// Random identifiers and secrets, their hashes, and constant-time comparison. Every secret that
+// reaches storage goes through `sha256` first; every comparison of secrets through `sameSecret`.
+import crypto from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters of base62, uniformly random (rejection sampling keeps it unbiased). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of crypto.randomBytes(length * 2)) {
+      // 248 = 4 × 62: bytes at or above it would favour the first characters.
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function toBase62(value: number, width: number): string {
+  let out = '';
+  let rest = value;
+  do {
+    out = BASE62[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  } while (rest > 0);
+  return out.padStart(width, '0');
+}
+
+/** An opaque identifier such as `tok_4fQ9…`: a type prefix and 20 random base62 characters. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBase62(20)}`;
+}
+
+export function sha256(value: string): string {
+  return crypto.createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Compares two secrets in time independent of where they differ (hashing first evens lengths). */
+export function sameSecret(a: string, b: string): boolean {
+  const left = crypto.createHash('sha256').update(a, 'utf8').digest();
+  const right = crypto.createHash('sha256').update(b, 'utf8').digest();
+  return crypto.timingSafeEqual(left, right);
+}

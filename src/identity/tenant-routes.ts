@@ -1,0 +1,134 @@
+// Tenants over the API: every caller reads its own tenant (GET /v1/tenant); platform operators
+// list, create and change tenants, including the approval to write observations.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { Tables } from '../storage/schema.js';
+import { AppError } from '../errors.js';
+import { principalOf, tenantOf } from '../http/auth.js';
+import { decodeCursor, encodeCursor } from '../http/pagination.js';
+import { NextCursor, PageQuery, problemResponse, Timestamp } from '../http/schemas.js';
+import { codeNameRule } from './code-name.js';
+import { actorOf } from './principal.js';
+import { recordAudit } from './audit-service.js';
+import { changeTenant, createTenant, presentTenantResource, type CollectorAddressSettings } from './tenant-service.js';
+import { findTenantByCodeName, listTenants } from './tenant-store.js';
+
+const tenantExample = {
+  code_name: 'acme',
+  name: 'Acme Corp',
+  created_at: '2026-11-01T08:00:00.000Z',
+  collector_url: 'https://acme-collector.sightline.example',
+  observation_write_approved: false,
+  observation_write_approved_at: null,
+};
+
+const TenantSchema = Type.Object(
+  {
+    code_name: Type.String({ description: 'Anonymised identifier; the first label of the collector address' }),
+    name: Type.String({ description: 'Display name' }),
+    created_at: Timestamp('Creation time'),
+    collector_url: Type.String({ description: 'Where the tenant\'s forwarders POST /log_sink' }),
+    observation_write_approved: Type.Boolean({ description: 'Whether the platform approved this tenant writing observations' }),
+    observation_write_approved_at: Type.Union([Timestamp('When it was approved'), Type.Null()]),
+  },
+  { examples: [tenantExample] },
+);
+
+const CodeNameParams = Type.Object({ code_name: Type.String({ maxLength: 63, description: 'Tenant code name' }) });
+
+export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tables>; address: CollectorAddressSettings }): Promise<void> {
+  const { db, address } = deps;
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  routes.get(
+    '/tenant',
+    {
+      config: { access: { scope: 'tenant' } },
+      schema: {
+        tags: ['Tenants'],
+        summary: 'Get the current tenant',
+        description: 'The tenant the call acts in: its code name, display name, collector address and approvals.',
+        response: { 200: { ...TenantSchema, description: 'The tenant' } },
+      },
+    },
+    async (request) => presentTenantResource(tenantOf(request), address),
+  );
+
+  routes.get(
+    '/tenants',
+    {
+      config: { access: { scope: 'operator' } },
+      schema: {
+        tags: ['Tenants'],
+        summary: 'List tenants',
+        description: 'Every tenant of the platform, by code name.',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: {
+          200: Type.Object(
+            { tenants: Type.Array(TenantSchema), next_cursor: NextCursor },
+            { description: 'A page of tenants', examples: [{ tenants: [tenantExample], next_cursor: null }] },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { limit = 50, cursor } = request.query;
+      const after = cursor ? decodeCursor<{ n: string }>(cursor, { n: 'string' }).n : undefined;
+      const rows = (await listTenants(db)).filter((row) => after === undefined || row.code_name > after);
+      const shown = rows.slice(0, limit);
+      return {
+        tenants: shown.map((row) => presentTenantResource(row, address)),
+        next_cursor: rows.length > limit ? encodeCursor({ n: shown[shown.length - 1]!.code_name }) : null,
+      };
+    },
+  );
+
+  routes.post(
+    '/tenants',
+    {
+      config: { access: { scope: 'operator' } },
+      schema: {
+        tags: ['Tenants'],
+        summary: 'Create a tenant',
+        description: `Creates a customer organisation. The code name ${codeNameRule}; it is the anonymised identifier shown to models and the first label of the collector address.`,
+        body: Type.Object(
+          { code_name: Type.String({ maxLength: 63 }), name: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: false, examples: [{ code_name: 'acme', name: 'Acme Corp' }] },
+        ),
+        response: { 201: { ...TenantSchema, description: 'Created' }, 409: problemResponse('The code name is taken') },
+      },
+    },
+    async (request, reply) => {
+      const created = await createTenant(db, { codeName: request.body.code_name, ...(request.body.name ? { name: request.body.name } : {}) });
+      await recordAudit(db, { tenantId: created.id, action: 'tenant.created', actor: actorOf(principalOf(request)), ip: request.ip, details: { code_name: created.codeName } });
+      const row = await findTenantByCodeName(db, created.codeName);
+      return reply.code(201).send(presentTenantResource(row!, address));
+    },
+  );
+
+  routes.patch(
+    '/tenants/:code_name',
+    {
+      config: { access: { scope: 'operator' } },
+      schema: {
+        tags: ['Tenants'],
+        summary: 'Change a tenant',
+        description: "Renames a tenant or grants/withdraws the platform's approval for it to write observations (seed §1: observation writing needs prior approval). Every change is in the tenant's audit log.",
+        params: CodeNameParams,
+        body: Type.Object(
+          { name: Type.Optional(Type.String({ maxLength: 200 })), observation_write_approved: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false, examples: [{ observation_write_approved: true }] },
+        ),
+        response: { 200: { ...TenantSchema, description: 'The tenant after the change' }, 404: problemResponse('No tenant has this code name') },
+      },
+    },
+    async (request) => {
+      const { name, observation_write_approved: approved } = request.body;
+      if (name === undefined && approved === undefined) throw new AppError('invalid_request', 'give name or observation_write_approved');
+      const row = await changeTenant(db, request.params.code_name, { ...(name !== undefined ? { name } : {}), ...(approved !== undefined ? { observationWriteApproved: approved } : {}) }, { actor: actorOf(principalOf(request)), ip: request.ip });
+      return presentTenantResource(row, address);
+    },
+  );
+}

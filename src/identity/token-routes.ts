@@ -1,0 +1,126 @@
+// /v1/tokens: create (value shown once), list (deleted ones included), read, delete.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { Tables } from '../storage/schema.js';
+import { principalOf, tenantOf } from '../http/auth.js';
+import { decodeCursor, encodeCursor } from '../http/pagination.js';
+import { NextCursor, PageQuery } from '../http/schemas.js';
+import { actorOf } from './principal.js';
+import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
+import { parsePermissions } from './permissions.js';
+import { createToken, deleteToken, getToken, listTenantTokens, MAX_TOKEN_NAME_LENGTH } from './token-service.js';
+
+const CreateTokenBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: MAX_TOKEN_NAME_LENGTH, description: 'What the token is for' }),
+    permissions: Type.Array(Type.Union([PermissionSchema, Type.Literal('all')]), {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'Permissions to grant, or ["all"] for every permission the creator has',
+    }),
+    expires_at: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Expiry (ISO 8601); null or absent: never expires' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ name: 'SOAR integration', permissions: ['cases:read', 'cases:write'], expires_at: '2027-02-20T09:15:00Z' }] },
+);
+
+const CreatedTokenSchema = Type.Object(
+  {
+    token: TokenSchema,
+    value: Type.String({ description: 'The token itself. Shown this once: it cannot be read again; store it now' }),
+  },
+  { examples: [{ token: tokenExample, value: 'slt_Q3v8nZr1Tk0bXy4Wm9Lc2Hs7Jp5Fd6Ga1e0PxM' }] },
+);
+
+const TokenParams = Type.Object({ token_id: Type.String({ maxLength: 64, description: 'Token id (`tok_…`)' }) });
+
+export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): Promise<void> {
+  const { db } = deps;
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  routes.post(
+    '/tokens',
+    {
+      config: { access: { scope: 'tenant', permission: 'tokens:write' } },
+      schema: {
+        tags: ['API tokens'],
+        summary: 'Create a token',
+        description: 'Creates an API token for the tenant. The response holds the token value: it is shown this once and only its hash is stored. A token cannot grant a permission its creator lacks.',
+        body: CreateTokenBody,
+        response: { 201: { ...CreatedTokenSchema, description: 'Created; `value` is the token' } },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { name, permissions, expires_at: expiresAt } = request.body;
+      const created = await createToken(db, {
+        tenantId: tenantOf(request).id,
+        name,
+        permissions: permissions.includes('all') ? [...principal.permissions] : parsePermissions(permissions),
+        expiresAt: expiresAt ? Date.parse(expiresAt) : null,
+        creator: { actor: actorOf(principal), userId: principal.userId, permissions: principal.permissions },
+        ip: request.ip,
+      });
+      reply.header('Cache-Control', 'no-store');
+      return reply.code(201).send(created);
+    },
+  );
+
+  routes.get(
+    '/tokens',
+    {
+      config: { access: { scope: 'tenant', permission: 'tokens:read' } },
+      schema: {
+        tags: ['API tokens'],
+        summary: 'List tokens',
+        description: "All of the tenant's tokens, newest first, deleted and expired ones included, each with its creator, permissions, status and last use. Token values are never returned.",
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: {
+          200: Type.Object(
+            { tokens: Type.Array(TokenSchema), next_cursor: NextCursor },
+            { description: 'A page of tokens', examples: [{ tokens: [tokenExample], next_cursor: null }] },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { limit = 50, cursor } = request.query;
+      const before = cursor ? decodeCursor<{ c: number; i: string }>(cursor, { c: 'number', i: 'string' }) : undefined;
+      const page = await listTenantTokens(db, tenantOf(request).id, { limit, ...(before ? { before: { createdAt: before.c, id: before.i } } : {}) });
+      return { tokens: page.tokens, next_cursor: page.next ? encodeCursor({ c: page.next.createdAt, i: page.next.id }) : null };
+    },
+  );
+
+  routes.get(
+    '/tokens/:token_id',
+    {
+      config: { access: { scope: 'tenant', permission: 'tokens:read' } },
+      schema: {
+        tags: ['API tokens'],
+        summary: 'Get a token',
+        description: 'One token of the tenant (never its value).',
+        params: TokenParams,
+        response: { 200: { ...TokenSchema, description: 'The token' } },
+      },
+    },
+    async (request) => getToken(db, tenantOf(request).id, request.params.token_id),
+  );
+
+  routes.delete(
+    '/tokens/:token_id',
+    {
+      config: { access: { scope: 'tenant', permission: 'tokens:write' } },
+      schema: {
+        tags: ['API tokens'],
+        summary: 'Delete a token',
+        description: 'Marks the token `deleted`: it can never authenticate again, and it stays in the list with who deleted it and when. Deleting a deleted token changes nothing.',
+        params: TokenParams,
+        response: { 200: { ...TokenSchema, description: 'The token, now deleted' } },
+      },
+    },
+    async (request) => deleteToken(db, tenantOf(request).id, request.params.token_id, actorOf(principalOf(request)), request.ip),
+  );
+}

@@ -1,0 +1,179 @@
+// API tokens (seed §2): created with a name, permissions and an optional expiry; the value is
+// returned once and only its hash is kept; deleting marks the token `deleted`, it stays listed
+// and can never authenticate again. Authentication by token records its last use.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import { AppError } from '../errors.js';
+import { recordAudit } from './audit-service.js';
+import { isPermission, type Permission } from './permissions.js';
+import type { AuditActor, Principal } from './principal.js';
+import { newId, sameSecret, sha256 } from './secrets.js';
+import { generateToken, isWellFormedToken } from './token-format.js';
+import { findToken, findTokenByHash, insertToken, listTokens, markTokenDeleted, recordTokenUse, type TokenRow } from './token-store.js';
+
+export const MAX_TOKEN_NAME_LENGTH = 100;
+/** Last-use time and address are written at most this often per token, not on every call. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+export type TokenStatus = 'active' | 'expired' | 'deleted';
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  /** The value's last four characters, so people can tell tokens apart; never the value. */
+  hint: string;
+  permissions: Permission[];
+  status: TokenStatus;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  deleted_at: string | null;
+  deleted_by: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+export function tokenStatus(row: TokenRow, now = Date.now()): TokenStatus {
+  if (row.deleted_at !== null) return 'deleted';
+  if (row.expires_at !== null && row.expires_at <= now) return 'expired';
+  return 'active';
+}
+
+export function presentToken(row: TokenRow, now = Date.now()): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    hint: `slt_…${row.token_hint}`,
+    permissions: (JSON.parse(row.permissions) as string[]).filter(isPermission),
+    status: tokenStatus(row, now),
+    created_by: row.created_by,
+    created_at: new Date(row.created_at).toISOString(),
+    expires_at: iso(row.expires_at),
+    deleted_at: iso(row.deleted_at),
+    deleted_by: row.deleted_by,
+    last_used_at: iso(row.last_used_at),
+    last_used_ip: row.last_used_ip,
+  };
+}
+
+export interface CreateTokenInput {
+  tenantId: number;
+  name: string;
+  permissions: Permission[];
+  /** Epoch ms, or null for a token that does not expire. */
+  expiresAt: number | null;
+  /** Who creates it; a token may not grant what its creator lacks. */
+  creator: { actor: AuditActor; userId: string | null; permissions: ReadonlySet<Permission> };
+  ip?: string | null;
+}
+
+/** Creates a token; the returned value is the only time it exists outside the caller. */
+export async function createToken(db: Kysely<Tables>, input: CreateTokenInput): Promise<{ token: ApiToken; value: string }> {
+  const name = input.name.trim();
+  if (name === '' || name.length > MAX_TOKEN_NAME_LENGTH) {
+    throw new AppError('invalid_request', `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters`, { extensions: { field: 'name' } });
+  }
+  const now = Date.now();
+  if (input.expiresAt !== null && input.expiresAt <= now) {
+    throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
+  }
+  const beyond = input.permissions.filter((permission) => !input.creator.permissions.has(permission));
+  if (beyond.length > 0) {
+    throw new AppError('permission_denied', `a token cannot grant permissions its creator lacks: ${beyond.join(', ')}`, {
+      extensions: { missing_permissions: beyond },
+    });
+  }
+  const value = generateToken();
+  const row: TokenRow = {
+    id: newId('tok'),
+    tenant_id: input.tenantId,
+    name,
+    token_hash: sha256(value),
+    token_hint: value.slice(-4),
+    permissions: JSON.stringify(input.permissions),
+    created_by_user_id: input.creator.userId,
+    created_by: input.creator.actor.label,
+    created_at: now,
+    expires_at: input.expiresAt,
+    deleted_at: null,
+    deleted_by: null,
+    last_used_at: null,
+    last_used_ip: null,
+  };
+  await insertToken(db, row);
+  await recordAudit(db, {
+    tenantId: input.tenantId,
+    action: 'token.created',
+    actor: input.creator.actor,
+    ip: input.ip ?? null,
+    target: { type: 'token', id: row.id },
+    details: { name, permissions: input.permissions, expires_at: iso(input.expiresAt) },
+  });
+  return { token: presentToken(row, now), value };
+}
+
+export async function getToken(db: Kysely<Tables>, tenantId: number, id: string): Promise<ApiToken> {
+  const row = await findToken(db, tenantId, id);
+  if (!row) throw new AppError('not_found', `no token ${JSON.stringify(id)}`);
+  return presentToken(row);
+}
+
+export async function listTenantTokens(
+  db: Kysely<Tables>,
+  tenantId: number,
+  page: { limit: number; before?: { createdAt: number; id: string } },
+): Promise<{ tokens: ApiToken[]; next?: { createdAt: number; id: string } }> {
+  const rows = await listTokens(db, tenantId, { ...page, limit: page.limit + 1 });
+  const shown = rows.slice(0, page.limit);
+  const last = shown[shown.length - 1];
+  return { tokens: shown.map((row) => presentToken(row)), ...(rows.length > page.limit && last ? { next: { createdAt: last.created_at, id: last.id } } : {}) };
+}
+
+/** Marks a token deleted. Deleting an already deleted token is harmless and changes nothing. */
+export async function deleteToken(db: Kysely<Tables>, tenantId: number, id: string, actor: AuditActor, ip: string | null): Promise<ApiToken> {
+  const row = await findToken(db, tenantId, id);
+  if (!row) throw new AppError('not_found', `no token ${JSON.stringify(id)}`);
+  if (await markTokenDeleted(db, tenantId, id, actor.label, Date.now())) {
+    await recordAudit(db, { tenantId, action: 'token.deleted', actor, ip, target: { type: 'token', id }, details: { name: row.name } });
+  }
+  return getToken(db, tenantId, id);
+}
+
+export type TokenCheck =
+  | { ok: true; token: TokenRow }
+  | { ok: false; code: 'invalid_credentials' | 'token_expired' | 'token_revoked'; token?: TokenRow };
+
+/**
+ * Checks a presented token value. A malformed value or bad checksum is rejected before any
+ * lookup; the stored hash is compared in constant time.
+ */
+export async function checkToken(db: Kysely<Tables>, value: string, ip: string, now = Date.now()): Promise<TokenCheck> {
+  if (!isWellFormedToken(value)) return { ok: false, code: 'invalid_credentials' };
+  const hash = sha256(value);
+  const row = await findTokenByHash(db, hash);
+  if (!row || !sameSecret(row.token_hash, hash)) return { ok: false, code: 'invalid_credentials' };
+  const status = tokenStatus(row, now);
+  if (status === 'deleted') return { ok: false, code: 'token_revoked', token: row };
+  if (status === 'expired') return { ok: false, code: 'token_expired', token: row };
+  if (row.last_used_at === null || row.last_used_ip !== ip || now - row.last_used_at >= LAST_USE_RESOLUTION_MS) {
+    await recordTokenUse(db, row.tenant_id, row.id, now, ip);
+  }
+  return { ok: true, token: row };
+}
+
+export function tokenPrincipal(row: TokenRow): Principal {
+  return {
+    kind: 'token',
+    id: row.id,
+    label: row.name,
+    userId: row.created_by_user_id,
+    role: null,
+    tenantId: row.tenant_id,
+    operator: false,
+    permissions: new Set((JSON.parse(row.permissions) as string[]).filter(isPermission)),
+  };
+}

@@ -1,0 +1,50 @@
+// SQL for API tokens. Every read and write names the tenant, except the lookup by hash that
+// authentication starts from (the hash is what identifies the tenant).
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiTokensTable, Tables } from '../storage/schema.js';
+
+export type TokenRow = Selectable<ApiTokensTable>;
+
+export function insertToken(db: Kysely<Tables>, token: TokenRow): Promise<unknown> {
+  return db.insertInto('api_tokens').values(token).execute();
+}
+
+export function findTokenByHash(db: Kysely<Tables>, tokenHash: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export function findToken(db: Kysely<Tables>, tenantId: number, id: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('api_tokens').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Newest first; `before` is the (created_at, id) of the last row of the previous page. */
+export function listTokens(
+  db: Kysely<Tables>,
+  tenantId: number,
+  page: { limit: number; before?: { createdAt: number; id: string } },
+): Promise<TokenRow[]> {
+  let query = db.selectFrom('api_tokens').selectAll().where('tenant_id', '=', tenantId);
+  const before = page.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+    );
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+}
+
+/** Marks the token deleted; returns false when it was already deleted (or is not the tenant's). */
+export async function markTokenDeleted(db: Kysely<Tables>, tenantId: number, id: string, deletedBy: string, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ deleted_at: at, deleted_by: deletedBy })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export function recordTokenUse(db: Kysely<Tables>, tenantId: number, id: string, at: number, ip: string): Promise<unknown> {
+  return db.updateTable('api_tokens').set({ last_used_at: at, last_used_ip: ip }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}

@@ -1,0 +1,99 @@
+// People: tenant members with a role, and platform operators. Creates users (CLI, first start)
+// and presents them; passwords are only ever handled as scrypt hashes.
+import type { Kysely } from 'kysely';
+import type { Role, Tables } from '../storage/schema.js';
+import { AppError } from '../errors.js';
+import { isEmail } from '../config/config.js';
+import { recordAudit } from './audit-service.js';
+import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password.js';
+import { rolePermissions, roles, type Permission } from './permissions.js';
+import type { AuditActor } from './principal.js';
+import { newId } from './secrets.js';
+import { countUsers, insertUser, type UserRow } from './user-store.js';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  permissions: Permission[];
+  created_at: string;
+}
+
+export function presentUser(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    permissions: [...rolePermissions[row.role]],
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new AppError('invalid_request', `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, { extensions: { field: 'password' } });
+  }
+}
+
+export interface CreateUserInput {
+  /** The user's tenant; null for a platform operator. */
+  tenantId: number | null;
+  email: string;
+  name?: string;
+  role: Role;
+  /** Undefined: generate one (returned once). */
+  password?: string;
+  actor: AuditActor;
+}
+
+export async function createUser(db: Kysely<Tables>, input: CreateUserInput): Promise<{ user: User; generatedPassword?: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (!isEmail(email)) throw new AppError('invalid_request', `email ${JSON.stringify(input.email)} is not an email address`, { extensions: { field: 'email' } });
+  if (!roles.includes(input.role)) throw new AppError('invalid_request', `role must be one of ${roles.join(', ')}`, { extensions: { field: 'role' } });
+  if ((input.role === 'operator') !== (input.tenantId === null)) {
+    throw new AppError('invalid_request', input.role === 'operator' ? 'operators belong to no tenant' : `a ${input.role} belongs to a tenant; name it`);
+  }
+  const generatedPassword = input.password === undefined ? generatePassword() : undefined;
+  const password = input.password ?? generatedPassword!;
+  checkPassword(password);
+  const row: UserRow = {
+    id: newId('usr'),
+    tenant_id: input.tenantId,
+    email,
+    name: input.name?.trim() || email,
+    role: input.role,
+    password_hash: await hashPassword(password),
+    created_at: Date.now(),
+    disabled_at: null,
+  };
+  if (!(await insertUser(db, row))) throw new AppError('user_exists', `a user with email ${JSON.stringify(email)} already exists`);
+  await recordAudit(db, {
+    tenantId: input.tenantId,
+    action: 'user.created',
+    actor: input.actor,
+    target: { type: 'user', id: row.id },
+    details: { email, role: row.role },
+  });
+  return { user: presentUser(row), ...(generatedPassword ? { generatedPassword } : {}) };
+}
+
+/**
+ * On first start with no users, create the platform operator so someone can sign in. Returns
+ * the generated password when none was configured (to be shown once), or nothing.
+ */
+export async function ensureFirstOperator(
+  db: Kysely<Tables>,
+  settings: { adminEmail: string; adminPassword: string },
+): Promise<{ user: User; generatedPassword?: string } | undefined> {
+  if ((await countUsers(db)) > 0) return undefined;
+  return createUser(db, {
+    tenantId: null,
+    email: settings.adminEmail,
+    name: 'Platform operator',
+    role: 'operator',
+    ...(settings.adminPassword ? { password: settings.adminPassword } : {}),
+    actor: { type: 'system', id: null, label: 'first start' },
+  });
+}
