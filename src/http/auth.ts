@@ -31,6 +31,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
   }
+  interface FastifyInstance {
+    /** Every /v1 route with its access, as registered: what the OpenAPI document must cover. */
+    apiRoutes: { method: string; url: string; access: Access }[];
+  }
   interface FastifyRequest {
     principal: Principal | null;
     tenant: TenantRow | null;
@@ -103,6 +107,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     const access = route.config?.access;
     if (!access) throw new Error(`route ${route.method} ${route.url} declares no access; every /v1 route must`);
     documentAccess(route, access);
+    for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
 
   const reject = async (request: FastifyRequest, code: ProblemCode, detail: string, audit?: { tenantId: number | null; subject: string }) => {
@@ -200,6 +205,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         extensions: { required_permission: access.permission },
       });
     }
+    // Seed §1: writing observations needs the platform's prior approval of the tenant, on top
+    // of the permission. Declared once here, so no observation-writing route can forget it.
+    if (access.permission === 'observations:write' && request.tenant && request.tenant.observation_write_approved_at === null) {
+      throw new AppError(
+        'observation_write_not_approved',
+        `tenant ${request.tenant.code_name} is not approved to write observations; the review (impact on managed services, correlation with other observations, expected volume) is started by contacting support`,
+      );
+    }
   });
 }
 
@@ -212,20 +225,25 @@ function documentAccess(route: RouteOptions, access: Access): void {
   if (documented.has(schema)) return;
   documented.add(schema);
   const responses = (schema.response ??= {}) as Record<string, unknown>;
-  const add = (status: string, description: string) => {
-    responses[status] ??= problemResponse(description);
+  const add = (status: string, description: string, code: ProblemCode, detail?: string) => {
+    responses[status] ??= problemResponse(description, code, detail);
   };
-  if (schema.body || schema.querystring || schema.params) add('400', 'The request is malformed: the problem names the field and what was wrong');
+  if (schema.body || schema.querystring || schema.params) add('400', 'The request is malformed: the problem names the field and what was wrong', 'invalid_request', 'body/name must NOT have fewer than 1 characters');
   if (access.scope !== 'public') {
     schema.security = [{ PersonalAccessToken: [] }, { TokenAsBasicPassword: [] }, { SessionCookie: [] }];
-    add('401', 'Missing, unknown, expired or deleted credentials (`WWW-Authenticate` names the Bearer and Basic schemes)');
+    add('401', 'Missing, unknown, expired or deleted credentials (`WWW-Authenticate` names the Bearer and Basic schemes)', 'token_revoked', 'the API token was deleted and can no longer be used');
     const forbidden = [
       access.permission ? `the credentials lack the permission \`${access.permission}\`` : undefined,
       access.scope === 'operator' ? 'the caller is not a platform operator' : undefined,
       'a session-cookie write came without its CSRF token',
     ].filter(Boolean);
-    add('403', `Forbidden: ${forbidden.join('; or ')}`);
-    add('429', 'Too many failed authentication attempts from this address; wait `Retry-After` seconds');
+    add(
+      '403',
+      `Forbidden: ${forbidden.join('; or ')}`,
+      access.permission ? 'permission_denied' : access.scope === 'operator' ? 'operator_required' : 'csrf_token_invalid',
+      access.permission ? `this call needs the permission ${access.permission}, which the token does not have` : undefined,
+    );
+    add('429', 'Too many failed authentication attempts from this address; wait `Retry-After` seconds', 'too_many_failed_attempts', 'too many failed attempts from 203.0.113.7; retry in 540 s');
     const needs = access.permission
       ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]}).`
       : access.scope === 'operator'
@@ -234,12 +252,12 @@ function documentAccess(route: RouteOptions, access: Access): void {
     schema.description = `${String(schema.description ?? '')}${needs}`;
   }
   if (access.scope === 'tenant') {
-    add('404', 'Not found in the tenant of the call (objects of other tenants are never revealed)');
+    add('404', 'Not found in the tenant of the call (objects of other tenants are never revealed)', 'not_found');
     const headers = (schema.headers ??= { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
     headers.properties[TENANT_HEADER] = {
       type: 'string',
       description: 'Platform operators only: the code name of the tenant this call acts in. Members of a tenant leave it out.',
     };
   }
-  add('5XX', 'Server-side failure; the problem carries a request id to quote');
+  add('5XX', 'Server-side failure; the problem carries a request id to quote', 'internal_error', 'an unexpected error occurred; quote request id req-7 when reporting it');
 }

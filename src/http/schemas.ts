@@ -2,7 +2,7 @@
 // cursor pagination and timestamps. Routes declare their own request and response schemas
 // beside them; all of them feed validation, serialization and the OpenAPI document.
 import { Type, type TSchema } from 'typebox';
-import { problems } from '../errors.js';
+import { problems, problemType, type ProblemCode } from '../errors.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -34,9 +34,11 @@ export const ProblemSchema = Type.Object(
 /** For routes outside the documented API (collector, health), which declare problems by class. */
 export const problemResponses = { '4xx': ProblemSchema, '5xx': ProblemSchema } as const;
 
-/** One documented error response: a problem body under `application/problem+json`. */
-export function problemResponse(description: string) {
-  return { description, content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
+/** One documented error response: a problem body under `application/problem+json`, with an example of `code`. */
+export function problemResponse(description: string, code: ProblemCode, detail = description) {
+  const { status, title } = problems[code];
+  const example = { type: problemType(code), title, status, detail, code };
+  return { description, content: { 'application/problem+json': { schema: { $ref: 'Problem#' }, example } } };
 }
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601, UTC)` });

@@ -45,6 +45,7 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     metrics.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });
 
+  app.decorate('apiRoutes', []);
   app.register(cookie);
   app.register(registerOpenApi);
   app.register(healthRoutes, deps);

@@ -69,8 +69,8 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
         body: LoginBody,
         response: {
           200: { ...SessionSchema, description: 'Signed in; the cookie is set' },
-          401: problemResponse('Email or password is wrong'),
-          429: problemResponse('Too many failed attempts from this address; wait `Retry-After` seconds'),
+          401: problemResponse('Email or password is wrong', 'invalid_credentials', 'email or password is wrong'),
+          429: problemResponse('Too many failed attempts from this address; wait `Retry-After` seconds', 'too_many_failed_attempts', 'too many failed attempts from 203.0.113.7; retry in 540 s'),
         },
       },
     },

@@ -97,7 +97,7 @@ export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tabl
           { code_name: Type.String({ maxLength: 63 }), name: Type.Optional(Type.String({ maxLength: 200 })) },
           { additionalProperties: false, examples: [{ code_name: 'acme', name: 'Acme Corp' }] },
         ),
-        response: { 201: { ...TenantSchema, description: 'Created' }, 409: problemResponse('The code name is taken') },
+        response: { 201: { ...TenantSchema, description: 'Created' }, 409: problemResponse('The code name is taken', 'tenant_exists', 'a tenant with code name "acme" already exists') },
       },
     },
     async (request, reply) => {
@@ -121,7 +121,7 @@ export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tabl
           { name: Type.Optional(Type.String({ maxLength: 200 })), observation_write_approved: Type.Optional(Type.Boolean()) },
           { additionalProperties: false, examples: [{ observation_write_approved: true }] },
         ),
-        response: { 200: { ...TenantSchema, description: 'The tenant after the change' }, 404: problemResponse('No tenant has this code name') },
+        response: { 200: { ...TenantSchema, description: 'The tenant after the change' }, 404: problemResponse('No tenant has this code name', 'tenant_not_found', 'no tenant has the code name "acme"') },
       },
     },
     async (request) => {

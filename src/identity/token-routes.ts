@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery } from '../http/schemas.js';
 import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
-import { parsePermissions } from './permissions.js';
+import { allPermissions, parsePermissions } from './permissions.js';
 import { createToken, deleteToken, getToken, listTenantTokens, MAX_TOKEN_NAME_LENGTH } from './token-service.js';
 
 const CreateTokenBody = Type.Object(
@@ -59,7 +59,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       const created = await createToken(db, {
         tenantId: tenantOf(request).id,
         name,
-        permissions: permissions.includes('all') ? [...principal.permissions] : parsePermissions(permissions),
+        permissions: permissions.includes('all') ? allPermissions.filter((permission) => principal.permissions.has(permission)) : parsePermissions(permissions),
         expiresAt: expiresAt ? Date.parse(expiresAt) : null,
         creator: { actor: actorOf(principal), userId: principal.userId, permissions: principal.permissions },
         ip: request.ip,

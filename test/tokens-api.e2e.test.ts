@@ -1,0 +1,237 @@
+// API tokens through HTTP, on SQLite and PostgreSQL: shown once, hashed at rest, Bearer and
+// Basic both accepted, deleted and expired tokens listed but rejected, last use recorded, every
+// permission enforced, and other tenants' objects answered 404 on every endpoint.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { apiClient, basic, bearer, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
+import { allPermissions, type Permission } from '../src/identity/permissions.js';
+import { sha256 } from '../src/identity/secrets.js';
+import type { Tenant } from '../src/identity/tenant-service.js';
+
+const TOKEN_SHAPE = /^slt_[0-9A-Za-z]{36}$/;
+
+for (const target of databaseTargets) {
+  describe(`API tokens on ${target.kind}`, { skip: target.skip }, () => {
+    let database: TestDatabase;
+    let server: TestServer;
+    let acme: Tenant;
+    let globex: Tenant;
+    let admin: ApiClient;
+
+    before(async () => {
+      database = await target.create();
+      server = await startServer(database);
+      acme = await seedTenant(server, 'acme');
+      globex = await seedTenant(server, 'globex');
+      admin = apiClient(server, bearer((await issueToken(server, acme, allPermissions, { name: 'acme admin' })).value));
+    });
+    after(async () => {
+      await server.close();
+      await database.cleanup();
+    });
+
+    test('the value is shown once, at creation, and only its hash is stored', async () => {
+      const created = await admin.post('/v1/tokens', { name: 'SOAR', permissions: ['cases:read', 'tokens:read'] });
+      assert.equal(created.status, 201);
+      assert.equal(created.headers.get('cache-control'), 'no-store');
+      const value: string = created.body.value;
+      assert.match(value, TOKEN_SHAPE);
+      assert.equal(created.body.token.status, 'active');
+      assert.deepEqual(created.body.token.permissions, ['cases:read', 'tokens:read']);
+      assert.equal(created.body.token.created_by, 'acme admin');
+
+      const read = await admin.get(`/v1/tokens/${created.body.token.id}`);
+      const list = await admin.get('/v1/tokens');
+      assert.equal(read.status, 200);
+      assert.ok(!JSON.stringify(read.body).includes(value) && !JSON.stringify(list.body).includes(value), 'the value is never returned again');
+      assert.equal(read.body.hint, `slt_…${value.slice(-4)}`);
+
+      const row = await server.sightline.database.db.selectFrom('api_tokens').selectAll().where('id', '=', created.body.token.id).executeTakeFirstOrThrow();
+      assert.ok(!JSON.stringify(row).includes(value), 'the stored row does not contain the value');
+      assert.equal(row.token_hash, sha256(value));
+
+      const me = await apiClient(server, bearer(value)).get('/v1/me');
+      assert.equal(me.status, 200);
+      assert.deepEqual(me.body.permissions, ['cases:read', 'tokens:read']);
+      assert.deepEqual(me.body.tenant, { code_name: 'acme', name: 'acme display name' });
+    });
+
+    test('Bearer and Basic (any username, the token as password) are both accepted', async () => {
+      const { value } = await issueToken(server, acme, ['tokens:read']);
+      for (const headers of [bearer(value), basic(value, 'alice'), basic(value, ''), { authorization: `bearer ${value}` }]) {
+        const response = await apiClient(server, headers).get('/v1/tokens');
+        assert.equal(response.status, 200, JSON.stringify(headers));
+      }
+    });
+
+    test('missing or bad credentials answer 401 naming both schemes', async () => {
+      const cases: [Record<string, string>, string][] = [
+        [{}, 'unauthenticated'],
+        [bearer('slt_not-a-token'), 'invalid_credentials'],
+        // Well-formed and with a valid checksum shape, but never issued.
+        [bearer(`slt_${'a'.repeat(30)}000000`), 'invalid_credentials'],
+        [basic('wrong'), 'invalid_credentials'],
+        [{ authorization: 'Digest abc' }, 'invalid_credentials'],
+      ];
+      for (const [headers, code] of cases) {
+        const response = await apiClient(server, headers).get('/v1/tokens');
+        assert.equal(response.status, 401);
+        assert.equal(response.body.code, code);
+        assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+        assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="sightline", Basic realm="sightline"/);
+      }
+    });
+
+    test('a deleted token stays listed, marked deleted, and can never authenticate again', async () => {
+      const { value, id } = await issueToken(server, acme, ['cases:read'], { name: 'to delete' });
+      assert.equal((await apiClient(server, bearer(value)).get('/v1/me')).status, 200);
+      const deleted = await admin.delete(`/v1/tokens/${id}`);
+      assert.equal(deleted.status, 200);
+      assert.equal(deleted.body.status, 'deleted');
+      assert.equal(deleted.body.deleted_by, 'acme admin');
+      assert.ok(deleted.body.deleted_at);
+
+      const rejected = await apiClient(server, bearer(value)).get('/v1/me');
+      assert.equal(rejected.status, 401);
+      assert.equal(rejected.body.code, 'token_revoked');
+      const listed = (await admin.get('/v1/tokens?limit=500')).body.tokens.find((token: { id: string }) => token.id === id);
+      assert.equal(listed.status, 'deleted');
+      // Deleting again changes nothing.
+      const again = await admin.delete(`/v1/tokens/${id}`);
+      assert.equal(again.status, 200);
+      assert.equal(again.body.deleted_at, deleted.body.deleted_at);
+    });
+
+    test('an expired token is listed as expired and rejected', async () => {
+      const { value, id } = await issueToken(server, acme, ['cases:read'], { expiresAt: Date.now() + 60_000 });
+      assert.equal((await apiClient(server, bearer(value)).get('/v1/me')).status, 200);
+      // Its expiry passes (set in the store rather than waiting).
+      await server.sightline.database.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1 }).where('id', '=', id).execute();
+      const rejected = await apiClient(server, bearer(value)).get('/v1/me');
+      assert.equal(rejected.status, 401);
+      assert.equal(rejected.body.code, 'token_expired');
+      assert.equal((await admin.get(`/v1/tokens/${id}`)).body.status, 'expired');
+    });
+
+    test('creating a token that expires in the past, or with an unknown permission, is refused', async () => {
+      const past = await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:read'], expires_at: '2020-01-01T00:00:00Z' });
+      assert.equal(past.status, 400);
+      assert.equal(past.body.field, 'expires_at');
+      const unknown = await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:delete'] });
+      assert.equal(unknown.status, 400);
+      assert.equal(unknown.body.code, 'invalid_request');
+      assert.match(unknown.body.detail, /permissions/);
+    });
+
+    test('a token cannot grant what its creator lacks', async () => {
+      const { value } = await issueToken(server, acme, ['tokens:write', 'cases:read']);
+      const creator = apiClient(server, bearer(value));
+      const wider = await creator.post('/v1/tokens', { name: 'wider', permissions: ['audit:read'] });
+      assert.equal(wider.status, 403);
+      assert.deepEqual(wider.body.missing_permissions, ['audit:read']);
+      const all = await creator.post('/v1/tokens', { name: 'all of mine', permissions: ['all'] });
+      assert.equal(all.status, 201);
+      assert.deepEqual(all.body.token.permissions, ['cases:read', 'tokens:write']);
+    });
+
+    test('last use (time and client address) is recorded', async () => {
+      const { value, id } = await issueToken(server, acme, ['cases:read']);
+      assert.equal((await admin.get(`/v1/tokens/${id}`)).body.last_used_at, null);
+      const before = Date.now();
+      await apiClient(server, bearer(value)).get('/v1/me');
+      const token = (await admin.get(`/v1/tokens/${id}`)).body;
+      assert.ok(Date.parse(token.last_used_at) >= before - 1000, token.last_used_at);
+      assert.equal(token.last_used_ip, '127.0.0.1');
+    });
+
+    test('lists page with an opaque cursor, newest first, every token exactly once', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) ids.push((await issueToken(server, globex, ['cases:read'], { name: `page ${i}` })).id);
+      const reader = apiClient(server, bearer((await issueToken(server, globex, ['tokens:read'])).value));
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const response = await reader.get(`/v1/tokens?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        assert.equal(response.status, 200);
+        assert.ok(response.body.tokens.length <= 3);
+        seen.push(...response.body.tokens.map((token: { id: string }) => token.id));
+        cursor = response.body.next_cursor;
+      } while (cursor);
+      assert.equal(seen.length, 8);
+      assert.equal(new Set(seen).size, 8);
+      assert.ok(ids.every((id) => seen.includes(id)));
+      const bad = await reader.get('/v1/tokens?cursor=nonsense');
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.code, 'invalid_cursor');
+    });
+
+    test('every permission-guarded operation answers 403 naming the permission it needs', async () => {
+      const spec = (await admin.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { description: string }>> };
+      const guarded = Object.entries(spec.paths).flatMap(([path, operations]) =>
+        Object.entries(operations).flatMap(([method, operation]) => {
+          const needed = /\*\*Requires\*\* the permission `([a-z]+:[a-z]+)`/.exec(operation.description)?.[1] as Permission | undefined;
+          return needed ? [{ method: method.toUpperCase(), path: path.replace(/\{[a-z_]+\}/g, 'tok_missing'), needed }] : [];
+        }),
+      );
+      assert.ok(guarded.length >= 5, 'the document names the permissions of the guarded operations');
+      for (const { method, path, needed } of guarded) {
+        const without = apiClient(server, bearer((await issueToken(server, acme, allPermissions.filter((p) => p !== needed))).value));
+        const denied = await without.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+        assert.equal(denied.status, 403, `${method} ${path} without ${needed}`);
+        assert.equal(denied.body.code, 'permission_denied');
+        assert.equal(denied.body.required_permission, needed);
+        const withIt = apiClient(server, bearer((await issueToken(server, acme, [needed])).value));
+        const allowed = await withIt.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+        assert.notEqual(allowed.status, 403, `${method} ${path} with ${needed}: ${JSON.stringify(allowed.body)}`);
+      }
+    });
+
+    test("another tenant's objects answer 404 on every endpoint, never 403", async () => {
+      const acmeToken = await issueToken(server, acme, ['cases:read'], { name: 'acme only' });
+      const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
+      // One entry per path with a parameter: a new one fails the completeness check below.
+      const matrix: Record<string, { method: string; path: string; body?: unknown }[]> = {
+        '/v1/tokens/{token_id}': [
+          { method: 'GET', path: `/v1/tokens/${acmeToken.id}` },
+          { method: 'DELETE', path: `/v1/tokens/${acmeToken.id}` },
+        ],
+      };
+      const spec = (await admin.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown }>> };
+      const tenantPaths = Object.keys(spec.paths).filter((path) => path.includes('{') && !path.startsWith('/v1/tenants/'));
+      assert.deepEqual(tenantPaths.sort(), Object.keys(matrix).sort(), 'every tenant path with an id is in the matrix');
+      for (const calls of Object.values(matrix)) {
+        for (const call of calls) {
+          const response = await outsider.request(call.method, call.path, call.body ? { body: call.body } : {});
+          assert.equal(response.status, 404, `${call.method} ${call.path}`);
+        }
+      }
+      // Naming the other tenant outright is no better than naming one that does not exist.
+      const named = await outsider.get('/v1/tokens', { 'sightline-tenant': 'acme' });
+      assert.equal(named.status, 404);
+      assert.equal(named.body.code, 'tenant_not_found');
+      // The acme token is untouched.
+      assert.equal((await apiClient(server, bearer(acmeToken.value)).get('/v1/me')).status, 200);
+      // And tenant members cannot reach the operators' tenant registry.
+      const registry = await outsider.get('/v1/tenants');
+      assert.equal(registry.status, 403);
+      assert.equal(registry.body.code, 'operator_required');
+    });
+
+    test('an operator acts in the tenant named in Sightline-Tenant, and must name one', async () => {
+      const operator = await signIn(server, { tenant: null, role: 'operator', email: `op-${target.kind}@example.com` });
+      const unnamed = await operator.client.get('/v1/tokens');
+      assert.equal(unnamed.status, 400);
+      assert.equal(unnamed.body.code, 'tenant_required');
+      const named = await operator.client.get('/v1/tokens?limit=500', { 'sightline-tenant': 'globex' });
+      assert.equal(named.status, 200);
+      assert.ok(named.body.tokens.length >= 8);
+      const created = await operator.client.post('/v1/tokens', { name: 'by operator', permissions: ['cases:read'] }, { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf });
+      assert.equal(created.status, 201);
+      assert.equal((await apiClient(server, bearer(created.body.value)).get('/v1/me')).body.tenant.code_name, 'acme');
+      const unknown = await operator.client.get('/v1/tokens', { 'sightline-tenant': 'initech' });
+      assert.equal(unknown.status, 404);
+    });
+  });
+}
