@@ -7,6 +7,8 @@ import { addSettingOptions, settingValues, storageSettings } from './options.js'
 import { registerServe } from './serve-command.js';
 import { registerTenant } from './tenant-command.js';
 import { registerTelemetry } from './telemetry-command.js';
+import { registerToken } from './token-command.js';
+import { registerUser } from './user-command.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('sightline')
@@ -20,6 +22,8 @@ export async function main(argv: string[]): Promise<void> {
   registerServe(program);
   registerTenant(program);
   registerTelemetry(program);
+  registerUser(program);
+  registerToken(program);
   addSettingOptions(program.command('migrate').description('Bring the database schema up to date'), storageSettings).action(
     async (options: Record<string, unknown>) => {
       const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/config.js';
 import { AppError } from '../errors.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { findTenantByCodeName } from '../identity/tenant-store.js';
+import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
 import { addSettingOptions, parsePositiveInteger, parseTimeOption, settingValues, storageSettings } from './options.js';
 
@@ -28,8 +28,7 @@ export function registerTelemetry(program: Command): void {
     const database = await openDatabase(config);
     try {
       await migrateToLatest(database);
-      const tenant = await findTenantByCodeName(database.db, options.tenant!);
-      if (!tenant) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(options.tenant)}`);
+      const tenant = await requireTenantByCodeName(database.db, options.tenant!);
       const query = { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(options.query ? { text: options.query } : {}) };
       for await (const record of streamRecords(database, tenant.id, query, limit)) {
         if (!process.stdout.write(`${JSON.stringify(record)}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));

@@ -16,7 +16,8 @@ import { recordAudit } from '../identity/audit-service.js';
 import { checkToken, tokenPrincipal } from '../identity/token-service.js';
 import { resolveSession, SESSION_COOKIE } from '../identity/session-service.js';
 import { sameSecret } from '../identity/secrets.js';
-import { findTenantByCodeName, findTenantById, type TenantRow } from '../identity/tenant-store.js';
+import { findTenantById, type TenantRow } from '../identity/tenant-store.js';
+import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { problemResponse } from './schemas.js';
 
@@ -163,9 +164,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
       if (typeof named !== 'string' || named === '') {
         throw new AppError('tenant_required', `operators name the tenant of this call in the ${TENANT_HEADER} header`);
       }
-      const tenant = await findTenantByCodeName(db, named);
-      if (!tenant) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(named)}`);
-      return tenant;
+      return requireTenantByCodeName(db, named);
     }
     // A tenant member may repeat their own tenant, but naming another is indistinguishable
     // from naming one that does not exist.

@@ -45,6 +45,13 @@ export interface TenantChanges {
   observationWriteApproved?: boolean;
 }
 
+/** The tenant with this code name; a 404 `tenant_not_found` when there is none. */
+export async function requireTenantByCodeName(db: Kysely<Tables>, codeName: string): Promise<TenantRow> {
+  const row = await findTenantByCodeName(db, codeName);
+  if (!row) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(codeName)}`);
+  return row;
+}
+
 /** Operators rename tenants and grant or withdraw the approval to write observations. */
 export async function changeTenant(
   db: Kysely<Tables>,
@@ -52,8 +59,7 @@ export async function changeTenant(
   changes: TenantChanges,
   audit: { actor: AuditActor; ip: string | null },
 ): Promise<TenantRow> {
-  const row = await findTenantByCodeName(db, codeName);
-  if (!row) throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(codeName)}`);
+  const row = await requireTenantByCodeName(db, codeName);
   const update: Parameters<typeof updateTenant>[2] = {};
   const changed: Record<string, { from: unknown; to: unknown }> = {};
   const name = changes.name?.trim();
