@@ -77,7 +77,7 @@ describe('OpenAPI document', () => {
 
   test('offers the Personal Access Token scheme (bearer) and Basic with the token as password', () => {
     assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['PersonalAccessToken', 'SessionCookie', 'TokenAsBasicPassword']);
-    assert.match(JSON.stringify(document.components.securitySchemes.PersonalAccessToken), /"scheme":"bearer".*Personal Access Token/);
+    assert.match(JSON.stringify(document.components.securitySchemes.PersonalAccessToken), /"scheme":"bearer"/);
   });
 
   test('is served to token holders only', async () => {

@@ -51,7 +51,7 @@ export const securitySchemes = {
   PersonalAccessToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'Personal Access Token: an API token (`slt_…`) created under Settings > Integrations > API Configuration, sent as `Authorization: Bearer <token>`.',
+    description: 'An API token (`slt_…`) created under Settings > Integrations > API Configuration or with `sightline token create`, sent as `Authorization: Bearer <token>`.',
   },
   TokenAsBasicPassword: {
     type: 'http',

@@ -50,10 +50,18 @@ export const registerOpenApi = fastifyPlugin(async function openApi(app: Fastify
   });
 });
 
-/** Swagger UI relabels the bearer scheme with the name people see in the seed: "Personal Access Token". */
+/**
+ * Swagger UI names the bearer scheme by its component key and, on opening the Authorize dialog,
+ * focuses the apiKey field (the session cookie's), scrolled below the others. This names
+ * it as the seed does, "Personal Access Token", and puts the cursor in its field, where the
+ * token belongs. A fresh heading appears each time the dialog opens, so both happen each time.
+ */
 const relabelScript = `new MutationObserver(function () {
   document.querySelectorAll('.auth-container h4 code').forEach(function (el) {
-    if (el.textContent === 'PersonalAccessToken') el.textContent = 'Personal Access Token';
+    if (el.textContent !== 'PersonalAccessToken') return;
+    el.textContent = 'Personal Access Token';
+    var input = el.closest('.auth-container').querySelector('input');
+    if (input) input.focus();
   });
 }).observe(document.documentElement, { childList: true, subtree: true });`;
 
@@ -86,7 +94,20 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
     routePrefix: '/docs',
     staticCSP: true,
     uiHooks: { onRequest: requireToken },
-    uiConfig: { deepLinking: true, displayRequestDuration: true, persistAuthorization: false, tryItOutEnabled: false },
+    // BaseLayout drops Swagger UI's top bar: its "Explore" box invites loading other documents
+    // and its inline SVG logo carries a <style> that the static CSP (rightly) blocks.
+    // Swagger UI cannot send a cookie of its own, and Basic-with-token repeats the bearer
+    // option: its Authorize dialog offers the Personal Access Token alone (seed §5). The
+    // document at /v1/openapi.json keeps every scheme for code generators.
+    transformSpecification: (document) => {
+      const spec = document as { components?: { securitySchemes?: Record<string, unknown> }; paths?: Record<string, Record<string, { security?: unknown }>> };
+      if (spec.components?.securitySchemes) spec.components.securitySchemes = { PersonalAccessToken: spec.components.securitySchemes.PersonalAccessToken };
+      for (const operations of Object.values(spec.paths ?? {})) {
+        for (const operation of Object.values(operations)) if (operation.security) operation.security = [{ PersonalAccessToken: [] }];
+      }
+      return document;
+    },
+    uiConfig: { layout: 'BaseLayout', deepLinking: true, displayRequestDuration: true, persistAuthorization: false, tryItOutEnabled: false },
     theme: { title: 'Sightline API reference', js: [{ filename: 'personal-access-token.js', content: relabelScript }] },
   });
 }
