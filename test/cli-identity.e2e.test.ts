@@ -9,19 +9,6 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient, bearer } from './helpers/api.js';
 import { allPermissions } from '../src/identity/permissions.js';
 
-/** runCli with text on the child's stdin (the shared helper closes stdin). */
-function runCliWithInput(args: string[], input: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, sightlineArgs(args), { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 function lastLine(output: string): string {
   return output.trimEnd().split('\n').at(-1) ?? '';
@@ -82,7 +69,7 @@ describe('sightline user and token', () => {
     test('--password-stdin takes the password from stdin, dropping one trailing newline', async () => {
       const email = uniqueEmail('admin');
       const password = 'correct horse battery staple';
-      const result = await runCliWithInput(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'admin', '--password-stdin', ...data], `${password}\n`);
+      const result = await runCli(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'admin', '--password-stdin', ...data], {}, `${password}\n`);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.trimEnd().split('\n').length, 1, 'no password is printed');
       assert.doesNotMatch(result.stdout + result.stderr, new RegExp(password));
@@ -91,10 +78,10 @@ describe('sightline user and token', () => {
     });
 
     test('--password-stdin refuses an empty or too short password', async () => {
-      const empty = await runCliWithInput(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('viewer'), '--role', 'viewer', '--password-stdin', ...data], '\n');
+      const empty = await runCli(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('viewer'), '--role', 'viewer', '--password-stdin', ...data], {}, '\n');
       assert.equal(empty.code, 1);
       assert.match(empty.stderr, /--password-stdin read no password/);
-      const short = await runCliWithInput(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('viewer'), '--role', 'viewer', '--password-stdin', ...data], 'tooshort\n');
+      const short = await runCli(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('viewer'), '--role', 'viewer', '--password-stdin', ...data], {}, 'tooshort\n');
       assert.equal(short.code, 1);
       assert.match(short.stderr, /password must be 12 to 1024 characters/);
     });

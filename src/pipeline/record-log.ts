@@ -20,5 +20,10 @@ export interface RecordLogWriter {
   ready(): Promise<void>;
   /** Whether the writer can still accept work (e.g. its thread is alive). */
   readonly healthy: boolean;
+  /**
+   * Writers that also keep the search index (SQLite's writer thread) bring it up to the log's
+   * current end, off the caller's thread. Absent: readers catch it up themselves (search-index.ts).
+   */
+  catchUpSearchIndex?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,13 +4,23 @@
 import SQLite from 'better-sqlite3';
 import type { Database } from '../storage/database.js';
 import { configureSqliteConnection } from '../storage/database.js';
+import type { RecordLogWriter } from '../pipeline/record-log.js';
 import { createSqliteSearchIndexer } from './sqlite-search-indexer.js';
 import { indexPostgresChunk } from './postgres-search-indexer.js';
 import { logEnd } from './telemetry-store.js';
 
 const CHUNK = 5_000;
 
-export async function catchUpSearchIndex(database: Database): Promise<void> {
+/** The writer of a running server, which may keep the index itself (SQLite's writer thread). */
+export type SearchIndexKeeper = Pick<RecordLogWriter, 'catchUpSearchIndex'>;
+
+/**
+ * In a server, pass the writer: on SQLite its thread does the indexing, because indexing here
+ * would block the event loop for every chunk. Without one (the CLI), SQLite indexes on this
+ * thread with a connection of its own. PostgreSQL indexes over the pool, which never blocks.
+ */
+export async function catchUpSearchIndex(database: Database, keeper?: SearchIndexKeeper): Promise<void> {
+  if (keeper?.catchUpSearchIndex) return keeper.catchUpSearchIndex();
   if (database.kind === 'postgres') {
     const end = await logEnd(database.db);
     while ((await indexPostgresChunk(database.db, CHUNK, end)) === CHUNK);

@@ -1,10 +1,10 @@
 // Main-thread side of the SQLite record-log writer: sends groups to the writer thread and
-// resolves each when the thread reports it committed.
+// resolves each when the thread reports it committed; asks it, too, to catch the search index up.
 import { Worker } from 'node:worker_threads';
 import type { AppError } from '../errors.js';
-import { storageUnavailable } from './storage-errors.js';
+import { searchIndexUnavailable, storageUnavailable } from './storage-errors.js';
 import type { RecordBatch, RecordLogWriter } from '../pipeline/record-log.js';
-import type { IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
+import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
 
 /**
  * Starts the thread from the built `.js`, or, when running from source (tests, benchmarks under
@@ -17,9 +17,16 @@ function startThread(path: string): Worker {
   return new Worker(bootstrap, { eval: true, workerData: { path } });
 }
 
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+  /** The error the caller sees when the thread fails the request or dies. */
+  failure: (cause: unknown) => AppError;
+}
+
 export class SqliteRecordWriter implements RecordLogWriter {
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
   private failure: Error | undefined;
   private readonly started: Promise<void>;
@@ -42,7 +49,7 @@ export class SqliteRecordWriter implements RecordLogWriter {
       if (!waiter) return;
       this.waiting.delete(response.id);
       if (response.ok) waiter.resolve();
-      else waiter.reject(storageUnavailable(new Error(`SQLite writer: ${response.code ?? 'error'}: ${response.message}`)));
+      else waiter.reject(waiter.failure(new Error(`SQLite writer: ${response.code ?? 'error'}: ${response.message}`)));
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {
@@ -60,12 +67,12 @@ export class SqliteRecordWriter implements RecordLogWriter {
   }
 
   write(batches: RecordBatch[]): Promise<void> {
-    if (this.failure) return Promise.reject(this.unavailable());
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, batches } satisfies WriteRequest);
-    });
+    return this.send((id) => ({ id, batches }) satisfies WriteRequest, storageUnavailable);
+  }
+
+  /** Resolves once the thread has indexed the whole log as it stood when the request arrived. */
+  catchUpSearchIndex(): Promise<void> {
+    return this.send((id) => ({ id, catchUp: true }) satisfies CatchUpRequest, searchIndexUnavailable);
   }
 
   async close(): Promise<void> {
@@ -79,13 +86,18 @@ export class SqliteRecordWriter implements RecordLogWriter {
     this.failure = new Error('the record writer is closed');
   }
 
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const waiter of this.waiting.values()) waiter.reject(this.unavailable());
-    this.waiting.clear();
+  private send(message: (id: number) => WriteRequest | CatchUpRequest, failure: Waiter['failure']): Promise<void> {
+    if (this.failure) return Promise.reject(failure(this.failure));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, failure });
+      this.worker.postMessage(message(id));
+    });
   }
 
-  private unavailable(): AppError {
-    return storageUnavailable(this.failure);
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiter of this.waiting.values()) waiter.reject(waiter.failure(this.failure));
+    this.waiting.clear();
   }
 }

@@ -10,6 +10,8 @@ export interface SqliteSearchIndexer {
   indexChunk(limit: number, upTo?: number): number;
   /** Sequence of the last record in the log (0 when empty). */
   logEnd(): number;
+  /** Sequence of the last record indexed (0 when none). */
+  indexed(): number;
   /** Records in the log not yet indexed. */
   lag(): number;
 }
@@ -34,6 +36,7 @@ export function createSqliteSearchIndexer(connection: SQLite.Database): SqliteSe
   return {
     indexChunk: (limit, upTo = Number.MAX_SAFE_INTEGER) => chunk.immediate(limit, upTo),
     logEnd: () => end.get() ?? 0,
+    indexed: () => cursor.get(SEARCH_INDEX_CURSOR) ?? 0,
     lag: () => (end.get() ?? 0) - (cursor.get(SEARCH_INDEX_CURSOR) ?? 0),
   };
 }

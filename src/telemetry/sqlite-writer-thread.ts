@@ -2,7 +2,8 @@
 // synchronous=FULL) and commits each group of batches in one transaction. The main thread
 // parses while this one waits on fsync, and a long commit never blocks the event loop.
 // Between commits it runs the search indexer one chunk at a time, so indexing never delays a
-// 201 by more than one chunk and never starves under constant load.
+// 201 by more than one chunk and never starves under constant load. A server's text search asks
+// it to catch the index up (read-your-writes) rather than indexing on the event loop.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
@@ -14,6 +15,13 @@ export interface WriteRequest {
   batches: RecordBatch[];
 }
 
+/** Answered once everything in the log when it arrived is indexed. */
+export interface CatchUpRequest {
+  id: number;
+  catchUp: true;
+}
+
+/** The answer to a write or a catch-up. */
 export type WriteResponse = { id: number; ok: true } | { id: number; ok: false; message: string; code?: string };
 
 /** Reported when background indexing fails; it is retried after a pause. */
@@ -57,6 +65,8 @@ const writeImmediate = (batches: RecordBatch[]) => writeAll.immediate(batches);
 const indexer = createSqliteSearchIndexer(connection);
 let indexingScheduled = false;
 let closed = false;
+/** Catch-ups waiting for the index to reach the log end each saw, in arrival order. */
+const catchUps: { id: number; upTo: number }[] = [];
 
 /**
  * One chunk of indexing. The index can be rebuilt from the log, so its chunks need no fsync of
@@ -80,6 +90,7 @@ function scheduleIndexing(delay = 0): void {
     if (closed) return;
     try {
       if (indexChunk() === INDEX_CHUNK) scheduleIndexing();
+      answerCatchUps();
     } catch (error) {
       reportIndexError(error);
     }
@@ -89,8 +100,34 @@ function scheduleIndexing(delay = 0): void {
 }
 
 function reportIndexError(error: unknown): void {
-  port!.postMessage({ indexError: (error as Error).message } satisfies IndexFailure);
+  const message = (error as Error).message;
+  port!.postMessage({ indexError: message } satisfies IndexFailure);
+  // A searcher gets the failure now rather than waiting through the retries.
+  failCatchUps(message);
   scheduleIndexing(INDEX_RETRY_MS);
+}
+
+/** Chunks run between writes (scheduleIndexing), so a long catch-up never holds up commits. */
+function catchUp(id: number): void {
+  const upTo = indexer.logEnd();
+  if (indexer.indexed() >= upTo) {
+    port!.postMessage({ id, ok: true } satisfies WriteResponse);
+    return;
+  }
+  catchUps.push({ id, upTo });
+  scheduleIndexing();
+}
+
+function answerCatchUps(): void {
+  if (catchUps.length === 0) return;
+  const indexed = indexer.indexed();
+  while (catchUps.length > 0 && catchUps[0]!.upTo <= indexed) {
+    port!.postMessage({ id: catchUps.shift()!.id, ok: true } satisfies WriteResponse);
+  }
+}
+
+function failCatchUps(message: string): void {
+  for (const { id } of catchUps.splice(0)) port!.postMessage({ id, ok: false, message } satisfies WriteResponse);
 }
 
 /** Keeps the index within MAX_INDEX_LAG of the log, at the cost of taking writes later. */
@@ -106,11 +143,20 @@ port.postMessage('ready');
 // Records written before a restart may not be indexed yet.
 scheduleIndexing();
 
-port.on('message', (request: WriteRequest | 'close') => {
+port.on('message', (request: WriteRequest | CatchUpRequest | 'close') => {
   if (request === 'close') {
     closed = true;
+    failCatchUps('the record writer is closing');
     connection.close();
     port.close();
+    return;
+  }
+  if ('catchUp' in request) {
+    try {
+      catchUp(request.id);
+    } catch (error) {
+      port.postMessage({ id: request.id, ok: false, message: (error as Error).message } satisfies WriteResponse);
+    }
     return;
   }
   let response: WriteResponse;

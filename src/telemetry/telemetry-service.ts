@@ -1,7 +1,9 @@
-// Presenting and paging stored records for readers (the CLI today, the /v1 API later).
+// Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
+// search must follow, read-your-writes for text search, paging, and the record presenter.
+import { AppError } from '../errors.js';
 import type { Database } from '../storage/database.js';
-import { searchRecords, type RecordQuery, type StoredRecordRow } from './telemetry-store.js';
-import { catchUpSearchIndex } from './search-index.js';
+import { searchRecords, type FieldFilter, type FieldValue, type RecordQuery, type StoredRecordRow } from './telemetry-store.js';
+import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
 
 export interface StoredRecord {
   id: string;
@@ -21,22 +23,142 @@ export function presentRecord(row: StoredRecordRow): StoredRecord {
   };
 }
 
-const PAGE = 1000;
+/** What a search matches, without paging. */
+export type RecordFilter = Omit<RecordQuery, 'limit' | 'afterSeq'>;
+
+export const MAX_FIELD_FILTERS = 20;
+export const MAX_FIELD_PATH_LENGTH = 256;
+
+/** A search as the API takes it: ISO 8601 times and dotted field paths. */
+export interface SearchInput {
+  since?: string;
+  until?: string;
+  query?: string;
+  filters?: Record<string, FieldValue>;
+}
+
+/** Where reads go: the database and, in a server, the writer that may keep the search index. */
+export interface TelemetryReader {
+  database: Database;
+  writer?: SearchIndexKeeper;
+}
+
+/** Checks what the request schema cannot (time order, field paths) and builds the filter. */
+export function parseSearch(input: SearchInput): RecordFilter {
+  const since = parseTime('since', input.since);
+  const until = parseTime('until', input.until);
+  if (since !== undefined && until !== undefined && since >= until) {
+    throw new AppError('invalid_request', `until (${input.until}) must be later than since (${input.since})`, { extensions: { field: 'until' } });
+  }
+  const filters = Object.entries(input.filters ?? {});
+  if (filters.length > MAX_FIELD_FILTERS) {
+    throw new AppError('invalid_request', `at most ${MAX_FIELD_FILTERS} filters are allowed (got ${filters.length})`, { extensions: { field: 'filters' } });
+  }
+  const fields = filters.map(([path, value]): FieldFilter => {
+    const problem = fieldPathProblem(path) ?? (typeof value === 'number' && !Number.isFinite(value) ? 'must compare with a finite number' : undefined);
+    if (problem) throw new AppError('invalid_request', `filters: the field ${JSON.stringify(path)} ${problem}`, { extensions: { field: 'filters', filter: path } });
+    return { path: path.split('.'), value };
+  });
+  return {
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(input.query?.trim() ? { text: input.query } : {}),
+    ...(fields.length > 0 ? { fields } : {}),
+  };
+}
+
+function parseTime(field: 'since' | 'until', value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new AppError('invalid_request', `${field} must be an ISO 8601 date-time (got ${JSON.stringify(value)})`, { extensions: { field } });
+  return time;
+}
+
+/**
+ * A path is object keys joined by dots. Segments may not be empty, and may not hold `"`, `\` or
+ * control characters: each database quotes segments differently, and these are where they differ.
+ */
+function fieldPathProblem(path: string): string | undefined {
+  if (path.length > MAX_FIELD_PATH_LENGTH) return `is longer than ${MAX_FIELD_PATH_LENGTH} characters`;
+  if (path.split('.').some((segment) => segment === '')) return 'has an empty segment: write nested keys as a.b.c, with no leading, trailing or doubled dots';
+  if (/["\\\u0000-\u001f\u007f]/.test(path)) return 'contains a double quote, a backslash or a control character, which field paths cannot hold';
+  return undefined;
+}
+
+/** A text search first brings the index up to the log's end, so acknowledged records are found. */
+async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
+  if (filter.text?.trim()) await catchUpSearchIndex(reader.database, reader.writer);
+}
+
+export interface RecordPage {
+  records: StoredRecord[];
+  /** The sequence to continue after; absent on the last page. */
+  lastSeq?: number;
+}
+
+/** One page of the tenant's matching records, oldest first. */
+export async function searchTelemetry(
+  reader: TelemetryReader,
+  tenantId: number,
+  input: SearchInput,
+  page: { limit: number; afterSeq?: number },
+): Promise<RecordPage> {
+  const filter = parseSearch(input);
+  await readYourWrites(reader, filter);
+  // One more than asked tells whether another page exists, so the last page says so.
+  const rows = await searchRecords(reader.database.db, reader.database.kind, tenantId, {
+    ...filter,
+    limit: page.limit + 1,
+    ...(page.afterSeq !== undefined ? { afterSeq: page.afterSeq } : {}),
+  });
+  const shown = rows.slice(0, page.limit);
+  return { records: shown.map(presentRecord), ...(rows.length > page.limit ? { lastSeq: shown[shown.length - 1]!.seq } : {}) };
+}
+
+/** Rows per query when streaming: large enough to amortise the query, small enough to hold. */
+const STREAM_PAGE = 500;
+
+/**
+ * Every matching record, oldest first (at most `max`). The search is checked, the index caught
+ * up and the first page read before this resolves, so those failures can still be answered as
+ * errors; later pages are read only as the consumer asks for more.
+ */
+export async function exportTelemetry(reader: TelemetryReader, tenantId: number, input: SearchInput, max?: number): Promise<AsyncIterable<StoredRecord>> {
+  const filter = parseSearch(input);
+  await readYourWrites(reader, filter);
+  const pages = rowPages(reader.database, tenantId, filter, max ?? Number.POSITIVE_INFINITY);
+  const first = await pages.next();
+  return (async function* () {
+    try {
+      if (first.done) return;
+      for (const row of first.value) yield presentRecord(row);
+      for await (const rows of pages) for (const row of rows) yield presentRecord(row);
+    } finally {
+      // The consumer may stop early (a client hanging up): end the paging with it.
+      await pages.return(undefined);
+    }
+  })();
+}
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(
   database: Database,
   tenantId: number,
-  query: Omit<RecordQuery, 'limit' | 'afterSeq'>,
+  query: RecordFilter,
   max = Number.POSITIVE_INFINITY,
+  keeper?: SearchIndexKeeper,
 ): AsyncGenerator<StoredRecord> {
-  if (query.text?.trim()) await catchUpSearchIndex(database);
+  await readYourWrites({ database, ...(keeper ? { writer: keeper } : {}) }, query);
+  for await (const rows of rowPages(database, tenantId, query, max)) for (const row of rows) yield presentRecord(row);
+}
+
+async function* rowPages(database: Database, tenantId: number, filter: RecordFilter, max: number): AsyncGenerator<StoredRecordRow[]> {
   let afterSeq: number | undefined;
   let remaining = max;
   while (remaining > 0) {
-    const limit = Math.min(PAGE, remaining);
-    const rows = await searchRecords(database.db, database.kind, tenantId, { ...query, limit, ...(afterSeq !== undefined ? { afterSeq } : {}) });
-    for (const row of rows) yield presentRecord(row);
+    const limit = Math.min(STREAM_PAGE, remaining);
+    const rows = await searchRecords(database.db, database.kind, tenantId, { ...filter, limit, ...(afterSeq !== undefined ? { afterSeq } : {}) });
+    if (rows.length > 0) yield rows;
     remaining -= rows.length;
     if (rows.length < limit) return;
     afterSeq = rows[rows.length - 1]!.seq;

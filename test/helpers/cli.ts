@@ -16,13 +16,19 @@ export function sightlineArgs(args: string[]): string[] {
   return ['--import', 'tsx', cliEntry, ...args];
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs the CLI from source; `input`, when given, is written to its stdin (else stdin is closed). */
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, sightlineArgs(args), { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, sightlineArgs(args), {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
