@@ -53,7 +53,7 @@ export function registerToken(program: Command): void {
         name: String(options.name),
         permissions,
         expiresAt: lifetime === undefined ? null : Date.now() + lifetime,
-        creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions) },
+        creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions), expiresAt: null },
       });
       const t = created.token;
       process.stderr.write(

@@ -92,7 +92,8 @@ function trustProxy(raw: string): string {
   if (value === '' || value === 'true') return value;
   for (const entry of value.split(',')) {
     const [address, bits] = entry.trim().split('/');
-    if (isIP(address ?? '') === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits))) {
+    const family = isIP(address ?? '');
+    if (family === 0 || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)))) {
       throw new Error('must be empty, true, or a comma-separated list of proxy addresses or CIDR ranges such as 10.0.0.0/8');
     }
   }

@@ -107,12 +107,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
     if (!access) throw new Error(`route ${route.method} ${route.url} declares no access; every /v1 route must`);
+    if (access.scope !== 'public' && access.permission === 'observations:write' && access.scope !== 'tenant') {
+      throw new Error(`route ${route.method} ${route.url}: observations:write needs tenant scope, where the tenant's approval is checked`);
+    }
     documentAccess(route, access);
     for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
 
   const reject = async (request: FastifyRequest, code: ProblemCode, detail: string, audit?: { tenantId: number | null; subject: string }) => {
-    limiter.fail(request.ip);
     metrics.authFailures.inc({ reason: code });
     if (audit) {
       await recordAudit(db, {
@@ -135,16 +137,18 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         headers: { 'WWW-Authenticate': challenge },
       });
     }
-    const wait = limiter.retryAfter(request.ip);
-    if (wait > 0) {
-      metrics.authFailures.inc({ reason: 'too_many_failed_attempts' });
-      throw new AppError('too_many_failed_attempts', `too many failed attempts from ${request.ip}; retry in ${wait} s`, {
-        headers: { 'Retry-After': String(wait) },
-        extensions: { retry_after_seconds: wait },
-      });
-    }
     if (token !== undefined) {
+      let forgive: () => void;
+      try {
+        forgive = limiter.admit(request.ip);
+      } catch (error) {
+        metrics.authFailures.inc({ reason: 'too_many_failed_attempts' });
+        throw error;
+      }
       const check = await checkToken(db, token, request.ip);
+      // Only an unknown token is a guess. A known one that expired or was deleted is a stale
+      // integration: counting it would lock everyone behind the same address out.
+      if (check.ok || check.code !== 'invalid_credentials') forgive();
       if (check.ok) return tokenPrincipal(check.token);
       const detail = {
         invalid_credentials: 'the API token is not valid',
@@ -153,9 +157,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
       }[check.code];
       return reject(request, check.code, detail, check.token ? { tenantId: check.token.tenant_id, subject: `token ${check.token.id}` } : undefined);
     }
+    // Session cookies are 256-bit random values, not guessable, so a miss is a session that
+    // ended: it does not count as a failed attempt, and the dead cookie is cleared.
     const session = await resolveSession(db, cookie!);
     if (session.ok) return session.principal;
-    return reject(request, session.code, session.code === 'session_expired' ? 'the session expired; sign in again' : 'the session is not valid; sign in again');
+    metrics.authFailures.inc({ reason: session.code });
+    throw new AppError(session.code, session.code === 'session_expired' ? 'the session expired; sign in again' : 'the session is not valid; sign in again', {
+      headers: { 'WWW-Authenticate': challenge, 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax` },
+    });
   };
 
   const resolveTenant = async (request: FastifyRequest, principal: Principal): Promise<TenantRow> => {
@@ -181,6 +190,11 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     const principal = await authenticate(request);
     request.principal = principal;
 
+    // A browser says when a request comes from another site; no write may (cookies, or Basic
+    // credentials a browser cached for /docs, would otherwise ride along).
+    if (UNSAFE_METHODS.has(request.method) && request.headers['sec-fetch-site'] === 'cross-site') {
+      throw new AppError('csrf_token_invalid', 'cross-site writes are refused');
+    }
     if (principal.csrfToken && UNSAFE_METHODS.has(request.method)) {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !sameSecret(sent, principal.csrfToken)) {
@@ -206,10 +220,10 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     }
     // Seed §1: writing observations needs the platform's prior approval of the tenant, on top
     // of the permission. Declared once here, so no observation-writing route can forget it.
-    if (access.permission === 'observations:write' && request.tenant && request.tenant.observation_write_approved_at === null) {
+    if (access.permission === 'observations:write' && (request.tenant?.observation_write_approved_at ?? null) === null) {
       throw new AppError(
         'observation_write_not_approved',
-        `tenant ${request.tenant.code_name} is not approved to write observations; the review (impact on managed services, correlation with other observations, expected volume) is started by contacting support`,
+        `tenant ${request.tenant?.code_name ?? '(none)'} is not approved to write observations; the review (impact on managed services, correlation with other observations, expected volume) is started by contacting support`,
       );
     }
   });

@@ -77,17 +77,15 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
     return sendProblem(reply, new AppError('unauthenticated', detail));
   };
   const requireToken = async (request: FastifyRequest, reply: FastifyReply) => {
+    // The page lives under /docs/: a Basic challenge at /docs would make browsers send the
+    // credentials to every path of the site.
+    if (request.url === '/docs') return reply.redirect('/docs/', 301);
     const token = presentedToken(request.headers.authorization);
     if (!token) return challenge(reply, 'the API reference needs HTTP Basic credentials: any username, and an API token as the password');
-    const wait = limiter.retryAfter(request.ip);
-    if (wait > 0) {
-      return sendProblem(reply, new AppError('too_many_failed_attempts', `too many failed attempts from ${request.ip}; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } }));
-    }
+    const forgive = limiter.admit(request.ip);
     const check = await checkToken(db, token, request.ip);
-    if (!check.ok) {
-      limiter.fail(request.ip);
-      return challenge(reply, 'the password is not an active API token');
-    }
+    if (check.ok || check.code !== 'invalid_credentials') forgive();
+    if (!check.ok) return challenge(reply, 'the password is not an active API token');
     return undefined;
   };
   await app.register(swaggerUi, {

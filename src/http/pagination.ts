@@ -21,7 +21,11 @@ export function decodeCursor<T extends Record<string, string | number>>(
   const valid =
     typeof decoded === 'object' &&
     decoded !== null &&
-    (Object.entries(fields) as [string, string][]).every(([name, type]) => typeof (decoded as Record<string, unknown>)[name] === type);
+    (Object.entries(fields) as [string, string][]).every(([name, type]) => {
+      const value = (decoded as Record<string, unknown>)[name];
+      // Every numeric position is a row key or a time: an integer the databases can hold.
+      return type === 'number' ? Number.isSafeInteger(value) : typeof value === type;
+    });
   if (!valid) throw new AppError('invalid_cursor', 'cursor is not one this API returned; pass next_cursor unchanged', { extensions: { field: 'cursor' } });
   return decoded as T;
 }

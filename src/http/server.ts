@@ -37,6 +37,9 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     // A request must arrive whole within this time; a stalled upload cannot pin memory forever.
     requestTimeout: REQUEST_TIMEOUT_MS,
     trustProxy: trustProxy(config.trustProxy),
+    // Unknown fields are refused, not silently dropped: a misspelt `expires_at` must not
+    // create a token that never expires. Arrays are not coerced to scalars either.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true } },
     ...(config.tlsCert ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } } : {}),
   });
 

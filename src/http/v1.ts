@@ -12,6 +12,7 @@ import { tenantRoutes } from '../identity/tenant-routes.js';
 import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
 import type { RecordLogWriter } from '../pipeline/record-log.js';
 import { installAuth } from './auth.js';
+import { AppError } from '../errors.js';
 
 export interface ApiDependencies {
   config: Config;
@@ -25,6 +26,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   const { config, database, limiter, metrics } = deps;
   const db = database.db;
   installAuth(app, { db, limiter, metrics });
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [['params', request.params], ['querystring', request.query], ['body', request.body]] as const) {
+      const where = findNulByte(value, part);
+      if (where) throw new AppError('invalid_request', `${where} contains a NUL character, which no field may hold`, { extensions: { field: where } });
+    }
+  });
 
   app.get(
     '/openapi.json',
@@ -45,4 +52,17 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(auditRoutes, { db });
   await app.register(tenantRoutes, { db, address: config });
   await app.register(telemetryRoutes, { database, writer: deps.writer });
+}
+
+/** Where a NUL character hides in request input (PostgreSQL text cannot store one), if anywhere. */
+function findNulByte(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) return value.map((item, i) => findNulByte(item, `${path}/${i}`)).find(Boolean);
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = key.includes('\u0000') ? `${path}/${key}` : findNulByte(item, `${path}/${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }

@@ -8,6 +8,7 @@ import { tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, Timestamp } from '../http/schemas.js';
 import { auditActions, listAudit } from './audit-service.js';
+import { parseIsoTime } from '../time.js';
 
 const auditExample = {
   id: 'evt_b81TzQe0rW5nVp3KxY2m',
@@ -71,8 +72,8 @@ export async function auditRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       const page = await listAudit(deps.db, tenantOf(request).id, {
         limit,
         ...(action ? { action } : {}),
-        ...(since ? { since: Date.parse(since) } : {}),
-        ...(until ? { until: Date.parse(until) } : {}),
+        ...(since ? { since: parseIsoTime('since', since) } : {}),
+        ...(until ? { until: parseIsoTime('until', until) } : {}),
         ...(position ? { beforeSeq: position.s } : {}),
       });
       return { events: page.events, next_cursor: page.more && page.lastSeq !== undefined ? encodeCursor({ s: page.lastSeq }) : null };

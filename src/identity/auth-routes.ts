@@ -33,7 +33,7 @@ const SessionSchema = Type.Object({
   user: UserSchema,
   tenant: Type.Union([TenantSummarySchema, Type.Null()], { description: "The user's tenant; null for platform operators" }),
   csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every write made with the session cookie' }),
-  expires_at: Timestamp('When the session ends unless used again'),
+  expires_at: Timestamp('When the session ends at the latest (it also ends after 12 hours unused)'),
 });
 
 const MeSchema = Type.Object(
@@ -75,22 +75,14 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
       },
     },
     async (request, reply) => {
-      const wait = limiter.retryAfter(request.ip);
-      if (wait > 0) {
-        throw new AppError('too_many_failed_attempts', `too many failed attempts from ${request.ip}; retry in ${wait} s`, {
-          headers: { 'Retry-After': String(wait) },
-          extensions: { retry_after_seconds: wait },
-        });
-      }
+      // Counted before the password is checked, so concurrent guesses cannot outrun the limit.
+      const forgive = limiter.admit(request.ip);
       const body = request.body as { email: string; password: string };
-      let result;
-      try {
-        result = await login(db, { email: body.email, password: body.password, ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'invalid_credentials') limiter.fail(request.ip);
-        throw error;
-      }
-      reply.setCookie(SESSION_COOKIE, result.cookieValue, { ...cookieOptions, maxAge: SESSION_MAX_MS / 1000 });
+      const result = await login(db, { email: body.email, password: body.password, ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+      forgive();
+      // Secure whenever the browser reached us over HTTPS, directly or through a trusted proxy.
+      reply.setCookie(SESSION_COOKIE, result.cookieValue, { ...cookieOptions, secure: secureCookies || request.protocol === 'https', maxAge: SESSION_MAX_MS / 1000 });
+      reply.header('Cache-Control', 'no-store');
       const tenant = result.user.tenant_id === null ? undefined : await findTenantById(db, result.user.tenant_id);
       return {
         user: presentUser(result.user),
@@ -132,7 +124,8 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
         response: { 200: { ...MeSchema, description: 'The caller' } },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
       const principal = principalOf(request);
       const tenant = principal.tenantId === null ? undefined : await findTenantById(db, principal.tenantId);
       const cookie = request.cookies[SESSION_COOKIE];

@@ -1,6 +1,14 @@
-// Limits failed authentication attempts per client address: past `max` failures within the
-// window, the address gets 429 with Retry-After until its oldest failure leaves the window,
-// whatever credentials it sends, so guessing cannot go on. Kept in memory, per process.
+// Limits password and token guessing per client address: past `max` failures within the
+// window, the address gets 429 with Retry-After until its oldest failure leaves the window.
+// An attempt counts as a failure from the moment it starts (and is forgiven if it succeeds),
+// so a burst of concurrent guesses cannot all slip in before the first one fails. IPv6 clients
+// are counted per /64, the block one subscriber usually holds. Kept in memory, per process.
+import { isIPv6 } from 'node:net';
+import { AppError } from '../errors.js';
+
+/** Addresses tracked at most; past it the longest-tracked address is forgotten first. */
+const MAX_ADDRESSES = 100_000;
+
 export class FailureLimiter {
   private readonly failures = new Map<string, number[]>();
   private lastSweep = 0;
@@ -12,32 +20,74 @@ export class FailureLimiter {
 
   /** Seconds the address must wait before trying again; 0 when it may try now. */
   retryAfter(address: string, now = Date.now()): number {
-    const times = this.recent(address, now);
+    const times = this.recent(clientKey(address), now);
     if (times.length < this.max) return 0;
     return Math.max(1, Math.ceil((times[times.length - this.max]! + this.windowMs - now) / 1000));
   }
 
-  fail(address: string, now = Date.now()): void {
-    const times = this.recent(address, now);
+  /**
+   * Admits one credential check from the address: a 429 `too_many_failed_attempts` with
+   * Retry-After when it is locked out, else the attempt is counted (see `begin`).
+   */
+  admit(address: string, now = Date.now()): () => void {
+    const wait = this.retryAfter(address, now);
+    if (wait > 0) {
+      throw new AppError('too_many_failed_attempts', `too many failed attempts from ${address}; retry in ${wait} s`, {
+        headers: { 'Retry-After': String(wait) },
+        extensions: { retry_after_seconds: wait },
+      });
+    }
+    return this.begin(address, now);
+  }
+
+  /**
+   * Counts an attempt as failed now; the returned function takes it back once the attempt
+   * turns out not to be a guess (right password, a known token).
+   */
+  begin(address: string, now = Date.now()): () => void {
+    const key = clientKey(address);
+    const times = this.recent(key, now);
     times.push(now);
     // Only the newest `max` failures matter for the lock-out; an attacker cannot grow the list.
     if (times.length > this.max) times.splice(0, times.length - this.max);
-    this.failures.set(address, times);
+    this.failures.delete(key);
+    if (this.failures.size >= MAX_ADDRESSES) this.failures.delete(this.failures.keys().next().value!);
+    this.failures.set(key, times);
     this.sweep(now);
+    let forgiven = false;
+    return () => {
+      if (forgiven) return;
+      forgiven = true;
+      const current = this.failures.get(key);
+      const at = current?.lastIndexOf(now) ?? -1;
+      if (current && at !== -1) current.splice(at, 1);
+    };
   }
 
-  private recent(address: string, now: number): number[] {
-    const times = this.failures.get(address);
+  private recent(key: string, now: number): number[] {
+    const times = this.failures.get(key);
     if (!times) return [];
     const kept = times.filter((time) => time > now - this.windowMs);
-    if (kept.length === 0) this.failures.delete(address);
+    if (kept.length === 0) this.failures.delete(key);
     return kept;
   }
 
-  /** Forget addresses whose failures have all aged out, so memory stays bounded by the window. */
+  /** Forget addresses whose failures have all aged out, so memory follows the window. */
   private sweep(now: number): void {
     if (now - this.lastSweep < this.windowMs) return;
     this.lastSweep = now;
-    for (const address of [...this.failures.keys()]) this.recent(address, now);
+    for (const key of [...this.failures.keys()]) this.recent(key, now);
   }
+}
+
+/** The unit an address is counted in: IPv4 alone, IPv6 by its /64 prefix. */
+export function clientKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

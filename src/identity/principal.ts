@@ -16,6 +16,8 @@ export interface Principal {
   tenantId: number | null;
   operator: boolean;
   permissions: ReadonlySet<Permission>;
+  /** When a token principal stops working (epoch ms); null for people and tokens that never expire. */
+  expiresAt: number | null;
   /** Set when authenticated by the session cookie: the CSRF token that writes must echo. */
   csrfToken?: string;
 }

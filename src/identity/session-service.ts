@@ -82,6 +82,7 @@ export function userPrincipal(user: UserRow, csrfToken?: string): Principal {
     tenantId: user.tenant_id,
     operator: user.role === 'operator',
     permissions: new Set(rolePermissions[user.role]),
+    expiresAt: null,
     ...(csrfToken ? { csrfToken } : {}),
   };
 }

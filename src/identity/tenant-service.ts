@@ -74,8 +74,10 @@ export async function changeTenant(
     changed.observation_write_approved = { from: approved, to: changes.observationWriteApproved };
   }
   if (Object.keys(changed).length === 0) return row;
-  await updateTenant(db, row.id, update);
-  await recordAudit(db, { tenantId: row.id, action: 'tenant.settings_changed', actor: audit.actor, ip: audit.ip, details: { changes: changed } });
+  await db.transaction().execute(async (trx) => {
+    await updateTenant(trx, row.id, update);
+    await recordAudit(trx, { tenantId: row.id, action: 'tenant.settings_changed', actor: audit.actor, ip: audit.ip, details: { changes: changed } });
+  });
   return { ...row, ...update };
 }
 

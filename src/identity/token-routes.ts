@@ -10,6 +10,7 @@ import { NextCursor, PageQuery } from '../http/schemas.js';
 import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
+import { parseIsoTime } from '../time.js';
 import { createToken, deleteToken, getToken, listTenantTokens, MAX_TOKEN_NAME_LENGTH } from './token-service.js';
 
 const CreateTokenBody = Type.Object(
@@ -60,8 +61,8 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
         tenantId: tenantOf(request).id,
         name,
         permissions: permissions.includes('all') ? allPermissions.filter((permission) => principal.permissions.has(permission)) : parsePermissions(permissions),
-        expiresAt: expiresAt ? Date.parse(expiresAt) : null,
-        creator: { actor: actorOf(principal), userId: principal.userId, permissions: principal.permissions },
+        expiresAt: expiresAt ? parseIsoTime('expires_at', expiresAt) : null,
+        creator: { actor: actorOf(principal), userId: principal.userId, permissions: principal.permissions, expiresAt: principal.expiresAt },
         ip: request.ip,
       });
       reply.header('Cache-Control', 'no-store');

@@ -66,8 +66,8 @@ export interface CreateTokenInput {
   permissions: Permission[];
   /** Epoch ms, or null for a token that does not expire. */
   expiresAt: number | null;
-  /** Who creates it; a token may not grant what its creator lacks. */
-  creator: { actor: AuditActor; userId: string | null; permissions: ReadonlySet<Permission> };
+  /** Who creates it; a token may not grant what its creator lacks, nor outlive a creating token. */
+  creator: { actor: AuditActor; userId: string | null; permissions: ReadonlySet<Permission>; expiresAt: number | null };
   ip?: string | null;
 }
 
@@ -80,6 +80,15 @@ export async function createToken(db: Kysely<Tables>, input: CreateTokenInput): 
   const now = Date.now();
   if (input.expiresAt !== null && input.expiresAt <= now) {
     throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
+  }
+  if (/[\u0000-\u001f\u007f]/.test(name)) {
+    throw new AppError('invalid_request', 'name must not contain control characters (tabs, newlines)', { extensions: { field: 'name' } });
+  }
+  const creatorEnd = input.creator.expiresAt;
+  if (creatorEnd !== null && (input.expiresAt === null || input.expiresAt > creatorEnd)) {
+    throw new AppError('invalid_request', `a token created by a token cannot outlive it: give expires_at no later than ${new Date(creatorEnd).toISOString()}`, {
+      extensions: { field: 'expires_at' },
+    });
   }
   const beyond = input.permissions.filter((permission) => !input.creator.permissions.has(permission));
   if (beyond.length > 0) {
@@ -104,14 +113,16 @@ export async function createToken(db: Kysely<Tables>, input: CreateTokenInput): 
     last_used_at: null,
     last_used_ip: null,
   };
-  await insertToken(db, row);
-  await recordAudit(db, {
-    tenantId: input.tenantId,
-    action: 'token.created',
-    actor: input.creator.actor,
-    ip: input.ip ?? null,
-    target: { type: 'token', id: row.id },
-    details: { name, permissions: input.permissions, expires_at: iso(input.expiresAt) },
+  await db.transaction().execute(async (trx) => {
+    await insertToken(trx, row);
+    await recordAudit(trx, {
+      tenantId: input.tenantId,
+      action: 'token.created',
+      actor: input.creator.actor,
+      ip: input.ip ?? null,
+      target: { type: 'token', id: row.id },
+      details: { name, permissions: input.permissions, expires_at: iso(input.expiresAt) },
+    });
   });
   return { token: presentToken(row, now), value };
 }
@@ -137,9 +148,11 @@ export async function listTenantTokens(
 export async function deleteToken(db: Kysely<Tables>, tenantId: number, id: string, actor: AuditActor, ip: string | null): Promise<ApiToken> {
   const row = await findToken(db, tenantId, id);
   if (!row) throw new AppError('not_found', `no token ${JSON.stringify(id)}`);
-  if (await markTokenDeleted(db, tenantId, id, actor.label, Date.now())) {
-    await recordAudit(db, { tenantId, action: 'token.deleted', actor, ip, target: { type: 'token', id }, details: { name: row.name } });
-  }
+  await db.transaction().execute(async (trx) => {
+    if (await markTokenDeleted(trx, tenantId, id, actor.label, Date.now())) {
+      await recordAudit(trx, { tenantId, action: 'token.deleted', actor, ip, target: { type: 'token', id }, details: { name: row.name } });
+    }
+  });
   return getToken(db, tenantId, id);
 }
 
@@ -175,5 +188,6 @@ export function tokenPrincipal(row: TokenRow): Principal {
     tenantId: row.tenant_id,
     operator: false,
     permissions: new Set((JSON.parse(row.permissions) as string[]).filter(isPermission)),
+    expiresAt: row.expires_at,
   };
 }

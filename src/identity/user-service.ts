@@ -68,13 +68,15 @@ export async function createUser(db: Kysely<Tables>, input: CreateUserInput): Pr
     created_at: Date.now(),
     disabled_at: null,
   };
-  if (!(await insertUser(db, row))) throw new AppError('user_exists', `a user with email ${JSON.stringify(email)} already exists`);
-  await recordAudit(db, {
-    tenantId: input.tenantId,
-    action: 'user.created',
-    actor: input.actor,
-    target: { type: 'user', id: row.id },
-    details: { email, role: row.role },
+  await db.transaction().execute(async (trx) => {
+    if (!(await insertUser(trx, row))) throw new AppError('user_exists', `a user with email ${JSON.stringify(email)} already exists`);
+    await recordAudit(trx, {
+      tenantId: input.tenantId,
+      action: 'user.created',
+      actor: input.actor,
+      target: { type: 'user', id: row.id },
+      details: { email, role: row.role },
+    });
   });
   return { user: presentUser(row), ...(generatedPassword ? { generatedPassword } : {}) };
 }

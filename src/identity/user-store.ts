@@ -9,10 +9,6 @@ export function findUserByEmail(db: Kysely<Tables>, email: string): Promise<User
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-export function findUserById(db: Kysely<Tables>, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export function listTenantUsers(db: Kysely<Tables>, tenantId: number): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).orderBy('email').execute();
 }

@@ -1,5 +1,6 @@
 // Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
 // search must follow, read-your-writes for text search, paging, and the record presenter.
+import { parseIsoTime } from '../time.js';
 import { AppError } from '../errors.js';
 import type { Database } from '../storage/database.js';
 import { searchRecords, type FieldFilter, type FieldValue, type RecordQuery, type StoredRecordRow } from './telemetry-store.js';
@@ -45,8 +46,8 @@ export interface TelemetryReader {
 
 /** Checks what the request schema cannot (time order, field paths) and builds the filter. */
 export function parseSearch(input: SearchInput): RecordFilter {
-  const since = parseTime('since', input.since);
-  const until = parseTime('until', input.until);
+  const since = parseIsoTime('since', input.since);
+  const until = parseIsoTime('until', input.until);
   if (since !== undefined && until !== undefined && since >= until) {
     throw new AppError('invalid_request', `until (${input.until}) must be later than since (${input.since})`, { extensions: { field: 'until' } });
   }
@@ -67,12 +68,6 @@ export function parseSearch(input: SearchInput): RecordFilter {
   };
 }
 
-function parseTime(field: 'since' | 'until', value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new AppError('invalid_request', `${field} must be an ISO 8601 date-time (got ${JSON.stringify(value)})`, { extensions: { field } });
-  return time;
-}
 
 /**
  * A path is object keys joined by dots. Segments may not be empty, and may not hold `"`, `\` or

@@ -71,7 +71,7 @@ export async function issueToken(
     name: options.name ?? `test token (${permissions.length} permissions)`,
     permissions: [...permissions],
     expiresAt: options.expiresAt ?? null,
-    creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions) },
+    creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions), expiresAt: null },
   });
   return { value, id: token.id };
 }
