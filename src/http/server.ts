@@ -39,7 +39,7 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     trustProxy: trustProxy(config.trustProxy),
     // Unknown fields are refused, not silently dropped: a misspelt `expires_at` must not
     // create a token that never expires. Arrays are not coerced to scalars either.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allowUnionTypes: true } },
     ...(config.tlsCert ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } } : {}),
   });
 
