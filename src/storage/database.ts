@@ -5,9 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Tables } from './schema.js';
 import { ConfigError } from '../config/config.js';
+import { SchemaScopedPostgresDialect } from './postgres-introspector.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -96,7 +97,7 @@ async function openPostgres(url: string): Promise<Database> {
     }
   }
   const pool = createPool(pgConfig);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema ?? 'public') });
   await sql`SELECT 1`.execute(db);
   return {
     kind: 'postgres',
