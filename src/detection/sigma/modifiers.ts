@@ -1,0 +1,370 @@
+// One detection item — `Field|mod|mod: value(s)` — compiled to a test over an EventView, with
+// what the pre-filter may require of the event. Modifiers are applied as the spec orders them:
+// value transformations (expand, windash, utf16*, wide, base64, base64offset) left to right,
+// then one match type (contains/startswith/endswith, re, cidr, lt…gte, neq, exists, fieldref,
+// the time parts), with `all` and `cased` as flags. Anything else rejects the rule.
+import net from 'node:net';
+import { EventView, KEYWORDS, scalars } from './event-view.js';
+import { fold } from './fold.js';
+import { compilePattern, SigmaString, type TextTest } from './pattern.js';
+import { timeComponent } from './time-parts.js';
+
+export type Matcher = (view: EventView) => boolean;
+
+/** At least one of these (field, folded literal) must occur in the event; null: no requirement. */
+export type Requirement = { field: string; literal: string }[] | null;
+
+export interface CompiledItem {
+  match: Matcher;
+  requirement: Requirement;
+  fields: string[];
+}
+
+/** Thrown for what a rule may not say; the compiler wraps it with the file and rule. */
+export class ModifierError extends Error {
+  constructor(
+    readonly construct: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TRANSFORMS = new Set(['expand', 'windash', 'utf16le', 'utf16be', 'utf16', 'wide', 'base64', 'base64offset']);
+const WRAPS = new Set(['contains', 'startswith', 'endswith']);
+const COMPARE = new Set(['lt', 'lte', 'gt', 'gte']);
+const TIME_PARTS = new Set(['minute', 'hour', 'day', 'week', 'month', 'year']);
+const RE_FLAGS = new Set(['i', 'm', 's']);
+const KNOWN = new Set([...TRANSFORMS, ...WRAPS, ...COMPARE, ...TIME_PARTS, ...RE_FLAGS, 're', 'cidr', 'neq', 'exists', 'fieldref', 'all', 'cased']);
+const WINDASH_CHARS = ['-', '/', '\u2013', '\u2014', '\u2015'];
+const WINDASH_MAX = 4;
+
+export interface ItemContext {
+  placeholders: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Compiles `key: value` of a detection map; `key` '' (or starting with `|`) is a keyword search. */
+export function compileItem(key: string, value: unknown, context: ItemContext): CompiledItem {
+  const [rawField = '', ...modifiers] = key.split('|');
+  const keyword = rawField === '';
+  const field = keyword ? KEYWORDS : rawField;
+  for (const modifier of modifiers) {
+    if (!KNOWN.has(modifier)) throw new ModifierError(`modifier '${modifier}'`, `unknown value modifier '${modifier}' on '${key}'`);
+  }
+  const has = (name: string) => modifiers.includes(name);
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length === 0) throw new ModifierError(`value of '${key}'`, `'${key}' has an empty list of values`);
+  const fields = keyword ? [] : [field];
+  const all = has('all');
+
+  const kinds = modifiers.filter((modifier) => WRAPS.has(modifier) || COMPARE.has(modifier) || ['re', 'cidr', 'neq', 'exists', 'fieldref'].includes(modifier));
+  const wraps = kinds.filter((kind) => WRAPS.has(kind));
+  // fieldref|neq (spec v2.1): the two fields differ; neq is then a flag of fieldref.
+  const fieldrefNeq = kinds.includes('fieldref') && kinds.includes('neq');
+  const special = kinds.filter((kind) => !WRAPS.has(kind) && !(fieldrefNeq && kind === 'neq'));
+  if (special.length > 1 || (special.length === 1 && wraps.length > 0 && !['fieldref', 'neq'].includes(special[0] ?? ''))) {
+    throw new ModifierError(`modifier '${kinds.join('|')}'`, `'${key}' combines match types that exclude each other (${kinds.join(', ')})`);
+  }
+  if (wraps.length > 1) throw new ModifierError(`modifier '${wraps.join('|')}'`, `'${key}' combines ${wraps.join(' and ')}`);
+  if (modifiers.some((modifier) => RE_FLAGS.has(modifier)) && special[0] !== 're') {
+    throw new ModifierError(`modifier '${modifiers.find((modifier) => RE_FLAGS.has(modifier))}'`, `'${key}': i, m and s are flags of the re modifier`);
+  }
+  const timePart = modifiers.find((modifier) => TIME_PARTS.has(modifier));
+  const kind = special[0];
+
+  let item: CompiledItem;
+  if (kind === 'exists') item = existsItem(field, values, key);
+  else if (kind === 'cidr') item = cidrItem(field, values, key, all);
+  else if (kind === 're') item = regexItem(field, values, key, modifiers, all);
+  else if (kind === 'fieldref') item = fieldrefItem(field, values, key, wraps[0], has('cased'), all, fieldrefNeq);
+  else if (timePart !== undefined || (kind !== undefined && COMPARE.has(kind))) item = numericItem(field, values, key, kind, timePart, all);
+  else item = stringItem(field, values, key, modifiers, wraps[0] ?? (keyword ? 'contains' : undefined), kind === 'neq', all, context);
+  return { ...item, fields: fields.concat(item.fields) };
+}
+
+function existsItem(field: string, values: unknown[], key: string): CompiledItem {
+  if (values.length !== 1 || typeof values[0] !== 'boolean') throw new ModifierError('modifier \'exists\'', `'${key}' takes true or false`);
+  const wanted = values[0];
+  return { match: (view) => view.has(field) === wanted, requirement: null, fields: [] };
+}
+
+function cidrItem(field: string, values: unknown[], key: string, all: boolean): CompiledItem {
+  const lists = values.map((value) => {
+    const list = new net.BlockList();
+    const [address = '', bits, extra] = String(value).split('/');
+    const family = net.isIP(address);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (family === 0 || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
+      throw new ModifierError('modifier \'cidr\'', `'${key}': ${JSON.stringify(value)} is not an IPv4 or IPv6 network`);
+    }
+    list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
+    return list;
+  });
+  const inList = (list: net.BlockList, text: string) => {
+    const family = net.isIP(text);
+    return family !== 0 && list.check(text, family === 6 ? 'ipv6' : 'ipv4');
+  };
+  return {
+    match: (view) => {
+      const texts = view.texts(field);
+      if (texts === null) return false;
+      const test = (list: net.BlockList) => texts.some((text) => inList(list, text));
+      return all ? lists.every(test) : lists.some(test);
+    },
+    requirement: null,
+    fields: [],
+  };
+}
+
+function regexItem(field: string, values: unknown[], key: string, modifiers: string[], all: boolean): CompiledItem {
+  const regexes = values.map((value) => {
+    if (typeof value !== 'string') throw new ModifierError('modifier \'re\'', `'${key}': a regular expression must be a string`);
+    let source = value;
+    let flags = modifiers.filter((modifier) => RE_FLAGS.has(modifier)).join('');
+    // PCRE's leading inline flags, which SigmaHQ rules use and JavaScript lacks.
+    const inline = /^\(\?([imsx]+)\)/.exec(source);
+    if (inline?.[1]) {
+      if (inline[1].includes('x')) throw new ModifierError('modifier \'re\'', `'${key}': the x (extended) regex flag is not supported`);
+      source = source.slice(inline[0].length);
+      flags += [...inline[1]].filter((flag) => !flags.includes(flag)).join('');
+    }
+    try {
+      return new RegExp(source, flags);
+    } catch (error) {
+      throw new ModifierError('modifier \'re\'', `'${key}': ${(error as Error).message}`);
+    }
+  });
+  return {
+    match: (view) => {
+      const texts = view.texts(field);
+      if (texts === null) return false;
+      const test = (regex: RegExp) => texts.some((text) => regex.test(text));
+      return all ? regexes.every(test) : regexes.some(test);
+    },
+    requirement: null,
+    fields: [],
+  };
+}
+
+function fieldrefItem(field: string, values: unknown[], key: string, wrap: string | undefined, cased: boolean, all: boolean, negate: boolean): CompiledItem {
+  const others = values.map((value) => {
+    if (typeof value !== 'string' || value === '') throw new ModifierError('modifier \'fieldref\'', `'${key}': fieldref takes field names`);
+    return value;
+  });
+  const compare = (text: string, other: string) =>
+    wrap === 'contains' ? text.includes(other) : wrap === 'startswith' ? text.startsWith(other) : wrap === 'endswith' ? text.endsWith(other) : text === other;
+  const test = (view: EventView, other: string) => {
+    const mine = cased ? view.texts(field) : view.folded(field);
+    const theirs = cased ? view.texts(other) : view.folded(other);
+    if (mine === null || theirs === null) return false;
+    const same = mine.some((text) => theirs.some((value) => compare(text, value)));
+    return negate ? !same : same;
+  };
+  return {
+    match: (view) => (all ? others.every((other) => test(view, other)) : others.some((other) => test(view, other))),
+    requirement: null,
+    fields: others,
+  };
+}
+
+function numericItem(field: string, values: unknown[], key: string, kind: string | undefined, timePart: string | undefined, all: boolean): CompiledItem {
+  const limits = values.map((value) => {
+    const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+    if (!Number.isFinite(number)) throw new ModifierError(`modifier '${kind ?? timePart}'`, `'${key}': ${JSON.stringify(value)} is not a number`);
+    return number;
+  });
+  const compare = (actual: number, limit: number) => {
+    switch (kind) {
+      case 'lt': return actual < limit;
+      case 'lte': return actual <= limit;
+      case 'gt': return actual > limit;
+      case 'gte': return actual >= limit;
+      case 'neq': return actual !== limit;
+      default: return actual === limit;
+    }
+  };
+  const read = (value: string | number | boolean | null): number | null => {
+    if (timePart !== undefined) return timeComponent(value, timePart);
+    if (typeof value === 'number') return value;
+    if (typeof value === 'string' && value.trim() !== '') {
+      const number = Number(value);
+      return Number.isFinite(number) ? number : null;
+    }
+    return null;
+  };
+  return {
+    match: (view) => {
+      const numbers = scalars(view.raw(field)).map(read).filter((number): number is number => number !== null);
+      if (numbers.length === 0) return false;
+      const test = (limit: number) => numbers.some((number) => compare(number, limit));
+      return all ? limits.every(test) : limits.some(test);
+    },
+    requirement: null,
+    fields: [],
+  };
+}
+
+function stringItem(
+  field: string,
+  values: unknown[],
+  key: string,
+  modifiers: string[],
+  wrap: string | undefined,
+  negate: boolean,
+  all: boolean,
+  context: ItemContext,
+): CompiledItem {
+  const transforms = modifiers.filter((modifier) => TRANSFORMS.has(modifier));
+  // Encoded values are exact bytes: base64 text is compared as written.
+  const cased = modifiers.includes('cased') || transforms.some((name) => name === 'base64' || name === 'base64offset');
+  const hasNull = values.some((value) => value === null);
+  const strings = values.filter((value) => value !== null).map((value) => {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    throw new ModifierError(`value of '${key}'`, `'${key}' has a value that is neither text, number, boolean nor null: ${JSON.stringify(value)}`);
+  });
+  // Each original value becomes one or more patterns (windash, expand, base64offset variants).
+  const groups = strings.map((value) => applyTransforms(value, transforms, key, context));
+  // Encoded values are exact bytes rendered as text: their wildcards are not wildcards.
+  const encoded = transforms.some((name) => name === 'base64' || name === 'base64offset');
+  const toPattern = (text: string) => {
+    const pattern = encoded ? SigmaString.literal(text) : SigmaString.parse(text);
+    return wrap === 'contains' ? pattern.wrap(true, true) : wrap === 'startswith' ? pattern.wrap(false, true) : wrap === 'endswith' ? pattern.wrap(true, false) : pattern;
+  };
+  const patterns = groups.map((group) => group.map(toPattern));
+  const tests = patterns.map((group) => group.map((pattern) => compilePattern(pattern, cased)));
+  const anyTest = (texts: string[], group: TextTest[]) => texts.some((text) => group.some((test) => test(text)));
+  const read = (view: EventView) => (cased ? view.texts(field) : view.folded(field));
+
+  let match: Matcher;
+  if (negate) {
+    // neq: present, and no value equal to any of the given ones.
+    match = (view) => {
+      const texts = read(view);
+      return texts !== null && !tests.some((group) => anyTest(texts, group));
+    };
+  } else {
+    match = (view) => {
+      if (hasNull && isNull(view, field)) return true;
+      if (tests.length === 0) return false;
+      const texts = read(view);
+      if (texts === null) return false;
+      return all ? tests.every((group) => anyTest(texts, group)) : tests.some((group) => anyTest(texts, group));
+    };
+  }
+  return { match, requirement: negate || hasNull ? null : stringRequirement(field, patterns, all), fields: [] };
+}
+
+function isNull(view: EventView, field: string): boolean {
+  const value = view.raw(field);
+  return value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+}
+
+/** OR over values: each needs its longest literal; `all`: the one value with the best literal. */
+function stringRequirement(field: string, patterns: SigmaString[][], all: boolean): Requirement {
+  const literalsOf = (group: SigmaString[]) => group.map((pattern) => fold(pattern.longestLiteral()));
+  if (all) {
+    const usable = patterns.map(literalsOf).filter((literals) => literals.every((literal) => literal !== ''));
+    return bestRequirement(usable.map((literals) => literals.map((literal) => ({ field, literal }))));
+  }
+  const literals = patterns.flatMap(literalsOf);
+  if (literals.length === 0 || literals.some((literal) => literal === '')) return null;
+  return [...new Set(literals)].map((literal) => ({ field, literal }));
+}
+
+/** Of requirements that must all hold, the one the pre-filter can use best: the longest shortest literal. */
+export function bestRequirement(requirements: Requirement[]): Requirement {
+  let best: Requirement = null;
+  let bestScore = -1;
+  for (const requirement of requirements) {
+    if (requirement === null || requirement.length === 0) continue;
+    const score = Math.min(...requirement.map((entry) => entry.literal.length)) * 1000 - requirement.length;
+    if (score > bestScore) {
+      best = requirement;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+
+function applyTransforms(value: string, transforms: string[], key: string, context: ItemContext): string[] {
+  let texts = [value];
+  let bytes: Buffer[] | null = null;
+  for (const transform of transforms) {
+    switch (transform) {
+      case 'expand':
+        texts = texts.flatMap((text) => expand(text, key, context));
+        break;
+      case 'windash':
+        texts = texts.flatMap((text) => windash(text, key));
+        break;
+      case 'utf16le':
+      case 'wide':
+        bytes = texts.map((text) => Buffer.from(plain(text, transform, key), 'utf16le'));
+        break;
+      case 'utf16be':
+        bytes = texts.map((text) => Buffer.from(plain(text, transform, key), 'utf16le').swap16());
+        break;
+      case 'utf16':
+        bytes = texts.map((text) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plain(text, transform, key), 'utf16le')]));
+        break;
+      case 'base64':
+      case 'base64offset': {
+        const input = bytes ?? texts.map((text) => Buffer.from(plain(text, transform, key), 'utf8'));
+        texts = transform === 'base64' ? input.map((buffer) => buffer.toString('base64')) : input.flatMap(base64Offsets);
+        bytes = null;
+        break;
+      }
+    }
+  }
+  if (bytes !== null) throw new ModifierError(`modifier '${transforms.find((name) => name.startsWith('utf16') || name === 'wide')}'`, `'${key}': utf16/wide must be followed by base64 or base64offset`);
+  return texts;
+}
+
+/** The value's text with its escapes resolved (`\\` is one backslash), for encoding: wildcards cannot be encoded. */
+function plain(text: string, transform: string, key: string): string {
+  const parsed = SigmaString.parse(text);
+  if (parsed.hasWildcards) throw new ModifierError(`modifier '${transform}'`, `'${key}': a value with wildcards cannot be encoded (${transform})`);
+  return parsed.plain;
+}
+
+/** The three encodings of a value at byte offsets 0, 1, 2 of a base64 stream (as pySigma). */
+function base64Offsets(value: Buffer): string[] {
+  const starts = [0, 2, 3];
+  const ends = [0, 3, 2];
+  return [0, 1, 2].map((shift) => {
+    const encoded = Buffer.concat([Buffer.alloc(shift, ' '), value]).toString('base64');
+    const end = ends[(value.length + shift) % 3] ?? 0;
+    return encoded.slice(starts[shift], end === 0 ? undefined : encoded.length - end);
+  });
+}
+
+/** `-` or `/` starting a command-line switch, as each of the dashes Windows accepts. */
+function windash(value: string, key: string): string[] {
+  const positions: number[] = [];
+  const pattern = /\B[-/]\b/g;
+  for (let found = pattern.exec(value); found; found = pattern.exec(value)) positions.push(found.index);
+  if (positions.length > WINDASH_MAX) throw new ModifierError('modifier \'windash\'', `'${key}': more than ${WINDASH_MAX} switches in one windash value`);
+  let variants = [value];
+  for (const position of positions) {
+    variants = variants.flatMap((variant) => WINDASH_CHARS.map((dash) => variant.slice(0, position) + dash + variant.slice(position + 1)));
+  }
+  return variants;
+}
+
+function expand(value: string, key: string, context: ItemContext): string[] {
+  // `\%` is a literal percent sign, never the start of a placeholder. Each placeholder is
+  // replaced where it stands (never "the first text that looks like it").
+  let variants = [''];
+  let rest = 0;
+  for (const found of value.matchAll(/(?<!\\)%([A-Za-z0-9_.-]+)%/g)) {
+    const name = found[1] ?? '';
+    const replacements = context.placeholders[name];
+    if (replacements === undefined) throw new ModifierError('modifier \'expand\'', `'${key}': placeholder %${name}% is not defined in the processing pipeline`);
+    const before = value.slice(rest, found.index).replaceAll('\\%', '%');
+    variants = variants.flatMap((variant) => replacements.map((replacement: string) => variant + before + replacement));
+    rest = (found.index ?? 0) + found[0].length;
+  }
+  const tail = value.slice(rest).replaceAll('\\%', '%');
+  return variants.map((variant) => variant + tail);
+}

@@ -1,0 +1,101 @@
+// Sigma string values: wildcards `*` (any run) and `?` (one character), with the spec's
+// backslash escaping — `\*` and `\?` are the literal characters, `\\` is one backslash, and a
+// backslash before anything else is itself. A pattern compiles to the cheapest test that
+// answers it: equality, startsWith/endsWith/includes, or a RegExp.
+import { fold } from './fold.js';
+
+export type Token = { literal: string } | { wildcard: '*' | '?' };
+
+/** A Sigma string: literal runs and wildcards, in order. */
+export class SigmaString {
+  constructor(readonly tokens: readonly Token[]) {}
+
+  static parse(value: string): SigmaString {
+    const tokens: Token[] = [];
+    let literal = '';
+    for (let index = 0; index < value.length; index++) {
+      const char = value[index];
+      if (char === '\\') {
+        const next = value[index + 1];
+        if (next === '*' || next === '?' || next === '\\') {
+          literal += next;
+          index++;
+        } else {
+          literal += char;
+        }
+      } else if (char === '*' || char === '?') {
+        if (literal !== '') tokens.push({ literal });
+        literal = '';
+        tokens.push({ wildcard: char });
+      } else {
+        literal += char;
+      }
+    }
+    if (literal !== '') tokens.push({ literal });
+    return new SigmaString(tokens);
+  }
+
+  static literal(value: string): SigmaString {
+    return new SigmaString(value === '' ? [] : [{ literal: value }]);
+  }
+
+  get hasWildcards(): boolean {
+    return this.tokens.some((token) => 'wildcard' in token);
+  }
+
+  /** The text with no wildcards (only meaningful when `hasWildcards` is false). */
+  get plain(): string {
+    return this.tokens.map((token) => ('literal' in token ? token.literal : '')).join('');
+  }
+
+  /** `*value*` (contains), `value*` (startswith), `*value` (endswith); never doubles a `*`. */
+  wrap(start: boolean, end: boolean): SigmaString {
+    const tokens = [...this.tokens];
+    const isStar = (token: Token | undefined) => token !== undefined && 'wildcard' in token && token.wildcard === '*';
+    if (start && !isStar(tokens[0])) tokens.unshift({ wildcard: '*' });
+    if (end && !isStar(tokens.at(-1))) tokens.push({ wildcard: '*' });
+    return new SigmaString(tokens);
+  }
+
+  /** Each literal run transformed (e.g. the windash variants), wildcards kept. */
+  mapLiterals(transform: (literal: string) => string): SigmaString {
+    return new SigmaString(this.tokens.map((token) => ('literal' in token ? { literal: transform(token.literal) } : token)));
+  }
+
+  /** The longest literal run: what the pre-filter looks for. */
+  longestLiteral(): string {
+    let best = '';
+    for (const token of this.tokens) if ('literal' in token && token.literal.length > best.length) best = token.literal;
+    return best;
+  }
+}
+
+export type TextTest = (text: string) => boolean;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Compiles a pattern to a test over event text. Case-insensitive patterns expect the text
+ * folded (the caller folds each event value once and reuses it across rules).
+ */
+export function compilePattern(pattern: SigmaString, cased: boolean): TextTest {
+  const tokens = cased ? pattern.tokens : pattern.tokens.map((token) => ('literal' in token ? { literal: fold(token.literal) } : token));
+  const literals = tokens.map((token) => ('literal' in token ? token.literal : null));
+  const onlyStars = tokens.every((token) => 'literal' in token || token.wildcard === '*');
+  if (onlyStars) {
+    const inner = literals.filter((literal): literal is string => literal !== null);
+    const starStart = literals[0] === null;
+    const starEnd = literals.length > 0 && literals.at(-1) === null;
+    if (inner.length === 0) return literals.length === 0 ? (text) => text === '' : () => true;
+    const value = inner[0];
+    if (inner.length === 1 && value !== undefined) {
+      if (starStart && starEnd) return (text) => text.includes(value);
+      if (starStart) return (text) => text.endsWith(value);
+      if (starEnd) return (text) => text.startsWith(value);
+      return (text) => text === value;
+    }
+  }
+  const source = tokens.map((token) => ('literal' in token ? escapeRegExp(token.literal) : token.wildcard === '*' ? '.*' : '.')).join('');
+  const regex = new RegExp(`^${source}$`, 'su');
+  return (text) => regex.test(text);
+}

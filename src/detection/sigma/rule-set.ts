@@ -1,0 +1,202 @@
+// Evaluates many rules against an event without trying them all. Rules are routed by logsource
+// (an event reaches only the rules its logsources satisfy, merged per distinct set of logsources) and pre-filtered
+// by the literals they require: a trigram index over each field's required literals finds, in
+// one pass over the event's values, which literals occur, hence which rules can match. Only
+// those rules (and the few that require no literal) are evaluated.
+import type { DetectionEvent, LogSource } from '../event.js';
+import { EventView } from './event-view.js';
+import type { CompiledRule } from './types.js';
+
+const KEYS = ['category', 'product', 'service'] as const;
+const MAX_ROUTES = 1_024;
+
+function bucketKey(source: LogSource): string {
+  return `${source.category ?? ''}\u0001${source.product ?? ''}\u0001${source.service ?? ''}`;
+}
+
+/** Whether one of the event's logsources has every key the rule states, with an equal value. */
+export function appliesTo(rule: CompiledRule, event: DetectionEvent): boolean {
+  return event.logsources.some((source) =>
+    KEYS.every((key) => rule.logsource[key] === undefined || (source[key] ?? '').toLowerCase() === rule.logsource[key]),
+  );
+}
+
+/** The reference: every rule's logsource and condition, in order. What the benchmark compares to. */
+export function matchNaively(rules: readonly CompiledRule[], event: DetectionEvent): CompiledRule[] {
+  const view = new EventView(event);
+  return rules.filter((rule) => appliesTo(rule, event) && rule.test(view));
+}
+
+interface LiteralEntry {
+  literal: string;
+  rules: number[];
+}
+
+/** Finds which of a field's required literals occur in a text. */
+class LiteralIndex {
+  private readonly byTrigram = new Map<number, LiteralEntry[]>();
+  /** One bit per hashed leading pair of characters: most positions are ruled out without a Map lookup. */
+  private readonly pairs = new Uint32Array(2048);
+  private readonly short: LiteralEntry[] = [];
+  private readonly entries = new Map<string, LiteralEntry>();
+
+  add(literal: string, rule: number): void {
+    let entry = this.entries.get(literal);
+    if (!entry) {
+      entry = { literal, rules: [] };
+      this.entries.set(literal, entry);
+      if (literal.length < 3) this.short.push(entry);
+      else {
+        const key = trigram(literal, 0);
+        const list = this.byTrigram.get(key);
+        if (list) list.push(entry);
+        else this.byTrigram.set(key, [entry]);
+        const pair = pairHash(literal, 0);
+        this.pairs[pair >>> 5] = (this.pairs[pair >>> 5] as number) | (1 << (pair & 31));
+      }
+    }
+    if (entry.rules.at(-1) !== rule) entry.rules.push(rule);
+  }
+
+  /** Marks the rules of every literal found in the text. */
+  scan(text: string, mark: (rules: number[]) => void): void {
+    for (const entry of this.short) if (text.includes(entry.literal)) mark(entry.rules);
+    if (this.byTrigram.size === 0) return;
+    const pairs = this.pairs;
+    const last = text.length - 3;
+    for (let index = 0; index <= last; index++) {
+      const pair = pairHash(text, index);
+      if (((pairs[pair >>> 5] as number) & (1 << (pair & 31))) === 0) continue;
+      const list = this.byTrigram.get(trigram(text, index));
+      if (list === undefined) continue;
+      for (const entry of list) if (text.startsWith(entry.literal, index)) mark(entry.rules);
+    }
+  }
+}
+
+function trigram(text: string, at: number): number {
+  return (text.charCodeAt(at) * 65_536 + text.charCodeAt(at + 1)) * 65_536 + text.charCodeAt(at + 2);
+}
+
+function pairHash(text: string, at: number): number {
+  return ((text.charCodeAt(at) * 31) ^ text.charCodeAt(at + 1)) & 0xffff;
+}
+
+/**
+ * What an event with a given set of logsources is checked against: the rules of every bucket
+ * it reaches, merged into one literal index per field, so each field is scanned once.
+ */
+interface Route {
+  always: number[];
+  fields: Map<string, LiteralIndex>;
+}
+
+export class RuleSet {
+  private readonly buckets = new Map<string, number[]>();
+  private readonly frozenRoutes = new WeakMap<readonly LogSource[], Route>();
+  private readonly routes = new Map<string, Route>();
+  /** Candidate marks, reused across events: rule index → the event generation that marked it. */
+  private readonly marks: Uint32Array;
+  private generation = 0;
+
+  constructor(readonly rules: readonly CompiledRule[]) {
+    rules.forEach((rule, index) => {
+      const key = bucketKey(rule.logsource);
+      const bucket = this.buckets.get(key);
+      if (bucket) bucket.push(index);
+      else this.buckets.set(key, [index]);
+    });
+    this.marks = new Uint32Array(rules.length);
+  }
+
+  get size(): number {
+    return this.rules.length;
+  }
+
+  /** The rules the event matches, in load order. */
+  match(event: DetectionEvent): CompiledRule[] {
+    const view = new EventView(event);
+    if (this.generation === 0xffffffff) {
+      // Wrapped: marks from the last cycle would read as this event's.
+      this.marks.fill(0);
+      this.generation = 0;
+    }
+    this.generation += 1;
+    const generation = this.generation;
+    const marks = this.marks;
+    const candidates: number[] = [];
+    const mark = (rules: number[]) => {
+      for (const index of rules) {
+        if (marks[index] !== generation) {
+          marks[index] = generation;
+          candidates.push(index);
+        }
+      }
+    };
+    const route = this.route(event.logsources);
+    mark(route.always);
+    for (const [field, literals] of route.fields) {
+      const texts = view.folded(field);
+      if (texts === null) continue;
+      for (const text of texts) literals.scan(text, mark);
+    }
+    candidates.sort((a, b) => a - b);
+    const matched: CompiledRule[] = [];
+    for (const index of candidates) {
+      const rule = this.rules[index] as CompiledRule;
+      if (rule.test(view)) matched.push(rule);
+    }
+    return matched;
+  }
+
+  private route(logsources: readonly LogSource[]): Route {
+    // Normalised events share frozen logsource arrays: a WeakMap hit without building a key.
+    const frozen = Object.isFrozen(logsources);
+    if (frozen) {
+      const cached = this.frozenRoutes.get(logsources);
+      if (cached) return cached;
+    }
+    const key = logsources.map(bucketKey).join('\u0002');
+    let route = this.routes.get(key);
+    if (!route) {
+      route = this.buildRoute(logsources);
+      // Logsource values can come from records (an application's product): bounded, oldest out.
+      if (this.routes.size >= MAX_ROUTES) this.routes.delete(this.routes.keys().next().value as string);
+      this.routes.set(key, route);
+    }
+    if (frozen) this.frozenRoutes.set(logsources, route);
+    return route;
+  }
+
+  /** The buckets an event with these logsources reaches: every subset of each logsource's keys. */
+  private buildRoute(logsources: readonly LogSource[]): Route {
+    const reached = new Set<number>();
+    for (const source of logsources) {
+      const stated = KEYS.filter((key) => source[key] !== undefined);
+      for (let subset = 0; subset < 1 << stated.length; subset++) {
+        const partial: LogSource = {};
+        stated.forEach((key, bit) => {
+          if (subset & (1 << bit)) partial[key] = (source[key] as string).toLowerCase();
+        });
+        for (const index of this.buckets.get(bucketKey(partial)) ?? []) reached.add(index);
+      }
+    }
+    const route: Route = { always: [], fields: new Map() };
+    for (const index of [...reached].sort((a, b) => a - b)) {
+      const requirement = (this.rules[index] as CompiledRule).requirement;
+      if (requirement === null) {
+        route.always.push(index);
+        continue;
+      }
+      for (const { field, literal } of requirement) {
+        let literals = route.fields.get(field);
+        if (!literals) {
+          literals = new LiteralIndex();
+          route.fields.set(field, literals);
+        }
+        literals.add(literal, index);
+      }
+    }
+    return route;
+  }
+}
