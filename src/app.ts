@@ -15,6 +15,8 @@ import { Metrics } from './observability/metrics.js';
 import { buildServer } from './http/server.js';
 import { FailureLimiter } from './identity/failure-limiter.js';
 import { ensureFirstOperator, type User } from './identity/user-service.js';
+import { loadDetection } from './detection/detection-setup.js';
+import { DetectionWorker } from './detection/detection-worker.js';
 
 const CLOSE_GRACE_MS = 10_000;
 
@@ -33,6 +35,7 @@ export interface Sightline {
 export async function createSightline(config: Config): Promise<Sightline> {
   const database = await openDatabase(config);
   let writer: RecordLogWriter | undefined;
+  let detectionWorker: DetectionWorker | undefined;
   try {
     await migrateToLatest(database);
     const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
@@ -51,17 +54,40 @@ export async function createSightline(config: Config): Promise<Sightline> {
     }
     const indexLoop = database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
     const metrics = new Metrics();
+    const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
+    if (config.detection === 'on') {
+      detectionWorker = new DetectionWorker(
+        { databaseUrl: config.databaseUrl, dataDir: config.dataDir, rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline },
+        metrics,
+        () => log,
+      );
+      await detectionWorker.ready();
+    }
+    const startedDetection = detectionWorker;
     const queue = new GroupCommitQueue(writer, {
       maxPendingBytes: config.maxQueueBytes,
       onCommit: ({ records, seconds }) => {
         metrics.commitSeconds.observe(seconds);
         metrics.commitRecords.observe(records);
         indexLoop?.poke();
+        startedDetection?.poke();
       },
     });
     const tenants = new CollectorTenants(database.db, config);
     const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
-    const server = buildServer({ config, db: database.db, database, queue, writer, tenants, metrics, limiter });
+    const server = buildServer({
+      config,
+      db: database.db,
+      kind: database.kind,
+      database,
+      queue,
+      writer,
+      tenants,
+      metrics,
+      limiter,
+      detection,
+      detectionWorker: startedDetection,
+    });
     log = server.log;
     indexLoop?.start();
     const startedWriter = writer;
@@ -73,11 +99,13 @@ export async function createSightline(config: Config): Promise<Sightline> {
       clearTimeout(deadline);
       await queue.drain();
       await indexLoop?.stop();
+      await startedDetection?.stop();
       await startedWriter.close();
       await database.close();
     };
     return { server, database, queue, firstTenant, firstOperator, close };
   } catch (error) {
+    await detectionWorker?.stop();
     await writer?.close();
     await database.close();
     throw error;

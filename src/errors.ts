@@ -39,6 +39,11 @@ export const problems = {
   invalid_permission: { status: 400, title: 'Unknown permission' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
   user_exists: { status: 409, title: 'User already exists' },
+  // Detection and observations
+  observation_rate_limited: { status: 429, title: 'Approved observation volume exceeded' },
+  review_request_pending: { status: 409, title: 'A review request is already pending' },
+  review_request_decided: { status: 409, title: 'Review request already decided' },
+  tenant_admin_required: { status: 403, title: 'Tenant admin required' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

@@ -167,6 +167,12 @@ for (const target of databaseTargets) {
       assert.equal(bad.body.code, 'invalid_cursor');
     });
 
+    async function approveObservationWrites(label: string): Promise<void> {
+      const operator = await signIn(server, { tenant: null, role: 'operator', email: `op-${label}-${target.kind}@example.com` });
+      const approved = await operator.client.patch('/v1/tenants/acme', { observation_write_approved: true }, { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf });
+      assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    }
+
     test('every permission-guarded operation answers 403 naming the permission it needs', async () => {
       const spec = (await admin.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { description: string }>> };
       const guarded = Object.entries(spec.paths).flatMap(([path, operations]) =>
@@ -176,6 +182,8 @@ for (const target of databaseTargets) {
         }),
       );
       assert.ok(guarded.length >= 5, 'the document names the permissions of the guarded operations');
+      // observations:write also needs the platform's approval: grant it, so only the permission is tested.
+      await approveObservationWrites('perm');
       for (const { method, path, needed } of guarded) {
         const without = apiClient(server, bearer((await issueToken(server, acme, allPermissions.filter((p) => p !== needed))).value));
         const denied = await without.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
@@ -192,14 +200,19 @@ for (const target of databaseTargets) {
       const acmeToken = await issueToken(server, acme, ['cases:read'], { name: 'acme only' });
       const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
       // One entry per path with a parameter: a new one fails the completeness check below.
+      await approveObservationWrites('matrix');
+      const written = await admin.post('/v1/observations', { external_id: `edr-${target.kind}-1`, title: 'EDR alert', level: 'high', techniques: ['T1059'], first_time: '2026-11-20T10:00:00Z' });
+      assert.equal(written.status, 201, JSON.stringify(written.body));
       const matrix: Record<string, { method: string; path: string; body?: unknown }[]> = {
+        '/v1/observations/{observation_id}': [{ method: 'GET', path: `/v1/observations/${written.body.id}` }],
         '/v1/tokens/{token_id}': [
           { method: 'GET', path: `/v1/tokens/${acmeToken.id}` },
           { method: 'DELETE', path: `/v1/tokens/${acmeToken.id}` },
         ],
       };
       const spec = (await admin.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown }>> };
-      const tenantPaths = Object.keys(spec.paths).filter((path) => path.includes('{') && !path.startsWith('/v1/tenants/'));
+      // Operator paths act across tenants by design (tested in observations-api.e2e.test.ts).
+      const tenantPaths = Object.keys(spec.paths).filter((path) => path.includes('{') && !path.startsWith('/v1/tenants/') && !path.startsWith('/v1/operator/'));
       assert.deepEqual(tenantPaths.sort(), Object.keys(matrix).sort(), 'every tenant path with an id is in the matrix');
       for (const calls of Object.values(matrix)) {
         for (const call of calls) {

@@ -87,6 +87,27 @@ export function isEmail(value: string): boolean {
   return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 }
 
+function onOff(raw: string): 'on' | 'off' {
+  const value = raw.trim().toLowerCase();
+  if (value === 'on' || value === 'off') return value;
+  throw new Error('must be on or off');
+}
+
+function pathList(raw: string): string[] {
+  const paths = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of paths) {
+    if (!fs.existsSync(entry)) throw new Error(`names ${JSON.stringify(entry)}, which does not exist`);
+  }
+  return paths.map((entry) => path.resolve(entry));
+}
+
+function existingFile(raw: string): string {
+  const value = raw.trim();
+  if (value === '') return '';
+  if (!fs.statSync(value, { throwIfNoEntry: false })?.isFile()) throw new Error(`names ${JSON.stringify(value)}, which is not a file`);
+  return path.resolve(value);
+}
+
 function trustProxy(raw: string): string {
   const value = raw.trim();
   if (value === '' || value === 'true') return value;
@@ -187,6 +208,18 @@ export const settings = {
   authFailureWindow: {
     flag: 'auth-failure-window', env: 'SIGHTLINE_AUTH_FAILURE_WINDOW', default: 15 * 60_000, parse: duration(1_000, 86_400_000),
     description: 'Window over which failed attempts are counted, such as 15m.',
+  },
+  detection: {
+    flag: 'detection', env: 'SIGHTLINE_DETECTION', default: 'on' as 'on' | 'off', parse: onOff,
+    description: 'Run the detection worker in this process (on or off). Off: records are stored and searchable but no observations are made here.',
+  },
+  detectionRulePaths: {
+    flag: 'rule-paths', env: 'SIGHTLINE_RULE_PATHS', default: [] as string[], parse: pathList,
+    description: 'Extra Sigma rule directories or files, comma-separated (e.g. a SigmaHQ checkout), loaded beside the bundled rules/.',
+  },
+  detectionPipeline: {
+    flag: 'detection-pipeline', env: 'SIGHTLINE_DETECTION_PIPELINE', default: '', parse: existingFile,
+    description: 'Processing pipeline YAML (logsource routing, field mapping, placeholders). Empty: the bundled config/detection-pipeline.yml.',
   },
   logLevel: {
     flag: 'log-level', env: 'SIGHTLINE_LOG_LEVEL', default: 'info', parse: logLevel,

@@ -223,7 +223,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     if (access.permission === 'observations:write' && (request.tenant?.observation_write_approved_at ?? null) === null) {
       throw new AppError(
         'observation_write_not_approved',
-        `tenant ${request.tenant?.code_name ?? '(none)'} is not approved to write observations; the review (impact on managed services, correlation with other observations, expected volume) is started by contacting support`,
+        `tenant ${request.tenant?.code_name ?? '(none)'} is not approved to write observations; a tenant admin files the review (impact on managed services, correlation with other observations, expected volume) with POST /v1/observation-write-requests`,
       );
     }
   });

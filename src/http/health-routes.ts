@@ -8,6 +8,9 @@ import type { GroupCommitQueue } from '../pipeline/group-commit.js';
 import type { RecordLogWriter } from '../pipeline/record-log.js';
 import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
+import type { DatabaseKind } from '../storage/database.js';
+import type { DetectionWorker } from '../detection/detection-worker.js';
+import { DETECTION_CURSOR, followerLag } from '../detection/record-follower.js';
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok') });
 
@@ -17,8 +20,12 @@ const ReadinessSchema = Type.Object({
     database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
     record_writer: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
     write_queue: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
+    detection: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')], {
+      description: 'The detection worker: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
+    }),
   }),
   queue_bytes: Type.Integer(),
+  detection_lag_records: Type.Integer({ description: 'Records the detection worker has not processed yet' }),
 });
 
 export interface HealthDependencies {
@@ -26,24 +33,34 @@ export interface HealthDependencies {
   queue: GroupCommitQueue;
   writer: RecordLogWriter;
   metrics: Metrics;
+  kind: DatabaseKind;
+  /** Absent when detection is off in this process. */
+  detectionWorker: DetectionWorker | undefined;
 }
 
 export async function healthRoutes(app: FastifyInstance, deps: HealthDependencies): Promise<void> {
   app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: HealthSchema } } }, async () => ({ status: 'ok' as const }));
 
   app.get('/readyz', { schema: { summary: 'Readiness', response: { 200: ReadinessSchema, 503: ReadinessSchema } } }, async (request, reply) => {
+    const database = await databaseReachable(deps.db, request.log);
+    const worker = deps.detectionWorker;
     const checks = {
-      database: await databaseReachable(deps.db, request.log),
+      database,
       record_writer: deps.writer.healthy ? 'ok' : 'failed',
       write_queue: deps.queue.overLimit ? 'full' : 'ok',
+      detection: worker ? (worker.healthy ? 'ok' : 'failing') : 'off',
     };
-    const ready = Object.values(checks).every((value) => value === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks, queue_bytes: deps.queue.pendingBytes });
+    const ready = checks.database === 'ok' && checks.record_writer === 'ok' && checks.write_queue === 'ok' && checks.detection !== 'failing';
+    const lag = database === 'ok' ? await followerLag(deps.db, deps.kind, DETECTION_CURSOR) : 0;
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not_ready', checks, queue_bytes: deps.queue.pendingBytes, detection_lag_records: lag });
   });
 
   app.get('/metrics', async (_request, reply) => {
     deps.metrics.queueBytes.set(deps.queue.pendingBytes);
     deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
+    deps.metrics.detectionLag.set(await followerLag(deps.db, deps.kind, DETECTION_CURSOR));
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 }

@@ -11,6 +11,9 @@ import { auditRoutes } from '../identity/audit-routes.js';
 import { tenantRoutes } from '../identity/tenant-routes.js';
 import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
 import type { RecordLogWriter } from '../pipeline/record-log.js';
+import type { DetectionSetup } from '../detection/detection-setup.js';
+import { ruleRoutes } from '../detection/rule-routes.js';
+import { observationRoutes } from '../observations/observation-routes.js';
 import { installAuth } from './auth.js';
 import { AppError } from '../errors.js';
 
@@ -20,6 +23,7 @@ export interface ApiDependencies {
   writer: RecordLogWriter;
   limiter: FailureLimiter;
   metrics: Metrics;
+  detection: DetectionSetup;
 }
 
 export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
@@ -52,6 +56,8 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(auditRoutes, { db });
   await app.register(tenantRoutes, { db, address: config });
   await app.register(telemetryRoutes, { database, writer: deps.writer });
+  await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue });
+  await app.register(ruleRoutes, { compilation: deps.detection.compilation, catalogue: deps.detection.catalogue, rulePaths: config.detectionRulePaths });
 }
 
 /** Where a NUL character hides in request input (PostgreSQL text cannot store one), if anywhere. */

@@ -17,6 +17,9 @@ export const auditActions = [
   'user.created',
   'tenant.created',
   'tenant.settings_changed',
+  'observation_write.requested',
+  'observation_write.approved',
+  'observation_write.rejected',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -10,9 +10,11 @@ export interface TenantRow {
   created_at: number;
   settings: string;
   observation_write_approved_at: number | null;
+  /** The approved volume of observation writes per hour; null: not limited beyond approval. */
+  observation_write_limit_per_hour: number | null;
 }
 
-const columns = ['id', 'code_name', 'name', 'created_at', 'settings', 'observation_write_approved_at'] as const;
+const columns = ['id', 'code_name', 'name', 'created_at', 'settings', 'observation_write_approved_at', 'observation_write_limit_per_hour'] as const;
 
 export function findTenantById(db: Kysely<Tables>, id: number): Promise<TenantRow | undefined> {
   return db.selectFrom('tenants').select(columns).where('id', '=', id).executeTakeFirst();

@@ -57,6 +57,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly detectionLag = new Gauge({
+    name: 'sightline_detection_lag_records',
+    help: 'Records in the log the detection worker has not processed yet.',
+    registers: [this.registry],
+  });
+
+  readonly detectionRecords = new Counter({
+    name: 'sightline_detection_records_total',
+    help: 'Records the detection worker has processed (normalised and matched against the rules).',
+    registers: [this.registry],
+  });
+
+  readonly detectionFailures = new Counter({
+    name: 'sightline_detection_record_failures_total',
+    help: 'Records detection could not normalise or evaluate (logged by record id; the worker went on).',
+    registers: [this.registry],
+  });
+
+  readonly observationsCreated = new Counter({
+    name: 'sightline_observations_created_total',
+    help: 'Observations the detection worker created.',
+    registers: [this.registry],
+  });
+
   readonly authFailures = new Counter({
     name: 'sightline_auth_failures_total',
     help: 'API authentication failures, by problem code.',

@@ -4,6 +4,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { Database, DatabaseKind } from './database.js';
 import * as m0001 from './migrations/0001-tenants-and-record-log.js';
 import * as m0002 from './migrations/0002-identity.js';
+import * as m0003 from './migrations/0003-detection.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -12,6 +13,7 @@ interface MigrationModule {
 const migrations: Record<string, MigrationModule> = {
   '0001-tenants-and-record-log': m0001,
   '0002-identity': m0002,
+  '0003-detection': m0003,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -12,6 +12,8 @@ export interface TenantsTable {
   settings: string;
   /** Epoch ms when the platform approved this tenant writing observations; null: not approved. */
   observation_write_approved_at: number | null;
+  /** Observations the tenant may write per hour once approved (the approved volume). */
+  observation_write_limit_per_hour: number | null;
 }
 
 export type Role = 'operator' | 'admin' | 'analyst' | 'viewer';
@@ -98,6 +100,110 @@ export interface TelemetryRecordsTable {
 export interface LogCursorsTable {
   name: string;
   seq: number;
+  /** PostgreSQL followers that read in (transaction id, seq) order keep the xid8 here, as text. */
+  tx_id: string | null;
+}
+
+/** The endpoint-process table of the seed: one row per process-creation record. */
+export interface EndpointProcessEventsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  /** The raw record's sequence in the record log. */
+  record_seq: number;
+  event_time: number;
+  host: string | null;
+  endpoint_id: string | null;
+  user_name: string | null;
+  process_name: string | null;
+  pid: number | null;
+  parent_process_name: string | null;
+  parent_pid: number | null;
+  executable_path: string | null;
+  parent_executable_path: string | null;
+  command_line: string | null;
+  parent_command_line: string | null;
+  source_format: string;
+}
+
+/** The network-process table of the seed: one row per network-connection record. */
+export interface NetworkProcessEventsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  record_seq: number;
+  event_time: number;
+  host: string | null;
+  endpoint_id: string | null;
+  user_name: string | null;
+  process_name: string | null;
+  pid: number | null;
+  executable_path: string | null;
+  source_ip: string | null;
+  source_port: number | null;
+  destination_ip: string | null;
+  destination_port: number | null;
+  destination_hostname: string | null;
+  protocol: string | null;
+  direction: string | null;
+  source_format: string;
+}
+
+export interface ObservationsTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_id: number;
+  /** Unique per tenant: a replayed record or a repeated external write never doubles it. */
+  dedupe_key: string;
+  /** `detection` (our engine) or `external` (written through the API). */
+  source: string;
+  rule_id: string;
+  rule_title: string;
+  rule_author: string | null;
+  /** `detection`, `correlation` or `external`. */
+  rule_type: string;
+  level: string;
+  /** JSON arrays. */
+  techniques: string;
+  tactics: string;
+  tags: string;
+  host: string | null;
+  first_time: number;
+  last_time: number;
+  /** JSON array of record-log sequences (the triggering records). */
+  record_seqs: string;
+  /** JSON: the fields the rule looked at, per record. */
+  evidence: string;
+  created_at: number;
+  /** External writes: the token or user that wrote it. */
+  created_by: string | null;
+}
+
+export interface CorrelationStateTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface DetectionFailuresTable {
+  record_seq: number;
+  tenant_id: number;
+  /** The error's message (capped), never the record's content. */
+  error: string;
+  failed_at: number;
+}
+
+export interface ObservationWriteRequestsTable {
+  id: string;
+  tenant_id: number;
+  /** `pending`, `approved`, `rejected`. */
+  status: string;
+  service_impact: string;
+  correlation: string;
+  expected_volume_per_hour: number;
+  requested_by: string;
+  requested_at: number;
+  decided_by: string | null;
+  decided_at: number | null;
+  decision_note: string | null;
 }
 
 export interface Tables {
@@ -108,4 +214,10 @@ export interface Tables {
   sessions: SessionsTable;
   api_tokens: ApiTokensTable;
   audit_events: AuditEventsTable;
+  endpoint_process_events: EndpointProcessEventsTable;
+  network_process_events: NetworkProcessEventsTable;
+  observations: ObservationsTable;
+  correlation_state: CorrelationStateTable;
+  detection_failures: DetectionFailuresTable;
+  observation_write_requests: ObservationWriteRequestsTable;
 }

@@ -1,0 +1,100 @@
+// The detection follower: reads the record log after its cursor, runs normalisation, the rules
+// and the correlations over each chunk, and commits the output with the new cursor and the
+// correlation state in one transaction. Runs in the detection thread in a server; tests and the
+// CLI drive it directly.
+import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../storage/database.js';
+import type { Tables } from '../storage/schema.js';
+import type { DetectionProcessor } from './detection-processor.js';
+import type { CorrelationEngine } from './sigma/correlation.js';
+import { commitDetection, CursorMoved, loadCorrelationState } from './detection-store.js';
+import { DETECTION_CURSOR, readPosition, readRecordsAfter } from './record-follower.js';
+
+export interface ChunkResult {
+  records: number;
+  observations: number;
+  failures: { seq: number; error: unknown }[];
+}
+
+/** Builds a fresh processor around a fresh correlation engine (state is restored by the loop). */
+export type ProcessorFactory = () => { processor: DetectionProcessor; correlations: CorrelationEngine };
+
+export const DEFAULT_CHUNK = 1_000;
+
+/** How far ahead of its receive time a record's own time may move correlation windows. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+export class DetectionLoop {
+  private processor: DetectionProcessor | undefined;
+  private correlations: CorrelationEngine | undefined;
+  /** Per tenant: the newest event time seen, capped at receive time plus MAX_CLOCK_SKEW_MS. */
+  private readonly watermarks = new Map<number, number>();
+
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly kind: DatabaseKind,
+    private readonly build: ProcessorFactory,
+    private readonly chunk = DEFAULT_CHUNK,
+  ) {}
+
+  /**
+   * Processes the next chunk; returns what it did (records 0: nothing visible to read).
+   * Any failure discards the in-memory correlation state, which is rebuilt from the database
+   * on the next call, so memory never runs ahead of what was committed.
+   */
+  async runChunk(now = Date.now()): Promise<ChunkResult> {
+    try {
+      const { processor, correlations } = await this.ready();
+      const from = await readPosition(this.db, DETECTION_CURSOR);
+      const records = await readRecordsAfter(this.db, this.kind, from, this.chunk);
+      const last = records.at(-1);
+      if (!last) return { records: 0, observations: 0, failures: [] };
+      const output = processor.process(records);
+      // Windows slide on event time, so expiry follows the newest event seen, not the clock:
+      // a replay of old records correlates exactly as it did live.
+      // A record's own time is the sender's word: capped, so a record dated in the future
+      // cannot push its tenant's windows past the present.
+      for (const record of records) {
+        const time = Math.min(record.eventTime, record.receivedAt + MAX_CLOCK_SKEW_MS);
+        if (time > (this.watermarks.get(record.tenantId) ?? 0)) this.watermarks.set(record.tenantId, time);
+      }
+      correlations.expire(this.watermarks);
+      const observations = await commitDetection(this.db, {
+        from,
+        to: { seq: last.seq, txId: last.txId },
+        output,
+        correlationChanges: correlations.takeChanges(),
+        now,
+      });
+      return { records: records.length, observations, failures: output.failures };
+    } catch (error) {
+      this.processor = undefined;
+      this.correlations = undefined;
+      if (error instanceof CursorMoved) return { records: 0, observations: 0, failures: [] };
+      throw error;
+    }
+  }
+
+  /** Runs chunks until nothing is left to read; returns the totals. */
+  async runUntilIdle(now?: number): Promise<ChunkResult> {
+    const total: ChunkResult = { records: 0, observations: 0, failures: [] };
+    for (;;) {
+      const result = await this.runChunk(now);
+      if (result.records === 0) return total;
+      total.records += result.records;
+      total.observations += result.observations;
+      total.failures.push(...result.failures);
+    }
+  }
+
+  private async ready(): Promise<{ processor: DetectionProcessor; correlations: CorrelationEngine }> {
+    if (this.processor && this.correlations) return { processor: this.processor, correlations: this.correlations };
+    const built = this.build();
+    built.correlations.restore(await loadCorrelationState(this.db));
+    // Restoring is not a change to persist.
+    built.correlations.takeChanges();
+    this.processor = built.processor;
+    this.correlations = built.correlations;
+    return built;
+  }
+}

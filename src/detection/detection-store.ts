@@ -1,0 +1,184 @@
+// Commits one processed chunk: the normalised rows, the observations, the correlation state and
+// the follower's new position, in one transaction. A crash before the commit redoes the chunk;
+// after it, the chunk is never seen again; observations are also deduplicated by key, so even
+// a replay by a second follower cannot double one.
+import type { Kysely, Transaction } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import { newId } from '../identity/secrets.js';
+import type { DetectionOutput, ObservationDraft } from './detection-processor.js';
+import { DETECTION_CURSOR, type LogPosition } from './record-follower.js';
+
+/** Another follower moved the cursor first: this chunk's work is discarded and redone from there. */
+export class CursorMoved extends Error {
+  override name = 'CursorMoved';
+}
+
+/** Rows per INSERT statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const ROWS_PER_STATEMENT = 200;
+
+export interface CommitInput {
+  from: LogPosition;
+  to: LogPosition;
+  output: DetectionOutput;
+  correlationChanges: { key: string; value: string | null }[];
+  now: number;
+}
+
+/** Bounded so a pathological error cannot bloat the table. */
+const MAX_ERROR_LENGTH = 1_000;
+
+function failureMessage(error: unknown): string {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return message.slice(0, MAX_ERROR_LENGTH);
+}
+
+/** Returns how many observations were new (not already stored under their dedupe key). */
+export async function commitDetection(db: Kysely<Tables>, input: CommitInput): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    // The cursor moves first: on SQLite this takes the write lock before anything is read in the
+    // transaction, and on both it fails the chunk if another follower got there first.
+    const moved = await trx
+      .updateTable('log_cursors')
+      .set({ seq: input.to.seq, tx_id: input.to.txId })
+      .where('name', '=', DETECTION_CURSOR)
+      .where('seq', '=', input.from.seq)
+      .where('tx_id', '=', input.from.txId)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved('the detection cursor moved under this worker');
+
+    const { processRows, networkRows, observations } = input.output;
+    for (const chunk of chunks(processRows)) {
+      await trx
+        .insertInto('endpoint_process_events')
+        .values(
+          chunk.map((row) => ({
+            tenant_id: row.tenantId,
+            record_seq: row.recordSeq,
+            event_time: row.time,
+            host: row.host,
+            endpoint_id: row.endpoint_id,
+            user_name: row.user,
+            process_name: row.process_name,
+            pid: row.pid,
+            parent_process_name: row.parent_process_name,
+            parent_pid: row.parent_pid,
+            executable_path: row.executable_path,
+            parent_executable_path: row.parent_executable_path,
+            command_line: row.command_line,
+            parent_command_line: row.parent_command_line,
+            source_format: row.source_format,
+          })),
+        )
+        .onConflict((oc) => oc.column('record_seq').doNothing())
+        .execute();
+    }
+    for (const chunk of chunks(networkRows)) {
+      await trx
+        .insertInto('network_process_events')
+        .values(
+          chunk.map((row) => ({
+            tenant_id: row.tenantId,
+            record_seq: row.recordSeq,
+            event_time: row.time,
+            host: row.host,
+            endpoint_id: row.endpoint_id,
+            user_name: row.user,
+            process_name: row.process_name,
+            pid: row.pid,
+            executable_path: row.executable_path,
+            source_ip: row.source_ip,
+            source_port: row.source_port,
+            destination_ip: row.destination_ip,
+            destination_port: row.destination_port,
+            destination_hostname: row.destination_hostname,
+            protocol: row.protocol,
+            direction: row.direction,
+            source_format: row.source_format,
+          })),
+        )
+        .onConflict((oc) => oc.column('record_seq').doNothing())
+        .execute();
+    }
+    for (const chunk of chunks(input.output.failures)) {
+      await trx
+        .insertInto('detection_failures')
+        .values(chunk.map((failure) => ({ record_seq: failure.seq, tenant_id: failure.tenantId, error: failureMessage(failure.error), failed_at: input.now })))
+        .onConflict((oc) => oc.column('record_seq').doNothing())
+        .execute();
+    }
+    const created = await insertObservations(trx, observations, input.now, null);
+    await saveCorrelationState(trx, input.correlationChanges, input.now);
+    return created;
+  });
+}
+
+/** Inserts observations, skipping any whose dedupe key the tenant already has; returns how many were new. */
+export async function insertObservations(
+  db: Kysely<Tables> | Transaction<Tables>,
+  observations: readonly ObservationDraft[],
+  now: number,
+  createdBy: string | null,
+): Promise<number> {
+  let created = 0;
+  for (const chunk of chunks(observations)) {
+    const result = await db
+      .insertInto('observations')
+      .values(
+        chunk.map((draft) => ({
+          id: newId('obs'),
+          tenant_id: draft.tenantId,
+          dedupe_key: draft.dedupeKey,
+          source: draft.source,
+          rule_id: draft.ruleId,
+          rule_title: draft.ruleTitle,
+          rule_author: draft.ruleAuthor,
+          rule_type: draft.ruleType,
+          level: draft.level,
+          techniques: JSON.stringify(draft.techniques),
+          tactics: JSON.stringify(draft.tactics),
+          tags: JSON.stringify(draft.tags),
+          host: draft.host,
+          first_time: draft.firstTime,
+          last_time: draft.lastTime,
+          record_seqs: JSON.stringify(draft.recordSeqs),
+          evidence: JSON.stringify({ records: draft.evidence, ...(draft.correlation ? { correlation: draft.correlation } : {}) }),
+          created_at: now,
+          created_by: createdBy,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
+      .executeTakeFirst();
+    created += Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+  return created;
+}
+
+async function saveCorrelationState(
+  trx: Transaction<Tables>,
+  changes: readonly { key: string; value: string | null }[],
+  now: number,
+): Promise<void> {
+  const deleted = changes.filter((change) => change.value === null).map((change) => change.key);
+  for (const keys of chunks(deleted)) await trx.deleteFrom('correlation_state').where('key', 'in', keys).execute();
+  const upserts = changes.filter((change): change is { key: string; value: string } => change.value !== null);
+  for (const chunk of chunks(upserts)) {
+    await trx
+      .insertInto('correlation_state')
+      .values(chunk.map((change) => ({ key: change.key, value: change.value, updated_at: now })))
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          value: (eb) => eb.ref('excluded.value'),
+          updated_at: (eb) => eb.ref('excluded.updated_at'),
+        }),
+      )
+      .execute();
+  }
+}
+
+export async function loadCorrelationState(db: Kysely<Tables>): Promise<{ key: string; value: string }[]> {
+  return db.selectFrom('correlation_state').select(['key', 'value']).orderBy('key').execute();
+}
+
+function* chunks<T>(items: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += ROWS_PER_STATEMENT) yield items.slice(i, i + ROWS_PER_STATEMENT);
+}

@@ -1,0 +1,116 @@
+// Main-thread side of the detection worker: starts the thread, wakes it after each commit to
+// the record log (it also polls, for records other processes write), reports its progress to
+// metrics and the log, and stops it after the collector has drained.
+import { Worker } from 'node:worker_threads';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from '../observability/metrics.js';
+import type { DetectionThreadData, FromDetectionThread, ToDetectionThread } from './detection-thread.js';
+
+function startThread(data: DetectionThreadData): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./detection-thread.js', import.meta.url), { workerData: data });
+  // Running from source (tests): Node 20 does not run --import hooks in workers; register tsx first.
+  const source = new URL('./detection-thread.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: data });
+}
+
+const STOP_GRACE_MS = 10_000;
+
+export class DetectionWorker {
+  private readonly worker: Worker;
+  private alive = true;
+  private lastError: string | null = null;
+  private readonly started: Promise<void>;
+  private stopped: Promise<void> | undefined;
+
+  constructor(
+    data: DetectionThreadData,
+    private readonly metrics: Metrics,
+    private readonly log: () => FastifyBaseLogger | undefined,
+  ) {
+    this.worker = startThread(data);
+    this.started = new Promise((resolve, reject) => {
+      this.worker.on('message', (message: FromDetectionThread) => {
+        if (message.type === 'ready') resolve();
+        this.onMessage(message);
+      });
+      this.worker.once('error', (error) => {
+        this.alive = false;
+        reject(error);
+        this.log()?.error({ err: error }, 'detection thread failed');
+      });
+      this.worker.once('exit', (code) => {
+        this.alive = false;
+        reject(new Error(`detection thread exited (code ${code}) before it was ready`));
+      });
+    });
+  }
+
+  /** Resolves once the rules are loaded; rejects when the thread cannot start. */
+  ready(): Promise<void> {
+    return this.started;
+  }
+
+  get healthy(): boolean {
+    return this.alive && this.lastError === null;
+  }
+
+  /** The last failure of the loop, until a chunk succeeds again. */
+  get error(): string | null {
+    return this.alive ? this.lastError : 'the detection thread has stopped';
+  }
+
+  poke(): void {
+    if (this.alive) this.worker.postMessage({ type: 'poke' } satisfies ToDetectionThread);
+  }
+
+  /**
+   * Asks the loop to finish its chunk and close its database, then ends the thread. A chunk
+   * still running after STOP_GRACE_MS is cut off: it had not committed, so nothing is lost —
+   * the next start redoes it.
+   */
+  async stop(): Promise<void> {
+    if (!this.alive) return;
+    this.stopped ??= new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.worker.terminate().then(() => resolve(), () => resolve());
+      };
+      const timer = setTimeout(finish, STOP_GRACE_MS);
+      this.worker.on('message', (message: FromDetectionThread) => {
+        if (message.type === 'stopped') finish();
+      });
+      this.worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.worker.postMessage({ type: 'stop' } satisfies ToDetectionThread);
+    });
+    await this.stopped;
+  }
+
+  private onMessage(message: FromDetectionThread): void {
+    const log = this.log();
+    switch (message.type) {
+      case 'ready':
+        log?.info({ rules: message.rules, correlations: message.correlations, rejected: message.rejected }, 'detection started');
+        break;
+      case 'progress':
+        this.lastError = null;
+        this.metrics.detectionRecords.inc(message.records);
+        this.metrics.observationsCreated.inc(message.observations);
+        if (message.failures.length > 0) {
+          this.metrics.detectionFailures.inc(message.failures.length);
+          // The record ids say which to look at; their content stays out of the log.
+          log?.warn({ failures: message.failures.slice(0, 10), count: message.failures.length }, 'detection could not evaluate some records');
+        }
+        break;
+      case 'error':
+        this.lastError = message.message;
+        log?.error({ error: message.message }, 'detection failed; retrying');
+        break;
+      case 'stopped':
+        break;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// SQL for observations and the records they cite. Every query names the tenant. Observations
+// are written by the detection worker (detection-store.ts) and by approved external writers.
+import type { Kysely, Selectable } from 'kysely';
+import type { ObservationsTable, Tables } from '../storage/schema.js';
+
+export type ObservationRow = Selectable<ObservationsTable>;
+
+export interface ObservationFilter {
+  since?: number;
+  until?: number;
+  levels?: string[];
+  ruleId?: string;
+  /** A technique id; a parent (`T1059`) also finds its sub-techniques (`T1059.004`). */
+  technique?: string;
+  host?: string;
+  source?: string;
+}
+
+/** Newest first (by sequence); `before` is the last sequence of the previous page. */
+export async function listObservations(
+  db: Kysely<Tables>,
+  tenantId: number,
+  filter: ObservationFilter,
+  page: { limit: number; before?: number },
+): Promise<ObservationRow[]> {
+  let query = db.selectFrom('observations').selectAll().where('tenant_id', '=', tenantId);
+  if (filter.since !== undefined) query = query.where('last_time', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('first_time', '<', filter.until);
+  if (filter.levels && filter.levels.length > 0) query = query.where('level', 'in', filter.levels);
+  if (filter.ruleId !== undefined) query = query.where('rule_id', '=', filter.ruleId);
+  if (filter.host !== undefined) query = query.where('host', '=', filter.host);
+  if (filter.source !== undefined) query = query.where('source', '=', filter.source);
+  const technique = filter.technique;
+  if (technique !== undefined) {
+    // techniques is a JSON array of ids such as ["T1059.004"]; ids hold no LIKE wildcards (validated).
+    query = query.where((eb) => eb.or([eb('techniques', 'like', `%"${technique}"%`), eb('techniques', 'like', `%"${technique}.%`)]));
+  }
+  if (page.before !== undefined) query = query.where('seq', '<', page.before);
+  return query.orderBy('seq', 'desc').limit(page.limit).execute();
+}
+
+export function findObservation(db: Kysely<Tables>, tenantId: number, id: string): Promise<ObservationRow | undefined> {
+  return db.selectFrom('observations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findObservationByKey(db: Kysely<Tables>, tenantId: number, dedupeKey: string): Promise<ObservationRow | undefined> {
+  return db.selectFrom('observations').selectAll().where('tenant_id', '=', tenantId).where('dedupe_key', '=', dedupeKey).executeTakeFirst();
+}
+
+/** External observations the tenant created since `since` (for the approved hourly volume). */
+export async function countExternalSince(db: Kysely<Tables>, tenantId: number, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('observations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('source', '=', 'external')
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The stored records with these sequences that belong to the tenant. */
+export function findRecords(
+  db: Kysely<Tables>,
+  tenantId: number,
+  seqs: readonly number[],
+): Promise<{ seq: number; received_at: number; event_time: number; record: string }[]> {
+  if (seqs.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('telemetry_records')
+    .select(['seq', 'received_at', 'event_time', 'record'])
+    .where('tenant_id', '=', tenantId)
+    .where('seq', 'in', [...seqs])
+    .orderBy('seq')
+    .execute();
+}
