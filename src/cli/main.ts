@@ -9,6 +9,9 @@ import { registerTenant } from './tenant-command.js';
 import { registerTelemetry } from './telemetry-command.js';
 import { registerToken } from './token-command.js';
 import { registerUser } from './user-command.js';
+import { registerRules } from './rules-command.js';
+import { registerObservationRequests } from './observation-command.js';
+import { registerDemo } from './demo-command.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('sightline')
@@ -24,6 +27,9 @@ export async function main(argv: string[]): Promise<void> {
   registerTelemetry(program);
   registerUser(program);
   registerToken(program);
+  registerRules(program);
+  registerObservationRequests(program);
+  registerDemo(program);
   addSettingOptions(program.command('migrate').description('Bring the database schema up to date'), storageSettings).action(
     async (options: Record<string, unknown>) => {
       const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));

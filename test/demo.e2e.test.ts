@@ -1,0 +1,94 @@
+// `sightline demo` against a real server: the command, run as a child process, sends its traffic
+// to a tenant's collector address, and the detection worker turns it into observations of several
+// rule families within seconds; an unknown tenant or an unreachable collector fail clearly.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { apiClient, bearer, issueToken, seedTenant, type ApiClient } from './helpers/api.js';
+import { freePort } from './helpers/processes.js';
+import { projectRoot, runCli } from './helpers/cli.js';
+import { loadPipeline } from '../src/detection/normalise/index.js';
+import { loadRuleDirectories } from '../src/detection/sigma/index.js';
+
+/** Rule id → family, the folder of its file in the bundled pack (rules/sightline/<family>/). */
+function ruleFamilies(): Map<string, string> {
+  const pipeline = loadPipeline();
+  const compilation = loadRuleDirectories([path.join(projectRoot, 'rules')], { placeholders: pipeline.placeholders });
+  return new Map([...compilation.rules, ...compilation.correlations].map((rule) => [rule.id, path.basename(path.dirname(rule.file))]));
+}
+
+async function listObservations(reader: ApiClient): Promise<{ rule: { id: string }; host: string | null }[]> {
+  const all: { rule: { id: string }; host: string | null }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await reader.get(`/v1/observations?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    all.push(...page.body.observations);
+    cursor = page.body.next_cursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+for (const target of databaseTargets) {
+  describe(`sightline demo on ${target.kind}`, { skip: target.skip }, () => {
+    let database: TestDatabase;
+    let server: TestServer;
+    let reader: ApiClient;
+
+    before(async () => {
+      database = await target.create();
+      server = await startServer(database);
+      const acme = await seedTenant(server, 'acme');
+      reader = apiClient(server, bearer((await issueToken(server, acme, ['observations:read'])).value));
+    });
+    after(async () => {
+      await server.close();
+      await database.cleanup();
+    });
+
+    test('5 s of demo traffic to a tenant become observations of at least four rule families', async () => {
+      const result = await runCli(['demo', '--url', server.baseUrl, '--tenant', 'acme', '--duration', '5s', '--seed', '7']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /tenant acme, Host acme-collector\.localhost:\d+/);
+      assert.match(result.stdout, /^done: \d+ records in \d+ s, \d+ of them attacks/m);
+      assert.match(result.stdout, /\/v1\/observations/);
+
+      const families = ruleFamilies();
+      const deadline = Date.now() + 30_000;
+      let seen = new Set<string>();
+      while (Date.now() < deadline) {
+        const observations = await listObservations(reader);
+        seen = new Set(observations.map((observation) => families.get(observation.rule.id) ?? `unknown rule ${observation.rule.id}`));
+        if (seen.size >= 4) break;
+        await sleep(250);
+      }
+      assert.ok(seen.size >= 4, `observations of ${seen.size} families: ${[...seen].join(', ')}`);
+      for (const family of seen) assert.ok(['web', 'auth', 'process', 'network', 'kubernetes', 'application'].includes(family), family);
+    });
+
+    test('an unknown tenant stops the demo with the collector\'s problem', async () => {
+      const result = await runCli(['demo', '--url', server.baseUrl, '--tenant', 'nosuch', '--duration', '2s']);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /error \(unknown_collector\): .*answered 404: no tenant has the collector address "nosuch-collector\.localhost"/);
+    });
+  });
+}
+
+test('an unreachable collector stops the demo with exit code 1 and says so', async () => {
+  const port = await freePort();
+  const result = await runCli(['demo', '--url', `http://127.0.0.1:${port}`, '--duration', '2s']);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, new RegExp(`cannot reach the collector at http://127\\.0\\.0\\.1:${port}/log_sink: .*ECONNREFUSED`));
+});
+
+test('invalid options are refused before anything is sent', async () => {
+  const duration = await runCli(['demo', '--duration', 'soon']);
+  assert.equal(duration.code, 1);
+  assert.match(duration.stderr, /--duration must be a span/);
+  const tenant = await runCli(['demo', '--tenant', 'Bad_Name']);
+  assert.equal(tenant.code, 1);
+  assert.match(tenant.stderr, /invalid_code_name/);
+});
