@@ -2,7 +2,8 @@
 // connections for a fixed time and prints one JSON line of results. It runs in its own process
 // so that its CPU use is not charged to the server's event loop.
 import http from 'node:http';
-import { makeBody, seededRandom } from './records.js';
+import { makeBody } from './records.js';
+import { seededRandom } from '../src/random.js';
 
 interface Options {
   url: URL;

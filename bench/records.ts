@@ -1,29 +1,7 @@
 // Synthetic log records for the ingestion benchmark: the three record families of the seed
 // document (web-server access, system log, application), with varied values so that parsing and
 // full-text indexing see realistic token diversity rather than one repeated line.
-
-/** Small seeded PRNG (mulberry32): bodies are reproducible from run to run, so runs compare. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = () => number;
-
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const int = (random: Random, min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
-const hex = (random: Random, length: number): string => {
-  let out = '';
-  for (let i = 0; i < length; i++) out += Math.floor(random() * 16).toString(16);
-  return out;
-};
-const ipv4 = (random: Random): string => `${int(random, 1, 223)}.${int(random, 0, 255)}.${int(random, 0, 255)}.${int(random, 1, 254)}`;
+import { between as int, hex, ipv4, pick, type Random } from '../src/random.js';
 
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE', 'HEAD'] as const;
 const PATHS = [
