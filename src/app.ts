@@ -57,7 +57,15 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
     if (config.detection === 'on') {
       detectionWorker = new DetectionWorker(
-        { databaseUrl: config.databaseUrl, dataDir: config.dataDir, rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline },
+        {
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          rulePaths: config.detectionRulePaths,
+          pipelinePath: config.detectionPipeline,
+          caseWindowMs: config.caseWindow,
+          caseGrouping: config.caseGrouping,
+          geoipDatabase: config.geoipDatabase,
+        },
         metrics,
         () => log,
       );

@@ -44,6 +44,13 @@ export const problems = {
   review_request_pending: { status: 409, title: 'A review request is already pending' },
   review_request_decided: { status: 409, title: 'Review request already decided' },
   tenant_admin_required: { status: 403, title: 'Tenant admin required' },
+  // Cases and devices
+  invalid_status_transition: { status: 409, title: 'Status change not allowed' },
+  version_conflict: { status: 409, title: 'Case changed since it was read' },
+  resolution_required: { status: 400, title: 'Closing needs a resolution' },
+  unknown_assignee: { status: 400, title: 'Unknown assignee' },
+  not_comment_author: { status: 403, title: 'Not the comment author' },
+  invalid_merge: { status: 400, title: 'Cases cannot be merged' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

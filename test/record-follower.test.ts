@@ -9,7 +9,15 @@ import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { createTenant } from '../src/identity/tenant-service.js';
 import { DETECTION_CURSOR, followerLag, readPosition, readRecordsAfter, type LogPosition } from '../src/detection/record-follower.js';
-import { commitDetection, CursorMoved } from '../src/detection/detection-store.js';
+import { commitDetection, CursorMoved, type CaseUpkeep } from '../src/detection/detection-store.js';
+import { loadAttackCatalogue } from '../src/detection/attack.js';
+import { DEFAULT_GROUPING } from '../src/cases/case-grouping.js';
+import { MmdbGeoIp } from '../src/devices/geoip.js';
+import type { DatabaseKind } from '../src/storage/database.js';
+
+function upkeep(kind: DatabaseKind): CaseUpkeep {
+  return { kind, policy: DEFAULT_GROUPING, catalogue: loadAttackCatalogue(), geo: MmdbGeoIp.bundled() };
+}
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 
 for (const target of databaseTargets) {
@@ -96,10 +104,11 @@ for (const target of databaseTargets) {
         processRows: [],
         networkRows: [],
         observations: [],
+        sightings: [],
         failures: [{ seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) }],
       };
       const to = { seq: broken.seq, txId: broken.txId };
-      await commitDetection(database.db, { from, to, output, correlationChanges: [], now: 1_000 });
+      await commitDetection(database.db, { from, to, output, correlationChanges: [], now: 1_000 }, upkeep(database.kind));
 
       const failures = await database.db.selectFrom('detection_failures').selectAll().execute();
       assert.equal(failures.length, 1);
@@ -111,7 +120,7 @@ for (const target of databaseTargets) {
       assert.deepEqual(await readPosition(database.db, DETECTION_CURSOR), to);
 
       // A second follower that read the same position cannot apply the chunk again.
-      await assert.rejects(commitDetection(database.db, { from, to, output, correlationChanges: [], now: 2_000 }), CursorMoved);
+      await assert.rejects(commitDetection(database.db, { from, to, output, correlationChanges: [], now: 2_000 }, upkeep(database.kind)), CursorMoved);
       assert.equal((await database.db.selectFrom('detection_failures').selectAll().execute()).length, 1);
     });
   });

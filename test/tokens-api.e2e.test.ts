@@ -201,10 +201,35 @@ for (const target of databaseTargets) {
       const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
       // One entry per path with a parameter: a new one fails the completeness check below.
       await approveObservationWrites('matrix');
-      const written = await admin.post('/v1/observations', { external_id: `edr-${target.kind}-1`, title: 'EDR alert', level: 'high', techniques: ['T1059'], first_time: '2026-11-20T10:00:00Z' });
+      const written = await admin.post('/v1/observations', { external_id: `edr-${target.kind}-1`, title: 'EDR alert', level: 'high', techniques: ['T1059'], host: 'edr-host-1', first_time: '2026-11-20T10:00:00Z' });
       assert.equal(written.status, 201, JSON.stringify(written.body));
+      // The observation opened a case on its device.
+      const found = await admin.post('/v1/cases', { text: 'edr-host-1' });
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      const acmeCase = found.body.cases[0];
+      const acmeDevice = acmeCase.devices[0];
+      const comment = await admin.post(`/v1/cases/${acmeCase.id}/comments`, { body: 'acme only' });
+      assert.equal(comment.status, 201, JSON.stringify(comment.body));
       const matrix: Record<string, { method: string; path: string; body?: unknown }[]> = {
         '/v1/observations/{observation_id}': [{ method: 'GET', path: `/v1/observations/${written.body.id}` }],
+        '/v1/cases/{case_id}': [
+          { method: 'GET', path: `/v1/cases/${acmeCase.id}` },
+          { method: 'GET', path: `/v1/cases/${acmeCase.number}` },
+          { method: 'PATCH', path: `/v1/cases/${acmeCase.id}`, body: { version: acmeCase.version, status: 'in_progress' } },
+        ],
+        '/v1/cases/{case_id}/comments': [
+          { method: 'GET', path: `/v1/cases/${acmeCase.id}/comments` },
+          { method: 'POST', path: `/v1/cases/${acmeCase.id}/comments`, body: { body: 'outsider' } },
+        ],
+        '/v1/cases/{case_id}/comments/{comment_id}': [
+          { method: 'PATCH', path: `/v1/cases/${acmeCase.id}/comments/${comment.body.id}`, body: { body: 'outsider' } },
+          { method: 'DELETE', path: `/v1/cases/${acmeCase.id}/comments/${comment.body.id}` },
+        ],
+        '/v1/cases/{case_id}/history': [{ method: 'GET', path: `/v1/cases/${acmeCase.id}/history` }],
+        '/v1/devices/{device_id}': [
+          { method: 'GET', path: `/v1/devices/${acmeDevice.id}` },
+          { method: 'PATCH', path: `/v1/devices/${acmeDevice.id}`, body: { criticality: 'low' } },
+        ],
         '/v1/tokens/{token_id}': [
           { method: 'GET', path: `/v1/tokens/${acmeToken.id}` },
           { method: 'DELETE', path: `/v1/tokens/${acmeToken.id}` },
@@ -220,6 +245,16 @@ for (const target of databaseTargets) {
           assert.equal(response.status, 404, `${call.method} ${call.path}`);
         }
       }
+      // Ids in bodies and filters are scoped too: another tenant's case cannot be merged or found.
+      const merge = await outsider.post('/v1/cases/merge', { target: acmeCase.id, sources: [String(acmeCase.number)] });
+      assert.equal(merge.status, 404, JSON.stringify(merge.body));
+      const bulk = await outsider.request('PATCH', '/v1/cases', { body: { cases: [{ id: acmeCase.id, version: acmeCase.version, status: 'in_progress' }] } });
+      assert.equal(bulk.body.results[0].status, 404);
+      const filtered = await outsider.post('/v1/cases', { device_id: acmeDevice.id });
+      assert.equal(filtered.body.total, 0);
+      const unchanged = await admin.get(`/v1/cases/${acmeCase.id}`);
+      assert.equal(unchanged.body.version, acmeCase.version, 'nothing the outsider did changed the case');
+      assert.equal(unchanged.body.comments.length, 1);
       // Naming the other tenant outright is no better than naming one that does not exist.
       const named = await outsider.get('/v1/tokens', { 'sightline-tenant': 'acme' });
       assert.equal(named.status, 404);

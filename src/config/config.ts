@@ -87,6 +87,14 @@ export function isEmail(value: string): boolean {
   return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 }
 
+export type CaseGrouping = 'device' | 'device_rule';
+
+function caseGrouping(raw: string): CaseGrouping {
+  const value = raw.trim();
+  if (value !== 'device' && value !== 'device_rule') throw new Error('must be device or device_rule');
+  return value;
+}
+
 function onOff(raw: string): 'on' | 'off' {
   const value = raw.trim().toLowerCase();
   if (value === 'on' || value === 'off') return value;
@@ -220,6 +228,18 @@ export const settings = {
   detectionPipeline: {
     flag: 'detection-pipeline', env: 'SIGHTLINE_DETECTION_PIPELINE', default: '', parse: existingFile,
     description: 'Processing pipeline YAML (logsource routing, field mapping, placeholders). Empty: the bundled config/detection-pipeline.yml.',
+  },
+  caseWindow: {
+    flag: 'case-window', env: 'SIGHTLINE_CASE_WINDOW', default: 24 * 3_600_000, parse: duration(60_000, 30 * 86_400_000),
+    description: "How close a new observation must be to an open case's last observation to join it, such as 24h (see README, Cases).",
+  },
+  caseGrouping: {
+    flag: 'case-grouping', env: 'SIGHTLINE_CASE_GROUPING', default: 'device' as CaseGrouping, parse: caseGrouping,
+    description: 'What an open case collects: device (every observation on the device) or device_rule (one case per device and rule). Observations without a device group by rule and source either way.',
+  },
+  geoipDatabase: {
+    flag: 'geoip-database', env: 'SIGHTLINE_GEOIP_DATABASE', default: [] as string[], parse: pathList,
+    description: 'MaxMind-format (.mmdb) city databases for IP locations, comma-separated (e.g. GeoLite2-City.mmdb). Empty: the bundled DB-IP City Lite (IPv4 and IPv6).',
   },
   logLevel: {
     flag: 'log-level', env: 'SIGHTLINE_LOG_LEVEL', default: 'info', parse: logLevel,

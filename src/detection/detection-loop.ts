@@ -7,7 +7,7 @@ import type { DatabaseKind } from '../storage/database.js';
 import type { Tables } from '../storage/schema.js';
 import type { DetectionProcessor } from './detection-processor.js';
 import type { CorrelationEngine } from './sigma/correlation.js';
-import { commitDetection, CursorMoved, loadCorrelationState } from './detection-store.js';
+import { commitDetection, CursorMoved, loadCorrelationState, type CaseUpkeep } from './detection-store.js';
 import { DETECTION_CURSOR, readPosition, readRecordsAfter } from './record-follower.js';
 
 export interface ChunkResult {
@@ -34,6 +34,7 @@ export class DetectionLoop {
     private readonly db: Kysely<Tables>,
     private readonly kind: DatabaseKind,
     private readonly build: ProcessorFactory,
+    private readonly upkeep: CaseUpkeep,
     private readonly chunk = DEFAULT_CHUNK,
   ) {}
 
@@ -59,13 +60,11 @@ export class DetectionLoop {
         if (time > (this.watermarks.get(record.tenantId) ?? 0)) this.watermarks.set(record.tenantId, time);
       }
       correlations.expire(this.watermarks);
-      const observations = await commitDetection(this.db, {
-        from,
-        to: { seq: last.seq, txId: last.txId },
-        output,
-        correlationChanges: correlations.takeChanges(),
-        now,
-      });
+      const observations = await commitDetection(
+        this.db,
+        { from, to: { seq: last.seq, txId: last.txId }, output, correlationChanges: correlations.takeChanges(), now },
+        this.upkeep,
+      );
       return { records: records.length, observations, failures: output.failures };
     } catch (error) {
       this.processor = undefined;

@@ -6,6 +6,7 @@ import type { CorrelationEngine, CorrelationHit } from './sigma/correlation.js';
 import type { Normaliser, StoredRecord } from './normalise/index.js';
 import type { AttackCatalogue } from './attack.js';
 import type { DetectionEvent, EndpointProcessRow, FieldValue, NetworkProcessRow } from './event.js';
+import { SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
 
 export interface EvidenceRecord {
   seq: number;
@@ -51,6 +52,8 @@ export interface DetectionOutput {
   processRows: ProcessRow[];
   networkRows: NetworkRow[];
   observations: ObservationDraft[];
+  /** The devices the chunk's events name, one entry per device. */
+  sightings: DeviceSighting[];
   /** Records that could not be normalised or evaluated (each one logged by the caller). */
   failures: { seq: number; tenantId: number; error: unknown }[];
 }
@@ -70,7 +73,8 @@ export class DetectionProcessor {
   }
 
   process(records: readonly StoredRecord[]): DetectionOutput {
-    const output: DetectionOutput = { processRows: [], networkRows: [], observations: [], failures: [] };
+    const output: DetectionOutput = { processRows: [], networkRows: [], observations: [], sightings: [], failures: [] };
+    const sightings = new SightingCollector();
     for (const record of records) {
       let event: DetectionEvent;
       try {
@@ -79,6 +83,7 @@ export class DetectionProcessor {
         output.failures.push({ seq: record.seq, tenantId: record.tenantId, error });
         continue;
       }
+      sightings.add(event);
       if (event.process) output.processRows.push({ ...event.process, tenantId: record.tenantId, recordSeq: record.seq });
       if (event.network) output.networkRows.push({ ...event.network, tenantId: record.tenantId, recordSeq: record.seq });
       try {
@@ -90,6 +95,7 @@ export class DetectionProcessor {
         output.failures.push({ seq: record.seq, tenantId: record.tenantId, error });
       }
     }
+    output.sightings = sightings.take();
     return output;
   }
 

@@ -6,6 +6,11 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { newId } from '../identity/secrets.js';
 import type { DetectionOutput, ObservationDraft } from './detection-processor.js';
+import type { DatabaseKind } from '../storage/database.js';
+import type { AttackCatalogue } from './attack.js';
+import type { GeoIpSource } from '../devices/geoip.js';
+import { upsertSightings } from '../devices/device-store.js';
+import { groupObservations, type GroupableObservation, type GroupingPolicy } from '../cases/case-grouping.js';
 import { DETECTION_CURSOR, type LogPosition } from './record-follower.js';
 
 /** Another follower moved the cursor first: this chunk's work is discarded and redone from there. */
@@ -15,6 +20,14 @@ export class CursorMoved extends Error {
 
 /** Rows per INSERT statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const ROWS_PER_STATEMENT = 200;
+
+/** What the commit needs to keep devices and cases up to date with the chunk. */
+export interface CaseUpkeep {
+  kind: DatabaseKind;
+  policy: GroupingPolicy;
+  catalogue: AttackCatalogue;
+  geo: GeoIpSource;
+}
 
 export interface CommitInput {
   from: LogPosition;
@@ -33,7 +46,7 @@ function failureMessage(error: unknown): string {
 }
 
 /** Returns how many observations were new (not already stored under their dedupe key). */
-export async function commitDetection(db: Kysely<Tables>, input: CommitInput): Promise<number> {
+export async function commitDetection(db: Kysely<Tables>, input: CommitInput, upkeep: CaseUpkeep): Promise<number> {
   return db.transaction().execute(async (trx) => {
     // The cursor moves first: on SQLite this takes the write lock before anything is read in the
     // transaction, and on both it fails the chunk if another follower got there first.
@@ -106,22 +119,24 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput): P
         .onConflict((oc) => oc.column('record_seq').doNothing())
         .execute();
     }
+    const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, input.now);
     const created = await insertObservations(trx, observations, input.now, null);
+    await groupObservations({ db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: input.now, deviceIds }, created);
     await saveCorrelationState(trx, input.correlationChanges, input.now);
-    return created;
+    return created.length;
   });
 }
 
-/** Inserts observations, skipping any whose dedupe key the tenant already has; returns how many were new. */
+/** Inserts observations, skipping any whose dedupe key the tenant already has; returns the new ones. */
 export async function insertObservations(
   db: Kysely<Tables> | Transaction<Tables>,
   observations: readonly ObservationDraft[],
   now: number,
   createdBy: string | null,
-): Promise<number> {
-  let created = 0;
+): Promise<GroupableObservation[]> {
+  const created: GroupableObservation[] = [];
   for (const chunk of chunks(observations)) {
-    const result = await db
+    const rows = await db
       .insertInto('observations')
       .values(
         chunk.map((draft) => ({
@@ -147,8 +162,25 @@ export async function insertObservations(
         })),
       )
       .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
-      .executeTakeFirst();
-    created += Number(result.numInsertedOrUpdatedRows ?? 0);
+      .returning(['id', 'tenant_id', 'dedupe_key'])
+      .execute();
+    const drafts = new Map(chunk.map((draft) => [`${draft.tenantId}\u0000${draft.dedupeKey}`, draft]));
+    for (const row of rows) {
+      const draft = drafts.get(`${row.tenant_id}\u0000${row.dedupe_key}`)!;
+      created.push({
+        id: row.id,
+        tenantId: draft.tenantId,
+        host: draft.host,
+        source: draft.source,
+        ruleId: draft.ruleId,
+        ruleTitle: draft.ruleTitle,
+        level: draft.level,
+        techniques: draft.techniques,
+        tactics: draft.tactics,
+        firstTime: draft.firstTime,
+        lastTime: draft.lastTime,
+      });
+    }
   }
   return created;
 }

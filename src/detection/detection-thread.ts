@@ -5,12 +5,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../storage/database.js';
 import { loadDetection } from './detection-setup.js';
 import { DetectionLoop } from './detection-loop.js';
+import { geoIpFromConfig } from '../devices/geoip.js';
+import type { CaseGrouping } from '../config/config.js';
 
 export interface DetectionThreadData {
   databaseUrl: string;
   dataDir: string;
   rulePaths: string[];
   pipelinePath: string;
+  caseWindowMs: number;
+  caseGrouping: CaseGrouping;
+  geoipDatabase: string[];
 }
 
 export type ToDetectionThread = { type: 'poke' } | { type: 'stop' };
@@ -31,7 +36,12 @@ const post = (message: FromDetectionThread) => port.postMessage(message);
 const data = workerData as DetectionThreadData;
 const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: data.dataDir });
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
-const loop = new DetectionLoop(database.db, database.kind, setup.buildProcessor);
+const loop = new DetectionLoop(database.db, database.kind, setup.buildProcessor, {
+  kind: database.kind,
+  policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
+  catalogue: setup.catalogue,
+  geo: geoIpFromConfig(data.geoipDatabase),
+});
 
 let stopping = false;
 let wake: (() => void) | undefined;

@@ -14,6 +14,8 @@ import type { RecordLogWriter } from '../pipeline/record-log.js';
 import type { DetectionSetup } from '../detection/detection-setup.js';
 import { ruleRoutes } from '../detection/rule-routes.js';
 import { observationRoutes } from '../observations/observation-routes.js';
+import { caseRoutes } from '../cases/case-routes.js';
+import { deviceRoutes } from '../devices/device-routes.js';
 import { installAuth } from './auth.js';
 import { AppError } from '../errors.js';
 
@@ -56,7 +58,10 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(auditRoutes, { db });
   await app.register(tenantRoutes, { db, address: config });
   await app.register(telemetryRoutes, { database, writer: deps.writer });
-  await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue });
+  const grouping = { kind: database.kind, policy: { windowMs: config.caseWindow, grouping: config.caseGrouping } };
+  await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, grouping });
+  await app.register(caseRoutes, { database, catalogue: deps.detection.catalogue });
+  await app.register(deviceRoutes, { database });
   await app.register(ruleRoutes, { compilation: deps.detection.compilation, catalogue: deps.detection.catalogue, rulePaths: config.detectionRulePaths });
 }
 

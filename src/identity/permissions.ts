@@ -7,6 +7,7 @@ export const permissionDescriptions = {
   'cases:read': 'Read cases, their comments, history and summaries already generated',
   'cases:write': 'Update cases: status, assignee, tags, comments',
   'devices:read': 'Read the device inventory',
+  'devices:write': 'Edit device descriptions and criticality (tenant admins)',
   'observations:read': 'Read observations',
   'observations:write': "Create observations (also needs the platform's approval of the tenant)",
   'telemetry:read': 'Search and export the raw records the collector stored',

@@ -5,6 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
+import type { DatabaseKind } from '../storage/database.js';
+import type { GroupingPolicy } from '../cases/case-grouping.js';
 import { AppError } from '../errors.js';
 import { principalOf, tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
@@ -28,8 +30,11 @@ import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write
 const ObservationParams = Type.Object({ observation_id: Type.String({ maxLength: 64, description: 'Observation id (`obs_…`)' }) });
 const RequestParams = Type.Object({ request_id: Type.String({ maxLength: 64, description: 'Review request id (`owr_…`)' }) });
 
-export async function observationRoutes(app: FastifyInstance, deps: { db: Kysely<Tables>; catalogue: AttackCatalogue }): Promise<void> {
-  const { db, catalogue } = deps;
+export async function observationRoutes(
+  app: FastifyInstance,
+  deps: { db: Kysely<Tables>; catalogue: AttackCatalogue; grouping: { kind: DatabaseKind; policy: GroupingPolicy } },
+): Promise<void> {
+  const { db, catalogue, grouping } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.get(
@@ -120,6 +125,7 @@ export async function observationRoutes(app: FastifyInstance, deps: { db: Kysely
           fields: (body.fields ?? {}) as Record<string, FieldValue>,
         },
         `${principal.kind}:${principal.id}`,
+        grouping,
       );
       return reply.code(result.created ? 201 : 200).send(result.observation);
     },

@@ -6,6 +6,9 @@ import type { Tables } from '../storage/schema.js';
 import { AppError } from '../errors.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import { insertObservations } from '../detection/detection-store.js';
+import type { DatabaseKind } from '../storage/database.js';
+import { writeTransaction } from '../storage/write-transaction.js';
+import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
 import type { FieldValue } from '../detection/event.js';
 import type { TenantRow } from '../identity/tenant-store.js';
@@ -140,6 +143,7 @@ export async function writeExternalObservation(
   tenant: TenantRow,
   input: ExternalObservationInput,
   writer: string,
+  grouping: { kind: DatabaseKind; policy: GroupingPolicy },
   now = Date.now(),
 ): Promise<{ observation: ObservationDetail; created: boolean }> {
   const dedupeKey = `external:${input.externalId}`;
@@ -185,7 +189,11 @@ export async function writeExternalObservation(
     recordSeqs: seqs,
     evidence: seqs.length > 0 ? seqs.map((seq, index) => ({ seq, fields: index === 0 ? input.fields : {} })) : [{ seq: 0, fields: input.fields }],
   };
-  await insertObservations(db, [draft], now, writer);
+  // Stored and grouped into a case together: an observation is never left outside a case.
+  await writeTransaction(db, grouping.kind, async (trx) => {
+    const created = await insertObservations(trx, [draft], now, writer);
+    await groupObservations({ db: trx, kind: grouping.kind, policy: grouping.policy, catalogue, now }, created);
+  });
   const row = await findObservationByKey(db, tenant.id, dedupeKey);
   if (!row) throw new Error(`external observation ${input.externalId} vanished after insert`);
   return { observation: await withEvidence(db, tenant.id, row, catalogue), created: true };

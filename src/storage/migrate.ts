@@ -5,6 +5,7 @@ import type { Database, DatabaseKind } from './database.js';
 import * as m0001 from './migrations/0001-tenants-and-record-log.js';
 import * as m0002 from './migrations/0002-identity.js';
 import * as m0003 from './migrations/0003-detection.js';
+import * as m0004 from './migrations/0004-cases-and-devices.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -14,6 +15,7 @@ const migrations: Record<string, MigrationModule> = {
   '0001-tenants-and-record-log': m0001,
   '0002-identity': m0002,
   '0003-detection': m0003,
+  '0004-cases-and-devices': m0004,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,0 +1,199 @@
+// The case actions beside updates: search, merge, comments and the history. Each write runs in
+// one transaction with its history entry.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import type { DatabaseKind } from '../storage/database.js';
+import type { AttackCatalogue } from '../detection/attack.js';
+import type { AuditActor } from '../identity/principal.js';
+import { AppError } from '../errors.js';
+import { newId } from '../identity/secrets.js';
+import { writeTransaction } from '../storage/write-transaction.js';
+import { findDevicesByIds } from '../devices/device-store.js';
+import {
+  addHistory,
+  caseDeviceIds,
+  findComment,
+  insertComment,
+  listComments,
+  listHistory,
+  moveCaseParts,
+  replaceCaseTags,
+  updateCase,
+  updateComment,
+  type CaseRow,
+} from './case-store.js';
+import { searchCases, sortValue, type CaseFilter, type CasePage } from './case-search.js';
+import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
+import { presentCases, presentComment, requireCase, resolveAssignee, type CaseView } from './case-service.js';
+
+export async function findCases(db: Kysely<Tables>, catalogue: AttackCatalogue, tenantId: number, filter: CaseFilter & { assigneeRef?: string | null }, page: CasePage) {
+  const { assigneeRef, ...rest } = filter;
+  const resolved: CaseFilter = { ...rest };
+  if (assigneeRef !== undefined) {
+    if (assigneeRef === null) resolved.assignee = null;
+    else {
+      // An unknown assignee matches nothing rather than failing the search.
+      const person = await resolveAssignee(db, tenantId, assigneeRef).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === 'unknown_assignee') return undefined;
+        throw error;
+      });
+      resolved.assignee = person?.id ?? '\u0000none';
+    }
+  }
+  const { rows, total } = await searchCases(db, tenantId, resolved, { ...page, limit: page.limit + 1 });
+  const more = rows.length > page.limit;
+  const shown = rows.slice(0, page.limit);
+  const last = shown.at(-1);
+  return {
+    cases: await presentCases(db, catalogue, tenantId, shown),
+    next: more && last ? { value: sortValue(last, page.sort), seq: last.seq } : null,
+    total,
+  };
+}
+
+/** Merges `sources` into `target`: their observations, devices, techniques and tags move; they close as duplicates. */
+export async function mergeCases(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  catalogue: AttackCatalogue,
+  tenantId: number,
+  targetRef: string,
+  sourceRefs: readonly string[],
+  actor: AuditActor,
+  now = Date.now(),
+): Promise<CaseView> {
+  const merged = await writeTransaction(db, kind, async (trx) => {
+    const target = await requireCase(trx, tenantId, targetRef);
+    if (target.status === 'closed') throw new AppError('invalid_merge', `case ${target.number} is closed; reopen it before merging into it`, { extensions: { field: 'target' } });
+    const sources: CaseRow[] = [];
+    for (const ref of sourceRefs) {
+      const source = await requireCase(trx, tenantId, ref);
+      if (source.id === target.id) throw new AppError('invalid_merge', `case ${source.number} cannot be merged into itself`, { extensions: { field: 'sources' } });
+      if (source.merged_into !== null) throw new AppError('invalid_merge', `case ${source.number} was already merged into ${source.merged_into}`, { extensions: { field: 'sources' } });
+      if (!sources.some((known) => known.id === source.id)) sources.push(source);
+    }
+    const contents = contentsOf(target);
+    const tags = new Set(JSON.parse(target.tags) as string[]);
+    for (const source of sources) {
+      await moveCaseParts(trx, tenantId, source.id, target.id);
+      mergeContents(contents, contentsOf(source));
+      for (const tag of JSON.parse(source.tags) as string[]) tags.add(tag);
+      const closed = await updateCase(trx, tenantId, source.id, Number(source.version), {
+        status: 'closed',
+        resolution: 'duplicate',
+        closed_at: source.closed_at ?? now,
+        merged_into: target.id,
+        updated_at: now,
+      });
+      if (!closed) throw new AppError('version_conflict', `case ${source.number} changed during the merge; try again`);
+      await addHistory(trx, [
+        {
+          caseId: source.id,
+          tenantId,
+          at: now,
+          actor,
+          action: 'merged_into',
+          changes: { target: { id: target.id, number: Number(target.number) }, status: { from: source.status, to: 'closed' }, resolution: { from: source.resolution, to: 'duplicate' } },
+        },
+      ]);
+    }
+    const deviceIds = (await caseDeviceIds(trx, tenantId, [target.id])).get(target.id) ?? [];
+    const devices = await findDevicesByIds(trx, tenantId, deviceIds);
+    const tagList = [...tags];
+    const derived = deriveFields(contents, devices, tagList, catalogue);
+    await replaceCaseTags(trx, tenantId, target.id, tagList);
+    const updated = { ...derived, severity: severityFor(target, derived.max_level), tags: JSON.stringify(tagList), updated_at: now };
+    if (!(await updateCase(trx, tenantId, target.id, Number(target.version), updated))) {
+      throw new AppError('version_conflict', `case ${target.number} changed during the merge; try again`);
+    }
+    await addHistory(trx, [
+      {
+        caseId: target.id,
+        tenantId,
+        at: now,
+        actor,
+        action: 'merged',
+        changes: {
+          sources: sources.map((source) => ({ id: source.id, number: Number(source.number), observation_count: Number(source.observation_count) })),
+          observation_count: { from: Number(target.observation_count), to: derived.observation_count },
+          score: { from: Number(target.score), to: derived.score },
+        },
+      },
+    ]);
+    return { ...target, ...updated, version: Number(target.version) + 1 };
+  });
+  const [view] = await presentCases(db, catalogue, tenantId, [merged]);
+  return view!;
+}
+
+export async function addComment(db: Kysely<Tables>, kind: DatabaseKind, tenantId: number, caseRef: string, body: string, actor: AuditActor, now = Date.now()) {
+  return writeTransaction(db, kind, async (trx) => {
+    const row = await requireCase(trx, tenantId, caseRef);
+    const comment = {
+      id: newId('cmt'),
+      case_id: row.id,
+      tenant_id: tenantId,
+      author_type: actor.type,
+      author_id: actor.id ?? actor.label,
+      author_label: actor.label,
+      body,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await insertComment(trx, comment);
+    await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'commented', changes: { comment_id: comment.id } }]);
+    return presentComment({ ...comment, seq: 0 });
+  });
+}
+
+/** Edits or deletes a comment; only its author may. */
+export async function changeComment(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  tenantId: number,
+  caseRef: string,
+  commentId: string,
+  change: { body: string } | { delete: true },
+  actor: AuditActor,
+  now = Date.now(),
+) {
+  return writeTransaction(db, kind, async (trx) => {
+    const row = await requireCase(trx, tenantId, caseRef);
+    const comment = await findComment(trx, tenantId, row.id, commentId);
+    if (!comment) throw new AppError('not_found', `comment ${commentId} not found on case ${row.number}`);
+    if (comment.author_type !== actor.type || comment.author_id !== (actor.id ?? actor.label)) {
+      throw new AppError('not_comment_author', `only its author (${comment.author_label}) can change comment ${commentId}`);
+    }
+    if ('delete' in change) {
+      await updateComment(trx, tenantId, comment.id, { deleted_at: now });
+      await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'comment_deleted', changes: { comment_id: comment.id, body: { from: comment.body, to: null } } }]);
+      return undefined;
+    }
+    await updateComment(trx, tenantId, comment.id, { body: change.body, updated_at: now });
+    await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'comment_edited', changes: { comment_id: comment.id, body: { from: comment.body, to: change.body } } }]);
+    return presentComment({ ...comment, body: change.body, updated_at: now });
+  });
+}
+
+export async function pageComments(db: Kysely<Tables>, tenantId: number, caseRef: string, page: { limit: number; after?: number }) {
+  const row = await requireCase(db, tenantId, caseRef);
+  const rows = await listComments(db, tenantId, row.id, { ...page, limit: page.limit + 1 });
+  const shown = rows.slice(0, page.limit);
+  return { comments: shown.map(presentComment), next: rows.length > page.limit ? (shown.at(-1)?.seq ?? null) : null };
+}
+
+export async function pageHistory(db: Kysely<Tables>, tenantId: number, caseRef: string, page: { limit: number; after?: number }) {
+  const row = await requireCase(db, tenantId, caseRef);
+  const rows = await listHistory(db, tenantId, row.id, { ...page, limit: page.limit + 1 });
+  const shown = rows.slice(0, page.limit);
+  return {
+    history: shown.map((entry) => ({
+      at: new Date(entry.at).toISOString(),
+      actor: { type: entry.actor_type, id: entry.actor_id, label: entry.actor_label },
+      action: entry.action,
+      changes: JSON.parse(entry.changes) as Record<string, unknown>,
+    })),
+    next: rows.length > page.limit ? (shown.at(-1)?.seq ?? null) : null,
+  };
+}

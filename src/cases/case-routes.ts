@@ -1,0 +1,252 @@
+// /v1/cases: search (POST, as the seed has it), one case with all its parts, updates (one or up
+// to 100), merges, comments and history.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../storage/database.js';
+import type { AttackCatalogue } from '../detection/attack.js';
+import { principalOf, tenantOf } from '../http/auth.js';
+import { decodeCursor, encodeCursor } from '../http/pagination.js';
+import { NextCursor, problemResponse } from '../http/schemas.js';
+import { parseIsoTime } from '../time.js';
+import { actorOf } from '../identity/principal.js';
+import { AppError } from '../errors.js';
+import {
+  BulkPatchBody,
+  BulkResultSchema,
+  CaseDetailSchema,
+  CaseListSchema,
+  CaseParams,
+  CaseSchema,
+  CommentBody,
+  CommentParams,
+  CommentSchema,
+  HistorySchema,
+  ListPageQuery,
+  MergeBody,
+  PatchCaseBody,
+  SCORE_FORMULA,
+  SearchCasesBody,
+} from './case-schemas.js';
+import { bulkPatchCases, getCaseDetail, patchCase } from './case-service.js';
+import { addComment, changeComment, findCases, mergeCases, pageComments, pageHistory } from './case-actions.js';
+import { workflowDescription } from './case-workflow.js';
+
+const conflict = problemResponse('The case changed since you read it (stale version)', 'version_conflict');
+const transition = problemResponse('The status change is not allowed from the current status; `allowed` lists the ones that are', 'invalid_status_transition');
+
+export async function caseRoutes(app: FastifyInstance, deps: { database: Database; catalogue: AttackCatalogue }): Promise<void> {
+  const { database, catalogue } = deps;
+  const { db, kind } = database;
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+  const read = { access: { scope: 'tenant', permission: 'cases:read' } } as const;
+  const write = { access: { scope: 'tenant', permission: 'cases:write' } } as const;
+
+  routes.post(
+    '/cases',
+    {
+      config: read,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Search cases',
+        description: `The tenant's cases matching a filter, with the AI summaries already generated on them (reading never generates one). Filters combine with AND; lists within one filter with OR (tags: every tag). Sort by created (default), updated or score; cursor pagination; \`total\` counts every match. For incremental sync pass \`updated_after\` with \`sort: updated, order: asc\`. Score: ${SCORE_FORMULA}`,
+        body: SearchCasesBody,
+        response: { 200: CaseListSchema },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const sort = body.sort ?? 'created';
+      const order = body.order ?? 'desc';
+      let after: { value: number; seq: number } | undefined;
+      if (body.cursor) {
+        const cursor = decodeCursor<{ v: number; s: number; k: string }>(body.cursor, { v: 'number', s: 'number', k: 'string' });
+        if (cursor.k !== `${sort}:${order}`) {
+          throw new AppError('invalid_cursor', `this cursor belongs to a search sorted by ${cursor.k.replace(':', ' ')}; keep sort and order while paging`, { extensions: { field: 'cursor' } });
+        }
+        after = { value: cursor.v, seq: cursor.s };
+      }
+      const result = await findCases(
+        db,
+        catalogue,
+        tenantOf(request).id,
+        {
+          ...(body.status ? { statuses: body.status } : {}),
+          ...(body.severity ? { severities: body.severity } : {}),
+          ...(body.score_min !== undefined ? { scoreMin: body.score_min } : {}),
+          ...(body.score_max !== undefined ? { scoreMax: body.score_max } : {}),
+          ...(body.assignee !== undefined ? { assigneeRef: body.assignee } : {}),
+          ...(body.tags ? { tags: body.tags.map((tag) => tag.toLowerCase()) } : {}),
+          ...(body.device_id ? { deviceId: body.device_id } : {}),
+          ...(body.technique ? { technique: body.technique } : {}),
+          ...(body.text ? { text: body.text } : {}),
+          ...(body.created_after ? { createdAfter: parseIsoTime('created_after', body.created_after) } : {}),
+          ...(body.created_before ? { createdBefore: parseIsoTime('created_before', body.created_before) } : {}),
+          ...(body.updated_after ? { updatedAfter: parseIsoTime('updated_after', body.updated_after) } : {}),
+          ...(body.updated_before ? { updatedBefore: parseIsoTime('updated_before', body.updated_before) } : {}),
+        },
+        { sort, order, limit: body.limit ?? 50, ...(after ? { after } : {}) },
+      );
+      return { cases: result.cases, next_cursor: result.next ? encodeCursor({ v: result.next.value, s: result.next.seq, k: `${sort}:${order}` }) : null, total: result.total };
+    },
+  );
+
+  routes.get(
+    '/cases/:case_id',
+    {
+      config: read,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Get a case',
+        description: 'One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number.',
+        params: CaseParams,
+        response: { 200: CaseDetailSchema },
+      },
+    },
+    async (request) => getCaseDetail(db, catalogue, tenantOf(request).id, request.params.case_id),
+  );
+
+  routes.patch(
+    '/cases/:case_id',
+    {
+      config: write,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Update a case',
+        description: `Changes status, resolution, closing comment, assignee, tags or severity. Send the \`version\` you read: a stale one answers 409 \`version_conflict\`. Status transitions: ${workflowDescription}; anything else answers 409 \`invalid_status_transition\` with the allowed ones. Closing needs a \`resolution\`; a \`closing_comment\` is also added as a comment. Reopening (closed → in_progress) clears the resolution; the history keeps it.`,
+        params: CaseParams,
+        body: PatchCaseBody,
+        response: {
+          200: CaseSchema,
+          400: problemResponse('Closing without a resolution, or an unknown assignee', 'resolution_required'),
+          409: { ...conflict, description: 'Stale version (version_conflict) or a forbidden status change (invalid_status_transition)' },
+        },
+      },
+    },
+    async (request) => {
+      const { version, ...changes } = request.body;
+      return patchCase(db, kind, catalogue, tenantOf(request).id, request.params.case_id, version, changes, actorOf(principalOf(request)));
+    },
+  );
+
+  routes.patch(
+    '/cases',
+    {
+      config: write,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Update up to 100 cases',
+        description: 'The same changes as PATCH /v1/cases/{case_id}, for up to 100 cases, each with its own version. Each case is applied on its own; `results` holds, per case in order, the status a single PATCH would have answered and the case or the error.',
+        body: BulkPatchBody,
+        response: { 200: BulkResultSchema },
+      },
+    },
+    async (request) => bulkPatchCases(db, kind, catalogue, tenantOf(request).id, request.body.cases, actorOf(principalOf(request))),
+  );
+
+  routes.post(
+    '/cases/merge',
+    {
+      config: write,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Merge cases',
+        description: 'Moves the observations, devices, techniques and tags of `sources` into `target`, which is rescored and retitled. The sources are closed as `duplicate` with `merged_into` set; every case involved records the merge in its history.',
+        body: MergeBody,
+        response: { 200: CaseSchema, 400: problemResponse('A case cannot be merged (closed target, itself, already merged)', 'invalid_merge') },
+      },
+    },
+    async (request) => mergeCases(db, kind, catalogue, tenantOf(request).id, request.body.target, request.body.sources, actorOf(principalOf(request))),
+  );
+
+  routes.get(
+    '/cases/:case_id/comments',
+    {
+      config: read,
+      schema: {
+        tags: ['Cases'],
+        summary: 'List comments',
+        description: "A case's comments, oldest first.",
+        params: CaseParams,
+        querystring: ListPageQuery,
+        response: { 200: Type.Object({ comments: Type.Array(CommentSchema), next_cursor: NextCursor }) },
+      },
+    },
+    async (request) => {
+      const after = request.query.cursor ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s : undefined;
+      const page = await pageComments(db, tenantOf(request).id, request.params.case_id, { limit: request.query.limit ?? 50, ...(after !== undefined ? { after } : {}) });
+      return { comments: page.comments, next_cursor: page.next === null ? null : encodeCursor({ s: page.next }) };
+    },
+  );
+
+  routes.post(
+    '/cases/:case_id/comments',
+    {
+      config: write,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Add a comment',
+        description: 'Adds a comment (Markdown) to a case; recorded in its history.',
+        params: CaseParams,
+        body: CommentBody,
+        response: { 201: CommentSchema },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await addComment(db, kind, tenantOf(request).id, request.params.case_id, request.body.body, actorOf(principalOf(request)))),
+  );
+
+  routes.patch(
+    '/cases/:case_id/comments/:comment_id',
+    {
+      config: write,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Edit a comment',
+        description: 'Edits your own comment; the history keeps the earlier text.',
+        params: CommentParams,
+        body: CommentBody,
+        response: { 200: CommentSchema, 403: problemResponse('Only the author may change a comment', 'not_comment_author') },
+      },
+    },
+    async (request) =>
+      (await changeComment(db, kind, tenantOf(request).id, request.params.case_id, request.params.comment_id, { body: request.body.body }, actorOf(principalOf(request))))!,
+  );
+
+  routes.delete(
+    '/cases/:case_id/comments/:comment_id',
+    {
+      config: write,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Delete a comment',
+        description: 'Deletes your own comment; the history keeps its text.',
+        params: CommentParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), 403: problemResponse('Only the author may change a comment', 'not_comment_author') },
+      },
+    },
+    async (request, reply) => {
+      await changeComment(db, kind, tenantOf(request).id, request.params.case_id, request.params.comment_id, { delete: true }, actorOf(principalOf(request)));
+      return reply.code(204).send(null);
+    },
+  );
+
+  routes.get(
+    '/cases/:case_id/history',
+    {
+      config: read,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Case history',
+        description: 'Every change to the case, oldest first: who (user, token or the grouping system), when, and what changed.',
+        params: CaseParams,
+        querystring: ListPageQuery,
+        response: { 200: Type.Object({ history: Type.Array(HistorySchema), next_cursor: NextCursor }) },
+      },
+    },
+    async (request) => {
+      const after = request.query.cursor ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s : undefined;
+      const page = await pageHistory(db, tenantOf(request).id, request.params.case_id, { limit: request.query.limit ?? 50, ...(after !== undefined ? { after } : {}) });
+      return { history: page.history, next_cursor: page.next === null ? null : encodeCursor({ s: page.next }) };
+    },
+  );
+}

@@ -1,0 +1,201 @@
+// SQL for cases and their parts. Every function takes the tenant and every query filters on it;
+// writers run inside the caller's transaction (grouping runs in the detection worker's).
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { CaseCommentsTable, CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
+import type { DatabaseKind } from '../storage/database.js';
+
+export type CaseRow = Selectable<CasesTable>;
+export type CommentRow = Selectable<CaseCommentsTable>;
+export type HistoryRow = Selectable<CaseHistoryTable>;
+export type Db = Kysely<Tables> | Transaction<Tables>;
+
+/** The next case number of the tenant (1, 2, 3…); the counter row serialises concurrent creators. */
+export async function nextCaseNumber(db: Db, tenantId: number): Promise<number> {
+  const row = await db
+    .insertInto('case_counters')
+    .values({ tenant_id: tenantId, last_number: 1 })
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_number: sql`case_counters.last_number + 1` }))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+/** Serialises grouping of one (tenant, group) on PostgreSQL; SQLite has one writer already. */
+export async function lockGroup(db: Db, kind: DatabaseKind, tenantId: number, groupKey: string): Promise<void> {
+  if (kind === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`case:${tenantId}:${groupKey}`}, 0))`.execute(db);
+}
+
+/** The open case a new observation in this window would join: by device (merges included) or by group. */
+export async function findOpenCase(
+  db: Db,
+  kind: DatabaseKind,
+  tenantId: number,
+  match: { deviceId: string } | { groupKey: string },
+  window: { from: number; to: number },
+): Promise<CaseRow | undefined> {
+  let query = db
+    .selectFrom('cases as c')
+    .selectAll('c')
+    .where('c.tenant_id', '=', tenantId)
+    .where('c.status', '!=', 'closed')
+    .where('c.last_observation_at', '>=', window.from)
+    .where('c.first_observation_at', '<=', window.to);
+  if ('deviceId' in match) {
+    query = query.where(({ exists, selectFrom }) =>
+      exists(selectFrom('case_devices as cd').select('cd.case_id').whereRef('cd.case_id', '=', 'c.id').where('cd.tenant_id', '=', tenantId).where('cd.device_id', '=', match.deviceId)),
+    );
+  } else query = query.where('c.group_key', '=', match.groupKey);
+  query = query.orderBy('c.last_observation_at', 'desc').limit(1);
+  // Locked until the grouping transaction ends: a concurrent update waits, then finds the version moved.
+  return (kind === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function insertCase(db: Db, row: Omit<CaseRow, 'seq'>): Promise<void> {
+  await db.insertInto('cases').values(row).execute();
+}
+
+/** Updates a case if its version is still `version`; false when someone changed it first. */
+export async function updateCase(db: Db, tenantId: number, id: string, version: number, changes: Partial<Omit<CaseRow, 'seq' | 'id' | 'tenant_id'>>): Promise<boolean> {
+  const result = await db
+    .updateTable('cases')
+    .set({ ...changes, version: version + 1 })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function findCase(db: Db, tenantId: number, idOrNumber: string): Promise<CaseRow | undefined> {
+  const query = db.selectFrom('cases').selectAll().where('tenant_id', '=', tenantId);
+  const number = /^\d{1,15}$/.test(idOrNumber) ? Number(idOrNumber) : undefined;
+  return (number !== undefined ? query.where('number', '=', number) : query.where('id', '=', idOrNumber)).executeTakeFirst();
+}
+
+export function findCasesByIds(db: Db, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('cases').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', [...ids]).execute();
+}
+
+export async function addCaseObservations(db: Db, tenantId: number, caseId: string, observationIds: readonly string[], now: number): Promise<void> {
+  for (let i = 0; i < observationIds.length; i += 200) {
+    await db
+      .insertInto('case_observations')
+      .values(observationIds.slice(i, i + 200).map((id) => ({ observation_id: id, case_id: caseId, tenant_id: tenantId, added_at: now })))
+      .onConflict((oc) => oc.column('observation_id').doUpdateSet({ case_id: caseId }))
+      .execute();
+  }
+}
+
+export async function addCaseDevices(db: Db, tenantId: number, caseId: string, deviceIds: readonly string[]): Promise<void> {
+  if (deviceIds.length === 0) return;
+  await db
+    .insertInto('case_devices')
+    .values(deviceIds.map((id) => ({ case_id: caseId, device_id: id, tenant_id: tenantId })))
+    .onConflict((oc) => oc.columns(['case_id', 'device_id']).doNothing())
+    .execute();
+}
+
+export async function addCaseTechniques(db: Db, tenantId: number, caseId: string, techniques: readonly string[]): Promise<void> {
+  if (techniques.length === 0) return;
+  await db
+    .insertInto('case_techniques')
+    .values(techniques.map((technique) => ({ case_id: caseId, technique, tenant_id: tenantId })))
+    .onConflict((oc) => oc.columns(['case_id', 'technique']).doNothing())
+    .execute();
+}
+
+export async function replaceCaseTags(db: Db, tenantId: number, caseId: string, tags: readonly string[]): Promise<void> {
+  await db.deleteFrom('case_tags').where('tenant_id', '=', tenantId).where('case_id', '=', caseId).execute();
+  if (tags.length === 0) return;
+  await db
+    .insertInto('case_tags')
+    .values(tags.map((tag) => ({ case_id: caseId, tag, tenant_id: tenantId })))
+    .execute();
+}
+
+export async function caseDeviceIds(db: Db, tenantId: number, caseIds: readonly string[]): Promise<Map<string, string[]>> {
+  const byCase = new Map<string, string[]>();
+  if (caseIds.length === 0) return byCase;
+  const rows = await db.selectFrom('case_devices').select(['case_id', 'device_id']).where('tenant_id', '=', tenantId).where('case_id', 'in', [...caseIds]).execute();
+  for (const row of rows) byCase.set(row.case_id, [...(byCase.get(row.case_id) ?? []), row.device_id]);
+  return byCase;
+}
+
+export async function caseObservationIds(db: Db, tenantId: number, caseId: string): Promise<string[]> {
+  const rows = await db.selectFrom('case_observations').select('observation_id').where('tenant_id', '=', tenantId).where('case_id', '=', caseId).orderBy('added_at').execute();
+  return rows.map((row) => row.observation_id);
+}
+
+/** Moves every observation and device of `from` to `to` (a merge). */
+export async function moveCaseParts(db: Db, tenantId: number, from: string, to: string): Promise<void> {
+  await db.updateTable('case_observations').set({ case_id: to }).where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
+  const devices = await db.selectFrom('case_devices').select('device_id').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
+  await addCaseDevices(db, tenantId, to, devices.map((row) => row.device_id));
+  const techniques = await db.selectFrom('case_techniques').select('technique').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
+  await addCaseTechniques(db, tenantId, to, techniques.map((row) => row.technique));
+}
+
+export interface HistoryEntry {
+  caseId: string;
+  tenantId: number;
+  at: number;
+  actor: { type: string; id: string | null; label: string };
+  action: string;
+  changes: Record<string, unknown>;
+}
+
+export async function addHistory(db: Db, entries: readonly HistoryEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await db
+    .insertInto('case_history')
+    .values(
+      entries.map((entry) => ({
+        case_id: entry.caseId,
+        tenant_id: entry.tenantId,
+        at: entry.at,
+        actor_type: entry.actor.type,
+        actor_id: entry.actor.id,
+        actor_label: entry.actor.label,
+        action: entry.action,
+        changes: JSON.stringify(entry.changes),
+      })),
+    )
+    .execute();
+}
+
+export function listHistory(db: Db, tenantId: number, caseId: string, page: { limit: number; after?: number }): Promise<HistoryRow[]> {
+  let query = db.selectFrom('case_history').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId);
+  if (page.after !== undefined) query = query.where('seq', '>', page.after);
+  return query.orderBy('seq').limit(page.limit).execute();
+}
+
+export async function insertComment(db: Db, row: Omit<CommentRow, 'seq'>): Promise<void> {
+  await db.insertInto('case_comments').values(row).execute();
+}
+
+export function findComment(db: Db, tenantId: number, caseId: string, id: string): Promise<CommentRow | undefined> {
+  return db.selectFrom('case_comments').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+export async function updateComment(db: Db, tenantId: number, id: string, changes: { body?: string; updated_at?: number; deleted_at?: number }): Promise<void> {
+  await db.updateTable('case_comments').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+export function listComments(db: Db, tenantId: number, caseId: string, page: { limit: number; after?: number }): Promise<CommentRow[]> {
+  let query = db.selectFrom('case_comments').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId).where('deleted_at', 'is', null);
+  if (page.after !== undefined) query = query.where('seq', '>', page.after);
+  return query.orderBy('seq').limit(page.limit).execute();
+}
+
+/** Open cases on a device (for rescoring when its criticality changes). */
+export function openCasesOnDevice(db: Db, tenantId: number, deviceId: string): Promise<CaseRow[]> {
+  return db
+    .selectFrom('cases as c')
+    .innerJoin('case_devices as cd', 'cd.case_id', 'c.id')
+    .selectAll('c')
+    .where('cd.tenant_id', '=', tenantId)
+    .where('cd.device_id', '=', deviceId)
+    .where('c.status', '!=', 'closed')
+    .execute();
+}

@@ -1,0 +1,135 @@
+// The device inventory as the API shows it, and the edits tenant admins make. A criticality
+// change rescores the device's open cases in the same transaction.
+import type { Kysely } from 'kysely';
+import type { Criticality, Tables } from '../storage/schema.js';
+import type { DatabaseKind } from '../storage/database.js';
+import { AppError } from '../errors.js';
+import { writeTransaction } from '../storage/write-transaction.js';
+import type { AuditActor } from '../identity/principal.js';
+import { findAddresses, findDevice, findProcesses, listDevices, openCasesByDevice, updateDevice, type AddressRow, type DeviceFilter, type DeviceRow } from './device-store.js';
+import { rescoreCases } from '../cases/case-rescore.js';
+
+const iso = (time: number) => new Date(time).toISOString();
+
+export interface AddressView {
+  ip: string;
+  scope: string;
+  country_code: string | null;
+  country: string | null;
+  city: string | null;
+  first_seen: string;
+  last_seen: string;
+}
+
+export interface DeviceView {
+  id: string;
+  host_name: string;
+  description: string;
+  criticality: Criticality;
+  last_user: string | null;
+  endpoint_id: string | null;
+  os: string | null;
+  kubernetes_namespace: string | null;
+  first_seen: string;
+  last_seen: string;
+  addresses: AddressView[];
+  open_case_ids: string[];
+}
+
+export function presentAddress(row: AddressRow): AddressView {
+  return { ip: row.ip, scope: row.scope, country_code: row.country_code, country: row.country, city: row.city, first_seen: iso(row.first_seen), last_seen: iso(row.last_seen) };
+}
+
+export function presentDevice(row: DeviceRow, addresses: readonly AddressRow[], openCaseIds: readonly string[]): DeviceView {
+  return {
+    id: row.id,
+    host_name: row.host_name,
+    description: row.description,
+    criticality: row.criticality,
+    last_user: row.last_user,
+    endpoint_id: row.endpoint_id,
+    os: row.os,
+    kubernetes_namespace: row.kubernetes_namespace,
+    first_seen: iso(row.first_seen),
+    last_seen: iso(row.last_seen),
+    addresses: addresses.map(presentAddress),
+    open_case_ids: [...openCaseIds],
+  };
+}
+
+/** Devices with their addresses and open cases, in the order given. */
+export async function presentDevices(db: Kysely<Tables>, tenantId: number, rows: readonly DeviceRow[]): Promise<DeviceView[]> {
+  const ids = rows.map((row) => row.id);
+  const addresses = await findAddresses(db, tenantId, ids);
+  const open = await openCasesByDevice(db, tenantId, ids);
+  return rows.map((row) => presentDevice(row, addresses.filter((address) => address.device_id === row.id), open.get(row.id) ?? []));
+}
+
+export async function searchDevices(
+  db: Kysely<Tables>,
+  tenantId: number,
+  filter: DeviceFilter,
+  page: { limit: number; after?: { lastSeen: number; seq: number } },
+): Promise<{ devices: DeviceView[]; next: { lastSeen: number; seq: number } | null }> {
+  const rows = await listDevices(db, tenantId, filter, { ...page, limit: page.limit + 1 });
+  const more = rows.length > page.limit;
+  const shown = rows.slice(0, page.limit);
+  const last = shown.at(-1);
+  return { devices: await presentDevices(db, tenantId, shown), next: more && last ? { lastSeen: last.last_seen, seq: last.seq } : null };
+}
+
+export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string) {
+  const row = await findDevice(db, tenantId, id);
+  if (!row) throw new AppError('not_found', `device ${id} not found`);
+  const [view] = await presentDevices(db, tenantId, [row]);
+  const processes = await findProcesses(db, tenantId, row, 200);
+  const cases = await db
+    .selectFrom('cases as c')
+    .innerJoin('case_devices as cd', 'cd.case_id', 'c.id')
+    .select(['c.id', 'c.number', 'c.title', 'c.status', 'c.score'])
+    .where('cd.tenant_id', '=', tenantId)
+    .where('cd.device_id', '=', row.id)
+    .orderBy('c.created_at', 'desc')
+    .limit(100)
+    .execute();
+  return {
+    ...view!,
+    processes: processes.map((process) => ({
+      process_name: process.process_name,
+      pid: process.pid,
+      executable_path: process.executable_path,
+      user: process.user_name,
+      last_seen: iso(process.last_seen),
+    })),
+    cases: cases.map((item) => ({ id: item.id, number: Number(item.number), title: item.title, status: item.status, score: Number(item.score) })),
+  };
+}
+
+export async function editDevice(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  tenantId: number,
+  id: string,
+  changes: { description?: string; criticality?: Criticality },
+  actor: AuditActor,
+  now = Date.now(),
+): Promise<DeviceView> {
+  const row = await writeTransaction(db, kind, async (trx) => {
+    const before = await findDevice(trx, tenantId, id);
+    if (!before) throw new AppError('not_found', `device ${id} not found`);
+    const after = await updateDevice(trx, tenantId, id, changes, now);
+    if (!after) throw new AppError('not_found', `device ${id} not found`);
+    if (changes.criticality !== undefined && changes.criticality !== before.criticality) {
+      await rescoreCases(trx, tenantId, await openCasesOnDeviceIds(trx, tenantId, id), actor, now, {
+        device: { id, host_name: after.host_name, criticality: { from: before.criticality, to: after.criticality } },
+      });
+    }
+    return after;
+  });
+  const [view] = await presentDevices(db, tenantId, [row]);
+  return view!;
+}
+
+async function openCasesOnDeviceIds(db: Parameters<typeof openCasesByDevice>[0], tenantId: number, deviceId: string): Promise<string[]> {
+  return (await openCasesByDevice(db, tenantId, [deviceId])).get(deviceId) ?? [];
+}
