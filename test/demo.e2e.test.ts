@@ -37,12 +37,14 @@ for (const target of databaseTargets) {
     let database: TestDatabase;
     let server: TestServer;
     let reader: ApiClient;
+    let caseReader: ApiClient;
 
     before(async () => {
       database = await target.create();
       server = await startServer(database);
       const acme = await seedTenant(server, 'acme');
       reader = apiClient(server, bearer((await issueToken(server, acme, ['observations:read'])).value));
+      caseReader = apiClient(server, bearer((await issueToken(server, acme, ['cases:read', 'devices:read'])).value));
     });
     after(async () => {
       await server.close();
@@ -67,6 +69,38 @@ for (const target of databaseTargets) {
       }
       assert.ok(seen.size >= 4, `observations of ${seen.size} families: ${[...seen].join(', ')}`);
       for (const family of seen) assert.ok(['web', 'auth', 'process', 'network', 'kubernetes', 'application'].includes(family), family);
+    });
+
+    test('the demo traffic becomes cases with devices, locations, techniques and scores', async () => {
+      // Runs after the test above sent the traffic: grouping happens in the same transaction as detection.
+      interface CaseSummary { id: string; score: number; techniques: { id: string; name: string | null }[]; devices: { host_name: string }[] }
+      interface Address { scope: string; country: string | null; city: string | null }
+      const deadline = Date.now() + 30_000;
+      let located: { kase: CaseSummary; address: Address } | undefined;
+      let cases: CaseSummary[] = [];
+      while (Date.now() < deadline && !located) {
+        const page = await caseReader.post('/v1/cases', { sort: 'score', limit: 100 });
+        assert.equal(page.status, 200, JSON.stringify(page.body));
+        cases = page.body.cases;
+        for (const kase of cases.filter((item) => item.devices.length > 0 && item.techniques.length > 0 && item.score > 0)) {
+          const detail = await caseReader.get(`/v1/cases/${kase.id}`);
+          const address = (detail.body.devices as { addresses: Address[] }[]).flatMap((device) => device.addresses).find((item) => item.country !== null);
+          if (address) {
+            located = { kase, address };
+            break;
+          }
+        }
+        if (!located) await sleep(500);
+      }
+      assert.ok(located, `a case on a located device: ${JSON.stringify(cases.map((item) => [item.id, item.devices, item.score]))}`);
+      assert.equal(located.address.scope, 'public');
+      assert.ok(located.address.city, 'the location has a city');
+      assert.ok(located.kase.techniques.every((technique) => /^T\d{4}/.test(technique.id)));
+      assert.ok(cases.length >= 3, `cases: ${cases.length}`);
+      assert.ok(cases.every((item, i) => i === 0 || cases[i - 1]!.score >= item.score), 'sorted by score');
+      const devices = await caseReader.get('/v1/devices?has_open_case=true');
+      assert.equal(devices.status, 200);
+      assert.ok(devices.body.devices.some((device: { host_name: string }) => device.host_name === 'web-01'), JSON.stringify(devices.body.devices.map((device: { host_name: string }) => device.host_name)));
     });
 
     test('an unknown tenant stops the demo with the collector\'s problem', async () => {

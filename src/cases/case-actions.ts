@@ -6,7 +6,6 @@ import type { DatabaseKind } from '../storage/database.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { AuditActor } from '../identity/principal.js';
 import { AppError } from '../errors.js';
-import { newId } from '../identity/secrets.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import {
@@ -24,7 +23,7 @@ import {
 } from './case-store.js';
 import { searchCases, sortValue, type CaseFilter, type CasePage } from './case-search.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
-import { presentCases, presentComment, requireCase, resolveAssignee, type CaseView } from './case-service.js';
+import { newComment, presentCases, presentComment, requireCase, resolveAssignee, type CaseView } from './case-service.js';
 
 export async function findCases(db: Kysely<Tables>, catalogue: AttackCatalogue, tenantId: number, filter: CaseFilter & { assigneeRef?: string | null }, page: CasePage) {
   const { assigneeRef, ...rest } = filter;
@@ -37,7 +36,8 @@ export async function findCases(db: Kysely<Tables>, catalogue: AttackCatalogue, 
         if (error instanceof AppError && error.code === 'unknown_assignee') return undefined;
         throw error;
       });
-      resolved.assignee = person?.id ?? '\u0000none';
+      // No user id has this shape (ids are usr_…), so nothing matches.
+      resolved.assignee = person?.id ?? '#unknown';
     }
   }
   const { rows, total } = await searchCases(db, tenantId, resolved, { ...page, limit: page.limit + 1 });
@@ -129,18 +129,7 @@ export async function mergeCases(
 export async function addComment(db: Kysely<Tables>, kind: DatabaseKind, tenantId: number, caseRef: string, body: string, actor: AuditActor, now = Date.now()) {
   return writeTransaction(db, kind, async (trx) => {
     const row = await requireCase(trx, tenantId, caseRef);
-    const comment = {
-      id: newId('cmt'),
-      case_id: row.id,
-      tenant_id: tenantId,
-      author_type: actor.type,
-      author_id: actor.id ?? actor.label,
-      author_label: actor.label,
-      body,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    };
+    const comment = newComment(row.id, tenantId, body, actor, now);
     await insertComment(trx, comment);
     await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'commented', changes: { comment_id: comment.id } }]);
     return presentComment({ ...comment, seq: 0 });

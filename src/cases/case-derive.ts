@@ -4,20 +4,12 @@
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { Criticality } from '../storage/schema.js';
 import type { CaseRow } from './case-store.js';
+import type { GroupableObservation } from './case-grouping.js';
 import { caseScore, higherLevel, severityForLevel } from './case-score.js';
 import { caseDescription, caseTitle, MAX_CASE_RULES, rankRules, type CaseRule } from './case-text.js';
 
-/** What an observation brings to a case. */
-export interface CaseContribution {
-  ruleId: string;
-  ruleTitle: string;
-  level: string;
-  techniques: readonly string[];
-  tactics: readonly string[];
-  firstTime: number;
-  lastTime: number;
-  count: number;
-}
+/** What observations (`count` of them, of one rule) bring to a case. */
+export type CaseContribution = Pick<GroupableObservation, 'ruleId' | 'ruleTitle' | 'level' | 'techniques' | 'tactics' | 'firstTime' | 'lastTime'> & { count: number };
 
 export interface CaseContents {
   number: number;

@@ -102,6 +102,22 @@ export function presentComment(row: CommentRow) {
   };
 }
 
+/** A comment row by `actor`, not yet stored. */
+export function newComment(caseId: string, tenantId: number, body: string, actor: AuditActor, now: number): Omit<CommentRow, 'seq'> {
+  return {
+    id: newId('cmt'),
+    case_id: caseId,
+    tenant_id: tenantId,
+    author_type: actor.type,
+    author_id: actor.id ?? actor.label,
+    author_label: actor.label,
+    body,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+}
+
 export async function requireCase(db: Db, tenantId: number, idOrNumber: string): Promise<CaseRow> {
   const row = await findCase(db, tenantId, idOrNumber);
   if (!row) throw new AppError('not_found', `case ${idOrNumber} not found`);
@@ -209,18 +225,7 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
   }
   await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'updated', changes: diff }]);
   if (changes.closing_comment !== undefined && diff.closing_comment) {
-    await insertComment(trx, {
-      id: newId('cmt'),
-      case_id: row.id,
-      tenant_id: tenantId,
-      author_type: actor.type,
-      author_id: actor.id ?? actor.label,
-      author_label: actor.label,
-      body: changes.closing_comment,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    });
+    await insertComment(trx, newComment(row.id, tenantId, changes.closing_comment, actor, now));
   }
   return { ...row, ...set, updated_at: now, version: Number(row.version) + 1 };
 }

@@ -143,9 +143,10 @@ async function runDemo(target: Target, settings: { durationMs: number; rate: num
   const base = target.url.origin;
   out(
     `done${interrupted ? ' (interrupted)' : ''}: ${tally.records} records in ${Math.round((Date.now() - start) / 1000)} s, ${tally.attacks} of them attacks (${tally.families()}).\n` +
-      `Observations appear within seconds. To list them:\n` +
-      `  TOKEN=$(npx sightline token create --tenant ${tenant ?? 'demo'} --name demo --permissions observations:read)\n` +
-      `  curl -H "Authorization: Bearer $TOKEN" ${base}/v1/observations`,
+      `Observations, and the cases they are grouped into, appear within seconds. To list them:\n` +
+      `  TOKEN=$(npx sightline token create --tenant ${tenant ?? 'demo'} --name demo --permissions observations:read,cases:read,devices:read)\n` +
+      `  curl -H "Authorization: Bearer $TOKEN" ${base}/v1/observations\n` +
+      `  curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"sort":"score"}' ${base}/v1/cases`,
   );
 }
 

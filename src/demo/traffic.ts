@@ -64,13 +64,16 @@ const BROWSERS = [
 ];
 const WORKSTATION = 'WS-FIN-07';
 const K8S_NODE = 'k8s-node-1';
+/** The hosts' public addresses (forwarders add them as host_ip), so devices show a location. */
+const PUBLIC_ADDRESSES: Record<string, string> = { 'web-01': '81.2.69.142', 'web-02': '81.2.69.160', [K8S_NODE]: '3.120.1.1' };
+const hostAddress = (host: string): JsonObject => (PUBLIC_ADDRESSES[host] ? { host_ip: PUBLIC_ADDRESSES[host] } : {});
 
 // ---------------------------------------------------------------------------------------------
 // Record shapes (as in test/fixtures/rule-pack/records.ts)
 
 function nginx(time: number, host: string, fields: { client: string; request: string; status?: string; agent?: string; referer?: string; bytes?: number }): JsonObject {
   return {
-    timestamp: iso(time), source: 'nginx', hostname: host, remote_addr: fields.client, remote_user: '-', request: fields.request,
+    timestamp: iso(time), source: 'nginx', hostname: host, ...hostAddress(host), remote_addr: fields.client, remote_user: '-', request: fields.request,
     status: fields.status ?? '200', body_bytes_sent: fields.bytes ?? 5120, request_time: 0.042, http_referer: fields.referer ?? '-',
     http_user_agent: fields.agent ?? CHROME, http_x_forwarded_for: '-', upstream_addr: '10.0.1.12:8080', upstream_status: fields.status ?? '200',
   };
@@ -92,7 +95,7 @@ interface ProcessFields { user: string; name: string; executable: string; comman
 function linuxProcess(time: number, host: string, fields: ProcessFields): JsonObject {
   const parent = fields.parent ?? { name: 'bash', executable: '/bin/bash', command: 'bash' };
   return {
-    type: 'process', timestamp: iso(time), host, endpoint_id: `agent-${host}`, user: fields.user, os: 'linux',
+    type: 'process', timestamp: iso(time), host, ...hostAddress(host), endpoint_id: `agent-${host}`, user: fields.user, os: 'linux',
     process: { name: fields.name, pid: 20_000 + (time % 9_000), executable: fields.executable, command_line: fields.command, working_directory: '/' },
     parent: { name: parent.name, pid: 1_000 + (time % 900), executable: parent.executable, command_line: parent.command },
   };
@@ -100,7 +103,7 @@ function linuxProcess(time: number, host: string, fields: ProcessFields): JsonOb
 
 function linuxConnection(time: number, host: string, fields: { user: string; name: string; executable: string; ip: string; port: number; hostname?: string; source: string }): JsonObject {
   return {
-    type: 'network', timestamp: iso(time), host, endpoint_id: `agent-${host}`, user: fields.user, os: 'linux',
+    type: 'network', timestamp: iso(time), host, ...hostAddress(host), endpoint_id: `agent-${host}`, user: fields.user, os: 'linux',
     process: { name: fields.name, pid: 20_000 + (time % 9_000), executable: fields.executable },
     source: { ip: fields.source, port: 40_000 + (time % 20_000) },
     destination: { ip: fields.ip, port: fields.port, ...(fields.hostname ? { hostname: fields.hostname } : {}) },
