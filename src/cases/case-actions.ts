@@ -83,6 +83,12 @@ export async function mergeCases(
         resolution: 'duplicate',
         closed_at: source.closed_at ?? now,
         merged_into: target.id,
+        // Its contents now belong to the target; the history keeps what they were.
+        observation_count: 0,
+        rules: '[]',
+        techniques: '[]',
+        tactics: '[]',
+        tags: '[]',
         updated_at: now,
       });
       if (!closed) throw new AppError('version_conflict', `case ${source.number} changed during the merge; try again`);
@@ -93,7 +99,14 @@ export async function mergeCases(
           at: now,
           actor,
           action: 'merged_into',
-          changes: { target: { id: target.id, number: Number(target.number) }, status: { from: source.status, to: 'closed' }, resolution: { from: source.resolution, to: 'duplicate' } },
+          changes: {
+            target: { id: target.id, number: Number(target.number) },
+            status: { from: source.status, to: 'closed' },
+            resolution: { from: source.resolution, to: 'duplicate' },
+            observation_count: { from: Number(source.observation_count), to: 0 },
+            techniques: { from: JSON.parse(source.techniques) as string[], to: [] },
+            tags: { from: JSON.parse(source.tags) as string[], to: [] },
+          },
         },
       ]);
     }

@@ -111,7 +111,8 @@ export const SearchCasesBody = Type.Object(
     severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 4, description: 'Any of these severities' })),
     score_min: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     score_max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-    assignee: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()], { description: 'User id or email; null: unassigned cases' })),
+    // Null first: the validator coerces types, and tried second, null would become "" for the string.
+    assignee: Type.Optional(Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 254 })], { description: 'User id or email; null: unassigned cases' })),
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20, description: 'Cases carrying every one of these tags' })),
     device_id: Type.Optional(Type.String({ maxLength: 64, description: 'Cases on this device' })),
     technique: Type.Optional(TechniqueId),
@@ -136,7 +137,7 @@ const changeFields = {
   status: Type.Optional(StatusSchema),
   resolution: Type.Optional(ResolutionSchema),
   closing_comment: Type.Optional(Type.String({ maxLength: 10_000, description: 'Written as a comment and kept on the case when closing' })),
-  assignee: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()], { description: 'User id or email of a user of the tenant; null: unassign' })),
+  assignee: Type.Optional(Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 254 })], { description: 'User id or email of a user of the tenant; null: unassign' })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\s,]+$' }), { maxItems: 50, description: 'The whole tag list (replaces it)' })),
   severity: Type.Optional(SeveritySchema),
 };

@@ -177,6 +177,11 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
   };
   const status = changes.status ?? (row.status as CaseStatus);
   if (changes.status !== undefined) checkTransition(row.status as CaseStatus, changes.status);
+  if ((changes.resolution !== undefined || changes.closing_comment !== undefined) && status !== 'closed') {
+    throw new AppError('invalid_request', 'resolution and closing_comment belong to a closed case: send them with status closed', {
+      extensions: { field: changes.resolution !== undefined ? 'resolution' : 'closing_comment' },
+    });
+  }
   if (status === 'closed' && row.status !== 'closed') {
     if (!changes.resolution) {
       throw new AppError('resolution_required', `closing a case needs a resolution: true_positive, benign_true_positive, false_positive, duplicate or inconclusive`, { extensions: { field: 'resolution' } });
@@ -193,10 +198,8 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
       change('closing_comment', null);
       change('closed_at', null);
     }
-  } else if (changes.resolution !== undefined || changes.closing_comment !== undefined) {
-    if (row.status !== 'closed') {
-      throw new AppError('invalid_request', 'resolution and closing_comment are set when closing a case (status: closed)', { extensions: { field: changes.resolution !== undefined ? 'resolution' : 'closing_comment' } });
-    }
+  } else if (status === 'closed') {
+    // Already closed: the outcome may be corrected.
     if (changes.resolution !== undefined) change('resolution', changes.resolution);
     if (changes.closing_comment !== undefined) change('closing_comment', changes.closing_comment);
   }

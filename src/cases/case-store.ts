@@ -127,13 +127,17 @@ export async function caseObservationIds(db: Db, tenantId: number, caseId: strin
   return rows.map((row) => row.observation_id);
 }
 
-/** Moves every observation and device of `from` to `to` (a merge). */
+/** Moves every observation, device, technique and tag of `from` to `to` (a merge); `from` keeps none. */
 export async function moveCaseParts(db: Db, tenantId: number, from: string, to: string): Promise<void> {
   await db.updateTable('case_observations').set({ case_id: to }).where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
   const devices = await db.selectFrom('case_devices').select('device_id').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
   await addCaseDevices(db, tenantId, to, devices.map((row) => row.device_id));
   const techniques = await db.selectFrom('case_techniques').select('technique').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
   await addCaseTechniques(db, tenantId, to, techniques.map((row) => row.technique));
+  // The target's tags are rewritten by the caller (the union of both).
+  for (const table of ['case_devices', 'case_techniques', 'case_tags'] as const) {
+    await db.deleteFrom(table).where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
+  }
 }
 
 export interface HistoryEntry {

@@ -9,7 +9,8 @@ import type { DetectionOutput, ObservationDraft } from './detection-processor.js
 import type { DatabaseKind } from '../storage/database.js';
 import type { AttackCatalogue } from './attack.js';
 import type { GeoIpSource } from '../devices/geoip.js';
-import { upsertSightings } from '../devices/device-store.js';
+import { deviceKey, upsertSightings } from '../devices/device-store.js';
+import { hostKey } from '../devices/device-sightings.js';
 import { groupObservations, type GroupableObservation, type GroupingPolicy } from '../cases/case-grouping.js';
 import { DETECTION_CURSOR, type LogPosition } from './record-follower.js';
 
@@ -60,12 +61,16 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
     if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved('the detection cursor moved under this worker');
 
     const { processRows, networkRows, observations } = input.output;
+    // Devices first: the normalised rows and the observations' cases refer to them.
+    const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, input.now);
+    const deviceOf = (row: { tenantId: number; host: string | null }) => (row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null));
     for (const chunk of chunks(processRows)) {
       await trx
         .insertInto('endpoint_process_events')
         .values(
           chunk.map((row) => ({
             tenant_id: row.tenantId,
+            device_id: deviceOf(row),
             record_seq: row.recordSeq,
             event_time: row.time,
             host: row.host,
@@ -91,6 +96,7 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
         .values(
           chunk.map((row) => ({
             tenant_id: row.tenantId,
+            device_id: deviceOf(row),
             record_seq: row.recordSeq,
             event_time: row.time,
             host: row.host,
@@ -119,7 +125,6 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
         .onConflict((oc) => oc.column('record_seq').doNothing())
         .execute();
     }
-    const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, input.now);
     const created = await insertObservations(trx, observations, input.now, null);
     await groupObservations({ db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: input.now, deviceIds }, created);
     await saveCorrelationState(trx, input.correlationChanges, input.now);

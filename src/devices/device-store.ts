@@ -170,13 +170,13 @@ export interface ProcessSeen {
 
 /** The processes seen on a device (from the endpoint-process table), most recent first. */
 export async function findProcesses(db: Db, tenantId: number, device: DeviceRow, limit: number): Promise<ProcessSeen[]> {
-  // Bounded scan of the newest rows for the host (index endpoint_process_events_host), then
+  // Bounded scan of the device's newest rows (index endpoint_process_events_device), then
   // one entry per (name, PID, path).
   const rows = await db
     .selectFrom('endpoint_process_events')
     .select(['process_name', 'pid', 'executable_path', 'user_name', 'event_time'])
     .where('tenant_id', '=', tenantId)
-    .where('host', 'in', [device.host_name, device.host_key])
+    .where('device_id', '=', device.id)
     .orderBy('event_time', 'desc')
     .limit(limit * 20)
     .execute();

@@ -108,6 +108,8 @@ export interface LogCursorsTable {
 export interface EndpointProcessEventsTable {
   id: Generated<number>;
   tenant_id: number;
+  /** The device the host names (null for rows written before devices existed). */
+  device_id: string | null;
   /** The raw record's sequence in the record log. */
   record_seq: number;
   event_time: number;
@@ -129,6 +131,7 @@ export interface EndpointProcessEventsTable {
 export interface NetworkProcessEventsTable {
   id: Generated<number>;
   tenant_id: number;
+  device_id: string | null;
   record_seq: number;
   event_time: number;
   host: string | null;
