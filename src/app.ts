@@ -17,6 +17,7 @@ import { FailureLimiter } from './identity/failure-limiter.js';
 import { ensureFirstOperator, type User } from './identity/user-service.js';
 import { loadDetection } from './detection/detection-setup.js';
 import { DetectionWorker } from './detection/detection-worker.js';
+import { createSink, isolate } from './summaries/monitoring/sink.js';
 
 const CLOSE_GRACE_MS = 10_000;
 
@@ -82,6 +83,19 @@ export async function createSightline(config: Config): Promise<Sightline> {
       },
     });
     const tenants = new CollectorTenants(database.db, config);
+    const rawSink = createSink({
+      sink: config.summaryMonitoring,
+      dataDir: config.dataDir,
+      retentionDays: config.summaryMonitoringRetention,
+      otlpEndpoint: config.otlpEndpoint,
+      otlpHeaders: config.otlpHeaders,
+      timeoutMs: 10_000,
+    });
+    // The monitoring provider failing never fails a request: counted and logged (without the payload).
+    const summarySink = isolate(rawSink, (error, what) => {
+      metrics.summaryMonitoringFailures.inc({ sink: rawSink.name, what });
+      log?.warn({ sink: rawSink.name, what, error: error instanceof Error ? error.message : String(error) }, 'summary monitoring copy failed');
+    });
     const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
     const server = buildServer({
       config,
@@ -95,6 +109,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       limiter,
       detection,
       detectionWorker: startedDetection,
+      summarySink,
     });
     log = server.log;
     indexLoop?.start();
@@ -106,6 +121,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await server.close();
       clearTimeout(deadline);
       await queue.drain();
+      await summarySink.close();
       await indexLoop?.stop();
       await startedDetection?.stop();
       await startedWriter.close();

@@ -51,6 +51,12 @@ export const problems = {
   unknown_assignee: { status: 400, title: 'Unknown assignee' },
   not_comment_author: { status: 403, title: 'Not the comment author' },
   invalid_merge: { status: 400, title: 'Cases cannot be merged' },
+  // AI case summaries
+  ai_summaries_disabled: { status: 403, title: 'AI summaries are turned off for this tenant' },
+  summary_not_generated: { status: 404, title: 'No summary generated for this case' },
+  summary_provider_not_configured: { status: 503, title: 'Summary provider not configured' },
+  provider_error: { status: 502, title: 'Summary provider failed' },
+  provider_timeout: { status: 504, title: 'Summary provider timed out' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

@@ -15,6 +15,8 @@ import { addHistory, caseDeviceIds, findCase, insertComment, listComments, repla
 import { checkTransition, type CaseStatus, type Resolution } from './case-workflow.js';
 import { searchText } from './case-derive.js';
 import { newId } from '../identity/secrets.js';
+import { findSummaries } from '../summaries/summary-store.js';
+import { basisOf, presentSummary } from '../summaries/summary-view.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 
@@ -53,7 +55,13 @@ export async function presentCases(db: Db, catalogue: AttackCatalogue, tenantId:
   const deviceIds = await caseDeviceIds(db, tenantId, rows.map((row) => row.id));
   const devices = new Map((await findDevicesByIds(db, tenantId, [...new Set([...deviceIds.values()].flat())])).map((device) => [device.id, device]));
   const people = await peopleById(db, tenantId, rows.map((row) => row.assignee_id));
+  const tenant = await db.selectFrom('tenants').select('ai_summaries_enabled').where('id', '=', tenantId).executeTakeFirst();
+  const summariesOn = Number(tenant?.ai_summaries_enabled ?? 1) === 1;
+  // Opted out: no summary is shown (seed rule 6), and the case says why.
+  const summaries = summariesOn ? new Map((await findSummaries(db, tenantId, rows.map((row) => row.id))).map((summary) => [summary.case_id, summary])) : new Map();
   return rows.map((row) => {
+    const caseDevices = (deviceIds.get(row.id) ?? []).map((id) => devices.get(id)).filter((device) => device !== undefined);
+    const summary = summaries.get(row.id);
     const techniques = JSON.parse(row.techniques) as string[];
     return {
       id: row.id,
@@ -72,10 +80,7 @@ export async function presentCases(db: Db, catalogue: AttackCatalogue, tenantId:
         return { id, name: technique?.name ?? null, tactics: (technique?.tactics ?? []).map((shortname) => catalogue.tactic(shortname)?.name ?? shortname) };
       }),
       tactics: JSON.parse(row.tactics) as string[],
-      devices: (deviceIds.get(row.id) ?? [])
-        .map((id) => devices.get(id))
-        .filter((device) => device !== undefined)
-        .map((device) => ({ id: device.id, host_name: device.host_name, criticality: device.criticality })),
+      devices: caseDevices.map((device) => ({ id: device.id, host_name: device.host_name, criticality: device.criticality })),
       observation_count: Number(row.observation_count),
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
@@ -84,8 +89,9 @@ export async function presentCases(db: Db, catalogue: AttackCatalogue, tenantId:
       closed_at: isoOrNull(row.closed_at),
       merged_into: row.merged_into,
       version: Number(row.version),
-      // Filled by AI case summaries once generated; reading never generates one.
-      summary: null,
+      // Only a summary someone generated; reading never generates one.
+      summary: summary ? presentSummary(summary, basisOf(row, caseDevices)) : null,
+      summary_unavailable: summariesOn ? null : { code: 'ai_summaries_disabled', detail: 'AI summaries are turned off for this organisation' },
     };
   });
 }

@@ -87,6 +87,42 @@ export function isEmail(value: string): boolean {
   return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 }
 
+export type SummaryProviderName = 'builtin' | 'openai' | 'anthropic';
+
+function summaryProvider(raw: string): SummaryProviderName {
+  const value = raw.trim();
+  if (value !== 'builtin' && value !== 'openai' && value !== 'anthropic') throw new Error('must be builtin, openai or anthropic');
+  return value;
+}
+
+function monitoringSink(raw: string): 'local' | 'otlp' | 'none' {
+  const value = raw.trim();
+  if (value !== 'local' && value !== 'otlp' && value !== 'none') throw new Error('must be local, otlp or none');
+  return value;
+}
+
+function httpUrl(raw: string): string {
+  const value = raw.trim().replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new Error('must be an http:// or https:// URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('must be an http:// or https:// URL');
+  return value;
+}
+
+function headerList(raw: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of raw.split(',').map((item) => item.trim()).filter((item) => item !== '')) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw new Error('must be comma-separated name=value pairs');
+    headers[entry.slice(0, at).trim()] = entry.slice(at + 1).trim();
+  }
+  return headers;
+}
+
 export type CaseGrouping = 'device' | 'device_rule';
 
 function caseGrouping(raw: string): CaseGrouping {
@@ -241,6 +277,62 @@ export const settings = {
     flag: 'geoip-database', env: 'SIGHTLINE_GEOIP_DATABASE', default: [] as string[], parse: pathList,
     description: 'MaxMind-format (.mmdb) city databases for IP locations, comma-separated (e.g. GeoLite2-City.mmdb). Empty: the bundled DB-IP City Lite (IPv4 and IPv6).',
   },
+  summaryProvider: {
+    flag: 'summary-provider', env: 'SIGHTLINE_SUMMARY_PROVIDER', default: 'builtin' as SummaryProviderName, parse: summaryProvider,
+    description: 'AI case summaries: builtin (no network, not an LLM), openai (any OpenAI-compatible endpoint) or anthropic. Operators can override it per tenant.',
+  },
+  openaiBaseUrl: {
+    flag: 'openai-base-url', env: 'SIGHTLINE_OPENAI_BASE_URL', default: 'https://api.openai.com/v1', parse: httpUrl,
+    description: 'OpenAI-compatible endpoint: OpenAI, an Azure OpenAI deployment, Ollama (http://127.0.0.1:11434/v1), vLLM, llama.cpp server.',
+  },
+  openaiModel: {
+    flag: 'openai-model', env: 'SIGHTLINE_OPENAI_MODEL', default: '', parse: text,
+    description: 'Model for the openai provider (e.g. gpt-4.1-mini, llama3.1:8b). Required when that provider is used.',
+  },
+  openaiApiKey: {
+    flag: 'openai-api-key', env: 'SIGHTLINE_OPENAI_API_KEY', default: '', parse: text, secret: true,
+    description: 'API key for the openai provider (environment only). Empty for servers that need none (Ollama).',
+  },
+  anthropicBaseUrl: {
+    flag: 'anthropic-base-url', env: 'SIGHTLINE_ANTHROPIC_BASE_URL', default: 'https://api.anthropic.com', parse: httpUrl,
+    description: 'Anthropic API endpoint (or a proxy of it).',
+  },
+  anthropicModel: {
+    flag: 'anthropic-model', env: 'SIGHTLINE_ANTHROPIC_MODEL', default: '', parse: text,
+    description: 'Model for the anthropic provider (e.g. claude-sonnet-4-5). Required when that provider is used.',
+  },
+  anthropicApiKey: {
+    flag: 'anthropic-api-key', env: 'SIGHTLINE_ANTHROPIC_API_KEY', default: '', parse: text, secret: true,
+    description: 'API key for the anthropic provider (environment only).',
+  },
+  summaryTimeout: {
+    flag: 'summary-timeout', env: 'SIGHTLINE_SUMMARY_TIMEOUT', default: 60_000, parse: duration(1_000, 600_000),
+    description: 'Time allowed for one provider call, such as 60s; past it the call is retried or answered 504.',
+  },
+  summaryRetries: {
+    flag: 'summary-retries', env: 'SIGHTLINE_SUMMARY_RETRIES', default: 2, parse: integer(0, 5),
+    description: 'Retries of a provider call that timed out or failed with 429/5xx, with exponential backoff.',
+  },
+  summaryCacheTtl: {
+    flag: 'summary-cache-ttl', env: 'SIGHTLINE_SUMMARY_CACHE_TTL', default: 24 * 3_600_000, parse: duration(0, 24 * 3_600_000),
+    description: 'How long model input and output are cached (at most 24h, seed §8); 0 disables the cache.',
+  },
+  summaryMonitoring: {
+    flag: 'summary-monitoring', env: 'SIGHTLINE_SUMMARY_MONITORING', default: 'local' as 'local' | 'otlp' | 'none', parse: monitoringSink,
+    description: 'Where the monitoring copy of model input, output and feedback goes: local (NDJSON files in the data directory), otlp (OpenTelemetry GenAI spans, e.g. to Langfuse) or none.',
+  },
+  summaryMonitoringRetention: {
+    flag: 'summary-monitoring-retention', env: 'SIGHTLINE_SUMMARY_MONITORING_RETENTION', default: 0, parse: integer(0, 100_000),
+    description: 'Days the local monitoring files are kept; 0 (the default) keeps them indefinitely, as the seed states.',
+  },
+  otlpEndpoint: {
+    flag: 'otlp-endpoint', env: 'SIGHTLINE_OTLP_ENDPOINT', default: '', parse: text,
+    description: 'OTLP/HTTP endpoint for --summary-monitoring otlp (spans go to <endpoint>/v1/traces), e.g. https://cloud.langfuse.com/api/public/otel.',
+  },
+  otlpHeaders: {
+    flag: 'otlp-headers', env: 'SIGHTLINE_OTLP_HEADERS', default: {} as Record<string, string>, parse: headerList, secret: true,
+    description: 'Headers for the OTLP endpoint, comma-separated name=value (environment only: they usually hold credentials), e.g. Authorization=Basic …',
+  },
   logLevel: {
     flag: 'log-level', env: 'SIGHTLINE_LOG_LEVEL', default: 'info', parse: logLevel,
     description: 'Server log level: fatal, error, warn, info, debug, trace or silent.',
@@ -287,6 +379,12 @@ function validateTogether(config: Config): Config {
   }
   for (const [file, setting] of [[config.tlsCert, '--tls-cert (SIGHTLINE_TLS_CERT)'], [config.tlsKey, '--tls-key (SIGHTLINE_TLS_KEY)']] as const) {
     if (file && !isReadableFile(file)) throw new ConfigError(`invalid configuration: ${setting} ${JSON.stringify(file)} is not a readable file`);
+  }
+  if (config.summaryMonitoring === 'otlp' && config.otlpEndpoint === '') {
+    throw new ConfigError('invalid configuration: --summary-monitoring otlp needs --otlp-endpoint (SIGHTLINE_OTLP_ENDPOINT)');
+  }
+  for (const [provider, model, setting] of [['openai', config.openaiModel, '--openai-model (SIGHTLINE_OPENAI_MODEL)'], ['anthropic', config.anthropicModel, '--anthropic-model (SIGHTLINE_ANTHROPIC_MODEL)']] as const) {
+    if (config.summaryProvider === provider && model === '') throw new ConfigError(`invalid configuration: --summary-provider ${provider} needs ${setting}`);
   }
   if (config.maxRecordBytes > config.maxBodyBytes) {
     throw new ConfigError('invalid configuration: --max-record-bytes (SIGHTLINE_MAX_RECORD_BYTES) must not exceed --max-body-bytes (SIGHTLINE_MAX_BODY_BYTES)');

@@ -16,6 +16,8 @@ import { ruleRoutes } from '../detection/rule-routes.js';
 import { observationRoutes } from '../observations/observation-routes.js';
 import { caseRoutes } from '../cases/case-routes.js';
 import { deviceRoutes } from '../devices/device-routes.js';
+import { summaryRoutes } from '../summaries/summary-routes.js';
+import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from './auth.js';
 import { AppError } from '../errors.js';
 
@@ -26,6 +28,8 @@ export interface ApiDependencies {
   limiter: FailureLimiter;
   metrics: Metrics;
   detection: DetectionSetup;
+  /** The monitoring copy of summaries (isolated: never throws). */
+  summarySink: MonitoringSink;
 }
 
 export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
@@ -62,6 +66,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, grouping });
   await app.register(caseRoutes, { database, catalogue: deps.detection.catalogue });
   await app.register(deviceRoutes, { database });
+  await app.register(summaryRoutes, { db, catalogue: deps.detection.catalogue, config, sink: deps.summarySink, metrics });
   await app.register(ruleRoutes, { compilation: deps.detection.compilation, catalogue: deps.detection.catalogue, rulePaths: config.detectionRulePaths });
 }
 

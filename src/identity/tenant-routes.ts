@@ -22,6 +22,8 @@ const tenantExample = {
   collector_url: 'https://acme-collector.sightline.example',
   observation_write_approved: false,
   observation_write_approved_at: null,
+  ai_summaries: 'on',
+  summary_provider: null,
 };
 
 const TenantSchema = Type.Object(
@@ -32,6 +34,8 @@ const TenantSchema = Type.Object(
     collector_url: Type.String({ description: 'Where the tenant\'s forwarders POST /log_sink' }),
     observation_write_approved: Type.Boolean({ description: 'Whether the platform approved this tenant writing observations' }),
     observation_write_approved_at: Type.Union([Timestamp('When it was approved'), Type.Null()]),
+    ai_summaries: Type.Union([Type.Literal('on'), Type.Literal('off')], { description: 'AI case summaries for this tenant: off when it opted out (seed: through its account manager or support)' }),
+    summary_provider: Type.Union([Type.String(), Type.Null()], { description: "The tenant's summary provider (builtin, openai, anthropic); null: the deployment's" }),
   },
   { examples: [tenantExample] },
 );
@@ -115,19 +119,35 @@ export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tabl
       schema: {
         tags: ['Tenants'],
         summary: 'Change a tenant',
-        description: "Renames a tenant or grants/withdraws the platform's approval for it to write observations (seed §1: observation writing needs prior approval). Every change is in the tenant's audit log.",
+        description:
+          "Renames a tenant, grants/withdraws the platform's approval for it to write observations (seed §1: observation writing needs prior approval), turns its AI case summaries off (opt-out) or back on, or sets its summary provider. Every change is in the tenant's audit log.",
         params: CodeNameParams,
         body: Type.Object(
-          { name: Type.Optional(Type.String({ maxLength: 200 })), observation_write_approved: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false, examples: [{ observation_write_approved: true }] },
+          {
+            name: Type.Optional(Type.String({ maxLength: 200 })),
+            observation_write_approved: Type.Optional(Type.Boolean()),
+            ai_summaries: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')], { description: 'off: the tenant opts out of AI summaries; on: opts back in' })),
+            summary_provider: Type.Optional(
+              Type.Union([Type.Null(), Type.Literal('builtin'), Type.Literal('openai'), Type.Literal('anthropic')], { description: "This tenant's provider; null: the deployment's" }),
+            ),
+          },
+          { additionalProperties: false, examples: [{ observation_write_approved: true }, { ai_summaries: 'off' }] },
         ),
         response: { 200: { ...TenantSchema, description: 'The tenant after the change' }, 404: problemResponse('No tenant has this code name', 'tenant_not_found', 'no tenant has the code name "acme"') },
       },
     },
     async (request) => {
-      const { name, observation_write_approved: approved } = request.body;
-      if (name === undefined && approved === undefined) throw new AppError('invalid_request', 'give name or observation_write_approved');
-      const row = await changeTenant(db, request.params.code_name, { ...(name !== undefined ? { name } : {}), ...(approved !== undefined ? { observationWriteApproved: approved } : {}) }, { actor: actorOf(principalOf(request)), ip: request.ip });
+      const { name, observation_write_approved: approved, ai_summaries: aiSummaries, summary_provider: summaryProvider } = request.body;
+      if (name === undefined && approved === undefined && aiSummaries === undefined && summaryProvider === undefined) {
+        throw new AppError('invalid_request', 'give name, observation_write_approved, ai_summaries or summary_provider');
+      }
+      const changes = {
+        ...(name !== undefined ? { name } : {}),
+        ...(approved !== undefined ? { observationWriteApproved: approved } : {}),
+        ...(aiSummaries !== undefined ? { aiSummaries } : {}),
+        ...(summaryProvider !== undefined ? { summaryProvider } : {}),
+      };
+      const row = await changeTenant(db, request.params.code_name, changes, { actor: actorOf(principalOf(request)), ip: request.ip });
       return presentTenantResource(row, address);
     },
   );

@@ -27,6 +27,8 @@ export interface TenantResource {
   collector_url: string;
   observation_write_approved: boolean;
   observation_write_approved_at: string | null;
+  ai_summaries: 'on' | 'off';
+  summary_provider: string | null;
 }
 
 export function presentTenantResource(row: TenantRow, address: CollectorAddressSettings): TenantResource {
@@ -37,12 +39,18 @@ export function presentTenantResource(row: TenantRow, address: CollectorAddressS
     collector_url: collectorUrl(address, row.code_name),
     observation_write_approved: row.observation_write_approved_at !== null,
     observation_write_approved_at: row.observation_write_approved_at === null ? null : new Date(row.observation_write_approved_at).toISOString(),
+    ai_summaries: Number(row.ai_summaries_enabled) === 1 ? 'on' : 'off',
+    summary_provider: row.summary_provider,
   };
 }
 
 export interface TenantChanges {
   name?: string;
   observationWriteApproved?: boolean;
+  /** Seed rule 6: opting out (off) makes summaries unavailable; on restores them. */
+  aiSummaries?: 'on' | 'off';
+  /** The tenant's summary provider; null: the deployment's. */
+  summaryProvider?: 'builtin' | 'openai' | 'anthropic' | null;
 }
 
 /** The tenant with this code name; a 404 `tenant_not_found` when there is none. */
@@ -72,6 +80,15 @@ export async function changeTenant(
   if (changes.observationWriteApproved !== undefined && changes.observationWriteApproved !== approved) {
     update.observation_write_approved_at = changes.observationWriteApproved ? Date.now() : null;
     changed.observation_write_approved = { from: approved, to: changes.observationWriteApproved };
+  }
+  const summaries = Number(row.ai_summaries_enabled) === 1 ? 'on' : 'off';
+  if (changes.aiSummaries !== undefined && changes.aiSummaries !== summaries) {
+    update.ai_summaries_enabled = changes.aiSummaries === 'on' ? 1 : 0;
+    changed.ai_summaries = { from: summaries, to: changes.aiSummaries };
+  }
+  if (changes.summaryProvider !== undefined && changes.summaryProvider !== row.summary_provider) {
+    update.summary_provider = changes.summaryProvider;
+    changed.summary_provider = { from: row.summary_provider, to: changes.summaryProvider };
   }
   if (Object.keys(changed).length === 0) return row;
   await db.transaction().execute(async (trx) => {

@@ -12,9 +12,23 @@ export interface TenantRow {
   observation_write_approved_at: number | null;
   /** The approved volume of observation writes per hour; null: not limited beyond approval. */
   observation_write_limit_per_hour: number | null;
+  /** 1: AI summaries available; 0: the tenant opted out. */
+  ai_summaries_enabled: number;
+  /** Operator override of the deployment's summary provider. */
+  summary_provider: string | null;
 }
 
-const columns = ['id', 'code_name', 'name', 'created_at', 'settings', 'observation_write_approved_at', 'observation_write_limit_per_hour'] as const;
+const columns = [
+  'id',
+  'code_name',
+  'name',
+  'created_at',
+  'settings',
+  'observation_write_approved_at',
+  'observation_write_limit_per_hour',
+  'ai_summaries_enabled',
+  'summary_provider',
+] as const;
 
 export function findTenantById(db: Kysely<Tables>, id: number): Promise<TenantRow | undefined> {
   return db.selectFrom('tenants').select(columns).where('id', '=', id).executeTakeFirst();
@@ -23,7 +37,7 @@ export function findTenantById(db: Kysely<Tables>, id: number): Promise<TenantRo
 export function updateTenant(
   db: Kysely<Tables>,
   id: number,
-  changes: Partial<Pick<TenantRow, 'name' | 'settings' | 'observation_write_approved_at'>>,
+  changes: Partial<Pick<TenantRow, 'name' | 'settings' | 'observation_write_approved_at' | 'ai_summaries_enabled' | 'summary_provider'>>,
 ): Promise<unknown> {
   return db.updateTable('tenants').set(changes).where('id', '=', id).execute();
 }

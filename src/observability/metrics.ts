@@ -88,6 +88,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly summariesGenerated = new Counter({
+    name: 'sightline_summaries_generated_total',
+    help: 'AI case summaries generated, by provider and whether the cache answered.',
+    labelNames: ['provider', 'cached'] as const,
+    registers: [this.registry],
+  });
+
+  readonly summaryProviderFailures = new Counter({
+    name: 'sightline_summary_provider_failures_total',
+    help: 'Summary provider calls that failed after their retries, by provider and kind (timeout, error).',
+    labelNames: ['provider', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly summaryMonitoringFailures = new Counter({
+    name: 'sightline_summary_monitoring_failures_total',
+    help: 'Copies the monitoring sink failed to take (generation or feedback); the user request still succeeded.',
+    labelNames: ['sink', 'what'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sightline_' });
   }

@@ -6,6 +6,7 @@ import * as m0001 from './migrations/0001-tenants-and-record-log.js';
 import * as m0002 from './migrations/0002-identity.js';
 import * as m0003 from './migrations/0003-detection.js';
 import * as m0004 from './migrations/0004-cases-and-devices.js';
+import * as m0005 from './migrations/0005-summaries.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Record<string, MigrationModule> = {
   '0002-identity': m0002,
   '0003-detection': m0003,
   '0004-cases-and-devices': m0004,
+  '0005-summaries': m0005,
 };
 
 class InCodeMigrations implements MigrationProvider {

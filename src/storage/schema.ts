@@ -14,6 +14,10 @@ export interface TenantsTable {
   observation_write_approved_at: number | null;
   /** Observations the tenant may write per hour once approved (the approved volume). */
   observation_write_limit_per_hour: number | null;
+  /** 1: AI summaries available; 0: opted out (seed rule 6). */
+  ai_summaries_enabled: Generated<number>;
+  /** Operator override of the summary provider; null: the deployment's. */
+  summary_provider: string | null;
 }
 
 export type Role = 'operator' | 'admin' | 'analyst' | 'viewer';
@@ -336,6 +340,60 @@ export interface CaseHistoryTable {
   changes: string;
 }
 
+export interface CaseSummariesTable {
+  id: string;
+  case_id: string;
+  tenant_id: number;
+  /** Markdown, checked (see summaries/summary-check.ts). */
+  text: string;
+  /** JSON: [{key, heading, markdown}]. */
+  sections: string;
+  /** JSON array of cited observation ids. */
+  citations: string;
+  /** JSON array of {code, detail}: what the check dropped or added. */
+  flags: string;
+  provider: string;
+  model: string;
+  is_llm: number;
+  prompt_version: string;
+  fingerprint: string;
+  from_cache: number;
+  generated_at: number;
+  /** Internal user id (or token id) of who asked. */
+  requested_by: string;
+  requested_by_label: string;
+  input_tokens: number;
+  output_tokens: number;
+  latency_ms: number;
+  /** JSON: what the case looked like when generated (observations, status, devices), for `stale`. */
+  basis: string;
+}
+
+export interface SummaryCacheTable {
+  fingerprint: string;
+  provider: string;
+  model: string;
+  prompt_version: string;
+  /** JSON {system, user}. */
+  input: string;
+  output: string;
+  input_tokens: number;
+  output_tokens: number;
+  latency_ms: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SummaryFeedbackTable {
+  summary_id: string;
+  user_id: string;
+  tenant_id: number;
+  rating: string;
+  comment: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Tables {
   tenants: TenantsTable;
   telemetry_records: TelemetryRecordsTable;
@@ -360,4 +418,7 @@ export interface Tables {
   case_tags: CaseTagsTable;
   case_comments: CaseCommentsTable;
   case_history: CaseHistoryTable;
+  case_summaries: CaseSummariesTable;
+  summary_cache: SummaryCacheTable;
+  summary_feedback: SummaryFeedbackTable;
 }

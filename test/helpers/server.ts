@@ -11,10 +11,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(database: TestDatabase, overrides: CliValues = {}): Promise<TestServer> {
+export async function startServer(database: TestDatabase, overrides: CliValues = {}, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
   const config = loadConfig(
     { dataDir: database.dataDir, databaseUrl: database.databaseUrl, port: 0, logLevel: 'silent', ...overrides },
-    {},
+    env,
   );
   const sightline = await createSightline(config);
   await sightline.server.listen({ host: '127.0.0.1', port: 0 });

@@ -1,0 +1,164 @@
+// The OpenAI-compatible provider against a local fake speaking Chat Completions: what it sends,
+// how it reads the answer, and how timeouts, retries and HTTP errors become ProviderErrors.
+// Timeouts are 200 ms so the retry tests finish in a couple of seconds.
+import assert from 'node:assert/strict';
+import { afterEach, describe, test } from 'node:test';
+import { openAiCompletion, openAiError, startFakeLlm, type FakeLlm, type FakeLlmOptions } from '../../../test/helpers/fake-llm.js';
+import { createProvider, describeProvider } from './index.js';
+import { OpenAiProvider } from './openai.js';
+import { ProviderError, type ProviderRequest, type ProviderSettings } from './provider.js';
+import type { SummaryInput } from '../summary-input.js';
+
+const KEY = 'sk-test-secret-4f9a';
+
+const INPUT: SummaryInput = {
+  customer: { code_name: 'blue-heron' },
+  case: {
+    id: 'case_1', number: 1, score: 70, status: 'new', description: 'Suspicious PowerShell',
+    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    first_observation_at: '2026-01-01T00:00:00.000Z', last_observation_at: '2026-01-01T00:00:00.000Z',
+    observation_count: 0, techniques: [],
+  },
+  devices: [],
+  observations: [],
+};
+
+function request(overrides: Partial<ProviderRequest> = {}): ProviderRequest {
+  return { system: 'You summarise cases.', user: '<case_data>{}</case_data>', input: INPUT, maxOutputTokens: 800, ...overrides };
+}
+
+let fake: FakeLlm | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function setup(respond?: FakeLlmOptions['respond'], overrides: Partial<ProviderSettings> = {}): Promise<{ llm: FakeLlm; provider: OpenAiProvider }> {
+  const llm = await startFakeLlm({ kind: 'openai', ...(respond ? { respond } : {}) });
+  fake = llm;
+  const provider = new OpenAiProvider({
+    provider: 'openai', baseUrl: llm.baseUrl, model: 'gpt-test', apiKey: KEY, timeoutMs: 200, maxRetries: 2, ...overrides,
+  });
+  return { llm, provider };
+}
+
+async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
+  return error;
+}
+
+describe('OpenAiProvider', () => {
+  test('sends system and user messages, model, limits and the key; returns text, tokens and the answering model', async () => {
+    const { llm, provider } = await setup(() => ({
+      body: openAiCompletion({ text: '## Overview\nDone.', model: 'gpt-test-2026-01-01', promptTokens: 321, completionTokens: 45 }),
+    }));
+    const result = await provider.generate(request());
+    assert.deepEqual(result, { text: '## Overview\nDone.', inputTokens: 321, outputTokens: 45, model: 'gpt-test-2026-01-01' });
+
+    assert.equal(llm.requests.length, 1);
+    const [received] = llm.requests;
+    assert.equal(received?.method, 'POST');
+    assert.equal(received?.path, '/v1/chat/completions');
+    assert.equal(received?.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(received?.body?.['model'], 'gpt-test');
+    assert.deepEqual(received?.body?.['messages'], [
+      { role: 'system', content: 'You summarise cases.' },
+      { role: 'user', content: '<case_data>{}</case_data>' },
+    ]);
+    assert.equal(received?.body?.['max_tokens'], 800);
+    assert.equal(received?.body?.['temperature'], 0.2);
+  });
+
+  test('a base URL with a trailing slash and no key (Ollama) still reaches /v1/chat/completions', async () => {
+    const llm = await startFakeLlm({ kind: 'openai' });
+    fake = llm;
+    const provider = new OpenAiProvider({
+      provider: 'openai', baseUrl: `${llm.baseUrl}/`, model: 'llama3.1', apiKey: '', timeoutMs: 200, maxRetries: 0,
+    });
+    const result = await provider.generate(request());
+    assert.equal(result.model, 'llama3.1');
+    assert.equal(llm.requests[0]?.path, '/v1/chat/completions');
+    assert.equal(llm.requests[0]?.headers.authorization, 'Bearer none');
+  });
+
+  test('a provider slower than timeoutMs is a timeout, after maxRetries retries', async () => {
+    const { llm, provider } = await setup(() => ({ delayMs: 2_000 }));
+    const started = Date.now();
+    const error = await providerError(provider.generate(request()));
+    assert.equal(error.kind, 'timeout');
+    assert.equal(error.status, undefined);
+    assert.equal(llm.requests.length, 3);
+    assert.ok(Date.now() - started >= 3 * 200, 'each attempt waited for its own timeout');
+  });
+
+  test('a 500 then a 200 succeeds after one retry', async () => {
+    const { llm, provider } = await setup((req) => (req.index === 0 ? { status: 500, body: openAiError('boom', 'server_error') } : {}));
+    const result = await provider.generate(request());
+    assert.equal(result.model, 'gpt-test');
+    assert.equal(llm.requests.length, 2);
+  });
+
+  test('a 429 with retry-after: 0 is retried', async () => {
+    const { llm, provider } = await setup((req) =>
+      req.index === 0 ? { status: 429, headers: { 'retry-after': '0' }, body: openAiError('Rate limit reached', 'requests') } : {},
+    );
+    const result = await provider.generate(request());
+    assert.ok(result.text.length > 0);
+    assert.equal(llm.requests.length, 2);
+  });
+
+  test('a 401 is an error with its status, not retried, and the key never appears in the message', async () => {
+    const { llm, provider } = await setup(() => ({
+      status: 401,
+      body: openAiError(`Incorrect API key provided: ${KEY}.`, 'invalid_request_error'),
+    }));
+    const error = await providerError(provider.generate(request()));
+    assert.equal(error.kind, 'error');
+    assert.equal(error.status, 401);
+    assert.equal(llm.requests.length, 1);
+    assert.ok(!error.message.includes(KEY), error.message);
+    assert.ok(!String(error.stack).includes(KEY));
+    assert.equal(error.cause, undefined, 'the SDK error (which holds the body) is not kept');
+    assert.match(error.message, /HTTP 401: Incorrect API key provided: \[redacted\]/);
+  });
+
+  test('an answer without content is an error', async () => {
+    const { provider } = await setup(() => ({ body: openAiCompletion({ text: null }) }));
+    const error = await providerError(provider.generate(request()));
+    assert.equal(error.kind, 'error');
+    assert.match(error.message, /no text/);
+  });
+
+  test('an unreachable server is an error without a status', async () => {
+    const llm = await startFakeLlm({ kind: 'openai' });
+    await llm.close();
+    const provider = new OpenAiProvider({
+      provider: 'openai', baseUrl: llm.baseUrl, model: 'gpt-test', apiKey: KEY, timeoutMs: 200, maxRetries: 0,
+    });
+    const error = await providerError(provider.generate(request()));
+    assert.equal(error.kind, 'error');
+    assert.equal(error.status, undefined);
+    assert.ok(!error.message.includes(KEY));
+  });
+
+  test("the caller's signal is passed through: its deadline is a timeout, a plain abort an error", async () => {
+    const { llm, provider } = await setup(() => ({ delayMs: 2_000 }), { timeoutMs: 5_000 });
+    const timedOut = await providerError(provider.generate(request({ signal: AbortSignal.timeout(100) })));
+    assert.equal(timedOut.kind, 'timeout');
+
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const aborted = await providerError(provider.generate(request({ signal: controller.signal })));
+    assert.equal(aborted.kind, 'error');
+    assert.equal(llm.requests.length, 2, 'an abort is not retried');
+  });
+
+  test('createProvider builds it from settings and describeProvider reports it as an LLM', () => {
+    const provider = createProvider({
+      provider: 'openai', baseUrl: '', model: 'gpt-test', apiKey: KEY, timeoutMs: 1_000, maxRetries: 0,
+    });
+    assert.ok(provider instanceof OpenAiProvider);
+    assert.deepEqual(describeProvider(provider), { provider: 'openai', model: 'gpt-test', is_llm: true });
+  });
+});

@@ -1,0 +1,19 @@
+// The fixed sections of every summary, in order, as Markdown `## ` headings. Statements of
+// evidence cite the observations they rest on as [obs_…]; the API and UI turn those into links.
+
+export const SECTIONS = [
+  { key: 'overview', heading: 'Overview' },
+  { key: 'timeline', heading: 'Timeline' },
+  { key: 'affected', heading: 'Affected devices and users' },
+  { key: 'techniques', heading: 'Techniques' },
+  { key: 'evidence', heading: 'Key evidence' },
+  { key: 'next_steps', heading: 'Recommended next steps' },
+] as const;
+
+export type SectionKey = (typeof SECTIONS)[number]['key'];
+
+/** A citation of an observation in summary text. */
+export const CITATION = /\[(obs_[A-Za-z0-9]{1,40})\]/g;
+
+/** Rule 7 of the seed, shown with every summary. */
+export const INACCURACY_NOTICE = 'AI-generated summaries can be inaccurate or invented. Verify critical information against the case data before acting on it.';

@@ -1,0 +1,227 @@
+// Generating a case summary, on request only (seed rule 1): build the allowed input, render the
+// prompt, answer from the 24-hour cache when the exact input was seen (rule 3), else call the
+// tenant's provider; check the answer; store it with what the case looked like (rule 2: it never
+// updates itself); copy input and output to the monitoring sink (rule 4) without ever failing
+// the request on it. An opted-out tenant gets nothing and nothing of it leaves (rule 6).
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import type { AttackCatalogue } from '../detection/attack.js';
+import type { Config } from '../config/config.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { TenantRow } from '../identity/tenant-store.js';
+import type { Principal } from '../identity/principal.js';
+import { AppError } from '../errors.js';
+import { newId } from '../identity/secrets.js';
+import { caseDeviceIds, caseObservationIds } from '../cases/case-store.js';
+import { requireCase } from '../cases/case-service.js';
+import { findDevicesByIds } from '../devices/device-store.js';
+import { buildSummaryInput } from './summary-input-builder.js';
+import { fingerprint, PROMPT_VERSION, renderPrompt } from './summary-prompt.js';
+import { checkSummary } from './summary-check.js';
+import { findCachedOutput, findFeedback, findSummary, purgeExpired, saveFeedback, saveSummary, storeCachedOutput } from './summary-store.js';
+import { basisOf, presentSummary, type SummaryView } from './summary-view.js';
+import { createProvider } from './providers/index.js';
+import { ProviderError, type ProviderName, type ProviderSettings, type SummaryProvider } from './providers/provider.js';
+import type { MonitoringSink } from './monitoring/sink.js';
+
+/** Upper bound for a summary's length (about 1,500 words). */
+const MAX_OUTPUT_TOKENS = 2_000;
+
+export interface SummaryDeps {
+  db: Kysely<Tables>;
+  catalogue: AttackCatalogue;
+  config: Pick<
+    Config,
+    'summaryProvider' | 'openaiBaseUrl' | 'openaiModel' | 'openaiApiKey' | 'anthropicBaseUrl' | 'anthropicModel' | 'anthropicApiKey' | 'summaryTimeout' | 'summaryRetries' | 'summaryCacheTtl'
+  >;
+  /** Isolated: its calls always resolve. */
+  sink: MonitoringSink;
+  metrics: Metrics;
+}
+
+/** Providers are built once per configuration and reused (their HTTP clients keep connections). */
+const providers = new WeakMap<SummaryDeps['config'], Map<ProviderName, SummaryProvider>>();
+
+function providerFor(deps: SummaryDeps, tenant: TenantRow): SummaryProvider {
+  const name = (tenant.summary_provider ?? deps.config.summaryProvider) as ProviderName;
+  let built = providers.get(deps.config);
+  if (!built) providers.set(deps.config, (built = new Map()));
+  const known = built.get(name);
+  if (known) return known;
+  const { config } = deps;
+  const settings: ProviderSettings =
+    name === 'openai'
+      ? { provider: name, baseUrl: config.openaiBaseUrl, model: config.openaiModel, apiKey: config.openaiApiKey, timeoutMs: config.summaryTimeout, maxRetries: config.summaryRetries }
+      : name === 'anthropic'
+        ? { provider: name, baseUrl: config.anthropicBaseUrl, model: config.anthropicModel, apiKey: config.anthropicApiKey, timeoutMs: config.summaryTimeout, maxRetries: config.summaryRetries }
+        : { provider: 'builtin', baseUrl: '', model: '', apiKey: '', timeoutMs: config.summaryTimeout, maxRetries: 0 };
+  if (name !== 'builtin' && settings.model === '') {
+    throw new AppError('summary_provider_not_configured', `this tenant's summary provider is ${name}, but no model is configured for it (--${name}-model)`);
+  }
+  const provider = createProvider(settings);
+  built.set(name, provider);
+  return provider;
+}
+
+export function requireSummariesEnabled(tenant: TenantRow): void {
+  if (Number(tenant.ai_summaries_enabled) !== 1) {
+    throw new AppError('ai_summaries_disabled', `AI summaries are turned off for this organisation; its account manager or support can turn them back on`);
+  }
+}
+
+async function currentBasis(db: Kysely<Tables>, tenantId: number, row: Parameters<typeof basisOf>[0] & { id: string }) {
+  const deviceIds = (await caseDeviceIds(db, tenantId, [row.id])).get(row.id) ?? [];
+  return basisOf(row, await findDevicesByIds(db, tenantId, deviceIds));
+}
+
+function failure(error: unknown, provider: SummaryProvider): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof ProviderError) {
+    return error.kind === 'timeout'
+      ? new AppError('provider_timeout', `the ${provider.name} provider did not answer in time (${error.message})`, { cause: error })
+      : new AppError('provider_error', `the ${provider.name} provider failed: ${error.message}`, { extensions: error.status ? { provider_status: error.status } : {}, cause: error });
+  }
+  return new AppError('provider_error', `the ${provider.name} provider failed unexpectedly`, { cause: error });
+}
+
+export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, caseRef: string, principal: Principal, now = Date.now()): Promise<SummaryView> {
+  requireSummariesEnabled(tenant);
+  const { db } = deps;
+  const row = await requireCase(db, tenant.id, caseRef);
+  const provider = providerFor(deps, tenant);
+  const input = await buildSummaryInput(db, deps.catalogue, tenant, row);
+  const prompt = renderPrompt(input);
+  const key = fingerprint(provider.name, provider.model, prompt);
+  const summaryId = newId('sum');
+  const userId = principal.userId ?? principal.id;
+  const started = Date.now();
+
+  let output: { text: string; inputTokens: number; outputTokens: number; model: string };
+  const cached = deps.config.summaryCacheTtl > 0 ? await findCachedOutput(db, key, now) : undefined;
+  if (cached) {
+    output = { text: cached.output, inputTokens: Number(cached.input_tokens), outputTokens: Number(cached.output_tokens), model: cached.model };
+  } else {
+    try {
+      output = await provider.generate({ ...prompt, input, maxOutputTokens: MAX_OUTPUT_TOKENS });
+    } catch (error) {
+      const problem = failure(error, provider);
+      deps.metrics.summaryProviderFailures.inc({ provider: provider.name, kind: problem.code === 'provider_timeout' ? 'timeout' : 'error' });
+      void deps.sink.recordGeneration({
+        summary_id: summaryId,
+        case_id: row.id,
+        tenant: tenant.code_name,
+        user_id: userId,
+        provider: provider.name,
+        model: provider.model,
+        prompt_version: PROMPT_VERSION,
+        input: prompt,
+        output: '',
+        input_tokens: 0,
+        output_tokens: 0,
+        latency_ms: Date.now() - started,
+        started_at: new Date(started).toISOString(),
+        finished_at: new Date().toISOString(),
+        cached: false,
+        status: 'error',
+        error: problem.detail,
+        error_type: problem.code,
+      });
+      throw problem;
+    }
+    if (deps.config.summaryCacheTtl > 0) {
+      await storeCachedOutput(db, {
+        fingerprint: key,
+        provider: provider.name,
+        model: output.model,
+        prompt_version: PROMPT_VERSION,
+        input: JSON.stringify(prompt),
+        output: output.text,
+        input_tokens: output.inputTokens,
+        output_tokens: output.outputTokens,
+        latency_ms: Date.now() - started,
+        created_at: now,
+        expires_at: now + deps.config.summaryCacheTtl,
+      });
+    }
+  }
+  const latency = Date.now() - started;
+  const checked = checkSummary(output.text, new Set(await caseObservationIds(db, tenant.id, row.id)));
+  const basis = await currentBasis(db, tenant.id, row);
+  const stored = {
+    id: summaryId,
+    case_id: row.id,
+    tenant_id: tenant.id,
+    text: checked.text,
+    sections: JSON.stringify(checked.sections),
+    citations: JSON.stringify(checked.citations),
+    flags: JSON.stringify(checked.flags),
+    provider: provider.name,
+    model: output.model,
+    is_llm: provider.isLlm ? 1 : 0,
+    prompt_version: PROMPT_VERSION,
+    fingerprint: key,
+    from_cache: cached ? 1 : 0,
+    generated_at: now,
+    requested_by: userId,
+    requested_by_label: principal.label,
+    input_tokens: output.inputTokens,
+    output_tokens: output.outputTokens,
+    latency_ms: latency,
+    basis: JSON.stringify(basis),
+  };
+  await saveSummary(db, stored);
+  await purgeExpired(db, now);
+  deps.metrics.summariesGenerated.inc({ provider: provider.name, cached: cached ? 'true' : 'false' });
+  // The monitoring copy goes out after the answer is stored; the isolated sink never throws.
+  void deps.sink.recordGeneration({
+    summary_id: summaryId,
+    case_id: row.id,
+    tenant: tenant.code_name,
+    user_id: userId,
+    provider: provider.name,
+    model: output.model,
+    request_model: provider.model,
+    prompt_version: PROMPT_VERSION,
+    input: prompt,
+    output: output.text,
+    input_tokens: output.inputTokens,
+    output_tokens: output.outputTokens,
+    latency_ms: latency,
+    started_at: new Date(started).toISOString(),
+    finished_at: new Date(started + latency).toISOString(),
+    cached: Boolean(cached),
+    status: 'ok',
+  });
+  return presentSummary(stored, basis);
+}
+
+export async function getSummary(db: Kysely<Tables>, tenant: TenantRow, caseRef: string): Promise<SummaryView> {
+  requireSummariesEnabled(tenant);
+  const row = await requireCase(db, tenant.id, caseRef);
+  const summary = await findSummary(db, tenant.id, row.id);
+  if (!summary) throw new AppError('summary_not_generated', `case ${row.number} has no summary yet; generate one with POST /v1/cases/${row.id}/summary`);
+  return presentSummary(summary, await currentBasis(db, tenant.id, row));
+}
+
+export async function rateSummary(
+  deps: Pick<SummaryDeps, 'db' | 'sink'>,
+  tenant: TenantRow,
+  caseRef: string,
+  principal: Principal,
+  rating: { rating: 'up' | 'down'; comment?: string },
+  now = Date.now(),
+) {
+  requireSummariesEnabled(tenant);
+  if (rating.rating === 'up' && rating.comment !== undefined) {
+    throw new AppError('invalid_request', 'a comment goes with a thumbs down only (seed rule 5)', { extensions: { field: 'comment' } });
+  }
+  const row = await requireCase(deps.db, tenant.id, caseRef);
+  const summary = await findSummary(deps.db, tenant.id, row.id);
+  if (!summary) throw new AppError('summary_not_generated', `case ${row.number} has no summary to rate`);
+  const userId = principal.userId ?? principal.id;
+  const comment = rating.comment?.trim() || null;
+  await saveFeedback(deps.db, { summary_id: summary.id, user_id: userId, tenant_id: tenant.id, rating: rating.rating, comment, now });
+  void deps.sink.recordFeedback({ summary_id: summary.id, case_id: row.id, tenant: tenant.code_name, user_id: userId, rating: rating.rating, comment, at: new Date(now).toISOString() });
+  const saved = await findFeedback(deps.db, tenant.id, summary.id, userId);
+  return { summary_id: summary.id, rating: rating.rating, comment, rated_at: new Date(Number(saved?.updated_at ?? now)).toISOString() };
+}

@@ -1,0 +1,81 @@
+// A summary as the API shows it, with the stale check: a summary never updates itself (seed
+// rule 2), so it records what the case looked like when it was generated, and says `stale: true`
+// with the reasons once the case has moved on.
+import type { CaseRow } from '../cases/case-store.js';
+import type { DeviceRow } from '../devices/device-store.js';
+import type { SummaryRow } from './summary-store.js';
+import type { SummaryFlag } from './summary-check.js';
+import type { SectionKey } from './sections.js';
+import { INACCURACY_NOTICE } from './sections.js';
+
+export interface SummaryBasis {
+  observation_count: number;
+  status: string;
+  /** Device id → what the summary said about it (host name, description, criticality). */
+  devices: Record<string, string>;
+}
+
+export type StaleReason = 'observations_added' | 'status_changed' | 'device_changed';
+
+const deviceMark = (device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality'>) => JSON.stringify([device.host_name, device.description, device.criticality]);
+
+export function basisOf(row: Pick<CaseRow, 'observation_count' | 'status'>, devices: readonly DeviceRow[]): SummaryBasis {
+  return { observation_count: Number(row.observation_count), status: row.status, devices: Object.fromEntries(devices.map((device) => [device.id, deviceMark(device)])) };
+}
+
+export function staleReasons(then: SummaryBasis, now: SummaryBasis): StaleReason[] {
+  const reasons: StaleReason[] = [];
+  if (then.observation_count !== now.observation_count) reasons.push('observations_added');
+  if (then.status !== now.status) reasons.push('status_changed');
+  const before = Object.entries(then.devices).sort();
+  const after = Object.entries(now.devices).sort();
+  if (JSON.stringify(before) !== JSON.stringify(after)) reasons.push('device_changed');
+  return reasons;
+}
+
+export interface SummaryView {
+  id: string;
+  text: string;
+  sections: { key: SectionKey; heading: string; markdown: string }[];
+  /** Observations cited in the text, each with its API link. */
+  citations: { observation_id: string; href: string }[];
+  /** What the output check dropped or added. */
+  flags: SummaryFlag[];
+  provider: string;
+  model: string;
+  is_llm: boolean;
+  prompt_version: string;
+  generated_at: string;
+  requested_by: { id: string; label: string };
+  input_tokens: number;
+  output_tokens: number;
+  latency_ms: number;
+  from_cache: boolean;
+  stale: boolean;
+  stale_reasons: StaleReason[];
+  notice: string;
+}
+
+export function presentSummary(row: SummaryRow, current: SummaryBasis): SummaryView {
+  const reasons = staleReasons(JSON.parse(row.basis) as SummaryBasis, current);
+  return {
+    id: row.id,
+    text: row.text,
+    sections: JSON.parse(row.sections) as SummaryView['sections'],
+    citations: (JSON.parse(row.citations) as string[]).map((id) => ({ observation_id: id, href: `/v1/observations/${id}` })),
+    flags: JSON.parse(row.flags) as SummaryFlag[],
+    provider: row.provider,
+    model: row.model,
+    is_llm: Number(row.is_llm) === 1,
+    prompt_version: row.prompt_version,
+    generated_at: new Date(Number(row.generated_at)).toISOString(),
+    requested_by: { id: row.requested_by, label: row.requested_by_label },
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    latency_ms: Number(row.latency_ms),
+    from_cache: Number(row.from_cache) === 1,
+    stale: reasons.length > 0,
+    stale_reasons: reasons,
+    notice: INACCURACY_NOTICE,
+  };
+}
