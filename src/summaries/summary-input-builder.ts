@@ -48,6 +48,26 @@ function networkEvent(row: Selectable<NetworkProcessEventsTable>): SummaryNetwor
   };
 }
 
+/** The device's events of one table in a time window, oldest first. */
+function deviceEvents<T extends 'endpoint_process_events' | 'network_process_events'>(
+  db: Kysely<Tables>,
+  table: T,
+  tenantId: number,
+  window: { deviceId: string; from: number; to: number },
+  limit: number,
+): Promise<Selectable<Tables[T]>[]> {
+  return db
+    .selectFrom(table as 'endpoint_process_events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('device_id', '=', window.deviceId)
+    .where('event_time', '>=', window.from)
+    .where('event_time', '<=', window.to)
+    .orderBy('event_time')
+    .limit(limit)
+    .execute() as Promise<Selectable<Tables[T]>[]>;
+}
+
 async function evidenceOf(
   db: Kysely<Tables>,
   tenantId: number,
@@ -66,35 +86,12 @@ async function evidenceOf(
       ? []
       : await db.selectFrom('network_process_events').selectAll().where('tenant_id', '=', tenantId).where('record_seq', 'in', seqs).orderBy('event_time').limit(networkLimit).execute();
   if (deviceId !== null) {
-    const from = observation.first_time - CONTEXT_MS;
-    const to = observation.last_time + CONTEXT_MS;
+    const window = { deviceId, from: observation.first_time - CONTEXT_MS, to: observation.last_time + CONTEXT_MS };
     const seen = new Set([...processRows, ...networkRows].map((row) => Number(row.record_seq)));
-    if (processRows.length < processLimit) {
-      const around = await db
-        .selectFrom('endpoint_process_events')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('device_id', '=', deviceId)
-        .where('event_time', '>=', from)
-        .where('event_time', '<=', to)
-        .orderBy('event_time')
-        .limit(processLimit * 2)
-        .execute();
-      processRows.push(...around.filter((row) => !seen.has(Number(row.record_seq))).slice(0, processLimit - processRows.length));
-    }
-    if (networkRows.length < networkLimit) {
-      const around = await db
-        .selectFrom('network_process_events')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('device_id', '=', deviceId)
-        .where('event_time', '>=', from)
-        .where('event_time', '<=', to)
-        .orderBy('event_time')
-        .limit(networkLimit * 2)
-        .execute();
-      networkRows.push(...around.filter((row) => !seen.has(Number(row.record_seq))).slice(0, networkLimit - networkRows.length));
-    }
+    const fill = <T extends { record_seq: number }>(rows: T[], around: readonly T[], limit: number) =>
+      rows.push(...around.filter((row) => !seen.has(Number(row.record_seq))).slice(0, limit - rows.length));
+    if (processRows.length < processLimit) fill(processRows, await deviceEvents(db, 'endpoint_process_events', tenantId, window, processLimit * 2), processLimit);
+    if (networkRows.length < networkLimit) fill(networkRows, await deviceEvents(db, 'network_process_events', tenantId, window, networkLimit * 2), networkLimit);
   }
   return { process_events: processRows.map(processEvent), network_events: networkRows.map(networkEvent) };
 }

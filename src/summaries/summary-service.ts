@@ -95,6 +95,17 @@ export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, case
   const summaryId = newId('sum');
   const userId = principal.userId ?? principal.id;
   const started = Date.now();
+  // What every monitoring copy of this generation shares (the customer by code name only).
+  const copy = {
+    summary_id: summaryId,
+    case_id: row.id,
+    tenant: tenant.code_name,
+    user_id: userId,
+    provider: provider.name,
+    prompt_version: PROMPT_VERSION,
+    input: prompt,
+    started_at: new Date(started).toISOString(),
+  };
 
   let output: { text: string; inputTokens: number; outputTokens: number; model: string };
   const cached = deps.config.summaryCacheTtl > 0 ? await findCachedOutput(db, key, now) : undefined;
@@ -107,19 +118,12 @@ export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, case
       const problem = failure(error, provider);
       deps.metrics.summaryProviderFailures.inc({ provider: provider.name, kind: problem.code === 'provider_timeout' ? 'timeout' : 'error' });
       void deps.sink.recordGeneration({
-        summary_id: summaryId,
-        case_id: row.id,
-        tenant: tenant.code_name,
-        user_id: userId,
-        provider: provider.name,
+        ...copy,
         model: provider.model,
-        prompt_version: PROMPT_VERSION,
-        input: prompt,
         output: '',
         input_tokens: 0,
         output_tokens: 0,
         latency_ms: Date.now() - started,
-        started_at: new Date(started).toISOString(),
         finished_at: new Date().toISOString(),
         cached: false,
         status: 'error',
@@ -174,20 +178,13 @@ export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, case
   deps.metrics.summariesGenerated.inc({ provider: provider.name, cached: cached ? 'true' : 'false' });
   // The monitoring copy goes out after the answer is stored; the isolated sink never throws.
   void deps.sink.recordGeneration({
-    summary_id: summaryId,
-    case_id: row.id,
-    tenant: tenant.code_name,
-    user_id: userId,
-    provider: provider.name,
+    ...copy,
     model: output.model,
     request_model: provider.model,
-    prompt_version: PROMPT_VERSION,
-    input: prompt,
     output: output.text,
     input_tokens: output.inputTokens,
     output_tokens: output.outputTokens,
     latency_ms: latency,
-    started_at: new Date(started).toISOString(),
     finished_at: new Date(started + latency).toISOString(),
     cached: Boolean(cached),
     status: 'ok',

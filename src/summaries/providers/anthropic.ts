@@ -2,7 +2,9 @@
 // the per-attempt timeout and the retries (408/409/429/5xx and connection failures, exponential
 // backoff). A non-empty base URL points it at a proxy or, in tests, at a local fake.
 import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import { ProviderError, type ProviderRequest, type ProviderResult, type ProviderSettings, type SummaryProvider } from './provider.js';
+import { ProviderError, toProviderError, type ProviderRequest, type ProviderResult, type ProviderSettings, type SummaryProvider } from './provider.js';
+
+const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -10,7 +12,6 @@ export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const NO_KEY_PLACEHOLDER = 'none';
 
 /** Enough of the provider's own explanation ("model not found", "overloaded") to act on. */
-const MAX_DETAIL_CHARS = 300;
 
 export class AnthropicProvider implements SummaryProvider {
   readonly name = 'anthropic' as const;
@@ -47,7 +48,7 @@ export class AnthropicProvider implements SummaryProvider {
         request.signal ? { signal: request.signal } : undefined,
       );
     } catch (error) {
-      throw toProviderError(error, this.#apiKey, request.signal);
+      throw toProviderError(error, 'Anthropic', sdkErrors, this.#apiKey, request.signal);
     }
 
     const text = message.content
@@ -63,33 +64,4 @@ export class AnthropicProvider implements SummaryProvider {
       model: message.model || this.model,
     };
   }
-}
-
-function toProviderError(error: unknown, apiKey: string, signal: AbortSignal | undefined): ProviderError {
-  // Subclasses of APIError without a status, so they are told apart before the status check.
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ProviderError('timeout', 'The Anthropic provider did not answer in time.', undefined, { cause: error });
-  }
-  if (error instanceof APIUserAbortError) {
-    // The caller's own deadline (AbortSignal.timeout) is a timeout; any other abort is a cancellation.
-    const timedOut = signal?.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
-    return new ProviderError(timedOut ? 'timeout' : 'error', 'The request to the Anthropic provider was cancelled.', undefined, { cause: error });
-  }
-  if (error instanceof APIError && typeof error.status === 'number') {
-    // No `cause`: the SDK error carries the provider's body, which may echo the key.
-    const detail = redact(error.message.replace(/^\d{3}\s*/, ''), apiKey);
-    return new ProviderError('error', `The Anthropic provider answered HTTP ${error.status}${detail ? `: ${detail}` : ''}`, error.status);
-  }
-  if (error instanceof APIError) {
-    // Connection refused, DNS, TLS: the message is the SDK's and names no credentials.
-    return new ProviderError('error', `Could not reach the Anthropic provider: ${error.message}`, undefined, { cause: error });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ProviderError('error', `The Anthropic provider failed: ${redact(message, apiKey)}`);
-}
-
-/** The key must never reach an error message, even when a provider or proxy echoes it back. */
-function redact(text: string, secret: string): string {
-  const clean = secret ? text.split(secret).join('[redacted]') : text;
-  return clean.length > MAX_DETAIL_CHARS ? `${clean.slice(0, MAX_DETAIL_CHARS)}…` : clean;
 }

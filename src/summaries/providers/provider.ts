@@ -62,3 +62,41 @@ export interface ProviderSettings {
   /** Retries after the first attempt, with exponential backoff, for timeouts, 429 and 5xx. */
   maxRetries: number;
 }
+
+/** Longest provider message kept in an error. */
+const MAX_DETAIL_CHARS = 300;
+
+/** The error classes of a Stainless-generated SDK (openai, @anthropic-ai/sdk share the shape). */
+export interface SdkErrorClasses {
+  timeout: abstract new (...args: never[]) => Error;
+  abort: abstract new (...args: never[]) => Error;
+  api: abstract new (...args: never[]) => Error & { status?: number | undefined };
+}
+
+/** Maps an SDK failure to a ProviderError, never letting the API key into the message. */
+export function toProviderError(error: unknown, label: string, classes: SdkErrorClasses, apiKey: string, signal: AbortSignal | undefined): ProviderError {
+  // Subclasses of the API error without a status, so they are told apart before the status check.
+  if (error instanceof classes.timeout) return new ProviderError('timeout', `The ${label} provider did not answer in time.`, undefined, { cause: error });
+  if (error instanceof classes.abort) {
+    // The caller's own deadline (AbortSignal.timeout) is a timeout; any other abort is a cancellation.
+    const timedOut = signal?.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
+    return new ProviderError(timedOut ? 'timeout' : 'error', `The request to the ${label} provider was cancelled.`, undefined, { cause: error });
+  }
+  if (error instanceof classes.api && typeof error.status === 'number') {
+    // No `cause`: the SDK error carries the provider's body, which may echo the key.
+    const detail = redact(error.message.replace(/^\d{3}\s*/, ''), apiKey);
+    return new ProviderError('error', `The ${label} provider answered HTTP ${error.status}${detail ? `: ${detail}` : ''}`, error.status);
+  }
+  if (error instanceof classes.api) {
+    // Connection refused, DNS, TLS: the message is the SDK's and names no credentials.
+    return new ProviderError('error', `Could not reach the ${label} provider: ${error.message}`, undefined, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError('error', `The ${label} provider failed: ${redact(message, apiKey)}`);
+}
+
+/** The key must never reach an error message, even when a provider or proxy echoes it back. */
+export function redact(text: string, secret: string): string {
+  const clean = secret ? text.split(secret).join('[redacted]') : text;
+  return clean.length > MAX_DETAIL_CHARS ? `${clean.slice(0, MAX_DETAIL_CHARS)}…` : clean;
+}
