@@ -210,6 +210,8 @@ for (const target of databaseTargets) {
       const acmeDevice = acmeCase.devices[0];
       const comment = await admin.post(`/v1/cases/${acmeCase.id}/comments`, { body: 'acme only' });
       assert.equal(comment.status, 201, JSON.stringify(comment.body));
+      // A summary exists, so a 404 for the outsider cannot come from there being none.
+      assert.equal((await admin.post(`/v1/cases/${acmeCase.id}/summary`, {})).status, 201);
       const matrix: Record<string, { method: string; path: string; body?: unknown }[]> = {
         '/v1/observations/{observation_id}': [{ method: 'GET', path: `/v1/observations/${written.body.id}` }],
         '/v1/cases/{case_id}': [
@@ -226,6 +228,11 @@ for (const target of databaseTargets) {
           { method: 'DELETE', path: `/v1/cases/${acmeCase.id}/comments/${comment.body.id}` },
         ],
         '/v1/cases/{case_id}/history': [{ method: 'GET', path: `/v1/cases/${acmeCase.id}/history` }],
+        '/v1/cases/{case_id}/summary': [
+          { method: 'POST', path: `/v1/cases/${acmeCase.id}/summary` },
+          { method: 'GET', path: `/v1/cases/${acmeCase.id}/summary` },
+        ],
+        '/v1/cases/{case_id}/summary/feedback': [{ method: 'POST', path: `/v1/cases/${acmeCase.id}/summary/feedback`, body: { rating: 'up' } }],
         '/v1/devices/{device_id}': [
           { method: 'GET', path: `/v1/devices/${acmeDevice.id}` },
           { method: 'PATCH', path: `/v1/devices/${acmeDevice.id}`, body: { criticality: 'low' } },
