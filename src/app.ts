@@ -18,6 +18,9 @@ import { ensureFirstOperator, type User } from './identity/user-service.js';
 import { loadDetection } from './detection/detection-setup.js';
 import { DetectionWorker } from './detection/detection-worker.js';
 import { createSink, isolate } from './summaries/monitoring/sink.js';
+import { purgeExpired } from './summaries/summary-store.js';
+
+const CACHE_PURGE_MS = 3_600_000;
 
 const CLOSE_GRACE_MS = 10_000;
 
@@ -113,6 +116,13 @@ export async function createSightline(config: Config): Promise<Sightline> {
     });
     log = server.log;
     indexLoop?.start();
+    // The model cache holds case data: expired entries go within the hour even when nobody
+    // generates summaries (generation purges too).
+    const purgeCache = () =>
+      purgeExpired(database.db, Date.now()).catch((error: unknown) => log?.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'));
+    await purgeCache();
+    const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
+    cachePurge.unref();
     const startedWriter = writer;
     const close = async () => {
       // Requests in progress get a moment to finish; past it their connections are cut (the
@@ -121,6 +131,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await server.close();
       clearTimeout(deadline);
       await queue.drain();
+      clearInterval(cachePurge);
       await summarySink.close();
       await indexLoop?.stop();
       await startedDetection?.stop();

@@ -360,6 +360,12 @@ for (const target of databaseTargets) {
       assert.equal(sourceEntry.action, 'merged_into');
       assert.deepEqual(sourceEntry.changes.target, { id: target.id, number: target.number });
       problem(await acme.post('/v1/cases/merge', { target: target.id, sources: [source.id] }), 400, 'invalid_merge');
+      problem(await acme.post('/v1/cases/merge', { target: source.id, sources: [target.id] }), 400, 'invalid_merge');
+      // A merged case stays closed: its contents live in the target.
+      const reopen = await acme.patch(`/v1/cases/${source.id}`, { version: closed.version, status: 'in_progress' });
+      problem(reopen, 409, 'invalid_status_transition');
+      assert.deepEqual(reopen.body.allowed, []);
+      assert.equal(reopen.body.merged_into, target.id);
 
       const later = await observe(acme, { host: 'mg-source', hours: 3 });
       const grown = await detail(acme, target.id);

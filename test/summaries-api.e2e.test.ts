@@ -370,6 +370,8 @@ for (const target of databaseTargets) {
       const off = await operator.client.patch('/v1/tenants/optout', { ai_summaries: 'off' }, { 'sightline-tenant': 'optout', 'x-csrf-token': operator.csrf });
       assert.equal(off.status, 200, JSON.stringify(off.body));
       assert.equal(off.body.ai_summaries, 'off');
+      const cached = await server.sightline.database.db.selectFrom('summary_cache').select('fingerprint').where('tenant_id', '=', tenant.id).execute();
+      assert.deepEqual(cached, [], "opting out removes the tenant's cached model input and output");
       problem(await generate(client, item.id), 403, 'ai_summaries_disabled');
       problem(await client.get(`/v1/cases/${item.id}/summary`), 403, 'ai_summaries_disabled');
       problem(await client.post(`/v1/cases/${item.id}/summary/feedback`, { rating: 'up' }), 403, 'ai_summaries_disabled');

@@ -15,6 +15,7 @@ import {
   insertComment,
   listComments,
   listHistory,
+  lockCases,
   moveCaseParts,
   replaceCaseTags,
   updateCase,
@@ -60,14 +61,23 @@ export async function mergeCases(
   targetRef: string,
   sourceRefs: readonly string[],
   actor: AuditActor,
-  now = Date.now(),
+  at?: number,
 ): Promise<CaseView> {
   const merged = await writeTransaction(db, kind, async (trx) => {
-    const target = await requireCase(trx, tenantId, targetRef);
+    // Stamped once the write lock is held, so updated_at follows commit order.
+    const now = at ?? Date.now();
+    const targetId = (await requireCase(trx, tenantId, targetRef)).id;
+    const sourceIds = [];
+    for (const ref of sourceRefs) sourceIds.push((await requireCase(trx, tenantId, ref)).id);
+    // Every case row involved is locked first, in id order, before any of their parts is
+    // touched: grouping locks a case row before its parts, so the same order cannot deadlock.
+    const locked = new Map((await lockCases(trx, kind, tenantId, [targetId, ...sourceIds])).map((row) => [row.id, row]));
+    const target = locked.get(targetId)!;
     if (target.status === 'closed') throw new AppError('invalid_merge', `case ${target.number} is closed; reopen it before merging into it`, { extensions: { field: 'target' } });
+    if (target.merged_into !== null) throw new AppError('invalid_merge', `case ${target.number} was merged into ${target.merged_into}; merge into that case instead`, { extensions: { field: 'target' } });
     const sources: CaseRow[] = [];
-    for (const ref of sourceRefs) {
-      const source = await requireCase(trx, tenantId, ref);
+    for (const id of sourceIds) {
+      const source = locked.get(id)!;
       if (source.id === target.id) throw new AppError('invalid_merge', `case ${source.number} cannot be merged into itself`, { extensions: { field: 'sources' } });
       if (source.merged_into !== null) throw new AppError('invalid_merge', `case ${source.number} was already merged into ${source.merged_into}`, { extensions: { field: 'sources' } });
       if (!sources.some((known) => known.id === source.id)) sources.push(source);

@@ -41,7 +41,8 @@ export const DEFAULT_GROUPING: GroupingPolicy = { windowMs: 24 * 3_600_000, grou
 export interface GroupableObservation {
   id: string;
   tenantId: number;
-  host: string | null;
+  /** The device's host name (not merely the event's host: see deviceHostOf). */
+  deviceHost: string | null;
   source: string;
   ruleId: string;
   ruleTitle: string;
@@ -76,11 +77,12 @@ export async function groupObservations(context: GroupingContext, observations: 
   const buckets = new Map<string, Bucket>();
   for (const observation of [...observations].sort((a, b) => a.firstTime - b.firstTime)) {
     let deviceId: string | null = null;
-    if (observation.host !== null && hostKey(observation.host) !== '') {
-      const key = hostKey(observation.host);
+    if (observation.deviceHost !== null) {
+      const key = hostKey(observation.deviceHost);
+      // Detection's devices were upserted from the same events; an external write may name a new one.
       deviceId =
         context.deviceIds?.get(deviceKey(observation.tenantId, key)) ??
-        (await ensureDevice(context.db, observation.tenantId, observation.host.trim(), key, observation.firstTime, context.now));
+        (await ensureDevice(context.db, observation.tenantId, observation.deviceHost, key, observation.firstTime, context.now));
     }
     const groupKey =
       deviceId === null
@@ -141,12 +143,18 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
   if (bucket.deviceId !== null) deviceIds.add(bucket.deviceId);
   const devices = await findDevicesByIds(db, tenantId, [...deviceIds]);
   const observationIds = pending.added.map((observation) => observation.id);
+  const moved: Record<string, { from: unknown; to: unknown }> = {};
 
   if (existing) {
     const derived = deriveFields(pending.contents, devices, JSON.parse(existing.tags) as string[], context.catalogue);
+    const severity = severityFor(existing, derived.max_level);
+    // What the new observations changed, beside their number, for the history.
+    for (const [field, from, to] of [['score', Number(existing.score), derived.score], ['severity', existing.severity, severity], ['title', existing.title, derived.title]] as const) {
+      if (from !== to) moved[field] = { from, to };
+    }
     // The case row is locked (findOpenCase, FOR UPDATE on PostgreSQL; SQLite's one writer), so
     // the version read is still current.
-    const updated = await updateCase(db, tenantId, caseId, existing.version, { ...derived, severity: severityFor(existing, derived.max_level), updated_at: now });
+    const updated = await updateCase(db, tenantId, caseId, existing.version, { ...derived, severity, updated_at: now });
     if (!updated) throw new Error(`case ${caseId} changed while it was locked for grouping`);
   } else {
     const number = await nextCaseNumber(db, tenantId);
@@ -183,7 +191,7 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
       at: now,
       actor: systemActor,
       action: 'observations_added',
-      changes: { count: observationIds.length, observation_ids: observationIds.slice(0, 100) },
+      changes: { count: observationIds.length, observation_ids: observationIds.slice(0, 100), ...moved },
     },
   ]);
   return caseId;

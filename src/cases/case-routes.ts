@@ -118,7 +118,7 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         body: PatchCaseBody,
         response: {
           200: CaseSchema,
-          400: problemResponse('Closing without a resolution, or an unknown assignee', 'resolution_required'),
+          400: problemResponse('resolution_required (closing without a resolution), unknown_assignee, or invalid_request (a resolution without closing)', 'resolution_required'),
           409: { ...conflict, description: 'Stale version (version_conflict) or a forbidden status change (invalid_status_transition)' },
         },
       },
@@ -153,7 +153,12 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         summary: 'Merge cases',
         description: 'Moves the observations, devices, techniques and tags of `sources` into `target`, which is rescored and retitled. The sources are closed as `duplicate` with `merged_into` set; every case involved records the merge in its history.',
         body: MergeBody,
-        response: { 200: CaseSchema, 400: problemResponse('A case cannot be merged (closed target, itself, already merged)', 'invalid_merge') },
+        response: {
+          200: CaseSchema,
+          400: problemResponse('A case cannot be merged (closed or merged target, itself, already merged)', 'invalid_merge'),
+          404: problemResponse('A case named does not exist', 'not_found'),
+          409: problemResponse('A case changed during the merge; try again', 'version_conflict'),
+        },
       },
     },
     async (request) => mergeCases(db, kind, catalogue, tenantOf(request).id, request.body.target, request.body.sources, actorOf(principalOf(request))),

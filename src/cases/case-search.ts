@@ -53,25 +53,28 @@ function conditions(eb: CaseScope, tenantId: number, filter: CaseFilter): Expres
   if (filter.createdBefore !== undefined) all.push(eb('c.created_at', '<', filter.createdBefore));
   if (filter.updatedAfter !== undefined) all.push(eb('c.updated_at', '>', filter.updatedAfter));
   if (filter.updatedBefore !== undefined) all.push(eb('c.updated_at', '<', filter.updatedBefore));
+  // Each join-table filter is an IN over that table's own index (tenant, value), so SQLite
+  // starts from the few matching rows instead of probing per case.
   if (filter.deviceId !== undefined) {
-    all.push(eb.exists(eb.selectFrom('case_devices as cd').select('cd.case_id').whereRef('cd.case_id', '=', 'c.id').where('cd.tenant_id', '=', tenantId).where('cd.device_id', '=', filter.deviceId)));
+    all.push(eb('c.id', 'in', eb.selectFrom('case_devices as cd').select('cd.case_id').where('cd.tenant_id', '=', tenantId).where('cd.device_id', '=', filter.deviceId)));
   }
   const technique = filter.technique;
   if (technique !== undefined) {
+    // A parent finds its sub-techniques: T1059 matches T1059 and T1059.000–T1059.999 (ids are validated).
     all.push(
-      eb.exists(
+      eb(
+        'c.id',
+        'in',
         eb
           .selectFrom('case_techniques as ct')
           .select('ct.case_id')
-          .whereRef('ct.case_id', '=', 'c.id')
           .where('ct.tenant_id', '=', tenantId)
-          // Technique ids hold no LIKE wildcards (validated by the route).
-          .where((inner) => inner.or([inner('ct.technique', '=', technique), inner('ct.technique', 'like', `${technique}.%`)])),
+          .where((inner) => inner.or([inner('ct.technique', '=', technique), inner.and([inner('ct.technique', '>=', `${technique}.`), inner('ct.technique', '<', `${technique}/`)])])),
       ),
     );
   }
   for (const tag of filter.tags ?? []) {
-    all.push(eb.exists(eb.selectFrom('case_tags as tg').select('tg.case_id').whereRef('tg.case_id', '=', 'c.id').where('tg.tenant_id', '=', tenantId).where('tg.tag', '=', tag)));
+    all.push(eb('c.id', 'in', eb.selectFrom('case_tags as tg').select('tg.case_id').where('tg.tenant_id', '=', tenantId).where('tg.tag', '=', tag)));
   }
   if (filter.text !== undefined && filter.text.trim() !== '') {
     all.push(sql<SqlBool>`c.search_text LIKE ${`%${escapeLike(filter.text.trim().toLowerCase())}%`} ESCAPE '\\'`);

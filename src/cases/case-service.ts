@@ -182,6 +182,12 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
     diff[label] = { from: row[field], to };
   };
   const status = changes.status ?? (row.status as CaseStatus);
+  if (changes.status !== undefined && changes.status !== row.status && row.merged_into !== null) {
+    // Its contents live in the case it was merged into; reopening it would revive an empty shell.
+    throw new AppError('invalid_status_transition', `case ${row.number} was merged into ${row.merged_into}; work on that case instead`, {
+      extensions: { field: 'status', from: row.status, to: changes.status, allowed: [], merged_into: row.merged_into },
+    });
+  }
   if (changes.status !== undefined) checkTransition(row.status as CaseStatus, changes.status);
   if ((changes.resolution !== undefined || changes.closing_comment !== undefined) && status !== 'closed') {
     throw new AppError('invalid_request', 'resolution and closing_comment belong to a closed case: send them with status closed', {
@@ -248,9 +254,10 @@ export async function patchCase(
   version: number,
   changes: CaseChanges,
   actor: AuditActor,
-  now = Date.now(),
+  now?: number,
 ): Promise<CaseView> {
-  const row = await writeTransaction(db, kind, (trx) => applyCaseChanges(trx, tenantId, idOrNumber, version, changes, actor, now));
+  // Stamped once the write lock is held, so updated_at follows commit order (updated_after sync).
+  const row = await writeTransaction(db, kind, (trx) => applyCaseChanges(trx, tenantId, idOrNumber, version, changes, actor, now ?? Date.now()));
   const [view] = await presentCases(db, catalogue, tenantId, [row]);
   return view!;
 }
@@ -263,16 +270,25 @@ export async function bulkPatchCases(
   tenantId: number,
   items: readonly ({ id: string; version: number } & CaseChanges)[],
   actor: AuditActor,
-  now = Date.now(),
+  now?: number,
 ) {
   const results = [];
   for (const { id, version, ...changes } of items) {
     try {
       results.push({ id, status: 200, case: await patchCase(db, kind, catalogue, tenantId, id, version, changes, actor, now) });
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      results.push({ id, status: error.status, error: { code: error.code, detail: error.detail, ...error.extensions } });
+      // Earlier items are committed: a storage failure is answered for this item alone, so the
+      // caller can tell which changes landed and retry the rest.
+      if (!(error instanceof AppError) && !isRetryableStorageError(error)) throw error;
+      const problem = error instanceof AppError ? error : new AppError('storage_unavailable', 'the database was busy and could not apply this change; retry it', { cause: error });
+      results.push({ id, status: problem.status, error: { code: problem.code, detail: problem.detail, ...problem.extensions } });
     }
   }
   return { results };
+}
+
+/** SQLite busy/locked, PostgreSQL deadlock or serialization failure: worth retrying. */
+function isRetryableStorageError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === '40P01' || code === '40001';
 }

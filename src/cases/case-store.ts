@@ -33,21 +33,30 @@ export async function findOpenCase(
   match: { deviceId: string } | { groupKey: string },
   window: { from: number; to: number },
 ): Promise<CaseRow | undefined> {
-  let query = db
-    .selectFrom('cases as c')
-    .selectAll('c')
+  let query =
+    'deviceId' in match
+      ? // From the device's few case links (index case_devices_device), merged cases included.
+        db
+          .selectFrom('case_devices as cd')
+          .innerJoin('cases as c', 'c.id', 'cd.case_id')
+          .selectAll('c')
+          .where('cd.tenant_id', '=', tenantId)
+          .where('cd.device_id', '=', match.deviceId)
+      : db.selectFrom('cases as c').selectAll('c').where('c.group_key', '=', match.groupKey);
+  query = query
     .where('c.tenant_id', '=', tenantId)
     .where('c.status', '!=', 'closed')
     .where('c.last_observation_at', '>=', window.from)
     .where('c.first_observation_at', '<=', window.to);
-  if ('deviceId' in match) {
-    query = query.where(({ exists, selectFrom }) =>
-      exists(selectFrom('case_devices as cd').select('cd.case_id').whereRef('cd.case_id', '=', 'c.id').where('cd.tenant_id', '=', tenantId).where('cd.device_id', '=', match.deviceId)),
-    );
-  } else query = query.where('c.group_key', '=', match.groupKey);
   query = query.orderBy('c.last_observation_at', 'desc').limit(1);
   // Locked until the grouping transaction ends: a concurrent update waits, then finds the version moved.
-  return (kind === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return (kind === 'postgres' ? query.forUpdate('c') : query).executeTakeFirst();
+}
+
+/** Reads cases, locking their rows in id order on PostgreSQL (SQLite's one writer needs no lock). */
+export function lockCases(db: Db, kind: DatabaseKind, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
+  const query = db.selectFrom('cases').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', [...new Set(ids)]).orderBy('id');
+  return (kind === 'postgres' ? query.forUpdate() : query).execute();
 }
 
 export async function insertCase(db: Db, row: Omit<CaseRow, 'seq'>): Promise<void> {

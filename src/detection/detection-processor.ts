@@ -6,7 +6,7 @@ import type { CorrelationEngine, CorrelationHit } from './sigma/correlation.js';
 import type { Normaliser, StoredRecord } from './normalise/index.js';
 import type { AttackCatalogue } from './attack.js';
 import type { DetectionEvent, EndpointProcessRow, FieldValue, NetworkProcessRow } from './event.js';
-import { SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
+import { deviceHostOf, SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
 
 export interface EvidenceRecord {
   seq: number;
@@ -30,6 +30,8 @@ export interface ObservationDraft {
   tactics: string[];
   tags: string[];
   host: string | null;
+  /** The device the observation is on, when its event names one (a web record's host does not). */
+  deviceHost: string | null;
   firstTime: number;
   lastTime: number;
   recordSeqs: number[];
@@ -114,6 +116,7 @@ export class DetectionProcessor {
       tactics,
       tags: rule.tags,
       host: event.host,
+      deviceHost: deviceHostOf(event),
       firstTime: event.time,
       lastTime: event.time,
       recordSeqs: [event.seq],
@@ -138,6 +141,7 @@ export class DetectionProcessor {
       tactics,
       tags: correlation.tags,
       host: event.host,
+      deviceHost: deviceHostOf(event),
       firstTime: hit.firstTime,
       lastTime: hit.lastTime,
       recordSeqs: seqs,

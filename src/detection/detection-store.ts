@@ -61,8 +61,11 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
     if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved('the detection cursor moved under this worker');
 
     const { processRows, networkRows, observations } = input.output;
+    // Cases and devices are stamped now that the write lock is held (the chunk's `now` was taken
+    // before it was read), so a case's updated_at follows commit order for updated_after syncs.
+    const stamp = Math.max(input.now, Date.now());
     // Devices first: the normalised rows and the observations' cases refer to them.
-    const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, input.now);
+    const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, stamp);
     const deviceOf = (row: { tenantId: number; host: string | null }) => (row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null));
     for (const chunk of chunks(processRows)) {
       await trx
@@ -126,7 +129,7 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
         .execute();
     }
     const created = await insertObservations(trx, observations, input.now, null);
-    await groupObservations({ db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: input.now, deviceIds }, created);
+    await groupObservations({ db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds }, created);
     await saveCorrelationState(trx, input.correlationChanges, input.now);
     return created.length;
   });
@@ -175,7 +178,7 @@ export async function insertObservations(
       created.push({
         id: row.id,
         tenantId: draft.tenantId,
-        host: draft.host,
+        deviceHost: draft.deviceHost,
         source: draft.source,
         ruleId: draft.ruleId,
         ruleTitle: draft.ruleTitle,

@@ -70,17 +70,31 @@ function osOf(event: DetectionEvent): string | null {
   return null;
 }
 
+/**
+ * The device an event names, if any. A web-server record's `host` is the virtual host asked for
+ * (the sender picks it), not the machine: web records name a device only through an explicit
+ * host name field.
+ */
+export function deviceHostOf(event: DetectionEvent): string | null {
+  const host = event.family === 'webserver' ? first(event.fields, ['hostname', 'host.name', 'host.hostname']) : event.host;
+  return usableHost(host);
+}
+
+/** A host name a device can be keyed by: not empty, not longer than a DNS name. */
+export function usableHost(host: string | null | undefined): string | null {
+  if (host === null || host === undefined) return null;
+  const trimmed = host.trim();
+  return trimmed === '' || trimmed.length > MAX_HOST_LENGTH ? null : trimmed;
+}
+
 /** Collects the sightings of a chunk of events, one per (tenant, device). */
 export class SightingCollector {
   private readonly byDevice = new Map<string, DeviceSighting>();
 
   add(event: DetectionEvent): void {
-    // A web-server record's `host` is the virtual host asked for, not the machine: web records
-    // name a device only through an explicit host name field.
-    const host = event.family === 'webserver' ? first(event.fields, ['hostname', 'host.name', 'host.hostname']) : event.host;
-    if (host === null || host.length > MAX_HOST_LENGTH) return;
+    const host = deviceHostOf(event);
+    if (host === null) return;
     const key = hostKey(host);
-    if (key === '') return;
     const id = `${event.tenantId}\u0000${key}`;
     let sighting = this.byDevice.get(id);
     if (!sighting) {

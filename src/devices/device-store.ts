@@ -63,13 +63,22 @@ export function deviceKey(tenantId: number, hostKey: string): string {
 
 async function upsertAddresses(db: Db, sighting: DeviceSighting, deviceId: string, geo: GeoIpSource): Promise<void> {
   const known = new Set(
-    (await db.selectFrom('device_addresses').select('ip').where('device_id', '=', deviceId).where('ip', 'in', [...sighting.addresses.keys()]).execute()).map((row) => row.ip),
+    (
+      await db
+        .selectFrom('device_addresses')
+        .select('ip')
+        .where('tenant_id', '=', sighting.tenantId)
+        .where('device_id', '=', deviceId)
+        .where('ip', 'in', [...sighting.addresses.keys()])
+        .execute()
+    ).map((row) => row.ip),
   );
   for (const [ip, seen] of sighting.addresses) {
     if (known.has(ip)) {
       await db
         .updateTable('device_addresses')
         .set({ last_seen: sql`CASE WHEN last_seen < ${seen.lastSeen} THEN ${seen.lastSeen} ELSE last_seen END` })
+        .where('tenant_id', '=', sighting.tenantId)
         .where('device_id', '=', deviceId)
         .where('ip', '=', ip)
         .execute();

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../errors.js';
 import { codeNameRule, isValidCodeName } from './code-name.js';
+import { deleteTenantCache } from '../summaries/summary-store.js';
 import { recordAudit } from './audit-service.js';
 import type { AuditActor } from './principal.js';
 import { countTenants, findTenantByCodeName, insertTenant, updateTenant, type TenantRow } from './tenant-store.js';
@@ -93,6 +94,8 @@ export async function changeTenant(
   if (Object.keys(changed).length === 0) return row;
   await db.transaction().execute(async (trx) => {
     await updateTenant(trx, row.id, update);
+    // Opting out also drops the model input and output cached for the tenant.
+    if (update.ai_summaries_enabled === 0) await deleteTenantCache(trx, row.id);
     await recordAudit(trx, { tenantId: row.id, action: 'tenant.settings_changed', actor: audit.actor, ip: audit.ip, details: { changes: changed } });
   });
   return { ...row, ...update };

@@ -6,6 +6,7 @@ import type { Tables } from '../storage/schema.js';
 import { AppError } from '../errors.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import { insertObservations } from '../detection/detection-store.js';
+import { usableHost } from '../devices/device-sightings.js';
 import type { DatabaseKind } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
@@ -184,6 +185,7 @@ export async function writeExternalObservation(
     tactics: [...new Set(techniques.flatMap((technique) => technique.tactics))],
     tags: techniques.map((technique) => `attack.${technique.id.toLowerCase()}`),
     host: input.host ?? null,
+    deviceHost: usableHost(input.host),
     firstTime: input.firstTime,
     lastTime: input.lastTime,
     recordSeqs: seqs,
@@ -192,7 +194,7 @@ export async function writeExternalObservation(
   // Stored and grouped into a case together: an observation is never left outside a case.
   await writeTransaction(db, grouping.kind, async (trx) => {
     const created = await insertObservations(trx, [draft], now, writer);
-    await groupObservations({ db: trx, kind: grouping.kind, policy: grouping.policy, catalogue, now }, created);
+    await groupObservations({ db: trx, kind: grouping.kind, policy: grouping.policy, catalogue, now: Math.max(now, Date.now()) }, created);
   });
   const row = await findObservationByKey(db, tenant.id, dedupeKey);
   if (!row) throw new Error(`external observation ${input.externalId} vanished after insert`);

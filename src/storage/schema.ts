@@ -371,6 +371,7 @@ export interface CaseSummariesTable {
 
 export interface SummaryCacheTable {
   fingerprint: string;
+  tenant_id: number;
   provider: string;
   model: string;
   prompt_version: string;

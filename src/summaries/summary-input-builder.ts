@@ -111,7 +111,6 @@ export async function buildSummaryInput(db: Kysely<Tables>, catalogue: AttackCat
       host_description: device.description,
       user: device.last_user,
       endpoint_id: device.endpoint_id,
-      os: device.os,
       addresses: addresses
         .filter((address) => address.device_id === device.id)
         .map((address) => ({ ip: address.ip, scope: address.scope, country: address.country, city: address.city })),

@@ -49,7 +49,6 @@ export interface SummaryDevice {
   host_description: string;
   user: string | null;
   endpoint_id: string | null;
-  os: string | null;
   addresses: { ip: string; scope: string; country: string | null; city: string | null }[];
   processes: { process_name: string | null; pid: number | null; executable_path: string | null }[];
 }

@@ -135,6 +135,7 @@ export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, case
     if (deps.config.summaryCacheTtl > 0) {
       await storeCachedOutput(db, {
         fingerprint: key,
+        tenant_id: tenant.id,
         provider: provider.name,
         model: output.model,
         prompt_version: PROMPT_VERSION,

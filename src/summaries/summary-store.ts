@@ -1,6 +1,6 @@
-// SQL for summaries, the model cache and feedback. Every query names the tenant, except the
-// cache, which is keyed by a fingerprint of the exact model input (that input names the tenant's
-// code name, so two tenants never share an entry).
+// SQL for summaries, the model cache and feedback. Every query names the tenant, except cache
+// reads, which are keyed by a fingerprint of the exact model input (that input holds the case id
+// and the tenant's code name, so two tenants never share an entry).
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { CaseSummariesTable, SummaryCacheTable, Tables } from '../storage/schema.js';
 
@@ -27,6 +27,11 @@ export async function storeCachedOutput(db: Db, row: CacheRow): Promise<void> {
       }),
     )
     .execute();
+}
+
+/** Removes everything cached for a tenant (it opted out of AI summaries). */
+export async function deleteTenantCache(db: Db, tenantId: number): Promise<void> {
+  await db.deleteFrom('summary_cache').where('tenant_id', '=', tenantId).execute();
 }
 
 /** Deletes cache entries past their expiry; returns how many. */

@@ -11,13 +11,14 @@ import { INACCURACY_NOTICE } from './sections.js';
 export interface SummaryBasis {
   observation_count: number;
   status: string;
-  /** Device id → what the summary said about it (host name, description, criticality). */
+  /** Device id → what the summary was told about it (host name, description, criticality, user, endpoint). */
   devices: Record<string, string>;
 }
 
 export type StaleReason = 'observations_added' | 'status_changed' | 'device_changed';
 
-const deviceMark = (device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality'>) => JSON.stringify([device.host_name, device.description, device.criticality]);
+const deviceMark = (device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id'>) =>
+  JSON.stringify([device.host_name, device.description, device.criticality, device.last_user, device.endpoint_id]);
 
 export function basisOf(row: Pick<CaseRow, 'observation_count' | 'status'>, devices: readonly DeviceRow[]): SummaryBasis {
   return { observation_count: Number(row.observation_count), status: row.status, devices: Object.fromEntries(devices.map((device) => [device.id, deviceMark(device)])) };

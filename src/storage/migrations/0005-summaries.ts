@@ -36,8 +36,10 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   )`.execute(db);
   await sql`CREATE INDEX case_summaries_tenant ON case_summaries (tenant_id, generated_at)`.execute(db);
 
+  // The tenant is kept so an opt-out can remove the tenant's cached input and output at once.
   await sql`CREATE TABLE summary_cache (
     fingerprint TEXT PRIMARY KEY,
+    tenant_id ${bigint} NOT NULL REFERENCES tenants(id),
     provider TEXT NOT NULL,
     model TEXT NOT NULL,
     prompt_version TEXT NOT NULL,
@@ -50,6 +52,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     expires_at ${bigint} NOT NULL
   )`.execute(db);
   await sql`CREATE INDEX summary_cache_expiry ON summary_cache (expires_at)`.execute(db);
+  await sql`CREATE INDEX summary_cache_tenant ON summary_cache (tenant_id)`.execute(db);
 
   await sql`CREATE TABLE summary_feedback (
     summary_id TEXT NOT NULL,

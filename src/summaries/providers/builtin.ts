@@ -45,7 +45,7 @@ function affected(input: SummaryInput): string[] {
       .join(', ');
     const related = input.observations.filter((observation) => observation.host?.toLowerCase() === device.host_name.toLowerCase());
     return (
-      `- ${quote(device.host_name)}${device.os ? `, ${device.os}` : ''}${device.host_description ? `, described as ${quote(device.host_description)}` : ''}; ` +
+      `- ${quote(device.host_name)}${device.host_description ? `, described as ${quote(device.host_description)}` : ''}; ` +
       `last user ${quote(device.user)}; endpoint ${quote(device.endpoint_id)}${places ? `; addresses ${places}` : ''}${related.length > 0 ? ` ${cite(related.slice(0, 5))}` : ''}`
     );
   });

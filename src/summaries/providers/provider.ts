@@ -83,8 +83,10 @@ export function toProviderError(error: unknown, label: string, classes: SdkError
     return new ProviderError(timedOut ? 'timeout' : 'error', `The request to the ${label} provider was cancelled.`, undefined, { cause: error });
   }
   if (error instanceof classes.api && typeof error.status === 'number') {
-    // No `cause`: the SDK error carries the provider's body, which may echo the key.
-    const detail = redact(error.message.replace(/^\d{3}\s*/, ''), apiKey);
+    // No `cause`: the SDK error carries the provider's body, which may echo the key. An
+    // authentication failure's text often quotes part of the key (sk-…abcd): not passed on at all.
+    const auth = error.status === 401 || error.status === 403;
+    const detail = auth ? 'the provider refused the configured credentials' : redact(error.message.replace(/^\d{3}\s*/, ''), apiKey);
     return new ProviderError('error', `The ${label} provider answered HTTP ${error.status}${detail ? `: ${detail}` : ''}`, error.status);
   }
   if (error instanceof classes.api) {
