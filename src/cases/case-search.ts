@@ -60,7 +60,6 @@ function conditions(eb: CaseScope, tenantId: number, filter: CaseFilter): Expres
   }
   const technique = filter.technique;
   if (technique !== undefined) {
-    // A parent finds its sub-techniques: T1059 matches T1059 and T1059.000–T1059.999 (ids are validated).
     all.push(
       eb(
         'c.id',
@@ -69,7 +68,9 @@ function conditions(eb: CaseScope, tenantId: number, filter: CaseFilter): Expres
           .selectFrom('case_techniques as ct')
           .select('ct.case_id')
           .where('ct.tenant_id', '=', tenantId)
-          .where((inner) => inner.or([inner('ct.technique', '=', technique), inner.and([inner('ct.technique', '>=', `${technique}.`), inner('ct.technique', '<', `${technique}/`)])])),
+          // One index range: ids match ^T\d{4}(\.\d{3})?$, so [T1059, T1059/) is T1059 and its sub-techniques.
+          .where('ct.technique', '>=', technique)
+          .where('ct.technique', '<', `${technique}/`),
       ),
     );
   }

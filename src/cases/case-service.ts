@@ -136,8 +136,7 @@ export const MAX_DETAIL_OBSERVATIONS = 500;
 export async function getCaseDetail(db: Kysely<Tables>, catalogue: AttackCatalogue, tenantId: number, idOrNumber: string) {
   const row = await requireCase(db, tenantId, idOrNumber);
   const [view] = await presentCases(db, catalogue, tenantId, [row]);
-  const deviceIds = (await caseDeviceIds(db, tenantId, [row.id])).get(row.id) ?? [];
-  const devices = await presentDevices(db, tenantId, await findDevicesByIds(db, tenantId, deviceIds));
+  const devices = await presentDevices(db, tenantId, await findDevicesByIds(db, tenantId, view!.devices.map((device) => device.id)));
   const observations = await db
     .selectFrom('case_observations as co')
     .innerJoin('observations as o', 'o.id', 'co.observation_id')

@@ -92,6 +92,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   await sql`CREATE INDEX cases_tenant_status ON cases (tenant_id, status, created_at, seq)`.execute(db);
   await sql`CREATE INDEX cases_tenant_assignee ON cases (tenant_id, assignee_id, created_at, seq)`.execute(db);
   await sql`CREATE INDEX cases_tenant_group ON cases (tenant_id, group_key, last_observation_at)`.execute(db);
+  await sql`CREATE INDEX cases_tenant_severity ON cases (tenant_id, severity, score)`.execute(db);
 
   // An observation belongs to one case at a time; a merge moves it.
   await sql`CREATE TABLE case_observations (
@@ -109,6 +110,8 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     PRIMARY KEY (case_id, device_id)
   )`.execute(db);
   await sql`CREATE INDEX case_devices_device ON case_devices (tenant_id, device_id)`.execute(db);
+  // A page of cases' devices (presenters): without it SQLite reads every device link of the tenant.
+  await sql`CREATE INDEX case_devices_case ON case_devices (tenant_id, case_id)`.execute(db);
 
   await sql`CREATE TABLE case_techniques (
     case_id TEXT NOT NULL REFERENCES cases(id),
@@ -116,7 +119,8 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     tenant_id ${bigint} NOT NULL REFERENCES tenants(id),
     PRIMARY KEY (case_id, technique)
   )`.execute(db);
-  await sql`CREATE INDEX case_techniques_technique ON case_techniques (tenant_id, technique)`.execute(db);
+  // Covering: the technique filter is answered from the index alone.
+  await sql`CREATE INDEX case_techniques_technique ON case_techniques (tenant_id, technique, case_id)`.execute(db);
 
   await sql`CREATE TABLE case_tags (
     case_id TEXT NOT NULL REFERENCES cases(id),
@@ -124,7 +128,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     tenant_id ${bigint} NOT NULL REFERENCES tenants(id),
     PRIMARY KEY (case_id, tag)
   )`.execute(db);
-  await sql`CREATE INDEX case_tags_tag ON case_tags (tenant_id, tag)`.execute(db);
+  await sql`CREATE INDEX case_tags_tag ON case_tags (tenant_id, tag, case_id)`.execute(db);
 
   await sql`CREATE TABLE case_comments (
     seq ${serial},
