@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { newId } from '../identity/secrets.js';
-import type { DetectionOutput, ObservationDraft } from './detection-processor.js';
+import type { DetectionOutput, NetworkRow, ObservationDraft, ProcessRow } from './detection-processor.js';
 import type { DatabaseKind } from '../storage/database.js';
 import type { AttackCatalogue } from './attack.js';
 import type { GeoIpSource } from '../devices/geoip.js';
@@ -67,27 +67,31 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
     // Devices first: the normalised rows and the observations' cases refer to them.
     const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, stamp);
     const deviceOf = (row: { tenantId: number; host: string | null }) => (row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null));
+    // The columns both normalised tables share.
+    const commonColumns = (row: ProcessRow | NetworkRow) => ({
+      tenant_id: row.tenantId,
+      device_id: deviceOf(row),
+      record_seq: row.recordSeq,
+      event_time: row.time,
+      host: row.host,
+      endpoint_id: row.endpoint_id,
+      user_name: row.user,
+      process_name: row.process_name,
+      pid: row.pid,
+      executable_path: row.executable_path,
+      source_format: row.source_format,
+    });
     for (const chunk of chunks(processRows)) {
       await trx
         .insertInto('endpoint_process_events')
         .values(
           chunk.map((row) => ({
-            tenant_id: row.tenantId,
-            device_id: deviceOf(row),
-            record_seq: row.recordSeq,
-            event_time: row.time,
-            host: row.host,
-            endpoint_id: row.endpoint_id,
-            user_name: row.user,
-            process_name: row.process_name,
-            pid: row.pid,
+            ...commonColumns(row),
             parent_process_name: row.parent_process_name,
             parent_pid: row.parent_pid,
-            executable_path: row.executable_path,
             parent_executable_path: row.parent_executable_path,
             command_line: row.command_line,
             parent_command_line: row.parent_command_line,
-            source_format: row.source_format,
           })),
         )
         .onConflict((oc) => oc.column('record_seq').doNothing())
@@ -98,16 +102,7 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
         .insertInto('network_process_events')
         .values(
           chunk.map((row) => ({
-            tenant_id: row.tenantId,
-            device_id: deviceOf(row),
-            record_seq: row.recordSeq,
-            event_time: row.time,
-            host: row.host,
-            endpoint_id: row.endpoint_id,
-            user_name: row.user,
-            process_name: row.process_name,
-            pid: row.pid,
-            executable_path: row.executable_path,
+            ...commonColumns(row),
             source_ip: row.source_ip,
             source_port: row.source_port,
             destination_ip: row.destination_ip,
@@ -115,7 +110,6 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
             destination_hostname: row.destination_hostname,
             protocol: row.protocol,
             direction: row.direction,
-            source_format: row.source_format,
           })),
         )
         .onConflict((oc) => oc.column('record_seq').doNothing())

@@ -86,7 +86,7 @@ export class SchemaScopedPostgresDialect extends PostgresDialect {
     super(config);
   }
 
-  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SchemaScopedPostgresIntrospector(db, this.schema);
   }
 }
