@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { generateToken } from '../src/identity/token-format.js';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
-import { dropSchema } from '../test/helpers/postgres.js';
+import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
 import { makeBody } from './records.js';
 import { seededRandom } from '../src/random.js';
 
@@ -84,12 +84,8 @@ function prepareStorage(flags: Flags): string[] {
   cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const args = ['--data', dataDir];
   if (flags.database) {
-    const schema = `bench_api_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-    const url = new URL(flags.database);
-    url.searchParams.delete('schema');
-    const baseUrl = url.toString();
-    url.searchParams.set('schema', schema);
-    args.push('--database', url.toString());
+    const { schema, url, baseUrl } = freshSchema(flags.database, 'bench_api');
+    args.push('--database', url);
     cleanup.push(() => dropSchema(baseUrl, schema));
   }
   return args;

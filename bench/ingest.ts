@@ -4,11 +4,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
-import { dropSchema } from '../test/helpers/postgres.js';
+import { dropSchema, freshSchema, type FreshSchema } from '../test/helpers/postgres.js';
 
 interface Flags {
   duration: number;
@@ -113,10 +112,10 @@ async function baseline(flags: Flags): Promise<LoadResult> {
   }
 }
 
-async function countStored(dataDir: string, pgUrl: string | undefined, schema: string): Promise<number> {
+async function countStored(dataDir: string, postgres: FreshSchema | undefined): Promise<number> {
   const query = (table: string, tenants: string) =>
     `SELECT count(*) AS n FROM ${table} r JOIN ${tenants} t ON t.id = r.tenant_id WHERE t.code_name = 'demo'`;
-  if (!pgUrl) {
+  if (!postgres) {
     const db = new SQLite(path.join(dataDir, 'sightline.db'), { readonly: true });
     try {
       const row = db.prepare(query('telemetry_records', 'tenants')).get() as { n: number };
@@ -125,7 +124,8 @@ async function countStored(dataDir: string, pgUrl: string | undefined, schema: s
       db.close();
     }
   }
-  const client = new pg.Client({ connectionString: pgUrl });
+  const { baseUrl, schema } = postgres;
+  const client = new pg.Client({ connectionString: baseUrl });
   await client.connect();
   try {
     const result = await client.query<{ n: string }>(query(`${schema}.telemetry_records`, `${schema}.tenants`));
@@ -143,18 +143,12 @@ const cleanup: (() => Promise<void>)[] = [];
 async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: number; serverLog: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-'));
   cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  // A fresh schema per run: numbers from a table already holding earlier runs would not compare.
-  const schema = `bench_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  let pgUrl: string | undefined;
   const args = ['src/cli/run.ts', 'serve', '--data', dataDir, '--log-level', 'warn'];
-  if (flags.database) {
-    const url = new URL(flags.database);
-    url.searchParams.delete('schema');
-    pgUrl = url.toString();
-    url.searchParams.set('schema', schema);
-    args.push('--database', url.toString());
-    const baseUrl = pgUrl;
-    cleanup.push(() => dropSchema(baseUrl, schema));
+  // A fresh schema per run: numbers from a table already holding earlier runs would not compare.
+  const postgres = flags.database ? freshSchema(flags.database, 'bench') : undefined;
+  if (postgres) {
+    args.push('--database', postgres.url);
+    cleanup.push(() => dropSchema(postgres.baseUrl, postgres.schema));
   }
   const port = await freePort();
   const server = await startServer(args[0] as string, [...args.slice(1), '--port', String(port)], port, 60_000);
@@ -164,7 +158,7 @@ async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: nu
   } finally {
     await stopServer(server, 'Sightline server');
   }
-  const stored = await countStored(dataDir, pgUrl, schema);
+  const stored = await countStored(dataDir, postgres);
   return { result, stored, serverLog: `${server.stderr()}${server.stdout()}`.trim() };
 }
 

@@ -445,6 +445,65 @@ for (const target of databaseTargets) {
       problem(await client.post('/v1/cases', { limit: 2, sort: 'score', cursor: page.body.next_cursor }), 400, 'invalid_cursor');
     });
 
+    test('total counts up to track_total: exact (eq) up to it, the limit (gte) past it; true counts all, false none', async () => {
+      const { client } = await writerFor('totals');
+      for (const host of ['tot-1', 'tot-2', 'tot-3', 'tot-4', 'tot-5']) await observe(client, { host });
+      const search = async (body: Record<string, unknown>) => {
+        const response = await client.post('/v1/cases', body);
+        assert.equal(response.status, 200, `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`);
+        return response.body as { cases: CaseView[]; total: number | null; total_relation: string | null };
+      };
+      const totalOf = async (body: Record<string, unknown>) => {
+        const { total, total_relation } = await search(body);
+        return { total, total_relation };
+      };
+      assert.deepEqual(await totalOf({}), { total: 5, total_relation: 'eq' }, 'the default limit is far above 5');
+      assert.deepEqual(await totalOf({ track_total: 5 }), { total: 5, total_relation: 'eq' }, 'exactly the limit is still exact');
+      assert.deepEqual(await totalOf({ track_total: 4 }), { total: 4, total_relation: 'gte' });
+      // 1 and true are told apart (the validator coerces types; neither may become the other).
+      assert.deepEqual(await totalOf({ track_total: 1 }), { total: 1, total_relation: 'gte' });
+      assert.deepEqual(await totalOf({ track_total: true }), { total: 5, total_relation: 'eq' });
+      assert.deepEqual(await totalOf({ track_total: false }), { total: null, total_relation: null });
+      // The limit bounds the count, never the page.
+      assert.equal((await search({ track_total: 2 })).cases.length, 5);
+      assert.equal((await search({ track_total: false, limit: 2 })).cases.length, 2);
+      // Through each kind of filter: indexed text alone, a device with a status, a technique.
+      assert.deepEqual(await totalOf({ text: 'tot-', track_total: 3 }), { total: 3, total_relation: 'gte' });
+      assert.deepEqual(await totalOf({ text: 'TOT-', track_total: 10 }), { total: 5, total_relation: 'eq' });
+      const one = (await search({ text: 'tot-3' })).cases[0]!;
+      assert.deepEqual(await totalOf({ device_id: one.devices[0]!.id, status: ['new'], track_total: 1 }), { total: 1, total_relation: 'eq' });
+      assert.deepEqual(await totalOf({ technique: 'T1059', track_total: 2 }), { total: 2, total_relation: 'gte' });
+      for (const track_total of [0, 100_001, 'many', 2.5]) {
+        problem(await client.post('/v1/cases', { track_total }), 400, 'invalid_request');
+      }
+    });
+
+    test('GET /v1/cases/counts: every status, and the open cases per severity, exact; another tenant counts its own', async () => {
+      const { client } = await writerFor('counts');
+      const empty = { by_status: { new: 0, in_progress: 0, on_hold: 0, closed: 0 }, open_by_severity: { low: 0, medium: 0, high: 0, critical: 0 } };
+      const counts = async (who: ApiClient) => {
+        const response = await who.get('/v1/cases/counts');
+        assert.equal(response.status, 200, JSON.stringify(response.body));
+        return response.body;
+      };
+      assert.deepEqual(await counts(client), empty);
+      const levels: Level[] = ['critical', 'high', 'high', 'medium', 'low', 'informational'];
+      for (const [index, level] of levels.entries()) await observe(client, { host: `count-${index}`, level });
+      const cases = (await client.post('/v1/cases', { sort: 'created', order: 'asc' })).body.cases as CaseView[];
+      assert.equal((await patch(client, cases[0]!, { status: 'in_progress' })).status, 200);
+      assert.equal((await patch(client, cases[1]!, { status: 'closed', resolution: 'false_positive' })).status, 200);
+      const held = await patch(client, cases[2]!, { status: 'in_progress' });
+      assert.equal((await patch(client, held.body, { status: 'on_hold' })).status, 200);
+      assert.equal((await patch(client, cases[3]!, { severity: 'critical' })).status, 200);
+      assert.deepEqual(await counts(client), {
+        by_status: { new: 3, in_progress: 1, on_hold: 1, closed: 1 },
+        // The closed high case is not open; informational observations make low cases.
+        open_by_severity: { low: 2, medium: 0, high: 1, critical: 2 },
+      });
+      const stranger = await seedTenant(server, 'counts-stranger');
+      assert.deepEqual(await counts(apiClient(server, bearer((await issueToken(server, stranger, ['cases:read'])).value))), empty);
+    });
+
     test('assignee null: search finds the unassigned cases, and PATCH unassigns', async () => {
       const user = await signIn(server, { tenant: acmeTenant, role: 'analyst', email: 'cy@acme.example' });
       assert.ok(user.csrf);

@@ -11,6 +11,7 @@ import { findDevicesByIds } from '../devices/device-store.js';
 import {
   addHistory,
   caseDeviceIds,
+  countCasesByStatus,
   findComment,
   insertComment,
   listComments,
@@ -22,11 +23,20 @@ import {
   updateComment,
   type CaseRow,
 } from './case-store.js';
-import { searchCases, sortValue, type CaseFilter, type CasePage } from './case-search.js';
+import { searchCases, sortValue, type CaseFilter, type CasePage, type TotalTracking } from './case-search.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
-import { newComment, presentCases, presentComment, requireCase, resolveAssignee, type CaseView } from './case-service.js';
+import { newComment, presentCases, presentComment, requireCase, resolveAssignee, type CaseView, type Severity } from './case-service.js';
+import { statuses, type CaseStatus } from './case-workflow.js';
 
-export async function findCases(db: Kysely<Tables>, catalogue: AttackCatalogue, tenantId: number, filter: CaseFilter & { assigneeRef?: string | null }, page: CasePage) {
+export async function findCases(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  catalogue: AttackCatalogue,
+  tenantId: number,
+  filter: CaseFilter & { assigneeRef?: string | null },
+  page: CasePage,
+  tracking: TotalTracking,
+) {
   const { assigneeRef, ...rest } = filter;
   const resolved: CaseFilter = { ...rest };
   if (assigneeRef !== undefined) {
@@ -41,7 +51,7 @@ export async function findCases(db: Kysely<Tables>, catalogue: AttackCatalogue, 
       resolved.assignee = person?.id ?? '#unknown';
     }
   }
-  const { rows, total } = await searchCases(db, tenantId, resolved, { ...page, limit: page.limit + 1 });
+  const { rows, total } = await searchCases(db, kind, tenantId, resolved, { ...page, limit: page.limit + 1 }, tracking);
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   const last = shown.at(-1);
@@ -50,6 +60,21 @@ export async function findCases(db: Kysely<Tables>, catalogue: AttackCatalogue, 
     next: more && last ? { value: sortValue(last, page.sort), seq: last.seq } : null,
     total,
   };
+}
+
+/** GET /v1/cases/counts: every status, and the open cases per severity, zero included. */
+export async function caseCounts(db: Kysely<Tables>, tenantId: number) {
+  const open = statuses.filter((status) => status !== 'closed');
+  const counted = await countCasesByStatus(db, tenantId, open);
+  const byStatus = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<CaseStatus, number>;
+  const openBySeverity: Record<Severity, number> = { low: 0, medium: 0, high: 0, critical: 0 };
+  for (const row of counted.open) {
+    byStatus[row.status as CaseStatus] += row.n;
+    openBySeverity[row.severity as Severity] += row.n;
+  }
+  // The workflow knows no other status: whatever is not open is closed.
+  byStatus.closed = counted.total - open.reduce((sum, status) => sum + byStatus[status], 0);
+  return { by_status: byStatus, open_by_severity: openBySeverity };
 }
 
 /** Merges `sources` into `target`: their observations, devices, techniques and tags move; they close as duplicates. */

@@ -15,12 +15,14 @@ import {
   BulkPatchBody,
   BulkResultSchema,
   CaseDetailSchema,
+  CaseCountsSchema,
   CaseListSchema,
   CaseParams,
   CaseSchema,
   CommentBody,
   CommentParams,
   CommentSchema,
+  DEFAULT_TRACK_TOTAL,
   HistorySchema,
   ListPageQuery,
   MergeBody,
@@ -29,7 +31,8 @@ import {
   SearchCasesBody,
 } from './case-schemas.js';
 import { bulkPatchCases, getCaseDetail, patchCase } from './case-service.js';
-import { addComment, changeComment, findCases, mergeCases, pageComments, pageHistory } from './case-actions.js';
+import { addComment, caseCounts, changeComment, findCases, mergeCases, pageComments, pageHistory } from './case-actions.js';
+import { totalTracking } from './case-search.js';
 import { workflowDescription } from './case-workflow.js';
 
 const conflict = problemResponse('The case changed since you read it (stale version)', 'version_conflict');
@@ -49,7 +52,7 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       schema: {
         tags: ['Cases'],
         summary: 'Search cases',
-        description: `The tenant's cases matching a filter, with the AI summaries already generated on them (reading never generates one). Filters combine with AND; lists within one filter with OR (tags: every tag). Sort by created (default), updated or score; cursor pagination; \`total\` counts every match. For incremental sync pass \`updated_after\` with \`sort: updated, order: asc\`. Score: ${SCORE_FORMULA}`,
+        description: `The tenant's cases matching a filter, with the AI summaries already generated on them (reading never generates one). Filters combine with AND; lists within one filter with OR (tags: every tag). Sort by created (default), updated or score; cursor pagination. \`total\` counts the matches up to \`track_total\` (default ${DEFAULT_TRACK_TOTAL.toLocaleString('en-US')}): exact when \`total_relation\` is \`eq\`, a lower bound when \`gte\` (as Elasticsearch's track_total_hits); \`track_total: true\` counts them all, \`false\` not at all (then both are null). For incremental sync pass \`updated_after\` with \`sort: updated, order: asc\`. Score: ${SCORE_FORMULA}`,
         body: SearchCasesBody,
         response: { 200: CaseListSchema },
       },
@@ -68,6 +71,7 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       }
       const result = await findCases(
         db,
+        kind,
         catalogue,
         tenantOf(request).id,
         {
@@ -86,9 +90,32 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
           ...(body.updated_before ? { updatedBefore: parseIsoTime('updated_before', body.updated_before) } : {}),
         },
         { sort, order, limit: body.limit ?? 50, ...(after ? { after } : {}) },
+        totalTracking(body.track_total ?? DEFAULT_TRACK_TOTAL),
       );
-      return { cases: result.cases, next_cursor: result.next ? encodeCursor({ v: result.next.value, s: result.next.seq, k: `${sort}:${order}` }) : null, total: result.total };
+      return {
+        cases: result.cases,
+        next_cursor: result.next ? encodeCursor({ v: result.next.value, s: result.next.seq, k: `${sort}:${order}` }) : null,
+        total: result.total?.value ?? null,
+        total_relation: result.total?.relation ?? null,
+      };
     },
+  );
+
+  // A static path: Fastify's router prefers it to /cases/:case_id whatever the order, and no case
+  // id or number reads "counts".
+  routes.get(
+    '/cases/counts',
+    {
+      config: read,
+      schema: {
+        tags: ['Cases'],
+        summary: 'Count cases by status',
+        description:
+          "The tenant's cases per status, and its open cases (new, in progress, on hold) per severity: exact, in one snapshot, and cheap enough to poll for live counts.",
+        response: { 200: CaseCountsSchema },
+      },
+    },
+    async (request) => caseCounts(db, tenantOf(request).id),
   );
 
   routes.get(
@@ -119,7 +146,18 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         response: {
           200: CaseSchema,
           400: problemResponse('resolution_required (closing without a resolution), unknown_assignee, or invalid_request (a resolution without closing)', 'resolution_required'),
-          409: { ...conflict, description: 'Stale version (version_conflict) or a forbidden status change (invalid_status_transition)' },
+          409: {
+            description: 'Stale version (version_conflict) or a forbidden status change (invalid_status_transition)',
+            content: {
+              'application/problem+json': {
+                schema: conflict.content['application/problem+json'].schema,
+                examples: {
+                  version_conflict: { value: conflict.content['application/problem+json'].example },
+                  invalid_status_transition: { value: { ...transition.content['application/problem+json'].example, allowed: ['in_progress', 'closed'] } },
+                },
+              },
+            },
+          },
         },
       },
     },

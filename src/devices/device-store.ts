@@ -3,6 +3,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Criticality, DeviceAddressesTable, DevicesTable, Tables } from '../storage/schema.js';
 import { newId } from '../identity/secrets.js';
+import { likeContains } from '../storage/like.js';
 import type { DeviceSighting } from './device-sightings.js';
 import type { GeoIpSource } from './geoip.js';
 
@@ -119,8 +120,8 @@ export function listDevices(
   page: { limit: number; after?: { lastSeen: number; seq: number } },
 ): Promise<DeviceRow[]> {
   let query = db.selectFrom('devices').selectAll('devices').where('devices.tenant_id', '=', tenantId);
-  // ESCAPE spelled out: SQLite has no default LIKE escape character, PostgreSQL's is the backslash.
-  if (filter.name !== undefined) query = query.where(sql<boolean>`host_key LIKE ${`%${escapeLike(filter.name.toLowerCase())}%`} ESCAPE '\\'`);
+  // host_key is the host name lower-cased.
+  if (filter.name !== undefined) query = query.where(likeContains('host_key', filter.name.toLowerCase()));
   if (filter.ip !== undefined) {
     const ip = filter.ip.toLowerCase();
     query = query.where(({ exists, selectFrom }) =>
@@ -143,10 +144,6 @@ export function listDevices(
   const after = page.after;
   if (after) query = query.where((eb) => eb.or([eb('last_seen', '<', after.lastSeen), eb.and([eb('last_seen', '=', after.lastSeen), eb('seq', '<', after.seq)])]));
   return query.orderBy('last_seen', 'desc').orderBy('seq', 'desc').limit(page.limit).execute();
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 export function findDevice(db: Db, tenantId: number, id: string): Promise<DeviceRow | undefined> {

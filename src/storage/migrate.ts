@@ -7,6 +7,10 @@ import * as m0002 from './migrations/0002-identity.js';
 import * as m0003 from './migrations/0003-detection.js';
 import * as m0004 from './migrations/0004-cases-and-devices.js';
 import * as m0005 from './migrations/0005-summaries.js';
+import * as m0006 from './migrations/0006-case-search.js';
+import * as m0007 from './migrations/0007-observation-stats.js';
+import * as m0008 from './migrations/0008-tenant-key-indexes.js';
+import * as m0009 from './migrations/0009-observation-list-order.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -18,6 +22,10 @@ const migrations: Record<string, MigrationModule> = {
   '0003-detection': m0003,
   '0004-cases-and-devices': m0004,
   '0005-summaries': m0005,
+  '0006-case-search': m0006,
+  '0007-observation-stats': m0007,
+  '0008-tenant-key-indexes': m0008,
+  '0009-observation-list-order': m0009,
 };
 
 class InCodeMigrations implements MigrationProvider {

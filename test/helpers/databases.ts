@@ -4,9 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { dropSchema } from './postgres.js';
+import { dropSchema, freshSchema, schemaClient } from './postgres.js';
 
 export interface TestDatabase {
   kind: 'sqlite' | 'postgres';
@@ -49,17 +47,15 @@ export const databaseTargets: DatabaseTarget[] = [
     kind: 'postgres',
     skip: pgBase ? false : 'SIGHTLINE_TEST_DATABASE_URL not set — PostgreSQL suite NOT run',
     async create() {
-      const schema = `t_${randomBytes(6).toString('hex')}`;
-      const url = new URL(pgBase!);
-      url.searchParams.set('schema', schema);
+      const { schema, url, baseUrl } = freshSchema(pgBase!, 't');
       const dataDir = tempDir();
       return {
         kind: 'postgres',
         dataDir,
-        databaseUrl: url.toString(),
+        databaseUrl: url,
         cleanup: async () => {
           fs.rmSync(dataDir, { recursive: true, force: true });
-          await dropSchema(pgBase!, schema);
+          await dropSchema(baseUrl, schema);
         },
       };
     },
@@ -80,11 +76,7 @@ export async function holdRecordLogLock(database: TestDatabase): Promise<() => P
       connection.close();
     };
   }
-  const url = new URL(database.databaseUrl);
-  const schema = url.searchParams.get('schema');
-  url.searchParams.delete('schema');
-  const client = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${schema}` });
-  await client.connect();
+  const client = await schemaClient(database.databaseUrl);
   await client.query('BEGIN');
   await client.query('LOCK TABLE telemetry_records IN EXCLUSIVE MODE');
   return async () => {
