@@ -4,10 +4,9 @@
 // approved by an operator, held to the approved volume.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
+import { apiClient, bearer, detectionCaughtUp, ingest, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
 import { webAccessRecord } from './helpers/factories.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { AuditEvent } from '../src/identity/audit-service.js';
@@ -70,28 +69,11 @@ for (const target of databaseTargets) {
       await database.cleanup();
     });
 
-    async function ingest(records: Record<string, unknown>[], codeName = 'acme'): Promise<void> {
-      const body = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      const response = await server.post(body, { 'content-type': 'application/x-ndjson', host: `${codeName}-collector.localhost` });
-      assert.equal(response.status, 201, await response.text());
-    }
-
-    /** Waits until the detection worker has processed every record in the log. */
-    async function detectionCaughtUp(): Promise<void> {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const ready = await apiClient(server).get('/readyz');
-        if (ready.body.detection_lag_records === 0) return;
-        if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(ready.body)}`);
-        await sleep(50);
-      }
-    }
-
     test('attacks in the records become observations with techniques, device and evidence; benign ones do not', async () => {
       const sqli = webAccessRecord({ request: "GET /item?id=1'%20UNION%20SELECT%20username,password%20FROM%20users-- HTTP/1.1", hostname: 'web-01' });
       const benign = [webAccessRecord(), webAccessRecord()];
-      await ingest([...benign, sqli, sysmonOfficePowershell('ws-042'), reverseShell('web-02')]);
-      await detectionCaughtUp();
+      await ingest(server, [...benign, sqli, sysmonOfficePowershell('ws-042'), reverseShell('web-02')]);
+      await detectionCaughtUp(server);
 
       const listed = await reader.get('/v1/observations?limit=100');
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
@@ -157,8 +139,8 @@ for (const target of databaseTargets) {
       const before = (await reader.get('/v1/observations?limit=500')).body.observations.length;
       // Rewind the detection cursor as a crash between commit and acknowledgement could.
       await server.sightline.database.db.updateTable('log_cursors').set({ seq: 0, tx_id: '0' }).where('name', '=', 'detection').execute();
-      await ingest([webAccessRecord()]);
-      await detectionCaughtUp();
+      await ingest(server, [webAccessRecord()]);
+      await detectionCaughtUp(server);
       const afterCount = (await reader.get('/v1/observations?limit=500')).body.observations.length;
       assert.equal(afterCount, before);
     });

@@ -4,7 +4,7 @@
 // detection_failures; a commit from a stale position is refused rather than applied twice).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { schemaClient } from './helpers/postgres.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { createTenant } from '../src/identity/tenant-service.js';
@@ -62,11 +62,7 @@ for (const target of databaseTargets) {
       // Catch up with what earlier tests wrote.
       for (const record of await readRecordsAfter(database.db, database.kind, position, 100)) position = { seq: record.seq, txId: record.txId };
 
-      const url = new URL(testDb.databaseUrl);
-      const schema = url.searchParams.get('schema');
-      url.searchParams.delete('schema');
-      const slow = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${schema}` });
-      await slow.connect();
+      const slow = await schemaClient(testDb.databaseUrl);
       try {
         await slow.query('BEGIN');
         const held = await slow.query<{ seq: string }>(

@@ -1,21 +1,24 @@
 // Searching and exporting telemetry through HTTP, on SQLite and PostgreSQL: records posted to
 // the collector, read back by time range, text and field filters, page by page and as an NDJSON
-// stream; scoped to the caller's tenant; text search sees what was just acknowledged.
-import { after, before, describe, test } from 'node:test';
+// stream; scoped to the caller's tenant; text search sees what was just acknowledged. Newest
+// first, the live tail and the histogram: telemetry-live-api.e2e.test.ts.
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { databaseTargets, type TestDatabase } from './helpers/databases.js';
-import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, type ApiClient } from './helpers/api.js';
-import { appRecord, ndjson, webAccessRecord } from './helpers/factories.js';
+import { databaseTargets } from './helpers/databases.js';
+import type { TestServer } from './helpers/server.js';
+import { apiClient, bearer, expectProblem, ingest, issueToken, type ApiClient } from './helpers/api.js';
+import { apiSuite } from './helpers/suite.js';
+import { exportRecords, searchAll, telemetryReaders } from './helpers/telemetry.js';
+import { appRecord, webAccessRecord } from './helpers/factories.js';
 import { searchIndexLag } from '../src/telemetry/telemetry-store.js';
 import type { StoredRecord } from '../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 
 for (const target of databaseTargets) {
   describe(`telemetry API on ${target.kind}`, { skip: target.skip }, () => {
-    let database: TestDatabase;
+    const suite = apiSuite(target);
     let server: TestServer;
     let acme: Tenant;
     let acmeToken: string;
@@ -23,63 +26,17 @@ for (const target of databaseTargets) {
     let globexReader: ApiClient;
 
     before(async () => {
-      database = await target.create();
-      server = await startServer(database);
-      acme = await seedTenant(server, 'acme');
-      const globex = await seedTenant(server, 'globex');
-      acmeToken = (await issueToken(server, acme, ['telemetry:read'])).value;
-      reader = apiClient(server, bearer(acmeToken));
-      globexReader = apiClient(server, bearer((await issueToken(server, globex, ['telemetry:read'])).value));
+      ({ server, acme } = suite);
+      ({ acmeToken, reader, globexReader } = await telemetryReaders(suite));
     });
-    after(async () => {
-      await server.close();
-      await database.cleanup();
-    });
-
-    /** Posts NDJSON lines (objects, or raw JSON text) to a tenant's collector. */
-    async function ingest(lines: (Record<string, unknown> | string)[], codeName = 'acme'): Promise<void> {
-      const body = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
-      const response = await server.post(body, { 'content-type': 'application/x-ndjson', host: `${codeName}-collector.localhost` });
-      assert.equal(response.status, 201, await response.text());
-    }
-
-    /** Every record of a search, following next_cursor; also returns how many pages it took. */
-    async function searchAll(client: ApiClient, body: Record<string, unknown>): Promise<{ records: StoredRecord[]; pages: number }> {
-      const records: StoredRecord[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const response = await client.post('/v1/telemetry/search', { ...body, ...(cursor ? { cursor } : {}) });
-        assert.equal(response.status, 200, JSON.stringify(response.body));
-        records.push(...(response.body.records as StoredRecord[]));
-        cursor = response.body.next_cursor;
-        pages++;
-      } while (cursor);
-      return { records, pages };
-    }
-
-    async function exportRecords(token: string, body: unknown): Promise<Response> {
-      return fetch(`${server.baseUrl}/v1/telemetry/export`, {
-        method: 'POST',
-        headers: { ...bearer(token), 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    }
-
-    function expectProblem(response: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string) {
-      assert.equal(response.status, status, JSON.stringify(response.body));
-      assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
-      assert.equal(response.body.code, code);
-      return response.body;
-    }
 
     test('since (inclusive) and until (exclusive) select records by receive time; until must be later', async () => {
       const run = randomUUID();
       const early = [appRecord({ run }), appRecord({ run })];
-      await ingest(early);
+      await ingest(server, early);
       await sleep(5);
       const late = [appRecord({ run })];
-      await ingest(late);
+      await ingest(server, late);
 
       const all = (await searchAll(reader, { filters: { run } })).records;
       assert.deepEqual(all.map((r) => r.record.marker), [...early, ...late].map((r) => r.marker));
@@ -101,7 +58,7 @@ for (const target of databaseTargets) {
       const word = `quokka${Date.now()}`;
       const both = appRecord({ run, message: `${word} payment DECLINED for order` });
       const one = appRecord({ run, message: `${word} payment accepted` });
-      await ingest([both, one, appRecord({ run })]);
+      await ingest(server, [both, one, appRecord({ run })]);
       const found = (await searchAll(reader, { query: `${word.toUpperCase()} declined` })).records;
       assert.deepEqual(found.map((r) => r.record.marker), [both.marker]);
       const either = (await searchAll(reader, { query: `  ${word}  payment ` })).records;
@@ -119,7 +76,7 @@ for (const target of databaseTargets) {
         arrays: { run, id: 'arrays', http: [{ status: 500 }], tags: ['prod'], kubernetes: { namespace: ['prod'] } },
         dotted: { run, id: 'dotted', 'http.status': 500, 'a b': { 'ü-x': 'yes' } },
       };
-      await ingest(Object.values(lines));
+      await ingest(server, Object.values(lines));
       const ids = async (filters: Record<string, unknown>) => (await searchAll(reader, { filters: { run, ...filters } })).records.map((r) => r.record.id);
 
       assert.deepEqual(await ids({ 'http.status': 500 }), ['number500', 'real500'], 'numbers compare as numbers, never as strings');
@@ -156,8 +113,8 @@ for (const target of databaseTargets) {
     test('pagination returns every record exactly once, in log order, and ends without an empty page', async () => {
       const run = randomUUID();
       const records = Array.from({ length: 21 }, () => webAccessRecord({ run }));
-      await ingest(records.slice(0, 10));
-      await ingest(records.slice(10));
+      await ingest(server, records.slice(0, 10));
+      await ingest(server, records.slice(10));
       const { records: found, pages } = await searchAll(reader, { filters: { run }, limit: 7 });
       assert.equal(pages, 3);
       assert.deepEqual(found.map((r) => r.record.marker), records.map((r) => r.marker));
@@ -173,23 +130,26 @@ for (const target of databaseTargets) {
     test("tenants are isolated: another tenant's token never sees these records", async () => {
       const run = randomUUID();
       const word = `wombat${Date.now()}`;
-      await ingest([appRecord({ run, message: word })]);
-      await ingest([appRecord({ run, message: word })], 'globex');
+      await ingest(server, [appRecord({ run, message: word })]);
+      await ingest(server, [appRecord({ run, message: word })], 'globex');
       const mine = (await searchAll(reader, { filters: { run } })).records;
       const theirs = (await searchAll(globexReader, { filters: { run } })).records;
       assert.equal(mine.length, 1);
       assert.equal(theirs.length, 1);
       assert.notEqual(mine[0]!.id, theirs[0]!.id);
       assert.equal((await searchAll(globexReader, { query: word })).records.length, 1);
-      const exported = await (await exportRecords(acmeToken, { query: word })).text();
+      const exported = await (await exportRecords(server, acmeToken, { query: word })).text();
       assert.equal(exported.trim().split('\n').length, 1);
     });
 
-    test('without telemetry:read both endpoints answer 403 naming the permission', async () => {
+    test('without telemetry:read every endpoint answers 403 naming the permission', async () => {
       const token = (await issueToken(server, acme, ['cases:read'])).value;
       const client = apiClient(server, bearer(token));
       assert.equal(expectProblem(await client.post('/v1/telemetry/search', {}), 403, 'permission_denied').required_permission, 'telemetry:read');
-      const exported = await exportRecords(token, {});
+      assert.equal(expectProblem(await client.post('/v1/telemetry/tail', {}), 403, 'permission_denied').required_permission, 'telemetry:read');
+      const histogram = await client.post('/v1/telemetry/histogram', { since: new Date(Date.now() - 60_000).toISOString() });
+      assert.equal(expectProblem(histogram, 403, 'permission_denied').required_permission, 'telemetry:read');
+      const exported = await exportRecords(server, token, {});
       assert.equal(exported.status, 403);
       assert.equal(((await exported.json()) as { required_permission: string }).required_permission, 'telemetry:read');
       assert.equal((await apiClient(server).post('/v1/telemetry/search', {})).status, 401);
@@ -198,8 +158,8 @@ for (const target of databaseTargets) {
     test('export streams NDJSON over several pages, stops at max_records, and reports errors before streaming as problems', async () => {
       const run = randomUUID();
       const records = Array.from({ length: 1203 }, (_, i) => appRecord({ run, n: i }));
-      await ingest(records);
-      const response = await exportRecords(acmeToken, { filters: { run } });
+      await ingest(server, records);
+      const response = await exportRecords(server, acmeToken, { filters: { run } });
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /^application\/x-ndjson/);
       const text = await response.text();
@@ -209,24 +169,33 @@ for (const target of databaseTargets) {
       assert.deepEqual(lines.map((r) => r.record.n), records.map((r) => r.n));
       assert.equal(new Set(lines.map((r) => r.id)).size, 1203);
 
-      const capped = await (await exportRecords(acmeToken, { filters: { run }, max_records: 10 })).text();
+      const capped = await (await exportRecords(server, acmeToken, { filters: { run }, max_records: 10 })).text();
       assert.equal(capped.trim().split('\n').length, 10);
-      const none = await exportRecords(acmeToken, { filters: { run, n: -1 } });
+      const none = await exportRecords(server, acmeToken, { filters: { run, n: -1 } });
       assert.equal(none.status, 200);
       assert.equal(await none.text(), '');
 
-      const bad = await exportRecords(acmeToken, { filters: { 'a..b': 1 } });
+      const bad = await exportRecords(server, acmeToken, { filters: { 'a..b': 1 } });
       assert.equal(bad.status, 400);
       assert.match(bad.headers.get('content-type') ?? '', /^application\/problem\+json/);
       assert.equal(((await bad.json()) as { code: string }).code, 'invalid_request');
     });
 
-    test('the OpenAPI document describes both operations, the export as application/x-ndjson', async () => {
+    test('the OpenAPI document describes every operation, the export as application/x-ndjson', async () => {
       const spec = (await reader.get('/v1/openapi.json')).body;
       const search = spec.paths['/v1/telemetry/search'].post;
       const exported = spec.paths['/v1/telemetry/export'].post;
       assert.deepEqual(search.tags, ['Telemetry']);
       assert.ok(search.responses['200'].content['application/json']);
+      assert.ok(search.requestBody.content['application/json'].schema.properties.order);
+      for (const path of ['/v1/telemetry/tail', '/v1/telemetry/histogram']) {
+        const operation = spec.paths[path].post;
+        assert.deepEqual(operation.tags, ['Telemetry']);
+        assert.match(operation.description, /telemetry:read/);
+        assert.ok(operation.responses['200'].content['application/json'].schema);
+      }
+      const tail = spec.paths['/v1/telemetry/tail'].post.responses['200'].content['application/json'].schema;
+      assert.deepEqual(Object.keys(tail.properties).sort(), ['caught_up', 'records', 'tail_cursor']);
       assert.ok(exported.responses['200'].content['application/x-ndjson'].schema);
       assert.ok(exported.responses['400'] && exported.responses['403']);
       assert.match(exported.description, /telemetry:read/);
@@ -236,7 +205,7 @@ for (const target of databaseTargets) {
       for (let round = 0; round < 5; round++) {
         const word = `narwhal${round}x${Date.now()}`;
         const batch = Array.from({ length: 300 }, (_, i) => appRecord({ message: `${word} ${i}` }));
-        await ingest(batch);
+        await ingest(server, batch);
         const found = (await searchAll(reader, { query: word, limit: 1000 })).records;
         assert.equal(found.length, 300, `round ${round}`);
       }
@@ -284,10 +253,10 @@ for (const target of databaseTargets) {
         `{"run":"${run}","id":"huge-number","n":1e140000}`,
       ];
       const readable = [`{"run":"${run}","id":"emoji","s":"\\ud83d\\ude00"}`, `{"run":"${run}","id":"hex","s":"3fe12345"}`];
-      await ingest([...unreadable, ...readable]);
+      await ingest(server, [...unreadable, ...readable]);
       const filtered = (await searchAll(reader, { filters: { run } })).records.map((r) => r.record.id);
       assert.deepEqual(filtered, target.kind === 'postgres' ? ['emoji', 'hex'] : ['nul', 'lone-surrogate', 'huge-number', 'emoji', 'hex']);
-      const exported = await exportRecords(acmeToken, { filters: { run } });
+      const exported = await exportRecords(server, acmeToken, { filters: { run } });
       assert.equal(exported.status, 200);
       // Unfiltered reads find them all, on either database.
       const since = (await searchAll(reader, { filters: { run, id: 'emoji' } })).records[0]!.received_at;

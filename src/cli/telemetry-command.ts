@@ -1,7 +1,6 @@
 // `sightline telemetry search`: stored records as NDJSON on stdout, in log order.
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
-import { AppError } from '../errors.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { requireTenantByCodeName } from '../identity/tenant-service.js';

@@ -5,7 +5,7 @@
 // group-commit queue); several writing processes will need a visibility-safe follower.
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { SEARCH_INDEX_CURSOR, logEnd } from './telemetry-store.js';
+import { SEARCH_INDEX_CURSOR } from './telemetry-store.js';
 
 /** Only the start of a very large record is indexed: a tsvector holds at most 1 MB. */
 const INDEXED_CHARS = 262_144;

@@ -1,5 +1,6 @@
-// /v1/telemetry: search the records the collector stored (a page at a time) and export a time
-// range of them as an NDJSON stream.
+// /v1/telemetry: search the records the collector stored (a page at a time, oldest or newest
+// first), follow new ones (tail), count matches over time (histogram), and export a time range
+// of them as an NDJSON stream.
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -7,84 +8,20 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.js';
 import { tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
-import { NextCursor, PageQuery, Timestamp } from '../http/schemas.js';
-import type { FieldValue } from './telemetry-store.js';
+import { exportTelemetry, searchTelemetry, type PageStart, type RecordPage, type SearchOrder, type StoredRecord, type TelemetryReader } from './telemetry-service.js';
+import { decodeTailCursor, encodeTailCursor, tailTelemetry, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
+import { histogramTelemetry } from './telemetry-histogram.js';
 import {
-  exportTelemetry,
-  MAX_FIELD_FILTERS,
-  MAX_FIELD_PATH_LENGTH,
-  searchTelemetry,
-  type StoredRecord,
-  type TelemetryReader,
-} from './telemetry-service.js';
-
-const recordExample = {
-  id: '18342',
-  received_at: '2026-11-22T10:00:01.204Z',
-  event_time: '2026-11-22T10:00:00.000Z',
-  record: {
-    timestamp: '2026-11-22T10:00:00Z',
-    message: 'upstream timed out while reading response header',
-    http: { method: 'POST', path: '/checkout', status: 500 },
-    kubernetes: { namespace: 'prod', pod: 'checkout-7d9f8c6b5-x2kqp' },
-  },
-};
-
-const StoredRecordSchema = Type.Object(
-  {
-    id: Type.String({ description: 'Opaque record id' }),
-    received_at: Timestamp('When the collector accepted the record'),
-    event_time: Timestamp("The record's own time when it carried one, else the receive time"),
-    record: Type.Record(Type.String(), Type.Unknown(), { description: 'The record as sent: one JSON object' }),
-    meta: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Transport metadata of container-runtime log lines (`stream`, `time`, `logtag`)' }),
-    ),
-  },
-  { examples: [recordExample] },
-);
-
-// One schema with a list of types, not a union: Fastify's validator coerces types, and in a
-// union it would turn 500 into "500" in the string branch before the number branch is tried.
-const FieldValueSchema = Type.Unsafe<FieldValue>({ type: ['string', 'number', 'boolean', 'null'] });
-
-const filterRules = `Each key is a field path: object keys joined by dots (\`http.status\` is the key \`status\` inside the object \`http\`); array elements cannot be addressed, and keys holding a dot, \`"\`, \`\\\` or a control character cannot be named. Each value is a JSON string, number, boolean or null that the field must equal, with its JSON type: \`500\` matches the number 500 (or 500.0) but not the string \`"500"\`, \`true\` not \`"true"\`, and \`null\` matches an explicit null but not a missing field. Every filter must hold. At most ${MAX_FIELD_FILTERS} filters; paths up to ${MAX_FIELD_PATH_LENGTH} characters. On PostgreSQL, a record PostgreSQL cannot read as jsonb (one holding \`\\u0000\`, an unpaired surrogate escape or a number beyond its range) never matches a filter.`;
-
-const searchFields = {
-  since: Type.Optional(Type.String({ format: 'date-time', description: 'Receive time from (inclusive), ISO 8601' })),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'Receive time before (exclusive), ISO 8601; later than `since`' })),
-  query: Type.Optional(
-    Type.String({ maxLength: 1024, description: 'Free text: every word must occur in the record (case-insensitive, whole words; punctuation separates words)' }),
-  ),
-  filters: Type.Optional(
-    Type.Record(Type.String(), FieldValueSchema, { maxProperties: MAX_FIELD_FILTERS, description: `Field equality filters. ${filterRules}` }),
-  ),
-};
-
-const searchExample = {
-  since: '2026-11-22T00:00:00Z',
-  until: '2026-11-23T00:00:00Z',
-  query: 'timed out',
-  filters: { 'http.status': 500, 'kubernetes.namespace': 'prod' },
-};
-
-const SearchBody = Type.Object(
-  {
-    ...searchFields,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page (1-1000)' })),
-    cursor: PageQuery.cursor,
-  },
-  { additionalProperties: false, examples: [{ ...searchExample, limit: 100 }] },
-);
-
-const ExportBody = Type.Object(
-  {
-    ...searchFields,
-    max_records: Type.Optional(Type.Integer({ minimum: 1, description: 'Stop after this many records; absent: every match' })),
-  },
-  { additionalProperties: false, examples: [{ ...searchExample, max_records: 100000 }] },
-);
-
-const matching = `The tenant's records that match every criterion given, in the order the collector stored them (oldest first): receive time within [\`since\`, \`until\`), every word of \`query\`, and every field filter. A text search first brings the search index up to date, so every record the collector acknowledged before the call is found.`;
+  ExportBody,
+  HistogramBody,
+  HistogramResponse,
+  matching,
+  SearchBody,
+  SearchResponse,
+  StoredRecordSchema,
+  TailBody,
+  TailResponse,
+} from './telemetry-schemas.js';
 
 export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReader): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -97,21 +34,63 @@ export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReade
       schema: {
         tags: ['Telemetry'],
         summary: 'Search records',
-        description: `${matching} A page at a time: pass \`next_cursor\` back as \`cursor\`, with the same criteria, until it is null.`,
+        description: `${matching} Oldest first in the order the collector stored them, or newest first with \`"order": "desc"\`. A page at a time: pass \`next_cursor\` back as \`cursor\`, with the same criteria and order, until it is null. Every page also carries \`tail_cursor\`, from which \`POST /v1/telemetry/tail\` follows the records that arrive next.`,
         body: SearchBody,
-        response: {
-          200: Type.Object(
-            { records: Type.Array(StoredRecordSchema), next_cursor: NextCursor },
-            { description: 'A page of records, oldest first', examples: [{ records: [recordExample], next_cursor: null }] },
-          ),
-        },
+        response: { 200: SearchResponse },
       },
     },
     async (request) => {
-      const { limit = 100, cursor, ...search } = request.body;
-      const after = cursor ? decodeCursor<{ s: number }>(cursor, { s: 'number' }) : undefined;
-      const page = await searchTelemetry(deps, tenantOf(request).id, search, { limit, ...(after ? { afterSeq: after.s } : {}) });
-      return { records: page.records, next_cursor: page.lastSeq !== undefined ? encodeCursor({ s: page.lastSeq }) : null };
+      const { limit = 100, cursor, order = 'asc', ...search } = request.body;
+      const start = cursor ? decodePageCursor(cursor) : undefined;
+      const page = await searchTelemetry(deps, tenantOf(request).id, search, { limit, order, ...(start ? { start } : {}) });
+      return { records: page.records, next_cursor: encodePageCursor(order, page.next), tail_cursor: encodeTailCursor(page.tail) };
+    },
+  );
+
+  routes.post(
+    '/telemetry/tail',
+    {
+      config: { access: { scope: 'tenant', permission: 'telemetry:read' } },
+      preValidation: refuseArrayFilterValues,
+      schema: {
+        tags: ['Telemetry'],
+        summary: 'Follow new records (live tail)',
+        description: `Records matching the criteria that the log gained after \`tail_cursor\` (from a search or the previous tail call), in the order they were stored, each exactly once: poll with the \`tail_cursor\` of each answer. Without \`tail_cursor\` the tail starts at the log's current end and answers no records yet. ${matching} A record is returned once it is readable: on PostgreSQL, once every write transaction older than its own has ended (a record committing late is never skipped; a long write transaction delays the tail), and for a text query once the search index holds it. One call looks at ${TAIL_SCAN_RECORDS} log records at most; \`caught_up\` says whether to call again at once or after a pause.`,
+        body: TailBody,
+        response: { 200: TailResponse },
+      },
+    },
+    async (request) => {
+      const { tail_cursor: cursor, limit = 100, ...search } = request.body;
+      const from = cursor ? decodeTailCursor(cursor) : undefined;
+      const page = await tailTelemetry(deps, tenantOf(request).id, search, from, limit);
+      return { records: page.records, tail_cursor: encodeTailCursor(page.position), caught_up: page.caughtUp };
+    },
+  );
+
+  routes.post(
+    '/telemetry/histogram',
+    {
+      config: { access: { scope: 'tenant', permission: 'telemetry:read' } },
+      preValidation: refuseArrayFilterValues,
+      schema: {
+        tags: ['Telemetry'],
+        summary: 'Count matching records over time',
+        description: `How many of the tenant's records match, per time bucket of receive time over [\`since\`, \`until\`), with the criteria of a search. Counting without \`query\` and \`filters\` reads only the time index; a field filter reads each record in the range, so it costs what an unpaged search of the range would.`,
+        body: HistogramBody,
+        response: { 200: HistogramResponse },
+      },
+    },
+    async (request) => {
+      const { buckets = 60, ...search } = request.body;
+      const histogram = await histogramTelemetry(deps, tenantOf(request).id, search, buckets);
+      return {
+        since: new Date(histogram.since).toISOString(),
+        until: new Date(histogram.until).toISOString(),
+        interval_ms: histogram.width,
+        buckets: histogram.buckets.map((bucket) => ({ start: new Date(bucket.start).toISOString(), count: bucket.count })),
+        total: histogram.total,
+      };
     },
   );
 
@@ -123,11 +102,11 @@ export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReade
       schema: {
         tags: ['Telemetry'],
         summary: 'Export records as NDJSON',
-        description: `${matching} Streamed as NDJSON, one record per line, as fast as the client reads. Errors found before the first byte are problem responses; a failure after that cuts the response off (the chunked body never ends properly), so an incomplete export cannot pass for a complete one.`,
+        description: `${matching} Oldest first in the order the collector stored them, or newest first with \`"order": "desc"\`. Streamed as NDJSON, one record per line, as fast as the client reads. Errors found before the first byte are problem responses; a failure after that cuts the response off (the chunked body never ends properly), so an incomplete export cannot pass for a complete one.`,
         body: ExportBody,
         response: {
           200: {
-            description: 'The matching records, one JSON object per line (`application/x-ndjson`), oldest first',
+            description: 'The matching records, one JSON object per line (`application/x-ndjson`)',
             // Documents each line; typed as the stream the handler sends, which is never serialized.
             content: { 'application/x-ndjson': { schema: Type.Unsafe<Readable>(StoredRecordSchema) } },
           },
@@ -135,11 +114,29 @@ export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReade
       },
     },
     async (request, reply) => {
-      const { max_records: max, ...search } = request.body;
-      const records = await exportTelemetry(deps, tenantOf(request).id, search, max);
+      const { max_records: max, order = 'asc', ...search } = request.body;
+      const records = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
       return reply.type('application/x-ndjson').send(Readable.from(ndjsonLines(records, request.log)));
     },
   );
+}
+
+/** Page cursors: oldest first continues after a sequence (`{s}`, as always), newest first before a (receive time, sequence). */
+function encodePageCursor(order: SearchOrder, next: RecordPage['next']): string | null {
+  if (!next) return null;
+  return order === 'asc' ? encodeCursor({ s: next.seq }) : encodeCursor({ r: next.receivedAt, s: next.seq });
+}
+
+function decodePageCursor(cursor: string): PageStart {
+  const position: Record<string, unknown> = decodeCursor<{ s: number }>(cursor, { s: 'number' });
+  const keys = Object.keys(position).sort().join(',');
+  if (keys === 's') return { order: 'asc', afterSeq: position.s as number };
+  if (keys === 'r,s') {
+    const { r, s } = decodeCursor<{ r: number; s: number }>(cursor, { r: 'number', s: 'number' });
+    return { order: 'desc', before: { receivedAt: r, seq: s } };
+  }
+  // Well-formed but not a page cursor (e.g. a tail_cursor).
+  throw new AppError('invalid_cursor', 'cursor is not a next_cursor of this search; pass next_cursor unchanged', { extensions: { field: 'cursor' } });
 }
 
 /**

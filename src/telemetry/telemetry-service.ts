@@ -3,8 +3,9 @@
 import { parseIsoTime } from '../time.js';
 import { AppError } from '../errors.js';
 import type { Database } from '../storage/database.js';
-import { searchRecords, type FieldFilter, type FieldValue, type RecordQuery, type StoredRecordRow } from './telemetry-store.js';
+import { searchRecords, type FieldFilter, type FieldValue, type RecordMatch, type StoredRecordRow } from './telemetry-store.js';
 import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
+import { tailEnd, type TailPosition } from './tail-store.js';
 
 export interface StoredRecord {
   id: string;
@@ -24,8 +25,10 @@ export function presentRecord(row: StoredRecordRow): StoredRecord {
   };
 }
 
-/** What a search matches, without paging. */
-export type RecordFilter = Omit<RecordQuery, 'limit' | 'afterSeq'>;
+/** What a search matches, without order and paging. */
+export type RecordFilter = RecordMatch;
+
+export type SearchOrder = 'asc' | 'desc';
 
 export const MAX_FIELD_FILTERS = 20;
 export const MAX_FIELD_PATH_LENGTH = 256;
@@ -81,47 +84,78 @@ function fieldPathProblem(path: string): string | undefined {
 }
 
 /** A text search first brings the index up to the log's end, so acknowledged records are found. */
-async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
+export async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
   if (filter.text?.trim()) await catchUpSearchIndex(reader.database, reader.writer);
 }
 
-export interface RecordPage {
-  records: StoredRecord[];
-  /** The sequence to continue after; absent on the last page. */
-  lastSeq?: number;
+/** Where a page ended: the key of its last record, in the page's order. */
+export interface PageEnd {
+  seq: number;
+  receivedAt: number;
 }
 
-/** One page of the tenant's matching records, oldest first. */
+/** Where the next page starts: asc after a sequence, desc before a (receive time, sequence). */
+export type PageStart = { order: 'asc'; afterSeq: number } | { order: 'desc'; before: PageEnd };
+
+export interface RecordPage {
+  records: StoredRecord[];
+  /** The last record's key when another page follows; absent on the last page. */
+  next?: PageEnd;
+  /** The log's end, taken before the page was read: a tail from here misses nothing after it. */
+  tail: TailPosition;
+}
+
+/** One page of the tenant's matching records, oldest first (log order) or newest first. */
 export async function searchTelemetry(
   reader: TelemetryReader,
   tenantId: number,
   input: SearchInput,
-  page: { limit: number; afterSeq?: number },
+  page: { limit: number; order?: SearchOrder; start?: PageStart },
 ): Promise<RecordPage> {
   const filter = parseSearch(input);
+  const order = page.order ?? 'asc';
+  if (page.start && page.start.order !== order) {
+    throw new AppError('invalid_cursor', `cursor belongs to a search in ${page.start.order} order, not ${order}; pass next_cursor with the same order`, {
+      extensions: { field: 'cursor' },
+    });
+  }
   await readYourWrites(reader, filter);
+  const tail = await tailEnd(reader.database.db, reader.database.kind);
   // One more than asked tells whether another page exists, so the last page says so.
   const rows = await searchRecords(reader.database.db, reader.database.kind, tenantId, {
     ...filter,
+    order,
     limit: page.limit + 1,
-    ...(page.afterSeq !== undefined ? { afterSeq: page.afterSeq } : {}),
+    ...(page.start?.order === 'asc' ? { afterSeq: page.start.afterSeq } : {}),
+    ...(page.start?.order === 'desc' ? { before: page.start.before } : {}),
   });
   const shown = rows.slice(0, page.limit);
-  return { records: shown.map(presentRecord), ...(rows.length > page.limit ? { lastSeq: shown[shown.length - 1]!.seq } : {}) };
+  const last = shown[shown.length - 1];
+  return {
+    records: shown.map(presentRecord),
+    tail,
+    ...(rows.length > page.limit && last ? { next: { seq: last.seq, receivedAt: last.received_at } } : {}),
+  };
 }
 
 /** Rows per query when streaming: large enough to amortise the query, small enough to hold. */
 const STREAM_PAGE = 500;
 
 /**
- * Every matching record, oldest first (at most `max`). The search is checked, the index caught
- * up and the first page read before this resolves, so those failures can still be answered as
- * errors; later pages are read only as the consumer asks for more.
+ * Every matching record, oldest first unless asked otherwise (at most `max`). The search is
+ * checked, the index caught up and the first page read before this resolves, so those failures
+ * can still be answered as errors; later pages are read only as the consumer asks for more.
  */
-export async function exportTelemetry(reader: TelemetryReader, tenantId: number, input: SearchInput, max?: number): Promise<AsyncIterable<StoredRecord>> {
+export async function exportTelemetry(
+  reader: TelemetryReader,
+  tenantId: number,
+  input: SearchInput,
+  max?: number,
+  order: SearchOrder = 'asc',
+): Promise<AsyncIterable<StoredRecord>> {
   const filter = parseSearch(input);
   await readYourWrites(reader, filter);
-  const pages = rowPages(reader.database, tenantId, filter, max ?? Number.POSITIVE_INFINITY);
+  const pages = rowPages(reader.database, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
   const first = await pages.next();
   return (async function* () {
     try {
@@ -147,15 +181,21 @@ export async function* streamRecords(
   for await (const rows of rowPages(database, tenantId, query, max)) for (const row of rows) yield presentRecord(row);
 }
 
-async function* rowPages(database: Database, tenantId: number, filter: RecordFilter, max: number): AsyncGenerator<StoredRecordRow[]> {
-  let afterSeq: number | undefined;
+async function* rowPages(database: Database, tenantId: number, filter: RecordFilter, max: number, order: SearchOrder = 'asc'): AsyncGenerator<StoredRecordRow[]> {
+  let last: StoredRecordRow | undefined;
   let remaining = max;
   while (remaining > 0) {
     const limit = Math.min(STREAM_PAGE, remaining);
-    const rows = await searchRecords(database.db, database.kind, tenantId, { ...filter, limit, ...(afterSeq !== undefined ? { afterSeq } : {}) });
+    const rows = await searchRecords(database.db, database.kind, tenantId, {
+      ...filter,
+      order,
+      limit,
+      ...(last && order === 'asc' ? { afterSeq: last.seq } : {}),
+      ...(last && order === 'desc' ? { before: { receivedAt: last.received_at, seq: last.seq } } : {}),
+    });
     if (rows.length > 0) yield rows;
     remaining -= rows.length;
     if (rows.length < limit) return;
-    afterSeq = rows[rows.length - 1]!.seq;
+    last = rows[rows.length - 1]!;
   }
 }

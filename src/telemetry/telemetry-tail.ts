@@ -1,0 +1,54 @@
+// Live tail for readers: the records matching a search that the log gained after a position,
+// polled with the position each answer returns. The position is the opaque `tail_cursor`;
+// it names a place in the whole log, so it stays valid when the search criteria change.
+import { AppError } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../http/pagination.js';
+import { parseSearch, presentRecord, readYourWrites, type SearchInput, type StoredRecord, type TelemetryReader } from './telemetry-service.js';
+import { readTail, tailEnd, type TailPosition } from './tail-store.js';
+
+/** Log records (all tenants) one read looks at, at most: bounds the cost of an old position. */
+export const TAIL_SCAN_RECORDS = 10_000;
+export const MAX_TAIL_RECORDS = 1_000;
+
+export interface TailPage {
+  records: StoredRecord[];
+  position: TailPosition;
+  caughtUp: boolean;
+}
+
+/**
+ * Without a position the tail starts at the log's end and returns nothing yet. A text search
+ * first brings the index up to date, so what was acknowledged before the call is readable.
+ */
+export async function tailTelemetry(
+  reader: TelemetryReader,
+  tenantId: number,
+  input: SearchInput,
+  from: TailPosition | undefined,
+  limit: number,
+): Promise<TailPage> {
+  const match = parseSearch(input);
+  const { db, kind } = reader.database;
+  if (!from) return { records: [], position: await tailEnd(db, kind), caughtUp: true };
+  await readYourWrites(reader, match);
+  const read = await readTail(db, kind, tenantId, match, from, { limit: Math.min(limit, MAX_TAIL_RECORDS), scan: TAIL_SCAN_RECORDS });
+  return { records: read.rows.map(presentRecord), position: read.position, caughtUp: read.caughtUp };
+}
+
+export function encodeTailCursor(position: TailPosition): string {
+  return encodeCursor({ t: 'tail', s: position.seq, x: position.txId });
+}
+
+export function decodeTailCursor(cursor: string): TailPosition {
+  const bad = () => new AppError('invalid_cursor', 'tail_cursor is not one this API returned; pass the tail_cursor of the last answer unchanged', { extensions: { field: 'tail_cursor' } });
+  let decoded: { t: string; s: number; x: string };
+  try {
+    decoded = decodeCursor<{ t: string; s: number; x: string }>(cursor, { t: 'string', s: 'number', x: 'string' });
+  } catch (error) {
+    if (error instanceof AppError) throw bad();
+    throw error;
+  }
+  // xid8 is an unsigned 64-bit integer; SQLite positions carry '0'.
+  if (decoded.t !== 'tail' || decoded.s < 0 || !/^\d{1,20}$/.test(decoded.x) || BigInt(decoded.x) >= 2n ** 64n) throw bad();
+  return { seq: decoded.s, txId: decoded.x };
+}

@@ -1,0 +1,73 @@
+// Calling /v1/telemetry in tests: every page of a search, the raw export response, one tail
+// call, a tail polled until what a test expects has arrived; and the suites' readers.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import { apiClient, bearer, issueToken, type ApiClient } from './api.js';
+import type { ApiSuite } from './suite.js';
+import type { TestServer } from './server.js';
+
+/** Every record of a search, following next_cursor; also returns how many pages it took. */
+export async function searchAll(client: ApiClient, body: Record<string, unknown>): Promise<{ records: StoredRecord[]; pages: number }> {
+  const records: StoredRecord[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const response = await client.post('/v1/telemetry/search', { ...body, ...(cursor ? { cursor } : {}) });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    records.push(...(response.body.records as StoredRecord[]));
+    cursor = response.body.next_cursor;
+    pages++;
+  } while (cursor);
+  return { records, pages };
+}
+
+/** POST /v1/telemetry/export with a token; the raw response, to read the stream or the problem. */
+export async function exportRecords(server: TestServer, token: string, body: unknown): Promise<Response> {
+  return fetch(`${server.baseUrl}/v1/telemetry/export`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** One tail call; asserts success. */
+export async function tail(client: ApiClient, body: Record<string, unknown>): Promise<{ records: StoredRecord[]; tail_cursor: string; caught_up: boolean }> {
+  const response = await client.post('/v1/telemetry/tail', body);
+  assert.equal(response.status, 200, JSON.stringify(response.body));
+  return response.body;
+}
+
+/**
+ * Polls the tail from `cursor` until `done` says enough has arrived and the tail is caught
+ * up; returns every record returned and the final cursor. PostgreSQL holds records back
+ * while older write transactions run (other suites share the server), hence the deadline.
+ */
+export async function drainTail(
+  client: ApiClient,
+  body: Record<string, unknown>,
+  cursor: string,
+  done: (records: StoredRecord[]) => boolean,
+): Promise<{ records: StoredRecord[]; cursor: string }> {
+  const records: StoredRecord[] = [];
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answer = await tail(client, { ...body, tail_cursor: cursor });
+    records.push(...answer.records);
+    cursor = answer.tail_cursor;
+    if (answer.caught_up && done(records)) return { records, cursor };
+    assert.ok(Date.now() < deadline, `the tail did not deliver in time: ${records.length} records so far`);
+    if (answer.caught_up) await sleep(50);
+  }
+}
+
+/** Clients with telemetry:read for acme (and its token, for the export) and for globex. */
+export async function telemetryReaders(suite: ApiSuite): Promise<{ acmeToken: string; reader: ApiClient; globexReader: ApiClient }> {
+  const { server, acme, globex } = suite;
+  const acmeToken = (await issueToken(server, acme, ['telemetry:read'])).value;
+  return {
+    acmeToken,
+    reader: apiClient(server, bearer(acmeToken)),
+    globexReader: apiClient(server, bearer((await issueToken(server, globex, ['telemetry:read'])).value)),
+  };
+}
