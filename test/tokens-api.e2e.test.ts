@@ -167,6 +167,49 @@ for (const target of databaseTargets) {
       assert.equal(bad.body.code, 'invalid_cursor');
     });
 
+    test('the list filters by status and by text in the name or creator, on every page', async () => {
+      const hooli = await seedTenant(server, 'hooli');
+      const reader = apiClient(server, bearer((await issueToken(server, hooli, ['tokens:read', 'tokens:write'], { name: 'Reader' })).value));
+      const expiring = await issueToken(server, hooli, ['cases:read'], { name: 'Forwarder West', expiresAt: Date.now() + 60_000 });
+      await server.sightline.database.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1 }).where('id', '=', expiring.id).execute();
+      const deleted = await issueToken(server, hooli, ['cases:read'], { name: 'forwarder east' });
+      assert.equal((await reader.delete(`/v1/tokens/${deleted.id}`)).status, 200);
+      const active: string[] = [];
+      for (let i = 0; i < 4; i++) active.push((await issueToken(server, hooli, ['cases:read'], { name: `script ${i}`, expiresAt: Date.now() + 3_600_000 })).id);
+
+      async function listed(query: string): Promise<{ id: string; status: string }[]> {
+        const all: { id: string; status: string }[] = [];
+        let cursor: string | null = null;
+        do {
+          const response = await reader.get(`/v1/tokens?limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+          assert.equal(response.status, 200, JSON.stringify(response.body));
+          all.push(...response.body.tokens);
+          cursor = response.body.next_cursor;
+        } while (cursor);
+        return all;
+      }
+      const ids = (tokens: { id: string }[]) => tokens.map((token) => token.id).sort();
+      assert.deepEqual(ids(await listed('status=expired')), [expiring.id]);
+      assert.deepEqual(ids(await listed('status=deleted')), [deleted.id]);
+      const expiredOrDeleted = await listed('status=expired,deleted');
+      assert.deepEqual(ids(expiredOrDeleted), [expiring.id, deleted.id].sort());
+      const activeOnes = await listed('status=active');
+      assert.equal(activeOnes.length, 5, 'the reader and the four scripts');
+      assert.ok(activeOnes.every((token) => token.status === 'active'));
+      assert.ok(active.every((id) => activeOnes.some((token) => token.id === id)));
+      // Case-insensitive, in the name or the creator (every token here was created by the CLI).
+      assert.deepEqual(ids(await listed('q=FORWARDER')), [expiring.id, deleted.id].sort());
+      assert.deepEqual(ids(await listed('q=forwarder&status=active')), []);
+      assert.equal((await listed('q=cli')).length, 7);
+      // Wildcards are literal.
+      assert.deepEqual(await listed('q=%25'), []);
+
+      const bad = await reader.get('/v1/tokens?status=revoked');
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.code, 'invalid_request');
+      assert.match(bad.body.detail, /status/);
+    });
+
     async function approveObservationWrites(label: string): Promise<void> {
       const operator = await signIn(server, { tenant: null, role: 'operator', email: `op-${label}-${target.kind}@example.com` });
       const approved = await operator.client.patch('/v1/tenants/acme', { observation_write_approved: true }, { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf });
@@ -232,7 +275,10 @@ for (const target of databaseTargets) {
           { method: 'POST', path: `/v1/cases/${acmeCase.id}/summary` },
           { method: 'GET', path: `/v1/cases/${acmeCase.id}/summary` },
         ],
-        '/v1/cases/{case_id}/summary/feedback': [{ method: 'POST', path: `/v1/cases/${acmeCase.id}/summary/feedback`, body: { rating: 'up' } }],
+        '/v1/cases/{case_id}/summary/feedback': [
+          { method: 'POST', path: `/v1/cases/${acmeCase.id}/summary/feedback`, body: { rating: 'up' } },
+          { method: 'GET', path: `/v1/cases/${acmeCase.id}/summary/feedback` },
+        ],
         '/v1/devices/{device_id}': [
           { method: 'GET', path: `/v1/devices/${acmeDevice.id}` },
           { method: 'PATCH', path: `/v1/devices/${acmeDevice.id}`, body: { criticality: 'low' } },
@@ -259,6 +305,10 @@ for (const target of databaseTargets) {
       assert.equal(bulk.body.results[0].status, 404);
       const filtered = await outsider.post('/v1/cases', { device_id: acmeDevice.id });
       assert.equal(filtered.body.total, 0);
+      // Paths without an id are the caller's tenant's: acme's case is not in the outsider's counts.
+      const counts = await outsider.get('/v1/cases/counts');
+      assert.equal(counts.status, 200, JSON.stringify(counts.body));
+      assert.deepEqual(counts.body.by_status, { new: 0, in_progress: 0, on_hold: 0, closed: 0 });
       const unchanged = await admin.get(`/v1/cases/${acmeCase.id}`);
       assert.equal(unchanged.body.version, acmeCase.version, 'nothing the outsider did changed the case');
       assert.equal(unchanged.body.comments.length, 1);

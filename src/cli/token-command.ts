@@ -87,7 +87,7 @@ export function registerToken(program: Command): void {
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
       let before: { createdAt: number; id: string } | undefined;
       do {
-        const page = await listTenantTokens(database.db, tenant.id, { limit: LIST_PAGE, ...(before ? { before } : {}) });
+        const page = await listTenantTokens(database.db, tenant.id, {}, { limit: LIST_PAGE, ...(before ? { before } : {}) });
         for (const t of page.tokens) process.stdout.write(options.json ? `${JSON.stringify(t)}\n` : `${tokenLine(t)}\n`);
         before = page.next;
       } while (before);

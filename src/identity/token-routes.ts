@@ -11,7 +11,7 @@ import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
 import { parseIsoTime } from '../time.js';
-import { createToken, deleteToken, getToken, listTenantTokens, MAX_TOKEN_NAME_LENGTH } from './token-service.js';
+import { createToken, deleteToken, getToken, listTenantTokens, MAX_TOKEN_NAME_LENGTH, type TokenStatus } from './token-service.js';
 
 const CreateTokenBody = Type.Object(
   {
@@ -37,6 +37,20 @@ const CreatedTokenSchema = Type.Object(
 );
 
 const TokenParams = Type.Object({ token_id: Type.String({ maxLength: 64, description: 'Token id (`tok_…`)' }) });
+
+const ListTokensQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.String({
+        pattern: '^(active|expired|deleted)(,(active|expired|deleted)){0,2}$',
+        description: 'One status or several, comma-separated (e.g. active,expired)',
+      }),
+    ),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Tokens whose name or creator holds this (case-insensitive)" })),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
 
 export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): Promise<void> {
   const { db } = deps;
@@ -77,8 +91,9 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       schema: {
         tags: ['API tokens'],
         summary: 'List tokens',
-        description: "All of the tenant's tokens, newest first, deleted and expired ones included, each with its creator, permissions, status and last use. Token values are never returned.",
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        description:
+          "The tenant's tokens, newest first, deleted and expired ones included unless `status` says otherwise, each with its creator, permissions, status and last use. Token values are never returned.",
+        querystring: ListTokensQuery,
         response: {
           200: Type.Object(
             { tokens: Type.Array(TokenSchema), next_cursor: NextCursor },
@@ -88,9 +103,10 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       },
     },
     async (request) => {
-      const { limit = 50, cursor } = request.query;
+      const { limit = 50, cursor, status, q } = request.query;
       const before = cursor ? decodeCursor<{ c: number; i: string }>(cursor, { c: 'number', i: 'string' }) : undefined;
-      const page = await listTenantTokens(db, tenantOf(request).id, { limit, ...(before ? { before: { createdAt: before.c, id: before.i } } : {}) });
+      const filter = { ...(status ? { statuses: status.split(',') as TokenStatus[] } : {}), ...(q !== undefined ? { text: q } : {}) };
+      const page = await listTenantTokens(db, tenantOf(request).id, filter, { limit, ...(before ? { before: { createdAt: before.c, id: before.i } } : {}) });
       return { tokens: page.tokens, next_cursor: page.next ? encodeCursor({ c: page.next.createdAt, i: page.next.id }) : null };
     },
   );

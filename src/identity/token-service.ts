@@ -9,13 +9,13 @@ import { isPermission, type Permission } from './permissions.js';
 import type { AuditActor, Principal } from './principal.js';
 import { newId, sameSecret, sha256 } from './secrets.js';
 import { generateToken, isWellFormedToken } from './token-format.js';
-import { findToken, findTokenByHash, insertToken, listTokens, markTokenDeleted, recordTokenUse, type TokenRow } from './token-store.js';
+import { findToken, findTokenByHash, insertToken, listTokens, markTokenDeleted, recordTokenUse, type TokenRow, type TokenStatus } from './token-store.js';
 
 export const MAX_TOKEN_NAME_LENGTH = 100;
 /** Last-use time and address are written at most this often per token, not on every call. */
 const LAST_USE_RESOLUTION_MS = 60_000;
 
-export type TokenStatus = 'active' | 'expired' | 'deleted';
+export type { TokenStatus };
 
 export interface ApiToken {
   id: string;
@@ -136,12 +136,16 @@ export async function getToken(db: Kysely<Tables>, tenantId: number, id: string)
 export async function listTenantTokens(
   db: Kysely<Tables>,
   tenantId: number,
+  filter: { statuses?: readonly TokenStatus[]; text?: string },
   page: { limit: number; before?: { createdAt: number; id: string } },
 ): Promise<{ tokens: ApiToken[]; next?: { createdAt: number; id: string } }> {
-  const rows = await listTokens(db, tenantId, { ...page, limit: page.limit + 1 });
+  // One clock for the filter and the statuses shown, so a token never shows a status it was not filtered by.
+  const now = Date.now();
+  const text = filter.text?.trim().toLowerCase();
+  const rows = await listTokens(db, tenantId, { ...(filter.statuses ? { statuses: filter.statuses } : {}), ...(text ? { text } : {}), now }, { ...page, limit: page.limit + 1 });
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
-  return { tokens: shown.map((row) => presentToken(row)), ...(rows.length > page.limit && last ? { next: { createdAt: last.created_at, id: last.id } } : {}) };
+  return { tokens: shown.map((row) => presentToken(row, now)), ...(rows.length > page.limit && last ? { next: { createdAt: last.created_at, id: last.id } } : {}) };
 }
 
 /** Marks a token deleted. Deleting an already deleted token is harmless and changes nothing. */

@@ -1,7 +1,8 @@
 // SQL for API tokens. Every read and write names the tenant, except the lookup by hash that
 // authentication starts from (the hash is what identifies the tenant).
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ApiTokensTable, Tables } from '../storage/schema.js';
+import { likeContains } from '../storage/like.js';
 
 export type TokenRow = Selectable<ApiTokensTable>;
 
@@ -17,13 +18,41 @@ export function findToken(db: Kysely<Tables>, tenantId: number, id: string): Pro
   return db.selectFrom('api_tokens').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
 }
 
+export type TokenStatus = 'active' | 'expired' | 'deleted';
+
+export interface TokenFilter {
+  /** Tokens in any of these states at `now`. */
+  statuses?: readonly TokenStatus[];
+  /** Lower-case text the name or the creator holds. */
+  text?: string;
+  now: number;
+}
+
 /** Newest first; `before` is the (created_at, id) of the last row of the previous page. */
 export function listTokens(
   db: Kysely<Tables>,
   tenantId: number,
+  filter: TokenFilter,
   page: { limit: number; before?: { createdAt: number; id: string } },
 ): Promise<TokenRow[]> {
   let query = db.selectFrom('api_tokens').selectAll().where('tenant_id', '=', tenantId);
+  const { statuses, text, now } = filter;
+  if (statuses?.length) {
+    // The same rules as tokenStatus: deleted first, then expired at `now`, else active.
+    query = query.where((eb) =>
+      eb.or(
+        statuses.map((status) =>
+          status === 'deleted'
+            ? eb('deleted_at', 'is not', null)
+            : eb.and([
+                eb('deleted_at', 'is', null),
+                status === 'expired' ? eb('expires_at', '<=', now) : eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
+              ]),
+        ),
+      ),
+    );
+  }
+  if (text !== undefined) query = query.where((eb) => eb.or([likeContains(sql`lower(name)`, text), likeContains(sql`lower(created_by)`, text)]));
   const before = page.before;
   if (before) {
     query = query.where((eb) =>
