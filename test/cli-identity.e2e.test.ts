@@ -2,9 +2,8 @@
 // data directory, then the accounts and tokens it made used against a real server over HTTP.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
-import { projectRoot, runCli, sightlineArgs, type CliResult } from './helpers/cli.js';
+import { runCli } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient, bearer } from './helpers/api.js';
 import { allPermissions } from '../src/identity/permissions.js';

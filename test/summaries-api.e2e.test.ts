@@ -315,6 +315,9 @@ for (const target of databaseTargets) {
       problem(await ana.client.post(`/v1/cases/${(await caseFor(client, 'fb-other')).id}/summary/feedback`, { rating: 'up' }, asAna), 404, 'summary_not_generated');
 
       const summary = await generated(ana.client, item.id, asAna);
+      const unrated = await ana.client.get(feedback);
+      assert.equal(unrated.status, 200, JSON.stringify(unrated.body));
+      assert.deepEqual(unrated.body, { summary_id: summary.id, rating: null, comment: null, rated_at: null }, 'nothing rated yet');
       const down = await ana.client.post(feedback, { rating: 'down', comment: 'The timeline misses the first login.' }, asAna);
       assert.equal(down.status, 200, JSON.stringify(down.body));
       assert.equal(down.body.summary_id, summary.id);
@@ -328,6 +331,12 @@ for (const target of databaseTargets) {
       const refused = await ana.client.post(feedback, { rating: 'up', comment: 'Great!' }, asAna);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.equal((await ben.client.post(feedback, { rating: 'up' }, { 'x-csrf-token': ben.csrf })).status, 200);
+      // Each reads back their own current rating, not the other's.
+      const anasView = (await ana.client.get(feedback)).body;
+      assert.equal(anasView.rating, 'down');
+      assert.equal(anasView.comment, 'Second thoughts.');
+      assert.ok(!Number.isNaN(Date.parse(anasView.rated_at)));
+      assert.equal((await ben.client.get(feedback)).body.rating, 'up');
 
       const stored = await server.sightline.database.db
         .selectFrom('summary_feedback').select(['user_id', 'rating', 'comment']).where('summary_id', '=', summary.id).orderBy('user_id').execute();

@@ -56,6 +56,8 @@ export interface AttackCatalogue {
   version: string;
   /** Case-insensitive: `t1059.004` finds T1059.004. */
   technique(id: string): AttackTechnique | undefined;
+  /** Every technique and sub-technique, in the file's order (for searches by name). */
+  techniques(): readonly AttackTechnique[];
   /** By short name, with hyphens or underscores, case-insensitive. */
   tactic(shortname: string): AttackTactic | undefined;
   /** Sigma tags → techniques and tactics, in tag order, without duplicates; nothing is dropped. */
@@ -111,6 +113,7 @@ function createCatalogue(version: string, techniques: Map<string, AttackTechniqu
   return {
     version,
     technique: (id) => techniques.get(id.toUpperCase()),
+    techniques: () => [...techniques.values()],
     tactic: (shortname) => tactics.get(tacticKey(shortname)),
     fromTags(tags) {
       const result: AttackTags = { techniques: [], tactics: [], other: [] };

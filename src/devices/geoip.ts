@@ -7,7 +7,7 @@ import { BlockList, isIP } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fs from 'node:fs';
-import maxmind, { type Reader, type Response } from 'maxmind';
+import { Reader, type Response } from 'maxmind';
 
 export type AddressScope =
   | 'public'
@@ -142,7 +142,7 @@ export class MmdbGeoIp implements GeoIpSource {
 
   private open(index: number): Reader<Response> {
     // Synchronous on first use: the detection worker that calls this has nothing else to do meanwhile.
-    const reader = (this.readers[index] ??= new maxmind.Reader<Response>(fs.readFileSync(this.files[index]!)));
+    const reader = (this.readers[index] ??= new Reader<Response>(fs.readFileSync(this.files[index]!)));
     return reader;
   }
 }

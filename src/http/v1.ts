@@ -17,6 +17,10 @@ import { observationRoutes } from '../observations/observation-routes.js';
 import { caseRoutes } from '../cases/case-routes.js';
 import { deviceRoutes } from '../devices/device-routes.js';
 import { summaryRoutes } from '../summaries/summary-routes.js';
+import { userRoutes } from '../identity/user-routes.js';
+import { attackRoutes } from '../detection/attack-routes.js';
+import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
+import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from './auth.js';
 import { AppError } from '../errors.js';
@@ -67,6 +71,10 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(caseRoutes, { database, catalogue: deps.detection.catalogue });
   await app.register(deviceRoutes, { database });
   await app.register(summaryRoutes, { db, catalogue: deps.detection.catalogue, config, sink: deps.summarySink, metrics });
+  await app.register(userRoutes, { db });
+  await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
+  await app.register(observationStatsRoutes, { db });
+  await app.register(collectorStatsRoutes, { database, config });
   await app.register(ruleRoutes, { compilation: deps.detection.compilation, catalogue: deps.detection.catalogue, rulePaths: config.detectionRulePaths });
 }
 

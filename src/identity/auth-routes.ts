@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
 import type { FailureLimiter } from './failure-limiter.js';
@@ -29,14 +28,14 @@ const LoginBody = Type.Object(
   { additionalProperties: false, examples: [{ email: 'alice@example.com', password: 'correct horse battery staple' }] },
 );
 
-const SessionSchema = Type.Object({
+export const SessionSchema = Type.Object({
   user: UserSchema,
   tenant: Type.Union([TenantSummarySchema, Type.Null()], { description: "The user's tenant; null for platform operators" }),
   csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every write made with the session cookie' }),
   expires_at: Timestamp('When the session ends at the latest (it also ends after 12 hours unused)'),
 });
 
-const MeSchema = Type.Object(
+export const MeSchema = Type.Object(
   {
     kind: Type.Union([Type.Literal('user'), Type.Literal('token')]),
     id: Type.String({ description: 'User id or token id' }),

@@ -26,7 +26,7 @@ const tenantExample = {
   summary_provider: null,
 };
 
-const TenantSchema = Type.Object(
+export const TenantSchema = Type.Object(
   {
     code_name: Type.String({ description: 'Anonymised identifier; the first label of the collector address' }),
     name: Type.String({ description: 'Display name' }),

@@ -9,7 +9,7 @@ import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGT
 import { rolePermissions, roles, type Permission } from './permissions.js';
 import type { AuditActor } from './principal.js';
 import { newId } from './secrets.js';
-import { countUsers, insertUser, type UserRow } from './user-store.js';
+import { countUsers, insertUser, pageTenantUsers, type UserRow } from './user-store.js';
 
 export interface User {
   id: string;
@@ -98,4 +98,35 @@ export async function ensureFirstOperator(
     ...(settings.adminPassword ? { password: settings.adminPassword } : {}),
     actor: { type: 'system', id: null, label: 'first start' },
   });
+}
+
+/** A tenant member as pickers show it (assignee, mentions): no permissions, no timestamps. */
+export interface Member {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+}
+
+export function presentMember(row: UserRow): Member {
+  return { id: row.id, email: row.email, name: row.name, role: row.role };
+}
+
+/**
+ * The tenant's active users, by email, a page at a time; `q` keeps those whose email or name
+ * starts with it. Disabled users are left out: they cannot be assigned anything.
+ */
+export async function listMembers(
+  db: Kysely<Tables>,
+  tenantId: number,
+  options: { q?: string; limit: number; afterEmail?: string },
+): Promise<{ members: Member[]; nextEmail: string | null }> {
+  const q = options.q?.trim();
+  const rows = await pageTenantUsers(db, tenantId, {
+    limit: options.limit + 1,
+    ...(q ? { prefix: q } : {}),
+    ...(options.afterEmail !== undefined ? { afterEmail: options.afterEmail } : {}),
+  });
+  const page = rows.slice(0, options.limit);
+  return { members: page.map(presentMember), nextEmail: rows.length > options.limit ? page[page.length - 1]!.email : null };
 }

@@ -2,7 +2,7 @@
 // only. Observation evidence is the endpoint-process and network-process rows of the records
 // that triggered each observation, then the device's rows around the observation's time, each
 // bounded by INPUT_LIMITS.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable, Tables } from '../storage/schema.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseRow } from '../cases/case-store.js';
@@ -49,6 +49,30 @@ function networkEvent(row: Selectable<NetworkProcessEventsTable>): SummaryNetwor
 }
 
 /** The device's events of one table in a time window, oldest first. */
+/**
+ * The rows of a table normalised from these records (by their unique record_seq), oldest first.
+ * `+tenant_id` is still the tenant filter, but no index can serve it: without statistics SQLite
+ * otherwise walks every event of the tenant in time order until it has `limit` of them (~95 ms
+ * per observation at 500k events; ~0.2 ms by record).
+ */
+export function recordEvents<T extends 'endpoint_process_events' | 'network_process_events'>(
+  db: Kysely<Tables>,
+  table: T,
+  tenantId: number,
+  seqs: readonly number[],
+  limit: number,
+): Promise<Selectable<Tables[T]>[]> {
+  if (seqs.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom(table as 'endpoint_process_events')
+    .selectAll()
+    .where(sql`+tenant_id`, '=', tenantId)
+    .where('record_seq', 'in', [...seqs])
+    .orderBy('event_time')
+    .limit(limit)
+    .execute() as Promise<Selectable<Tables[T]>[]>;
+}
+
 function deviceEvents<T extends 'endpoint_process_events' | 'network_process_events'>(
   db: Kysely<Tables>,
   table: T,
@@ -77,14 +101,8 @@ async function evidenceOf(
   const seqs = (JSON.parse(observation.record_seqs) as number[]).slice(0, 100);
   const processLimit = INPUT_LIMITS.processEventsPerObservation;
   const networkLimit = INPUT_LIMITS.networkEventsPerObservation;
-  const processRows =
-    seqs.length === 0
-      ? []
-      : await db.selectFrom('endpoint_process_events').selectAll().where('tenant_id', '=', tenantId).where('record_seq', 'in', seqs).orderBy('event_time').limit(processLimit).execute();
-  const networkRows =
-    seqs.length === 0
-      ? []
-      : await db.selectFrom('network_process_events').selectAll().where('tenant_id', '=', tenantId).where('record_seq', 'in', seqs).orderBy('event_time').limit(networkLimit).execute();
+  const processRows = await recordEvents(db, 'endpoint_process_events', tenantId, seqs, processLimit);
+  const networkRows = await recordEvents(db, 'network_process_events', tenantId, seqs, networkLimit);
   if (deviceId !== null) {
     const window = { deviceId, from: observation.first_time - CONTEXT_MS, to: observation.last_time + CONTEXT_MS };
     const seen = new Set([...processRows, ...networkRows].map((row) => Number(row.record_seq)));

@@ -6,8 +6,21 @@ import { Type } from 'typebox';
 import { principalOf, tenantOf } from '../http/auth.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
 import { CaseParams } from '../cases/case-schemas.js';
-import { generateSummary, getSummary, rateSummary, type SummaryDeps } from './summary-service.js';
+import { findOwnRating, generateSummary, getSummary, rateSummary, type SummaryDeps } from './summary-service.js';
 import { SummarySchema } from './summary-schemas.js';
+
+const Rating = Type.Union([Type.Literal('up'), Type.Literal('down')]);
+
+/** The caller's current rating of a summary; rating null until they rate it. */
+export const OwnRatingSchema = Type.Object(
+  {
+    summary_id: Type.String(),
+    rating: Type.Union([Rating, Type.Null()]),
+    comment: Type.Union([Type.String(), Type.Null()]),
+    rated_at: Type.Union([Timestamp('When you last rated it'), Type.Null()]),
+  },
+  { description: 'Your current rating, or rating null', examples: [{ summary_id: 'sum_8Hq2', rating: 'down', comment: 'The timeline misses the first login.', rated_at: '2026-11-24T10:02:11.000Z' }] },
+);
 
 const disabled = problemResponse('AI summaries are turned off for this tenant (opt-out)', 'ai_summaries_disabled');
 
@@ -63,14 +76,14 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
         params: CaseParams,
         body: Type.Object(
           {
-            rating: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+            rating: Rating,
             comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000, description: 'Only with a thumbs down' })),
           },
           { additionalProperties: false, examples: [{ rating: 'down', comment: 'The timeline misses the first login.' }, { rating: 'up' }] },
         ),
         response: {
           200: Type.Object(
-            { summary_id: Type.String(), rating: Type.Union([Type.Literal('up'), Type.Literal('down')]), comment: Type.Union([Type.String(), Type.Null()]), rated_at: Timestamp('When') },
+            { summary_id: Type.String(), rating: Rating, comment: Type.Union([Type.String(), Type.Null()]), rated_at: Timestamp('When') },
             { description: 'Your current rating of the summary' },
           ),
           403: disabled,
@@ -79,5 +92,23 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
       },
     },
     async (request) => rateSummary(deps, tenantOf(request), request.params.case_id, principalOf(request), request.body),
+  );
+  routes.get(
+    '/cases/:case_id/summary/feedback',
+    {
+      config: { access: { scope: 'tenant', permission: 'summaries:read' } },
+      schema: {
+        tags: ['Summaries'],
+        summary: 'Get your rating of the case summary',
+        description: "Your own current rating of the case's current summary (the signed-in user's, or for an API token its creator's), so a client can show it; `rating` is null until you rate it. Others' ratings are not shown.",
+        params: CaseParams,
+        response: {
+          200: OwnRatingSchema,
+          403: disabled,
+          404: problemResponse('No summary was generated for this case yet', 'summary_not_generated'),
+        },
+      },
+    },
+    async (request) => findOwnRating(deps.db, tenantOf(request), request.params.case_id, principalOf(request)),
   );
 }

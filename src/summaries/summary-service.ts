@@ -193,12 +193,33 @@ export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, case
   return presentSummary(stored, basis);
 }
 
-export async function getSummary(db: Kysely<Tables>, tenant: TenantRow, caseRef: string): Promise<SummaryView> {
+/** The case and its current summary: summaries on for the tenant, the case its own, a summary generated. */
+async function requireCurrentSummary(db: Kysely<Tables>, tenant: TenantRow, caseRef: string) {
   requireSummariesEnabled(tenant);
   const row = await requireCase(db, tenant.id, caseRef);
   const summary = await findSummary(db, tenant.id, row.id);
   if (!summary) throw new AppError('summary_not_generated', `case ${row.number} has no summary yet; generate one with POST /v1/cases/${row.id}/summary`);
+  return { row, summary };
+}
+
+export async function getSummary(db: Kysely<Tables>, tenant: TenantRow, caseRef: string): Promise<SummaryView> {
+  const { row, summary } = await requireCurrentSummary(db, tenant, caseRef);
   return presentSummary(summary, await currentBasis(db, tenant.id, row));
+}
+
+/** Ratings are per person: a token rates as the user who created it (a CLI-made token, as itself). */
+const raterOf = (principal: Principal) => principal.userId ?? principal.id;
+
+/** The caller's current rating of the case's summary; rating null when they have not rated it. */
+export async function findOwnRating(db: Kysely<Tables>, tenant: TenantRow, caseRef: string, principal: Principal) {
+  const { summary } = await requireCurrentSummary(db, tenant, caseRef);
+  const saved = await findFeedback(db, tenant.id, summary.id, raterOf(principal));
+  return {
+    summary_id: summary.id,
+    rating: saved ? (saved.rating as 'up' | 'down') : null,
+    comment: saved?.comment ?? null,
+    rated_at: saved ? new Date(Number(saved.updated_at)).toISOString() : null,
+  };
 }
 
 export async function rateSummary(
@@ -213,10 +234,8 @@ export async function rateSummary(
   if (rating.rating === 'up' && rating.comment !== undefined) {
     throw new AppError('invalid_request', 'a comment goes with a thumbs down only (seed rule 5)', { extensions: { field: 'comment' } });
   }
-  const row = await requireCase(deps.db, tenant.id, caseRef);
-  const summary = await findSummary(deps.db, tenant.id, row.id);
-  if (!summary) throw new AppError('summary_not_generated', `case ${row.number} has no summary to rate`);
-  const userId = principal.userId ?? principal.id;
+  const { row, summary } = await requireCurrentSummary(deps.db, tenant, caseRef);
+  const userId = raterOf(principal);
   const comment = rating.comment?.trim() || null;
   await saveFeedback(deps.db, { summary_id: summary.id, user_id: userId, tenant_id: tenant.id, rating: rating.rating, comment, now });
   void deps.sink.recordFeedback({ summary_id: summary.id, case_id: row.id, tenant: tenant.code_name, user_id: userId, rating: rating.rating, comment, at: new Date(now).toISOString() });

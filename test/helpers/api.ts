@@ -1,5 +1,7 @@
 // Calling the /v1 API in tests: tenants and tokens seeded through the services (setup, not the
 // subject), then every call under test made over real HTTP with a token or a session cookie.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from './server.js';
 import { createTenant, type Tenant } from '../../src/identity/tenant-service.js';
 import { createToken } from '../../src/identity/token-service.js';
@@ -93,4 +95,34 @@ export async function signIn(
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
   return { client: apiClient(server, { cookie }), cookie, csrf: response.body.csrf_token as string };
+}
+
+/**
+ * Posts NDJSON lines (objects, or raw JSON text) to a tenant's collector, at its address
+ * `<codeName>-collector.<domain>` (the server's base domain: localhost unless the test set one);
+ * the test fails unless they are stored (201).
+ */
+export async function ingest(server: TestServer, lines: (Record<string, unknown> | string)[], codeName = 'acme', domain = 'localhost'): Promise<void> {
+  const body = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
+  const response = await server.post(body, { 'content-type': 'application/x-ndjson', host: `${codeName}-collector.${domain}` });
+  assert.equal(response.status, 201, await response.text());
+}
+
+/** Waits until the detection worker has processed every record in the log (/readyz says so). */
+export async function detectionCaughtUp(server: TestServer, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ready = await apiClient(server).get('/readyz');
+    if (ready.body.detection_lag_records === 0) return;
+    if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(ready.body)}`);
+    await sleep(50);
+  }
+}
+
+/** Asserts a problem answer (status, problem+json, code) and returns its body. */
+export function expectProblem(response: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string): Record<string, unknown> {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  assert.equal(response.body.code, code);
+  return response.body;
 }

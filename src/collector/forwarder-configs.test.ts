@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { collectorTarget, fluentBitConfig, fluentBitOutput, forwarderConfigs, rsyslogConfig, syslogNgConfig, vectorConfig } from './forwarder-configs.js';
+
+const url = 'https://acme-collector.sightline.example.com';
+
+/** `key value` settings of a Fluent Bit section text, whitespace-normalised. */
+function settings(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim().replace(/\s+/g, ' '))
+    .filter((line) => line !== '' && !line.startsWith('['));
+}
+
+test('the Fluent Bit output carries every setting of the collector documentation', () => {
+  const lines = settings(fluentBitOutput(url));
+  // Seed 000 §4 (and the issue: tls.verify_hostname).
+  for (const expected of [
+    'Host acme-collector.sightline.example.com',
+    'Port 443',
+    'URI /log_sink',
+    'Format json_lines',
+    'json_date_key false',
+    'tls On',
+    'tls.verify On',
+    'tls.verify_hostname On',
+    'Header Content-Type application/json',
+    'Retry_Limit 3',
+    'net.keepalive On',
+  ]) {
+    assert.ok(lines.includes(expected), `${expected} in:\n${lines.join('\n')}`);
+  }
+  // Seed 000 §8: flush 5 s, 5 MB input buffer, lines over 32 KB skipped.
+  const all = settings(fluentBitConfig(url).files[0]!.text);
+  for (const expected of ['Flush 5', 'Mem_Buf_Limit 5MB', 'Buffer_Max_Size 32k', 'Skip_Long_Lines On', 'Parsers_File parsers_sightline.conf', 'Parser sightline_json']) {
+    assert.ok(all.includes(expected), `${expected} in the whole file`);
+  }
+  assert.match(fluentBitConfig(url).files[1]!.text, /Name\s+sightline_json\n\s+Format\s+json\n/);
+});
+
+test("the README's Fluent Bit block says what the UI's configuration says", () => {
+  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('### Forwarder configuration'));
+  const block = /```ini\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block, 'the README has a Fluent Bit block under Forwarder configuration');
+  const host = /Host\s+(\S+)/.exec(block)![1]!;
+  const ours = settings(fluentBitOutput(`https://${host}`));
+  for (const line of settings(block)) assert.ok(ours.includes(line), `README's "${line}" is in the UI's configuration`);
+});
+
+test('every forwarder sends newline-delimited JSON to the tenant collector with TLS verified', () => {
+  const configs = forwarderConfigs(url);
+  assert.deepEqual(configs.map((c) => c.id), ['fluent-bit', 'vector', 'syslog-ng', 'rsyslog']);
+  const vector = vectorConfig(url).files[0]!.text;
+  assert.match(vector, /uri: https:\/\/acme-collector\.sightline\.example\.com\/log_sink\n/);
+  assert.match(vector, /framing:\n\s+method: newline_delimited/);
+  assert.match(vector, /verify_certificate: true\n\s+verify_hostname: true/);
+  assert.match(vector, /retry_attempts: 3/);
+  assert.match(vector, /timeout_secs: 5/);
+  const syslogNg = syslogNgConfig(url).files[0]!.text;
+  assert.match(syslogNg, /url\("https:\/\/acme-collector\.sightline\.example\.com\/log_sink"\)/);
+  assert.match(syslogNg, /body\("\$\{MESSAGE\}"\)\n\s+body-suffix\("\\n"\)/);
+  assert.match(syslogNg, /tls\(peer-verify\(yes\)\)/);
+  assert.match(syslogNg, /retries\(3\)/);
+  const rsyslog = rsyslogConfig(url).files[0]!.text;
+  assert.match(rsyslog, /server="acme-collector\.sightline\.example\.com"\n\s+serverport="443"\n\s+restpath="log_sink"\n\s+usehttps="on"/);
+  assert.match(rsyslog, /batch\.format="newline"/);
+  assert.match(rsyslog, /allowunsignedcerts="off"/);
+  assert.match(rsyslog, /action\.resumeRetryCount="3"/);
+  for (const config of configs) for (const file of config.files) assert.doesNotMatch(file.text, /undefined|NaN/, `${config.id} is filled in`);
+});
+
+test('a plain-HTTP local collector gets its own port and no TLS', () => {
+  assert.deepEqual(collectorTarget('http://demo-collector.localhost:8080'), {
+    sinkUrl: 'http://demo-collector.localhost:8080/log_sink',
+    host: 'demo-collector.localhost',
+    port: 8080,
+    tls: false,
+  });
+  const lines = settings(fluentBitOutput('http://demo-collector.localhost:8080'));
+  assert.ok(lines.includes('Port 8080') && lines.includes('tls Off'));
+  assert.ok(!lines.some((line) => line.startsWith('tls.verify')));
+  assert.doesNotMatch(vectorConfig('http://demo-collector.localhost:8080').files[0]!.text, /tls:/);
+  assert.doesNotMatch(syslogNgConfig('http://demo-collector.localhost:8080').files[0]!.text, /tls\(/);
+  assert.equal(collectorTarget('https://acme-collector.example').port, 443);
+});
+
+const syslogNg = spawnSync('syslog-ng', ['--version'], { stdio: 'ignore' }).status === 0;
+
+test('syslog-ng accepts its configuration', { skip: !syslogNg && 'syslog-ng not installed' }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-syslog-ng-'));
+  try {
+    for (const collector of [url, 'http://demo-collector.localhost:8080']) {
+      const file = path.join(dir, 'syslog-ng.conf');
+      fs.writeFileSync(file, `@version: 3.38\n${syslogNgConfig(collector).files[0]!.text}`);
+      const result = spawnSync('syslog-ng', ['--syntax-only', '-f', file], { encoding: 'utf8' });
+      assert.equal(result.status, 0, `syslog-ng --syntax-only: ${result.stderr}`);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
