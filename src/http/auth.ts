@@ -67,6 +67,13 @@ export const securitySchemes = {
 } as const;
 
 const challenge = 'Bearer realm="sightline", Basic realm="sightline", charset="UTF-8"';
+/**
+ * Scripts in a page (the web UI sends `X-Requested-With`) get no Basic challenge: a browser
+ * answers one with its own sign-in prompt instead of letting the page show its sign-in form.
+ */
+function challengeFor(request: FastifyRequest): string {
+  return request.headers['x-requested-with'] ? 'Bearer realm="sightline"' : challenge;
+}
 
 export interface AuthDependencies {
   db: Kysely<Tables>;
@@ -126,7 +133,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         details: { reason: code, path: request.routeOptions.url },
       });
     }
-    throw new AppError(code, detail, { headers: { 'WWW-Authenticate': challenge } });
+    throw new AppError(code, detail, { headers: { 'WWW-Authenticate': challengeFor(request) } });
   };
 
   const authenticate = async (request: FastifyRequest): Promise<Principal> => {
@@ -134,7 +141,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     const cookie = token === undefined ? request.cookies[SESSION_COOKIE] : undefined;
     if (token === undefined && cookie === undefined) {
       throw new AppError('unauthenticated', 'send an API token as "Authorization: Bearer <token>" (or as the Basic password), or sign in', {
-        headers: { 'WWW-Authenticate': challenge },
+        headers: { 'WWW-Authenticate': challengeFor(request) },
       });
     }
     if (token !== undefined) {
@@ -163,7 +170,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     if (session.ok) return session.principal;
     metrics.authFailures.inc({ reason: session.code });
     throw new AppError(session.code, session.code === 'session_expired' ? 'the session expired; sign in again' : 'the session is not valid; sign in again', {
-      headers: { 'WWW-Authenticate': challenge, 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax` },
+      headers: { 'WWW-Authenticate': challengeFor(request), 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax` },
     });
   };
 

@@ -12,7 +12,10 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
     .send(JSON.stringify(toProblem(error, reply.request.url)));
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** Answers a request no route matched, when it is a page of the web UI; else returns undefined. */
+export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+
+export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFallback): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
       if (error.status >= 500 && !error.senderFault) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
@@ -33,6 +36,6 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    pageFallback?.(request, reply) ?? sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
   );
 }

@@ -10,6 +10,7 @@ import { installErrorHandling } from './error-handler.js';
 import { healthRoutes, type HealthDependencies } from './health-routes.js';
 import { registerDocsSite, registerOpenApi } from './openapi.js';
 import { v1Routes, type ApiDependencies } from './v1.js';
+import { webUi } from './web-ui.js';
 
 export const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -43,7 +44,8 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     ...(config.tlsCert ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } } : {}),
   });
 
-  installErrorHandling(app);
+  const ui = webUi();
+  installErrorHandling(app, ui.pageFallback);
   app.addHook('onResponse', async (request, reply) => {
     metrics.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });
@@ -55,5 +57,6 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
   app.register(collectorRoutes, deps);
   app.register(v1Routes, { ...deps, prefix: '/v1' });
   app.register(registerDocsSite, { db: deps.database.db, limiter: deps.limiter });
+  app.register(ui.plugin);
   return app;
 }

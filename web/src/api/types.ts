@@ -1,0 +1,16 @@
+// Response types come from the server's own route schemas (TypeBox), imported as types only:
+// the UI cannot drift from what the API validates and documents.
+import type { Static } from 'typebox';
+import type { ProblemSchema } from '../../../src/http/schemas.js';
+import type { MeSchema, SessionSchema } from '../../../src/identity/auth-routes.js';
+import type { TenantSchema } from '../../../src/identity/tenant-routes.js';
+import type { Permission } from '../../../src/identity/permissions.js';
+
+export type Problem = Static<typeof ProblemSchema> & Record<string, unknown>;
+export type Me = Static<typeof MeSchema>;
+export type Session = Static<typeof SessionSchema>;
+export type Tenant = Static<typeof TenantSchema>;
+export type { Permission };
+
+/** Every list endpoint's page shape: items under their own key, then `next_cursor`. */
+export type Page<K extends string, T> = { [key in K]: T[] } & { next_cursor: string | null };

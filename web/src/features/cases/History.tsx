@@ -1,0 +1,119 @@
+// Every change to a case, oldest first: who (person, token or the grouping system), when, what.
+import { QueryView } from '../../components/QueryView';
+import { Button, Time } from '../../components/ui';
+import { humanize } from '../../lib/format';
+import { useHistory, useMembers } from './api';
+import type { HistoryEntry } from './types';
+
+/** Internal keys a person gains nothing from (the grouping bucket, a comment's id). */
+const hidden = new Set(['group_key', 'comment_id']);
+
+interface Lookups {
+  /** User id → name. */
+  people: ReadonlyMap<string, string>;
+  observationIndex: ReadonlyMap<string, { position: number; title: string }>;
+  onCite: (observationId: string) => void;
+}
+
+function show(value: unknown, people: ReadonlyMap<string, string>): string {
+  if (value === null || value === undefined || value === '') return 'none';
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map((item) => show(item, people)).join(', ');
+  if (typeof value === 'string' && people.has(value)) return people.get(value)!;
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    if (typeof record.name === 'string') return record.name;
+    if (typeof record.label === 'string') return record.label;
+    if (typeof record.email === 'string') return record.email;
+    return JSON.stringify(value);
+  }
+  const text = String(value);
+  return /^[a-z]+(_[a-z]+)+$/.test(text) ? humanize(text) : text;
+}
+
+function isFromTo(value: unknown): value is { from: unknown; to: unknown } {
+  return typeof value === 'object' && value !== null && 'from' in value && 'to' in value;
+}
+
+function ObservationLinks({ ids, lookups }: { ids: unknown[]; lookups: Lookups }) {
+  return (
+    <span className="history-value">
+      {ids.map((id) => {
+        const known = typeof id === 'string' ? lookups.observationIndex.get(id) : undefined;
+        return known ? (
+          <a
+            key={String(id)}
+            href={`#obs-${String(id)}`}
+            className="citation"
+            title={`Observation ${known.position}: ${known.title}`}
+            onClick={(event) => {
+              event.preventDefault();
+              lookups.onCite(String(id));
+            }}
+          >
+            {known.position}
+          </a>
+        ) : (
+          <code key={String(id)}>{String(id)} </code>
+        );
+      })}
+    </span>
+  );
+}
+
+function Changes({ changes, lookups }: { changes: HistoryEntry['changes']; lookups: Lookups }) {
+  const entries = Object.entries(changes).filter(([field]) => !hidden.has(field));
+  if (entries.length === 0) return null;
+  return (
+    <ul className="history-changes">
+      {entries.map(([field, value]) => (
+        <li key={field}>
+          <span className="muted">{field === 'observation_ids' ? 'Observations' : humanize(field)}:</span>{' '}
+          {field === 'observation_ids' && Array.isArray(value) ? (
+            <ObservationLinks ids={value} lookups={lookups} />
+          ) : isFromTo(value) ? (
+            <>
+              <span className="history-from">{show(value.from, lookups.people)}</span> → <strong>{show(value.to, lookups.people)}</strong>
+            </>
+          ) : (
+            <span className="history-value">{show(value, lookups.people).slice(0, 300)}</span>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function History({ caseId, observationIndex, onCite }: { caseId: string } & Omit<Lookups, 'people'>) {
+  const history = useHistory(caseId);
+  const members = useMembers();
+  const people = new Map((members.data?.users ?? []).map((user) => [user.id, user.name]));
+  const lookups: Lookups = { people, observationIndex, onCite };
+  return (
+    <QueryView query={history} loading="Loading history" error="Could not load the history" empty={(data) => data.pages[0]?.history.length === 0 && 'No changes yet.'}>
+      {(data) => (
+        <>
+          <ol className="timeline history">
+            {data.pages
+              .flatMap((page) => page.history)
+              .map((entry, index) => (
+                <li key={index}>
+                  <div>
+                    <strong>{humanize(entry.action)}</strong> <span className="muted">by {entry.actor.type === 'system' ? `${entry.actor.label} (system)` : entry.actor.label}</span>{' '}
+                    <span className="faint">
+                      <Time iso={entry.at} />
+                    </span>
+                  </div>
+                  <Changes changes={entry.changes} lookups={lookups} />
+                </li>
+              ))}
+          </ol>
+          {history.hasNextPage && (
+            <Button small onClick={() => void history.fetchNextPage()} disabled={history.isFetchingNextPage}>
+              {history.isFetchingNextPage ? 'Loading…' : 'Load more'}
+            </Button>
+          )}
+        </>
+      )}
+    </QueryView>
+  );
+}

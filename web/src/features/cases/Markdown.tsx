@@ -1,0 +1,112 @@
+// The Markdown that case descriptions, comments and AI summaries are written in, rendered as
+// React elements (never as HTML: the text holds log-derived strings an attacker chose). The
+// subset those texts use: headings, bullet and numbered lists, fenced code, paragraphs, inline
+// code, bold, italics; `[obs_…]` citations become whatever `citation` renders (links into the
+// observation timeline).
+import { Fragment, type ReactNode } from 'react';
+
+type Block =
+  | { kind: 'heading'; level: number; text: string }
+  | { kind: 'list'; ordered: boolean; items: string[] }
+  | { kind: 'code'; text: string }
+  | { kind: 'paragraph'; lines: string[] };
+
+const LIST_ITEM = /^\s*(?:([-*+])|(\d+)[.)])\s+(.*)$/;
+
+function parseBlocks(source: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = source.replace(/\r\n?/g, '\n').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    if (line.trimStart().startsWith('```')) {
+      const code: string[] = [];
+      for (i++; i < lines.length && !lines[i]!.trimStart().startsWith('```'); i++) code.push(lines[i]!);
+      blocks.push({ kind: 'code', text: code.join('\n') });
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      blocks.push({ kind: 'heading', level: heading[1]!.length, text: heading[2]! });
+      continue;
+    }
+    const item = LIST_ITEM.exec(line);
+    if (item) {
+      const ordered = item[2] !== undefined;
+      const last = blocks[blocks.length - 1];
+      if (last?.kind === 'list' && last.ordered === ordered && lines[i - 1]?.trim() !== '') last.items.push(item[3]!);
+      else blocks.push({ kind: 'list', ordered, items: [item[3]!] });
+      continue;
+    }
+    const last = blocks[blocks.length - 1];
+    if (last?.kind === 'paragraph' && lines[i - 1]?.trim() !== '') last.lines.push(line);
+    else blocks.push({ kind: 'paragraph', lines: [line] });
+  }
+  return blocks;
+}
+
+const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[obs_[A-Za-z0-9]{1,40}\])|((?<![\w])_[^_\n]+_(?![\w]))|((?<![\w*])\*[^*\n]+\*(?![\w*]))/g;
+
+function renderInline(text: string, citation: ((id: string) => ReactNode) | undefined): ReactNode[] {
+  const parts: ReactNode[] = [];
+  let at = 0;
+  for (const match of text.matchAll(INLINE)) {
+    const index = match.index ?? 0;
+    if (index > at) parts.push(text.slice(at, index));
+    const token = match[0];
+    const key = `${index}`;
+    if (match[1]) parts.push(<code key={key}>{token.slice(1, -1)}</code>);
+    else if (match[2]) parts.push(<strong key={key}>{renderInline(token.slice(2, -2), citation)}</strong>);
+    else if (match[3]) {
+      const id = token.slice(1, -1);
+      parts.push(<Fragment key={key}>{citation ? citation(id) : token}</Fragment>);
+    } else parts.push(<em key={key}>{renderInline(token.slice(1, -1), citation)}</em>);
+    at = index + token.length;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return parts;
+}
+
+export function Markdown({ source, citation, headingOffset = 2, className }: { source: string; citation?: (id: string) => ReactNode; headingOffset?: number; className?: string }) {
+  const blocks = parseBlocks(source);
+  return (
+    <div className={`markdown ${className ?? ''}`.trim()}>
+      {blocks.map((block, index) => {
+        switch (block.kind) {
+          case 'heading': {
+            const level = Math.min(6, block.level + headingOffset);
+            const Tag = `h${level}` as 'h3';
+            return <Tag key={index}>{renderInline(block.text, citation)}</Tag>;
+          }
+          case 'list': {
+            const Tag = block.ordered ? 'ol' : 'ul';
+            return (
+              <Tag key={index}>
+                {block.items.map((item, i) => (
+                  <li key={i}>{renderInline(item, citation)}</li>
+                ))}
+              </Tag>
+            );
+          }
+          case 'code':
+            return (
+              <pre key={index} className="record">
+                {block.text}
+              </pre>
+            );
+          case 'paragraph':
+            return (
+              <p key={index}>
+                {block.lines.map((line, i) => (
+                  <Fragment key={i}>
+                    {i > 0 && <br />}
+                    {renderInline(line, citation)}
+                  </Fragment>
+                ))}
+              </p>
+            );
+        }
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+// Types of the case pages, from the server's own route schemas (type-only imports), and the
+// workflow constants from the server's pure workflow module, so the UI offers exactly the
+// transitions the API allows.
+import type { Static } from 'typebox';
+import type {
+  BulkResultSchema,
+  CaseCountsSchema,
+  CaseDetailSchema,
+  CaseListSchema,
+  CaseSchema,
+  CommentSchema,
+  HistorySchema,
+  PatchCaseBody,
+  ResolutionSchema,
+  SeveritySchema,
+  StatusSchema,
+} from '../../../../src/cases/case-schemas.js';
+import type { SummarySchema } from '../../../../src/summaries/summary-schemas.js';
+import type { OwnRatingSchema } from '../../../../src/summaries/summary-routes.js';
+import type { MemberSchema } from '../../../../src/identity/user-routes.js';
+import type { TechniqueSchema } from '../../../../src/detection/attack-routes.js';
+
+export type Case = Static<typeof CaseSchema>;
+export type CaseDetail = Static<typeof CaseDetailSchema>;
+export type CaseList = Static<typeof CaseListSchema>;
+export type Comment = Static<typeof CommentSchema>;
+export type HistoryEntry = Static<typeof HistorySchema>;
+export type BulkResult = Static<typeof BulkResultSchema>;
+export type Status = Static<typeof StatusSchema>;
+export type Severity = Static<typeof SeveritySchema>;
+export type Resolution = Static<typeof ResolutionSchema>;
+export type Observation = CaseDetail['observations'][number];
+export type Device = CaseDetail['devices'][number];
+export type Summary = Static<typeof SummarySchema>;
+export type Member = Static<typeof MemberSchema>;
+export type Technique = Static<typeof TechniqueSchema>;
+
+/** GET /v1/cases/counts: case numbers for the status tabs and the overview. */
+export type CaseCounts = Static<typeof CaseCountsSchema>;
+
+/** GET and POST /v1/cases/{id}/summary/feedback: the caller's current rating (null until rated). */
+export type SummaryRating = Static<typeof OwnRatingSchema>;
+
+/** The changes PATCH /v1/cases/{id} and each item of PATCH /v1/cases take (besides the version). */
+export type CaseChanges = Omit<Static<typeof PatchCaseBody>, 'version'>;
+
+export { statuses, resolutions, transitions } from '../../../../src/cases/case-workflow.js';
+export const severities: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
+export const openStatuses: readonly Status[] = ['new', 'in_progress', 'on_hold'];
+
+/** The open cases (new, in progress, on hold) of the counts. */
+export function openCaseCount(counts: CaseCounts): number {
+  return openStatuses.reduce((sum, status) => sum + counts.by_status[status], 0);
+}
+
+export const resolutionLabels: Record<Resolution, string> = {
+  true_positive: 'True positive',
+  benign_true_positive: 'Benign true positive',
+  false_positive: 'False positive',
+  duplicate: 'Duplicate',
+  inconclusive: 'Inconclusive',
+};
+
+export const resolutionHints: Record<Resolution, string> = {
+  true_positive: 'Malicious activity, confirmed',
+  benign_true_positive: 'The rule was right, but the activity was authorised or harmless',
+  false_positive: 'The rule matched something it should not have',
+  duplicate: 'Another case covers this activity',
+  inconclusive: 'Not enough evidence either way',
+};

@@ -1,0 +1,15 @@
+// Response shapes of the settings pages, from the server's own route schemas (types only).
+import type { Static } from 'typebox';
+import type { TokenSchema } from '../../../../src/identity/identity-schemas.js';
+import type { CollectorStatsSchema } from '../../../../src/collector/collector-stats-routes.js';
+import type { WriteRequestSchema } from '../../../../src/observations/observation-schemas.js';
+
+export type ApiToken = Static<typeof TokenSchema>;
+export type TokenStatus = ApiToken['status'];
+/** POST /v1/tokens: the token and, this once, its value. */
+export interface CreatedToken {
+  token: ApiToken;
+  value: string;
+}
+export type CollectorStats = Static<typeof CollectorStatsSchema>;
+export type WriteRequest = Static<typeof WriteRequestSchema>;

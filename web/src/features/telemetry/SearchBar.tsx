@@ -1,0 +1,156 @@
+// The search form (query words, time range with presets or a custom range) and the field
+// filters as removable chips with a small form to add one with its JSON type.
+import { useEffect, useState, type FormEvent } from 'react';
+import { Button, Field } from '../../components/ui';
+import { isoToLocalInput, localInputToIso } from '../../lib/format';
+import {
+  encodeFilters,
+  formatFilterValue,
+  parseFilters,
+  parseFilterValue,
+  rangeOf,
+  rangePresets,
+  resolveRange,
+  typeName,
+  type TelemetryUrl,
+  type ValueKind,
+} from './search-state';
+
+export function SearchForm({ url, update, onSearch }: { url: TelemetryUrl; update: (changes: TelemetryUrl) => void; onSearch: () => void }) {
+  const [query, setQuery] = useState(url.q ?? '');
+  const [from, setFrom] = useState(isoToLocalInput(url.since));
+  const [to, setTo] = useState(isoToLocalInput(url.until));
+  // Follow the URL when it changes from elsewhere (back button, a zoom on the histogram).
+  useEffect(() => setQuery(url.q ?? ''), [url.q]);
+  useEffect(() => setFrom(isoToLocalInput(url.since)), [url.since]);
+  useEffect(() => setTo(isoToLocalInput(url.until)), [url.until]);
+  const range = rangeOf(url);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update({
+      q: query.trim(),
+      ...(range.value === 'custom' ? { since: localInputToIso(from) ?? '', until: localInputToIso(to) ?? '' } : {}),
+    });
+    onSearch();
+  };
+
+  const pickRange = (value: string) => {
+    if (value === 'custom') {
+      // Start the custom range from what was shown, so switching loses nothing.
+      const now = Date.now();
+      const current = resolveRange(url, now);
+      update({ range: 'custom', since: current.since ?? new Date(now - 86_400_000).toISOString(), until: new Date(now).toISOString() });
+    } else {
+      update({ range: value === '24h' ? '' : value, since: '', until: '' });
+    }
+    onSearch();
+  };
+
+  return (
+    <form className="filters telemetry-search" role="search" aria-label="Search telemetry" onSubmit={submit}>
+      <Field label="Query">
+        <input
+          type="search"
+          data-search
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          // Escape leaves the box so the list's keys (j/k) work again, as in the other lists.
+          onKeyDown={(event) => event.key === 'Escape' && event.currentTarget.blur()}
+          placeholder="Words that must all occur, e.g. timed out"
+          maxLength={1024}
+          className="telemetry-query"
+        />
+      </Field>
+      <Field label="Time range">
+        <select value={range.value} onChange={(event) => pickRange(event.target.value)}>
+          {rangePresets.map((preset) => (
+            <option key={preset.value} value={preset.value}>
+              {preset.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {range.value === 'custom' && (
+        <>
+          <Field label="From">
+            <input type="datetime-local" value={from} onChange={(event) => setFrom(event.target.value)} />
+          </Field>
+          <Field label="To">
+            <input type="datetime-local" value={to} onChange={(event) => setTo(event.target.value)} />
+          </Field>
+        </>
+      )}
+      <Button variant="primary" type="submit">
+        Search
+      </Button>
+    </form>
+  );
+}
+
+export function FilterBar({ url, update, fields }: { url: TelemetryUrl; update: (changes: TelemetryUrl) => void; fields: string[] }) {
+  const filters = parseFilters(url.f);
+  const [path, setPath] = useState('');
+  const [value, setValue] = useState('');
+  const [kind, setKind] = useState<ValueKind>('auto');
+  const [error, setError] = useState<string | undefined>();
+
+  const add = (event: FormEvent) => {
+    event.preventDefault();
+    const field = path.trim();
+    if (!field) return setError('Name a field, e.g. http.status');
+    if (/(^\.|\.\.|\.$)/.test(field)) return setError('Write nested fields as a.b.c');
+    const parsed = parseFilterValue(value, kind);
+    if (parsed instanceof Error) return setError(parsed.message);
+    setError(undefined);
+    update({ f: encodeFilters({ ...filters, [field]: parsed }) });
+    setPath('');
+    setValue('');
+    setKind('auto');
+  };
+  const remove = (field: string) => {
+    const next = { ...filters };
+    delete next[field];
+    update({ f: encodeFilters(next) });
+  };
+
+  return (
+    <div className="telemetry-filters">
+      <ul className="chips filter-chips" aria-label="Field filters">
+        {Object.entries(filters).map(([field, filterValue]) => (
+          <li key={field} className="filter-chip" title={`${field} must equal ${formatFilterValue(filterValue)} (${typeName(filterValue)})`}>
+            <span className="mono">{field}</span>
+            <span className="faint">=</span>
+            <span className="mono filter-value">{formatFilterValue(filterValue)}</span>
+            <button type="button" aria-label={`Remove filter ${field} = ${formatFilterValue(filterValue)}`} onClick={() => remove(field)}>
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form className="add-filter" aria-label="Add a field filter" onSubmit={add}>
+        <input type="text" aria-label="Filter field" placeholder="field, e.g. http.status" list="telemetry-fields" value={path} onChange={(event) => setPath(event.target.value)} />
+        <span className="faint">=</span>
+        <input type="text" aria-label="Filter value" placeholder="value" value={value} onChange={(event) => setValue(event.target.value)} disabled={kind === 'null'} />
+        <select aria-label="Value type" value={kind} onChange={(event) => setKind(event.target.value as ValueKind)} title="Filters compare with the JSON type: 500 is not &quot;500&quot;">
+          <option value="auto">auto</option>
+          <option value="text">text</option>
+          <option value="number">number</option>
+          <option value="boolean">boolean</option>
+          <option value="null">null</option>
+        </select>
+        <Button type="submit">Add filter</Button>
+        {error && (
+          <span className="field-error" role="alert">
+            {error}
+          </span>
+        )}
+        <datalist id="telemetry-fields">
+          {fields.map((field) => (
+            <option key={field} value={field} />
+          ))}
+        </datalist>
+      </form>
+    </div>
+  );
+}

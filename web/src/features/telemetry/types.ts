@@ -1,0 +1,26 @@
+// Telemetry response shapes, from the server's own route schemas (type-only imports).
+import type { Static } from 'typebox';
+import type {
+  HistogramResponse,
+  SearchResponse,
+  StoredRecordSchema,
+  TailResponse,
+} from '../../../../src/telemetry/telemetry-schemas.js';
+import type { FieldValue } from '../../../../src/telemetry/telemetry-store.js';
+
+export type StoredRecord = Static<typeof StoredRecordSchema>;
+export type SearchPage = Static<typeof SearchResponse>;
+export type TailAnswer = Static<typeof TailResponse>;
+export type Histogram = Static<typeof HistogramResponse>;
+export type { FieldValue };
+
+/** Field equality filters as the API takes them: path → JSON scalar. */
+export type FieldFilters = Record<string, FieldValue>;
+
+/** What a search matches (the body of search, tail, histogram and export, without paging). */
+export interface SearchCriteria {
+  query?: string;
+  since?: string;
+  until?: string;
+  filters?: FieldFilters;
+}
