@@ -66,6 +66,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
           dataDir: config.dataDir,
           rulePaths: config.detectionRulePaths,
           pipelinePath: config.detectionPipeline,
+          chunk: config.detectionChunk,
           caseWindowMs: config.caseWindow,
           caseGrouping: config.caseGrouping,
           geoipDatabase: config.geoipDatabase,

@@ -12,6 +12,7 @@ test('defaults: 127.0.0.1:8080, ./data, localhost collector domain, demo default
   assert.equal(config.defaultTenant, 'demo');
   assert.equal(config.maxBodyBytes, 10 * 1024 * 1024);
   assert.equal(config.maxRecordBytes, 1024 * 1024);
+  assert.equal(config.detectionChunk, 1_000);
 });
 
 test('command line beats environment beats default; sizes take units', () => {
@@ -34,6 +35,8 @@ test('a bad value stops start-up with an error naming the setting where it came 
   assert.throws(() => loadConfig({}, { SIGHTLINE_DEFAULT_TENANT: 'Not Valid' }), /SIGHTLINE_DEFAULT_TENANT/);
   assert.throws(() => loadConfig({ tlsCert: import.meta.filename }, {}), /--tls-key/);
   assert.throws(() => loadConfig({ maxRecordBytes: '20MiB' }, {}), /--max-record-bytes/);
+  assert.throws(() => loadConfig({}, { SIGHTLINE_DETECTION_CHUNK: '0' }), /SIGHTLINE_DETECTION_CHUNK must be an integer/);
+  assert.equal(loadConfig({ detectionChunk: '50' }, {}).detectionChunk, 50);
   assert.throws(() => loadConfig({ tlsCert: '/nonexistent/cert.pem', tlsKey: '/nonexistent/key.pem' }, {}), /--tls-cert \(SIGHTLINE_TLS_CERT\) "\/nonexistent\/cert.pem" is not a readable file/);
 });
 

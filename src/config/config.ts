@@ -257,6 +257,10 @@ export const settings = {
     flag: 'detection', env: 'SIGHTLINE_DETECTION', default: 'on' as 'on' | 'off', parse: onOff,
     description: 'Run the detection worker in this process (on or off). Off: records are stored and searchable but no observations are made here.',
   },
+  detectionChunk: {
+    flag: 'detection-chunk', env: 'SIGHTLINE_DETECTION_CHUNK', default: 1_000, parse: integer(1, 10_000),
+    description: 'Records the detection worker reads, matches and commits in one transaction (1–10000). Smaller: less memory and latency per chunk; larger: more throughput.',
+  },
   detectionRulePaths: {
     flag: 'rule-paths', env: 'SIGHTLINE_RULE_PATHS', default: [] as string[], parse: pathList,
     description: 'Extra Sigma rule directories or files, comma-separated (e.g. a SigmaHQ checkout), loaded beside the bundled rules/.',

@@ -13,6 +13,8 @@ export interface DetectionThreadData {
   dataDir: string;
   rulePaths: string[];
   pipelinePath: string;
+  /** Records per detection transaction. */
+  chunk: number;
   caseWindowMs: number;
   caseGrouping: CaseGrouping;
   geoipDatabase: string[];
@@ -41,7 +43,7 @@ const loop = new DetectionLoop(database.db, database.kind, setup.buildProcessor,
   policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
   catalogue: setup.catalogue,
   geo: geoIpFromConfig(data.geoipDatabase),
-});
+}, data.chunk);
 
 let stopping = false;
 let wake: (() => void) | undefined;
