@@ -41,7 +41,12 @@ function request(port: number, method: string, path: string, body?: string): Pro
 
 async function lag(port: number): Promise<number> {
   const ready = await request(port, 'GET', '/readyz');
-  return (JSON.parse(ready.text) as { detection_lag_records: number }).detection_lag_records;
+  // A not-ready answer reports no lag (0 when the database check fails): it must not pass for
+  // "detection has finished".
+  assert.equal(ready.status, 200, `readyz: ${ready.text}`);
+  const lagRecords = (JSON.parse(ready.text) as { detection_lag_records: number }).detection_lag_records;
+  assert.equal(typeof lagRecords, 'number', `readyz: ${ready.text}`);
+  return lagRecords;
 }
 
 /** One batch: mostly application records, every tenth a SQL injection, every 25th a process start. */
