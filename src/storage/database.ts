@@ -9,6 +9,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Tables } from './schema.js';
 import { ConfigError } from '../config/config.js';
 import { SchemaScopedPostgresDialect } from './postgres-introspector.js';
+import { withStatementCache } from './statement-cache.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -54,7 +55,7 @@ function openSqlite(file: string): Database {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new SQLite(file);
   configureSqliteConnection(connection);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kind: 'sqlite',
     db,
