@@ -50,13 +50,16 @@ function parseFlags(argv: string[]): Flags {
     const flag = argv[i];
     const value = argv[i + 1];
     if (value === undefined || !['--duration', '--connections', '--database'].includes(flag ?? '')) {
-      throw new Error(`unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:api [--duration N] [--connections N] [--database URL]`);
+      throw new Error(
+        `unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:api [--duration N] [--connections N] [--database URL]`,
+      );
     }
     i++;
     if (flag === '--database') flags.database = value;
     else {
       const number = Number(value);
-      if (!Number.isInteger(number) || number <= 0) throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
+      if (!Number.isInteger(number) || number <= 0)
+        throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
       if (flag === '--duration') flags.duration = number;
       else flags.connections = number;
     }
@@ -92,12 +95,23 @@ function prepareStorage(flags: Flags): string[] {
 }
 
 async function createToken(storageArgs: string[]): Promise<string> {
-  const cli = spawnTsx('src/cli/run.ts', ['token', 'create', ...storageArgs, '--tenant', 'demo', '--name', 'bench', '--permissions', 'all']);
+  const cli = spawnTsx('src/cli/run.ts', [
+    'token',
+    'create',
+    ...storageArgs,
+    '--tenant',
+    'demo',
+    '--name',
+    'bench',
+    '--permissions',
+    'all',
+  ]);
   active.add(cli);
   const code = await cli.exited;
   active.delete(cli);
   const value = cli.stdout().trim();
-  if (code !== 0 || !value.startsWith('slt_')) throw new Error(`token create failed (exit ${code}):\n${cli.stderr()}${cli.stdout()}`);
+  if (code !== 0 || !value.startsWith('slt_'))
+    throw new Error(`token create failed (exit ${code}):\n${cli.stderr()}${cli.stdout()}`);
   return value;
 }
 
@@ -107,9 +121,14 @@ async function seedRecords(base: string): Promise<number> {
   let stored = 0;
   while (stored < SEED_RECORDS) {
     const { body, records } = makeBody(random, 128 * 1024);
-    const response = await fetch(`${base}/log_sink`, { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' }, body });
+    const response = await fetch(`${base}/log_sink`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-ndjson' },
+      body,
+    });
     const text = await response.text();
-    if (response.status !== 201) throw new Error(`seeding /log_sink answered ${response.status}: ${text.slice(0, 300)}`);
+    if (response.status !== 201)
+      throw new Error(`seeding /log_sink answered ${response.status}: ${text.slice(0, 300)}`);
     const accepted = (JSON.parse(text) as { accepted?: unknown }).accepted;
     if (accepted !== records) throw new Error(`seeding /log_sink accepted ${String(accepted)} of ${records} records`);
     stored += records;
@@ -134,36 +153,84 @@ async function waitIndexed(base: string, timeoutMs: number): Promise<void> {
 function scenarios(token: string): Scenario[] {
   const bearer = { Authorization: `Bearer ${token}` };
   const isObject = (body: unknown): body is Record<string, unknown> => typeof body === 'object' && body !== null;
-  const isMe = (body: unknown) => (isObject(body) && body.kind === 'token' ? undefined : `expected the token principal, got ${JSON.stringify(body)}`);
+  const isMe = (body: unknown) =>
+    isObject(body) && body.kind === 'token' ? undefined : `expected the token principal, got ${JSON.stringify(body)}`;
   return [
     {
-      key: 'healthz', label: 'GET /healthz (baseline: no auth, no DB)', method: 'GET', path: '/healthz', headers: {}, expect: 200,
+      key: 'healthz',
+      label: 'GET /healthz (baseline: no auth, no DB)',
+      method: 'GET',
+      path: '/healthz',
+      headers: {},
+      expect: 200,
       check: (body) => (isObject(body) && body.status === 'ok' ? undefined : `unexpected body ${JSON.stringify(body)}`),
     },
-    { key: 'me_bearer', label: 'GET /v1/me, Bearer token', method: 'GET', path: '/v1/me', headers: bearer, expect: 200, check: isMe },
     {
-      key: 'me_basic', label: 'GET /v1/me, Basic (token as password)', method: 'GET', path: '/v1/me',
-      headers: { Authorization: `Basic ${Buffer.from(`bench:${token}`).toString('base64')}` }, expect: 200, check: isMe,
+      key: 'me_bearer',
+      label: 'GET /v1/me, Bearer token',
+      method: 'GET',
+      path: '/v1/me',
+      headers: bearer,
+      expect: 200,
+      check: isMe,
     },
     {
-      key: 'tokens_list', label: 'GET /v1/tokens (auth + tenant list query)', method: 'GET', path: '/v1/tokens', headers: bearer, expect: 200,
-      check: (body) => (isObject(body) && Array.isArray(body.tokens) && body.tokens.length === 1 ? undefined : `expected one token, got ${JSON.stringify(body)}`),
+      key: 'me_basic',
+      label: 'GET /v1/me, Basic (token as password)',
+      method: 'GET',
+      path: '/v1/me',
+      headers: { Authorization: `Basic ${Buffer.from(`bench:${token}`).toString('base64')}` },
+      expect: 200,
+      check: isMe,
     },
     {
-      key: 'telemetry_search', label: 'POST /v1/telemetry/search, limit 50', method: 'POST', path: '/v1/telemetry/search',
-      headers: { ...bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ limit: 50 }), expect: 200,
-      check: (body) => (isObject(body) && Array.isArray(body.records) && body.records.length === 50 ? undefined : 'expected 50 records'),
+      key: 'tokens_list',
+      label: 'GET /v1/tokens (auth + tenant list query)',
+      method: 'GET',
+      path: '/v1/tokens',
+      headers: bearer,
+      expect: 200,
+      check: (body) =>
+        isObject(body) && Array.isArray(body.tokens) && body.tokens.length === 1
+          ? undefined
+          : `expected one token, got ${JSON.stringify(body)}`,
+    },
+    {
+      key: 'telemetry_search',
+      label: 'POST /v1/telemetry/search, limit 50',
+      method: 'POST',
+      path: '/v1/telemetry/search',
+      headers: { ...bearer, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ limit: 50 }),
+      expect: 200,
+      check: (body) =>
+        isObject(body) && Array.isArray(body.records) && body.records.length === 50 ? undefined : 'expected 50 records',
     },
     {
       // Rejected before the limiter, hashing or any query: what the /v1 frame and a problem body cost.
-      key: 'no_credentials', label: 'GET /v1/me, no credentials (401)', method: 'GET', path: '/v1/me', headers: {}, expect: 401,
-      check: (body) => (isObject(body) && body.code === 'unauthenticated' ? undefined : `expected unauthenticated, got ${JSON.stringify(body)}`),
+      key: 'no_credentials',
+      label: 'GET /v1/me, no credentials (401)',
+      method: 'GET',
+      path: '/v1/me',
+      headers: {},
+      expect: 401,
+      check: (body) =>
+        isObject(body) && body.code === 'unauthenticated'
+          ? undefined
+          : `expected unauthenticated, got ${JSON.stringify(body)}`,
     },
     {
       // Well-formed (prefix and checksum pass), so the server hashes it and looks it up.
-      key: 'bad_token', label: 'GET /v1/me, unknown slt_ token (401)', method: 'GET', path: '/v1/me',
-      headers: { Authorization: `Bearer ${generateToken()}` }, expect: 401,
-      check: (body) => (isObject(body) && body.code === 'invalid_credentials' ? undefined : `expected invalid_credentials, got ${JSON.stringify(body)}`),
+      key: 'bad_token',
+      label: 'GET /v1/me, unknown slt_ token (401)',
+      method: 'GET',
+      path: '/v1/me',
+      headers: { Authorization: `Bearer ${generateToken()}` },
+      expect: 401,
+      check: (body) =>
+        isObject(body) && body.code === 'invalid_credentials'
+          ? undefined
+          : `expected invalid_credentials, got ${JSON.stringify(body)}`,
     },
   ];
 }
@@ -179,7 +246,10 @@ async function preflight(base: string, scenario: Scenario): Promise<void> {
   } catch {
     body = text;
   }
-  const problem = response.status !== scenario.expect ? `status ${response.status}, expected ${scenario.expect}` : scenario.check(body);
+  const problem =
+    response.status !== scenario.expect
+      ? `status ${response.status}, expected ${scenario.expect}`
+      : scenario.check(body);
   if (problem) throw new Error(`${scenario.label}: ${problem}; body ${text.slice(0, 300)}`);
 }
 
@@ -196,19 +266,27 @@ function load(base: string, scenario: Scenario, seconds: number, connections: nu
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     const options: autocannon.Options = {
-      url: `${base}${scenario.path}`, method: scenario.method, headers: scenario.headers, connections, duration: seconds,
+      url: `${base}${scenario.path}`,
+      method: scenario.method,
+      headers: scenario.headers,
+      connections,
+      duration: seconds,
     };
     if (scenario.body !== undefined) options.body = scenario.body;
     const instance = autocannon(options, (error: unknown, result: autocannon.Result) => {
       if (error) return reject(error instanceof Error ? error : new Error(String(error)));
-      const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]));
+      const statuses = Object.fromEntries(
+        Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]),
+      );
       const responses = Object.values(statuses).reduce((sum, count) => sum + count, 0);
       const unexpected = responses - (statuses[String(scenario.expect)] ?? 0);
       if (responses === 0 || unexpected > 0 || result.errors > 0 || result.timeouts > 0) {
-        return reject(new Error(
-          `${scenario.label}: expected every response to be ${scenario.expect}; got statuses ${JSON.stringify(statuses)}, ` +
-            `${result.errors} connection errors, ${result.timeouts} timeouts`,
-        ));
+        return reject(
+          new Error(
+            `${scenario.label}: expected every response to be ${scenario.expect}; got statuses ${JSON.stringify(statuses)}, ` +
+              `${result.errors} connection errors, ${result.timeouts} timeouts`,
+          ),
+        );
       }
       const sorted = Float64Array.from(latencies).sort();
       resolve({
@@ -247,7 +325,15 @@ async function main(): Promise<void> {
   // A throwaway operator password, so the server does not print a generated one into the results.
   process.env.SIGHTLINE_ADMIN_PASSWORD = randomBytes(16).toString('hex');
   const port = await freePort();
-  const server = spawnTsx('src/cli/run.ts', ['serve', ...storageArgs, '--port', String(port), '--log-level', 'warn', ...LIMITER_ARGS]);
+  const server = spawnTsx('src/cli/run.ts', [
+    'serve',
+    ...storageArgs,
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    ...LIMITER_ARGS,
+  ]);
   active.add(server);
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -255,7 +341,9 @@ async function main(): Promise<void> {
     const token = await createToken(storageArgs);
     const seeded = await seedRecords(base);
     await waitIndexed(base, 60_000);
-    process.stdout.write(`  seeded ${seeded.toLocaleString('en-US')} records for tenant demo (search index caught up); token created with the CLI\n`);
+    process.stdout.write(
+      `  seeded ${seeded.toLocaleString('en-US')} records for tenant demo (search index caught up); token created with the CLI\n`,
+    );
 
     const all = scenarios(token);
     for (const scenario of all) await preflight(base, scenario);
@@ -266,7 +354,9 @@ async function main(): Promise<void> {
     const baselineFirst = results.get('healthz')!;
     const baselineRps = (baselineFirst.requests_per_s + baselineAgain.requests_per_s) / 2;
 
-    process.stdout.write(`\n${pad('scenario', 44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'ratio'.padStart(10)}\n`);
+    process.stdout.write(
+      `\n${pad('scenario', 44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'ratio'.padStart(10)}\n`,
+    );
     for (const scenario of all) process.stdout.write(row(scenario.label, results.get(scenario.key)!, baselineRps));
     process.stdout.write(row('GET /healthz again (baseline, 2nd run)', baselineAgain, baselineRps));
     process.stdout.write(
@@ -277,7 +367,9 @@ async function main(): Promise<void> {
     const log = `${server.stderr()}${server.stdout()}`.trim();
     if (log) {
       const lines = log.split('\n');
-      process.stdout.write(`server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`);
+      process.stdout.write(
+        `server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`,
+      );
     }
     const scenarioFigures = Object.fromEntries(
       all.map((scenario) => {

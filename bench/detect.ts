@@ -6,7 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadRuleDirectories, matchNaively, RuleSet, type CompiledRule, type RejectedRule } from '../src/detection/sigma/index.js';
+import {
+  loadRuleDirectories,
+  matchNaively,
+  RuleSet,
+  type CompiledRule,
+  type RejectedRule,
+} from '../src/detection/sigma/index.js';
 import { BUNDLED_RULES_DIR } from '../src/detection/detection-setup.js';
 import { createNormaliser, loadPipeline, type StoredRecord } from '../src/detection/normalise/index.js';
 import type { DetectionEvent } from '../src/detection/event.js';
@@ -34,20 +40,24 @@ function parseFlags(argv: string[]): Flags {
       throw new Error(`unknown or incomplete option ${JSON.stringify(flag)}; ${USAGE}`);
     }
     if (flag === '--rules') {
-      if (!fs.statSync(value, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--rules ${JSON.stringify(value)} is not a directory`);
+      if (!fs.statSync(value, { throwIfNoEntry: false })?.isDirectory())
+        throw new Error(`--rules ${JSON.stringify(value)} is not a directory`);
       flags.rules.push(path.resolve(value));
       continue;
     }
     const number = Number(value);
-    const valid = flag === '--duration' ? number > 0 : Number.isInteger(number) && number >= (flag === '--synthetic' ? 0 : 1);
-    if (!valid) throw new Error(`${flag} must be ${flag === '--duration' ? 'a positive number of seconds' : flag === '--synthetic' ? 'an integer ≥ 0' : 'a positive integer'}; got ${JSON.stringify(value)}`);
+    const valid =
+      flag === '--duration' ? number > 0 : Number.isInteger(number) && number >= (flag === '--synthetic' ? 0 : 1);
+    if (!valid)
+      throw new Error(
+        `${flag} must be ${flag === '--duration' ? 'a positive number of seconds' : flag === '--synthetic' ? 'an integer ≥ 0' : 'a positive integer'}; got ${JSON.stringify(value)}`,
+      );
     if (flag === '--duration') flags.duration = number;
     else if (flag === '--synthetic') flags.synthetic = number;
     else flags.events = number;
   }
   return flags;
 }
-
 
 // ---- Rules, matching, timing.
 
@@ -59,7 +69,11 @@ interface Loaded {
 }
 
 /** Compiles every directory in one load (as the server does), then attributes rules by path. */
-function loadRules(syntheticDir: string | undefined, extra: readonly string[], placeholders: Readonly<Record<string, readonly string[]>>): Loaded {
+function loadRules(
+  syntheticDir: string | undefined,
+  extra: readonly string[],
+  placeholders: Readonly<Record<string, readonly string[]>>,
+): Loaded {
   const roots = [BUNDLED_RULES_DIR, ...(syntheticDir ? [syntheticDir] : []), ...extra];
   const start = performance.now();
   const compilation = loadRuleDirectories(roots, { placeholders });
@@ -76,14 +90,19 @@ function loadRules(syntheticDir: string | undefined, extra: readonly string[], p
 }
 
 /** One pass over every event: each match as eventIndex * ruleCount + ruleIndex, sorted. */
-function matchKeys(events: readonly DetectionEvent[], rules: readonly CompiledRule[], match: (event: DetectionEvent) => CompiledRule[]): { keys: Float64Array; seconds: number } {
+function matchKeys(
+  events: readonly DetectionEvent[],
+  rules: readonly CompiledRule[],
+  match: (event: DetectionEvent) => CompiledRule[],
+): { keys: Float64Array; seconds: number } {
   const index = new Map(rules.map((rule, position) => [rule, position]));
   const keys: number[] = [];
   const start = performance.now();
   for (let i = 0; i < events.length; i++) {
     for (const rule of match(events[i] as DetectionEvent)) {
       const position = index.get(rule);
-      if (position === undefined) throw new Error(`event ${i} matched a rule that is not in the loaded list: ${rule.id} (${rule.file})`);
+      if (position === undefined)
+        throw new Error(`event ${i} matched a rule that is not in the loaded list: ${rule.id} (${rule.file})`);
       keys.push(i * rules.length + position);
     }
   }
@@ -91,7 +110,12 @@ function matchKeys(events: readonly DetectionEvent[], rules: readonly CompiledRu
   return { keys: Float64Array.from(keys).sort(), seconds };
 }
 
-function compareMatches(compiled: Float64Array, naive: Float64Array, rules: readonly CompiledRule[], events: readonly DetectionEvent[]): string[] {
+function compareMatches(
+  compiled: Float64Array,
+  naive: Float64Array,
+  rules: readonly CompiledRule[],
+  events: readonly DetectionEvent[],
+): string[] {
   const describe = (key: number, side: string) => {
     const event = events[Math.floor(key / rules.length)] as DetectionEvent;
     const rule = rules[key % rules.length];
@@ -103,15 +127,27 @@ function compareMatches(compiled: Float64Array, naive: Float64Array, rules: read
   while ((a < compiled.length || b < naive.length) && problems.length < 20) {
     const x = compiled[a] ?? Infinity;
     const y = naive[b] ?? Infinity;
-    if (x === y) { a++; b++; }
-    else if (x < y) { problems.push(describe(x, 'compiled')); a++; }
-    else { problems.push(describe(y, 'naive')); b++; }
+    if (x === y) {
+      a++;
+      b++;
+    } else if (x < y) {
+      problems.push(describe(x, 'compiled'));
+      a++;
+    } else {
+      problems.push(describe(y, 'naive'));
+      b++;
+    }
   }
   return problems;
 }
 
 /** Matches events (looping over the corpus) until `seconds` have passed and `minEvents` are done. */
-function timeLoop(events: readonly DetectionEvent[], match: (event: DetectionEvent) => CompiledRule[], seconds: number, minEvents: number): { events: number; matches: number; seconds: number } {
+function timeLoop(
+  events: readonly DetectionEvent[],
+  match: (event: DetectionEvent) => CompiledRule[],
+  seconds: number,
+  minEvents: number,
+): { events: number; matches: number; seconds: number } {
   const limit = seconds * 1000;
   const start = performance.now();
   let done = 0;
@@ -143,7 +179,9 @@ const cleanup: (() => void)[] = [];
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  process.stdout.write(`detection benchmark: one thread (${cpu}), ${flags.duration} s per timed loop, Node ${process.version}\n`);
+  process.stdout.write(
+    `detection benchmark: one thread (${cpu}), ${flags.duration} s per timed loop, Node ${process.version}\n`,
+  );
 
   const pipeline = loadPipeline();
   let syntheticDir: string | undefined;
@@ -174,7 +212,9 @@ async function main(): Promise<void> {
   printRejected('synthetic', rejected.synthetic);
   printRejected('extra', rejected.extra);
   if (rejected.synthetic.length > 0 || counts.synthetic !== flags.synthetic) {
-    throw new Error(`the engine compiled ${counts.synthetic} of ${flags.synthetic} synthetic rules; every one must compile`);
+    throw new Error(
+      `the engine compiled ${counts.synthetic} of ${flags.synthetic} synthetic rules; every one must compile`,
+    );
   }
   if (rules.length === 0) throw new Error('no rules loaded');
 
@@ -183,7 +223,14 @@ async function main(): Promise<void> {
   const normaliser = createNormaliser(pipeline);
   const normaliseStart = performance.now();
   const events = corpus.records.map((record, index): DetectionEvent => {
-    const stored: StoredRecord = { seq: index + 1, tenantId: 1, receivedAt: Date.now(), eventTime: Date.now(), record, meta: null };
+    const stored: StoredRecord = {
+      seq: index + 1,
+      tenantId: 1,
+      receivedAt: Date.now(),
+      eventTime: Date.now(),
+      record,
+      meta: null,
+    };
     return normaliser.normalise(stored);
   });
   const normaliseSeconds = (performance.now() - normaliseStart) / 1000;
@@ -199,7 +246,9 @@ async function main(): Promise<void> {
   const naivePass = matchKeys(events, rules, (event) => matchNaively(rules, event));
   const problems = compareMatches(compiledPass.keys, naivePass.keys, rules, events);
   if (problems.length > 0) {
-    throw new Error(`the compiled rule set and the naive loop disagree (${compiledPass.keys.length} vs ${naivePass.keys.length} matches):\n${problems.join('\n')}`);
+    throw new Error(
+      `the compiled rule set and the naive loop disagree (${compiledPass.keys.length} vs ${naivePass.keys.length} matches):\n${problems.join('\n')}`,
+    );
   }
   const firedRules = new Set(Array.from(compiledPass.keys, (key) => key % rules.length)).size;
   process.stdout.write(
@@ -210,14 +259,22 @@ async function main(): Promise<void> {
 
   const compiled = timeLoop(events, (event) => ruleSet.match(event), flags.duration, 0);
   const compiledRate = compiled.events / compiled.seconds;
-  process.stdout.write(`compiled (routing + pre-filter): ${fmt(compiledRate)} events/s (${fmt(compiled.events)} events in ${compiled.seconds.toFixed(2)} s)\n`);
+  process.stdout.write(
+    `compiled (routing + pre-filter): ${fmt(compiledRate)} events/s (${fmt(compiled.events)} events in ${compiled.seconds.toFixed(2)} s)\n`,
+  );
   const naive = timeLoop(events, (event) => matchNaively(rules, event), flags.duration, NAIVE_MIN_EVENTS);
   const naiveRate = naive.events / naive.seconds;
-  process.stdout.write(`naive (every rule's logsource and condition): ${fmt(naiveRate)} events/s (${fmt(naive.events)} events in ${naive.seconds.toFixed(2)} s)\n`);
+  process.stdout.write(
+    `naive (every rule's logsource and condition): ${fmt(naiveRate)} events/s (${fmt(naive.events)} events in ${naive.seconds.toFixed(2)} s)\n`,
+  );
   const ratio = compiledRate / naiveRate;
   const met = compiledRate >= 100_000 && rules.length >= 3000 && ratio >= 30;
-  process.stdout.write(`ratio: ${ratio.toFixed(1)}× the naive loop; target (≥ 100,000 events/s with ≥ 3,000 rules, ≥ 30×): ${met ? 'met' : 'not met'}\n`);
-  process.stdout.write(`${JSON.stringify({ rules: rules.length, events_per_s: Math.round(compiledRate), naive_events_per_s: Math.round(naiveRate), ratio: Number(ratio.toFixed(2)) })}\n`);
+  process.stdout.write(
+    `ratio: ${ratio.toFixed(1)}× the naive loop; target (≥ 100,000 events/s with ≥ 3,000 rules, ≥ 30×): ${met ? 'met' : 'not met'}\n`,
+  );
+  process.stdout.write(
+    `${JSON.stringify({ rules: rules.length, events_per_s: Math.round(compiledRate), naive_events_per_s: Math.round(naiveRate), ratio: Number(ratio.toFixed(2)) })}\n`,
+  );
 }
 
 function runCleanup(): void {

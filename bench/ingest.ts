@@ -36,13 +36,16 @@ function parseFlags(argv: string[]): Flags {
     const flag = argv[i];
     const value = argv[i + 1];
     if (value === undefined || !['--duration', '--connections', '--database'].includes(flag ?? '')) {
-      throw new Error(`unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--connections N] [--database URL]`);
+      throw new Error(
+        `unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--connections N] [--database URL]`,
+      );
     }
     i++;
     if (flag === '--database') flags.database = value;
     else {
       const number = Number(value);
-      if (!Number.isInteger(number) || number <= 0) throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
+      if (!Number.isInteger(number) || number <= 0)
+        throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
       if (flag === '--duration') flags.duration = number;
       else flags.connections = number;
     }
@@ -53,14 +56,23 @@ function parseFlags(argv: string[]): Flags {
 function isLoadResult(value: unknown): value is LoadResult {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  return ['records', 'bytes', 'seconds', 'requests', 'errors', 'p50_ms', 'p99_ms'].every((key) => typeof record[key] === 'number');
+  return ['records', 'bytes', 'seconds', 'requests', 'errors', 'p50_ms', 'p99_ms'].every(
+    (key) => typeof record[key] === 'number',
+  );
 }
 
 /** Active children, so that an interrupted run still stops its servers. */
 const active = new Set<Child>();
 
 async function runLoad(url: string, flags: Flags): Promise<LoadResult> {
-  const generator = spawnTsx('bench/load-generator.ts', ['--url', url, '--connections', String(flags.connections), '--duration', String(flags.duration)]);
+  const generator = spawnTsx('bench/load-generator.ts', [
+    '--url',
+    url,
+    '--connections',
+    String(flags.connections),
+    '--duration',
+    String(flags.duration),
+  ]);
   active.add(generator);
   const code = await generator.exited;
   active.delete(generator);
@@ -71,7 +83,8 @@ async function runLoad(url: string, flags: Flags): Promise<LoadResult> {
   } catch {
     parsed = undefined;
   }
-  if (code !== 0 || !isLoadResult(parsed)) throw new Error(`load generator failed (exit ${code}):\n${generator.stderr()}${generator.stdout()}`);
+  if (code !== 0 || !isLoadResult(parsed))
+    throw new Error(`load generator failed (exit ${code}):\n${generator.stderr()}${generator.stdout()}`);
   return parsed;
 }
 
@@ -135,8 +148,6 @@ async function countStored(dataDir: string, postgres: FreshSchema | undefined): 
   }
 }
 
-
-
 /** Temp resources of the Sightline run, so an interrupt can remove them too. */
 const cleanup: (() => Promise<void>)[] = [];
 
@@ -175,7 +186,9 @@ async function runCleanup(): Promise<void> {
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const store = flags.database ? `PostgreSQL (${flags.database.replace(/:[^:@/]*@/, ':***@')})` : 'SQLite';
-  process.stdout.write(`ingest benchmark: ${flags.duration} s per run, ${flags.connections} connections, ~1 MB NDJSON bodies, store ${store}\n`);
+  process.stdout.write(
+    `ingest benchmark: ${flags.duration} s per run, ${flags.connections} connections, ~1 MB NDJSON bodies, store ${store}\n`,
+  );
 
   const base = await baseline(flags);
   report('baseline (node:http + parseBody, nothing stored)', base);
@@ -184,10 +197,14 @@ async function main(): Promise<void> {
     report(`Sightline (${store}, 201 after durable commit)`, result);
     if (serverLog) {
       const lines = serverLog.split('\n');
-      process.stdout.write(`  server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`);
+      process.stdout.write(
+        `  server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`,
+      );
     }
     const verified = stored >= result.records;
-    process.stdout.write(`  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${result.records.toLocaleString('en-US')} acknowledged: ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`);
+    process.stdout.write(
+      `  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${result.records.toLocaleString('en-US')} acknowledged: ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`,
+    );
     if (base.records === 0) throw new Error('the baseline accepted no records; the ratio is meaningless');
     const recordsPerS = result.records / result.seconds;
     const baselinePerS = base.records / base.seconds;

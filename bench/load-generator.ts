@@ -25,7 +25,8 @@ function parseOptions(argv: string[]): Options {
   };
   const url = new URL(value('--url') ?? '');
   // The benchmark must never send traffic anywhere but this machine.
-  if (url.hostname !== '127.0.0.1' || url.protocol !== 'http:') throw new Error(`--url must be http://127.0.0.1:<port>/…; got ${url.href}`);
+  if (url.hostname !== '127.0.0.1' || url.protocol !== 'http:')
+    throw new Error(`--url must be http://127.0.0.1:<port>/…; got ${url.href}`);
   return {
     url,
     connections: Math.floor(positive('--connections', 8)),
@@ -67,7 +68,13 @@ function post(agent: http.Agent, url: URL, body: Buffer): Promise<Outcome> {
             } catch {
               return reject(new Error(`201 with a body that is not JSON: ${text.slice(0, 100)}`));
             }
-            if (typeof parsed === 'object' && parsed !== null && 'accepted' in parsed && typeof parsed.accepted === 'number') accepted = parsed.accepted;
+            if (
+              typeof parsed === 'object' &&
+              parsed !== null &&
+              'accepted' in parsed &&
+              typeof parsed.accepted === 'number'
+            )
+              accepted = parsed.accepted;
           }
           const retryAfter = Number(response.headers['retry-after']);
           resolve({ status, accepted, retryAfterS: Number.isFinite(retryAfter) ? retryAfter : 0 });

@@ -94,7 +94,10 @@ const levelWeight: Record<string, number> = { informational: 14, low: 10, medium
 export function ruleChoices(): { rules: RuleChoice[]; catalogue: AttackCatalogue } {
   const detection = loadDetection({ rulePaths: [], pipelinePath: '' });
   const catalogue = detection.catalogue;
-  const choose = (rule: { id: string; title: string; author?: string; level: string; tags: string[] }, type: RuleChoice['type']): RuleChoice => {
+  const choose = (
+    rule: { id: string; title: string; author?: string; level: string; tags: string[] },
+    type: RuleChoice['type'],
+  ): RuleChoice => {
     const mapped = catalogue.fromTags(rule.tags);
     return {
       id: rule.id,

@@ -39,7 +39,12 @@ export interface QuerySummary {
  * The table of every scenario's figures (`baselineAgain`: the baseline's second run, at the
  * end) and the summary of the run; `timeoutS` explains timed-out scenarios.
  */
-export function report(all: Scenario[], results: Map<string, Figures>, baselineAgain: Figures, run: { cases: number; timeoutS: number }): { table: string; summary: QuerySummary } {
+export function report(
+  all: Scenario[],
+  results: Map<string, Figures>,
+  baselineAgain: Figures,
+  run: { cases: number; timeoutS: number },
+): { table: string; summary: QuerySummary } {
   const baselineFirst = results.get('healthz')!;
   const baselineRps = (baselineFirst.requests_per_s + baselineAgain.requests_per_s) / 2;
   let table =
@@ -47,20 +52,33 @@ export function report(all: Scenario[], results: Map<string, Figures>, baselineA
     `${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'max ms'.padStart(10)}${'ratio'.padStart(8)}\n`;
   for (const scenario of all) {
     const totals = scenario.totals ? [...scenario.totals] : [];
-    const matching = totals.length === 0 ? (scenario.group === 'search' ? '?' : '') : totals.length === 1 ? totals[0]!.toLocaleString('en-US') : `~${Math.round(totals.reduce((a, b) => a + b, 0) / totals.length).toLocaleString('en-US')}`;
+    const matching =
+      totals.length === 0
+        ? scenario.group === 'search'
+          ? '?'
+          : ''
+        : totals.length === 1
+          ? totals[0]!.toLocaleString('en-US')
+          : `~${Math.round(totals.reduce((a, b) => a + b, 0) / totals.length).toLocaleString('en-US')}`;
     table += row(scenario.label, results.get(scenario.key)!, baselineRps, matching, scenario.group === 'baseline');
   }
   table += row('GET /healthz again (baseline, 2nd run)', baselineAgain, baselineRps, '', true);
   const pooled = (group: Scenario['group']) => {
     const members = all.filter((scenario) => scenario.group === group).map((scenario) => results.get(scenario.key)!);
-    return figures(members.flatMap((result) => result.latencies), 1, members.some((result) => result.timed_out));
+    return figures(
+      members.flatMap((result) => result.latencies),
+      1,
+      members.some((result) => result.timed_out),
+    );
   };
   const searchAll = pooled('search');
   const getAll = pooled('get');
   const counts = results.get('counts')!;
   const pooledRow = (label: string, result: Figures) =>
     `${pad(label, 46)}${''.padStart(9)}${num(result.requests, 6)}${''.padStart(8)}${ms(result.p50_ms, result.timed_out)}${ms(result.p99_ms, result.timed_out)}${ms(result.max_ms, result.timed_out)}\n`;
-  const over = all.filter((scenario) => scenario.group !== 'baseline' && results.get(scenario.key)!.p99_ms > TARGET_P99_MS).map((scenario) => scenario.key);
+  const over = all
+    .filter((scenario) => scenario.group !== 'baseline' && results.get(scenario.key)!.p99_ms > TARGET_P99_MS)
+    .map((scenario) => scenario.key);
   const timedOut = all.filter((scenario) => results.get(scenario.key)!.timed_out).map((scenario) => scenario.key);
   table +=
     pooledRow('all searches pooled', searchAll) +

@@ -67,7 +67,8 @@ function expectation(seeded: Seeded): (body: SearchBody) => { total: number; pag
     let hit = memo.get(key);
     if (!hit) {
       const found = seeded.cases.filter((model) => matches(model, body, seeded.users));
-      const value = (model: ModelCase) => (body.sort === 'score' ? model.score : body.sort === 'updated' ? model.updatedAt : model.createdAt);
+      const value = (model: ModelCase) =>
+        body.sort === 'score' ? model.score : body.sort === 'updated' ? model.updatedAt : model.createdAt;
       found.sort((a, b) => value(b) - value(a) || b.seq - a.seq);
       hit = { total: found.length, page: found.slice(0, body.limit).map((model) => model.id) };
       memo.set(key, hit);
@@ -107,7 +108,8 @@ export function scenarios(seeded: Seeded): Scenario[] {
           body: text,
           check: (status, response) => {
             if (status !== 200) return `status ${status}`;
-            if (!isObject(response) || !Array.isArray(response.cases) || typeof response.total !== 'number') return 'not a case list';
+            if (!isObject(response) || !Array.isArray(response.cases) || typeof response.total !== 'number')
+              return 'not a case list';
             const expected = expect(body);
             totals.add(expected.total);
             // No track_total in the body: counted up to the default, then "at least".
@@ -116,12 +118,14 @@ export function scenarios(seeded: Seeded): Scenario[] {
             if (response.total !== total || response.total_relation !== relation) {
               return `total ${response.total} (${String(response.total_relation)}), expected ${total} (${relation}): the seeded data has ${expected.total} matching ${text}`;
             }
-            if (response.cases.length !== expected.page.length) return `${response.cases.length} cases on the page, expected ${expected.page.length}`;
+            if (response.cases.length !== expected.page.length)
+              return `${response.cases.length} cases on the page, expected ${expected.page.length}`;
             if (!firstPageChecked.has(text)) {
               firstPageChecked.add(text);
               const ids = response.cases.map((item) => (isObject(item) ? item.id : undefined));
               const wrong = ids.findIndex((id, index) => id !== expected.page[index]);
-              if (wrong >= 0) return `case ${wrong} on the first page is ${String(ids[wrong])}, expected ${expected.page[wrong]} (${text})`;
+              if (wrong >= 0)
+                return `case ${wrong} on the first page is ${String(ids[wrong])}, expected ${expected.page[wrong]} (${text})`;
             }
             return undefined;
           },
@@ -147,10 +151,14 @@ export function scenarios(seeded: Seeded): Scenario[] {
         path: `/v1/cases/${ref(model)}`,
         check: (status, body) => {
           if (status !== 200) return `status ${status}`;
-          if (!isObject(body) || body.id !== model.id || body.number !== model.number) return `expected case ${model.id} (#${model.number})`;
-          if (!Array.isArray(body.observations) || body.observations.length !== model.observations) return `expected ${model.observations} observations`;
-          if (!Array.isArray(body.devices) || body.devices.length !== model.deviceIds.length) return `expected ${model.deviceIds.length} devices`;
-          if (!Array.isArray(body.comments) || body.comments.length !== model.comments) return `expected ${model.comments} comments`;
+          if (!isObject(body) || body.id !== model.id || body.number !== model.number)
+            return `expected case ${model.id} (#${model.number})`;
+          if (!Array.isArray(body.observations) || body.observations.length !== model.observations)
+            return `expected ${model.observations} observations`;
+          if (!Array.isArray(body.devices) || body.devices.length !== model.deviceIds.length)
+            return `expected ${model.deviceIds.length} devices`;
+          if (!Array.isArray(body.comments) || body.comments.length !== model.comments)
+            return `expected ${model.comments} comments`;
           return undefined;
         },
       };
@@ -161,13 +169,25 @@ export function scenarios(seeded: Seeded): Scenario[] {
       key: 'healthz',
       label: 'GET /healthz (baseline: no auth, no DB)',
       group: 'baseline',
-      request: () => ({ method: 'GET', path: '/healthz', check: (status, body) => (status === 200 && isObject(body) && body.status === 'ok' ? undefined : `status ${status}`) }),
+      request: () => ({
+        method: 'GET',
+        path: '/healthz',
+        check: (status, body) =>
+          status === 200 && isObject(body) && body.status === 'ok' ? undefined : `status ${status}`,
+      }),
     },
     search('default', '{} (newest first)', () => ({ limit: PAGE })),
     search('open', "status ['new','in_progress']", () => ({ status: ['new', 'in_progress'], limit: PAGE })),
     search('new_by_score', "status ['new'], sort score", () => ({ status: ['new'], sort: 'score', limit: PAGE })),
-    search('severe', "severity ['high','critical'], score_min 60", () => ({ severity: ['high', 'critical'], score_min: 60, limit: PAGE })),
-    search('assignee', 'assignee <email> (6 users)', (i) => ({ assignee: assignees[i % assignees.length]!, limit: PAGE })),
+    search('severe', "severity ['high','critical'], score_min 60", () => ({
+      severity: ['high', 'critical'],
+      score_min: 60,
+      limit: PAGE,
+    })),
+    search('assignee', 'assignee <email> (6 users)', (i) => ({
+      assignee: assignees[i % assignees.length]!,
+      limit: PAGE,
+    })),
     search('technique', "technique 'T1059' (+ sub-techniques)", () => ({ technique: 'T1059', limit: PAGE })),
     search('tag', "tags ['pci']", () => ({ tags: ['pci'], limit: PAGE })),
     search('device', 'device_id (64 devices)', (i) => ({ device_id: deviceIds[i % deviceIds.length]!, limit: PAGE })),
@@ -177,7 +197,11 @@ export function scenarios(seeded: Seeded): Scenario[] {
       key: 'counts',
       label: 'GET /v1/cases/counts',
       group: 'counts',
-      request: () => ({ method: 'GET', path: '/v1/cases/counts', check: (status, body) => (status !== 200 ? `status ${status}` : checkCounts(seeded, body)) }),
+      request: () => ({
+        method: 'GET',
+        path: '/v1/cases/counts',
+        check: (status, body) => (status !== 200 ? `status ${status}` : checkCounts(seeded, body)),
+      }),
     },
     get('get_id', 'GET /v1/cases/{id} (random ids)', (model) => model.id),
     get('get_number', 'GET /v1/cases/{number} (random numbers)', (model) => String(model.number)),

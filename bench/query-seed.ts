@@ -88,17 +88,28 @@ async function seedDevices({ sink, random, tenantId, now, count }: Load): Promis
           host_name: hostName,
           description: '',
           criticality,
-          last_user: family.prefix === 'ws' ? `${pick(random, people)}.${pick(random, ['m', 'k', 's', 'r'])}` : pick(random, ['root', 'deploy', 'www-data', null]),
+          last_user:
+            family.prefix === 'ws'
+              ? `${pick(random, people)}.${pick(random, ['m', 'k', 's', 'r'])}`
+              : pick(random, ['root', 'deploy', 'www-data', null]),
           endpoint_id: random() < 0.6 ? seededId(random, 'ep') : null,
           os: family.os,
-          kubernetes_namespace: family.prefix === 'k8s-node' ? pick(random, ['payments', 'checkout', 'search', 'ingest', 'kube-system']) : null,
+          kubernetes_namespace:
+            family.prefix === 'k8s-node'
+              ? pick(random, ['payments', 'checkout', 'search', 'ingest', 'kube-system'])
+              : null,
           first_seen: firstSeen,
           last_seen: now - between(random, 0, 3 * HOUR),
           updated_at: now - between(random, 0, 3 * HOUR),
         });
         count('devices');
-        const addresses = new Set<string>([`10.${between(random, 0, 255)}.${between(random, 0, 255)}.${between(random, 1, 254)}`]);
-        while (random() < 0.35 && addresses.size < 3) addresses.add(`${between(random, 1, 223)}.${between(random, 0, 255)}.${between(random, 0, 255)}.${between(random, 1, 254)}`);
+        const addresses = new Set<string>([
+          `10.${between(random, 0, 255)}.${between(random, 0, 255)}.${between(random, 1, 254)}`,
+        ]);
+        while (random() < 0.35 && addresses.size < 3)
+          addresses.add(
+            `${between(random, 1, 223)}.${between(random, 0, 255)}.${between(random, 0, 255)}.${between(random, 1, 254)}`,
+          );
         for (const ip of addresses) {
           const isPrivate = ip.startsWith('10.');
           const place = pick(random, places);
@@ -173,9 +184,13 @@ export async function seed(database: Database, count: number, now: number, analy
         const observationIds: string[] = [];
         const observationTimes: number[] = [];
         for (let k = 0; k < observationCount; k++) {
-          const rule = k === 0 || caseDevices.length === 0 || random() < 0.55 ? firstRule : rules[weighted(random, ruleWeights)]!;
+          const rule =
+            k === 0 || caseDevices.length === 0 || random() < 0.55 ? firstRule : rules[weighted(random, ruleWeights)]!;
           const time = k === 0 ? firstTime : Math.min(now - 60_000, firstTime + between(random, 1_000, 12 * HOUR));
-          const seqs = rule.type === 'correlation' ? Array.from({ length: between(random, 5, 20) }, () => recordSeq++) : [recordSeq++];
+          const seqs =
+            rule.type === 'correlation'
+              ? Array.from({ length: between(random, 5, 20) }, () => recordSeq++)
+              : [recordSeq++];
           const lastTime = rule.type === 'correlation' ? time + between(random, 10_000, 300_000) : time;
           const host = caseDevices.length > 0 ? caseDevices[k % caseDevices.length]!.hostName : null;
           const id = seededId(random, 'obs');
@@ -183,7 +198,8 @@ export async function seed(database: Database, count: number, now: number, analy
           insert('observations', {
             id,
             tenant_id: tenantId,
-            dedupe_key: rule.type === 'correlation' ? `correlation:${rule.id}:${seqs[0]}` : `rule:${rule.id}:${seqs[0]}`,
+            dedupe_key:
+              rule.type === 'correlation' ? `correlation:${rule.id}:${seqs[0]}` : `rule:${rule.id}:${seqs[0]}`,
             source: 'detection',
             rule_id: rule.id,
             rule_title: rule.title,
@@ -198,8 +214,17 @@ export async function seed(database: Database, count: number, now: number, analy
             last_time: lastTime,
             record_seqs: JSON.stringify(seqs),
             evidence: JSON.stringify({
-              records: [{ seq: seqs.at(-1), fields: host ? { host, user: pick(random, ['root', 'deploy', 'www-data']) } : { source_ip: `198.51.100.${between(random, 1, 254)}` } }],
-              ...(rule.type === 'correlation' ? { correlation: { group: { host: host ?? 'unknown' }, value: seqs.length } } : {}),
+              records: [
+                {
+                  seq: seqs.at(-1),
+                  fields: host
+                    ? { host, user: pick(random, ['root', 'deploy', 'www-data']) }
+                    : { source_ip: `198.51.100.${between(random, 1, 254)}` },
+                },
+              ],
+              ...(rule.type === 'correlation'
+                ? { correlation: { group: { host: host ?? 'unknown' }, value: seqs.length } }
+                : {}),
             }),
             created_at: added,
             created_by: null,
@@ -207,15 +232,37 @@ export async function seed(database: Database, count: number, now: number, analy
           count1('observations');
           observationIds.push(id);
           observationTimes.push(added);
-          addContribution(contents, { ruleId: rule.id, ruleTitle: rule.title, level: rule.level, techniques: rule.techniques, tactics: rule.tactics, firstTime: time, lastTime, count: 1 });
+          addContribution(contents, {
+            ruleId: rule.id,
+            ruleTitle: rule.title,
+            level: rule.level,
+            techniques: rule.techniques,
+            tactics: rule.tactics,
+            firstTime: time,
+            lastTime,
+            count: 1,
+          });
         }
 
         // Workflow: old cases are mostly closed; the last week holds most of the open ones.
         const recent = age < 7 * DAY;
-        const status = ['new', 'in_progress', 'on_hold', 'closed'][weighted(random, recent ? [40, 25, 10, 25] : [1.5, 2.5, 1.5, 94.5])]!;
+        const status = ['new', 'in_progress', 'on_hold', 'closed'][
+          weighted(random, recent ? [40, 25, 10, 25] : [1.5, 2.5, 1.5, 94.5])
+        ]!;
         const assigneeShare = status === 'new' ? 0.08 : status === 'closed' ? 0.85 : 1;
-        const assignee = random() < assigneeShare ? users[weighted(random, users.map((user) => user.weight))]! : null;
-        const sensitive = caseDevices.some((device) => device.hostName.startsWith('web') || device.hostName.startsWith('db') || device.hostName.startsWith('api'));
+        const assignee =
+          random() < assigneeShare
+            ? users[
+                weighted(
+                  random,
+                  users.map((user) => user.weight),
+                )
+              ]!
+            : null;
+        const sensitive = caseDevices.some(
+          (device) =>
+            device.hostName.startsWith('web') || device.hostName.startsWith('db') || device.hostName.startsWith('api'),
+        );
         const tags: string[] = [];
         if (random() < (sensitive ? 0.2 : 0.03)) tags.push('pci');
         if (caseDevices.some((device) => !device.hostName.startsWith('ws')) && random() < 0.25) tags.push('prod');
@@ -229,26 +276,49 @@ export async function seed(database: Database, count: number, now: number, analy
         let mergedInto: string | null = null;
         let closingComment: string | null = null;
         if (status === 'closed') {
-          closedAt = Math.min(now - 60_000, Math.max(updatedAt + 60_000, createdAt + between(random, 10 * 60_000, 5 * DAY)));
+          closedAt = Math.min(
+            now - 60_000,
+            Math.max(updatedAt + 60_000, createdAt + between(random, 10 * 60_000, 5 * DAY)),
+          );
           updatedAt = closedAt;
           if (random() < 0.02 && cases.length > 0) {
             resolution = 'duplicate';
             mergedInto = cases[Math.max(0, cases.length - between(random, 1, 30))]!.id;
           } else resolution = resolutions[weighted(random, resolutionWeights)]!;
-          if (random() < 0.15) closingComment = pick(random, ['Expected admin activity.', 'Scanner from the pentest window.', 'Host reimaged, credentials rotated.', 'Known noisy job; rule tuned.']);
+          if (random() < 0.15)
+            closingComment = pick(random, [
+              'Expected admin activity.',
+              'Scanner from the pentest window.',
+              'Host reimaged, credentials rotated.',
+              'Known noisy job; rule tuned.',
+            ]);
         } else if (status !== 'new') {
           updatedAt = Math.min(now - 30_000, updatedAt + between(random, 60_000, 2 * DAY));
         }
 
-        const derived = deriveFields(contents, caseDevices.map((device) => ({ host_name: device.hostName, criticality: device.criticality })), tags, catalogue);
+        const derived = deriveFields(
+          contents,
+          caseDevices.map((device) => ({ host_name: device.hostName, criticality: device.criticality })),
+          tags,
+          catalogue,
+        );
         const manual = random() < 0.04;
-        const severity = manual ? pick(random, ['low', 'medium', 'high', 'critical']) : severityForLevel(derived.max_level);
+        const severity = manual
+          ? pick(random, ['low', 'medium', 'high', 'critical'])
+          : severityForLevel(derived.max_level);
         const id = seededId(random, 'case');
         const groupKey = caseDevices.length > 0 ? `device:${caseDevices[0]!.id}` : `rule:${firstRule.id}:detection`;
         let version = 1 + (observationCount > 1 ? 1 : 0);
         const history: [number, string, string | null, string, string, string][] = [
           [createdAt, 'system', null, 'grouping', 'created', JSON.stringify({ number, group_key: groupKey })],
-          [createdAt, 'system', null, 'grouping', 'observations_added', JSON.stringify({ count: observationCount, observation_ids: observationIds })],
+          [
+            createdAt,
+            'system',
+            null,
+            'grouping',
+            'observations_added',
+            JSON.stringify({ count: observationCount, observation_ids: observationIds }),
+          ],
         ];
         const actor = assignee ?? users[0]!;
         if (status !== 'new') {
@@ -288,9 +358,17 @@ export async function seed(database: Database, count: number, now: number, analy
           closed_at: closedAt,
         });
         count1('cases');
-        observationIds.forEach((observationId, k) => insert('case_observations', { observation_id: observationId, case_id: id, tenant_id: tenantId, added_at: observationTimes[k] }));
+        observationIds.forEach((observationId, k) =>
+          insert('case_observations', {
+            observation_id: observationId,
+            case_id: id,
+            tenant_id: tenantId,
+            added_at: observationTimes[k],
+          }),
+        );
         count1('case_observations', observationIds.length);
-        for (const device of caseDevices) insert('case_devices', { case_id: id, device_id: device.id, tenant_id: tenantId });
+        for (const device of caseDevices)
+          insert('case_devices', { case_id: id, device_id: device.id, tenant_id: tenantId });
         count1('case_devices', caseDevices.length);
         const techniques = JSON.parse(derived.techniques) as string[];
         const filed = filedTechniques(techniques);
@@ -303,7 +381,15 @@ export async function seed(database: Database, count: number, now: number, analy
         let comments = 0;
         const notes = status !== 'new' && random() < 0.12 ? between(random, 1, 3) : 0;
         for (let k = 0; k < notes + (closingComment ? 1 : 0); k++) {
-          const body = k < notes ? pick(random, ['Looking into it.', 'Checked the process tree; parent is the deploy agent.', 'Asked the owner of the host.', 'Isolated the host.']) : closingComment!;
+          const body =
+            k < notes
+              ? pick(random, [
+                  'Looking into it.',
+                  'Checked the process tree; parent is the deploy agent.',
+                  'Asked the owner of the host.',
+                  'Isolated the host.',
+                ])
+              : closingComment!;
           const at = Math.min(updatedAt, createdAt + (k + 1) * 600_000);
           const commentId = seededId(random, 'cmt');
           insert('case_comments', {
@@ -323,7 +409,16 @@ export async function seed(database: Database, count: number, now: number, analy
         }
         count1('case_comments', comments);
         for (const [at, actorType, actorId, actorLabel, action, changes] of history) {
-          insert('case_history', { case_id: id, tenant_id: tenantId, at, actor_type: actorType, actor_id: actorId, actor_label: actorLabel, action, changes });
+          insert('case_history', {
+            case_id: id,
+            tenant_id: tenantId,
+            at,
+            actor_type: actorType,
+            actor_id: actorId,
+            actor_label: actorLabel,
+            action,
+            changes,
+          });
         }
         count1('case_history', history.length);
 

@@ -25,7 +25,16 @@ export interface Server {
 /** `sightline serve` on the storage, detection off, warnings and errors kept. */
 export async function startServer(storage: string[]): Promise<Server> {
   const port = await freePort();
-  const child = spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', 'warn', '--detection', 'off']);
+  const child = spawnTsx('src/cli/run.ts', [
+    'serve',
+    ...storage,
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    '--detection',
+    'off',
+  ]);
   active.add(child);
   const base = `http://127.0.0.1:${port}`;
   await waitReady(child, `${base}/readyz`, 60_000);
@@ -41,7 +50,9 @@ export async function stopServer(server: Server, graceMs?: number): Promise<stri
   const log = `${server.child.stderr()}${server.child.stdout()}`.trim();
   if (log) {
     const lines = log.split('\n');
-    notes.push(`the server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 3).join('\n    ')}`);
+    notes.push(
+      `the server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 3).join('\n    ')}`,
+    );
   }
   return notes;
 }

@@ -32,7 +32,9 @@ function sqliteSink(file: string): RowSink {
       const key = `${table}(${columns.join()})`;
       let statement = statements.get(key);
       if (!statement) {
-        statement = connection.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`);
+        statement = connection.prepare(
+          `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
+        );
         statements.set(key, statement);
       }
       statement.run(row);
@@ -70,7 +72,10 @@ function postgresSink(config: pg.PoolConfig): RowSink {
       try {
         for (const [table, { columns, rows }] of pending) {
           for (let i = 0; i < rows.length; i += 2_000) {
-            await client.query(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${table}, $1)`, [JSON.stringify(rows.slice(i, i + 2_000))]);
+            await client.query(
+              `INSERT INTO ${table} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${table}, $1)`,
+              [JSON.stringify(rows.slice(i, i + 2_000))],
+            );
           }
         }
         await client.query('COMMIT');

@@ -43,7 +43,14 @@ export class RequestTimeout extends Error {}
  * done); the latency runs from sending to the last byte of the body. A request slower than
  * `timeoutMs` ends the scenario.
  */
-export async function run(base: string, headers: Record<string, string>, scenario: Scenario, count: number, offset: number, limits: { timeoutMs: number; budgetS: number }): Promise<Figures> {
+export async function run(
+  base: string,
+  headers: Record<string, string>,
+  scenario: Scenario,
+  count: number,
+  offset: number,
+  limits: { timeoutMs: number; budgetS: number },
+): Promise<Figures> {
   const latencies: number[] = [];
   const started = performance.now();
   for (let i = 0; i < count; i++) {
@@ -66,7 +73,9 @@ export async function run(base: string, headers: Record<string, string>, scenari
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
         latencies.push(limits.timeoutMs);
         const result = figures(latencies, (performance.now() - started) / 1000, true);
-        throw Object.assign(new RequestTimeout(`${scenario.label}: no answer within ${limits.timeoutMs} ms`), { result });
+        throw Object.assign(new RequestTimeout(`${scenario.label}: no answer within ${limits.timeoutMs} ms`), {
+          result,
+        });
       }
       throw error;
     }
@@ -78,7 +87,10 @@ export async function run(base: string, headers: Record<string, string>, scenari
       body = text;
     }
     const problem = request.check(status, body);
-    if (problem) throw new Error(`${scenario.label}: ${problem}; ${request.method} ${request.path} ${request.body ?? ''} answered ${text.slice(0, 300)}`);
+    if (problem)
+      throw new Error(
+        `${scenario.label}: ${problem}; ${request.method} ${request.path} ${request.body ?? ''} answered ${text.slice(0, 300)}`,
+      );
   }
   return figures(latencies, (performance.now() - started) / 1000, false);
 }

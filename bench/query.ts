@@ -50,7 +50,8 @@ interface Flags {
   database?: string;
 }
 
-const USAGE = 'usage: bench:query [--cases N] [--requests N] [--timeout S] [--budget S] [--database postgres://…] [--analyze] [--keep]';
+const USAGE =
+  'usage: bench:query [--cases N] [--requests N] [--timeout S] [--budget S] [--database postgres://…] [--analyze] [--keep]';
 
 function parseFlags(argv: string[]): Flags {
   const flags: Flags = { cases: 100_000, requests: 300, timeout: 10, budget: 30, analyze: false, keep: false };
@@ -61,15 +62,18 @@ function parseFlags(argv: string[]): Flags {
       continue;
     }
     const value = argv[i + 1];
-    if (value === undefined || !['--cases', '--requests', '--timeout', '--budget', '--database'].includes(flag ?? '')) throw new Error(`unknown or incomplete option ${JSON.stringify(flag)}; ${USAGE}`);
+    if (value === undefined || !['--cases', '--requests', '--timeout', '--budget', '--database'].includes(flag ?? ''))
+      throw new Error(`unknown or incomplete option ${JSON.stringify(flag)}; ${USAGE}`);
     i++;
     if (flag === '--database') {
-      if (!/^postgres(ql)?:\/\//.test(value)) throw new Error(`--database must be a postgres:// URL (SQLite is the default); ${USAGE}`);
+      if (!/^postgres(ql)?:\/\//.test(value))
+        throw new Error(`--database must be a postgres:// URL (SQLite is the default); ${USAGE}`);
       flags.database = value;
       continue;
     }
     const number = Number(value);
-    if (!Number.isInteger(number) || number <= 0) throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
+    if (!Number.isInteger(number) || number <= 0)
+      throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
     if (flag === '--cases') flags.cases = number;
     else if (flag === '--requests') flags.requests = number;
     else if (flag === '--timeout') flags.timeout = number;
@@ -110,7 +114,13 @@ async function main(): Promise<void> {
     size =
       database.kind === 'sqlite'
         ? `${(fs.statSync(database.sqlitePath!).size / 1024 / 1024).toFixed(0)} MiB`
-        : (await sql<{ size: string }>`SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS size FROM pg_class c WHERE c.relnamespace = ${database.pgSchema!}::regnamespace AND c.relkind = 'r'`.execute(database.db)).rows[0]!.size;
+        : (
+            await sql<{
+              size: string;
+            }>`SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS size FROM pg_class c WHERE c.relnamespace = ${database.pgSchema!}::regnamespace AND c.relkind = 'r'`.execute(
+              database.db,
+            )
+          ).rows[0]!.size;
   } finally {
     await database.close();
   }
@@ -119,7 +129,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     `  seeded in ${seeded.seconds.toFixed(1)} s (database ${size}, ` +
       `${flags.database ? 'then VACUUM (ANALYZE), as autovacuum would' : flags.analyze ? 'then ANALYZE (--analyze; the server never runs it)' : 'no ANALYZE, as the server leaves it'}): ` +
-      `${Object.entries(seeded.rows).map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`).join(', ')}\n` +
+      `${Object.entries(seeded.rows)
+        .map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`)
+        .join(', ')}\n` +
       `  statuses: ${[...statuses].map(([status, n]) => `${status} ${n.toLocaleString('en-US')}`).join(', ')}; ` +
       `${seeded.users.length} users; a token with all permissions; tenant bench-query\n`,
   );
@@ -141,7 +153,8 @@ async function main(): Promise<void> {
     } catch (error) {
       if (!(error instanceof RequestTimeout)) throw error;
       // The server is still inside the query; only a new one can answer the next scenario.
-      for (const note of await stopServer(server, 0)) if (!note.startsWith('the server did not exit')) process.stdout.write(`note: ${note}\n`);
+      for (const note of await stopServer(server, 0))
+        if (!note.startsWith('the server did not exit')) process.stdout.write(`note: ${note}\n`);
       server = await startServer(storage);
       return (error as RequestTimeout & { result: Figures }).result;
     }
@@ -170,7 +183,9 @@ process.on('SIGTERM', interrupt);
 
 main()
   .catch(async (error: unknown) => {
-    process.stderr.write(`bench:query failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench:query failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     await Promise.all([...active].map((child) => stopChild(child)));
     process.exitCode = 1;
   })

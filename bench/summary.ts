@@ -49,7 +49,10 @@ async function seed(client: ApiClient, server: Awaited<ReturnType<typeof startSe
     process: { name: 'bash', pid: 1000 + i, executable: '/bin/bash', command_line: `bash -c 'echo ${i}'` },
     parent: { name: 'sshd', pid: 900, executable: '/usr/sbin/sshd', command_line: 'sshd: alice' },
   }));
-  const posted = await server.post(records.map((record) => JSON.stringify(record)).join('\n'), { 'content-type': 'application/x-ndjson', host: 'acme-collector.localhost' });
+  const posted = await server.post(records.map((record) => JSON.stringify(record)).join('\n'), {
+    'content-type': 'application/x-ndjson',
+    host: 'acme-collector.localhost',
+  });
   if (posted.status !== 201) throw new Error(`collector answered ${posted.status}`);
   for (let i = 0; i < CASES * 4; i++) {
     const written = await client.post('/v1/observations', {
@@ -61,7 +64,8 @@ async function seed(client: ApiClient, server: Awaited<ReturnType<typeof startSe
       host: `host-${i % CASES}`,
       first_time: new Date(base + between(random, 0, 3_600_000)).toISOString(),
     });
-    if (written.status !== 201) throw new Error(`observation write answered ${written.status}: ${JSON.stringify(written.body)}`);
+    if (written.status !== 201)
+      throw new Error(`observation write answered ${written.status}: ${JSON.stringify(written.body)}`);
   }
   const ids: string[] = [];
   let cursor: string | undefined;
@@ -78,7 +82,11 @@ const server = await startServer(database, { detection: 'off' });
 try {
   const acme = await seedTenant(server, 'acme');
   const operator = await signIn(server, { tenant: null, role: 'operator', email: 'bench-operator@example.com' });
-  await operator.client.patch('/v1/tenants/acme', { observation_write_approved: true }, { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf });
+  await operator.client.patch(
+    '/v1/tenants/acme',
+    { observation_write_approved: true },
+    { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf },
+  );
   const client = apiClient(server, bearer((await issueToken(server, acme)).value));
   const ids = await seed(client, server);
   console.log(`bench:summary — SQLite, in-process HTTP, builtin provider; ${ids.length} cases`);
@@ -98,7 +106,10 @@ try {
     const start = performance.now();
     const response = await client.post(`/v1/cases/${id}/summary`, {});
     cached.push(performance.now() - start);
-    if (response.status !== 201 || response.body.from_cache !== true) throw new Error(`regeneration was not served from the cache: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+    if (response.status !== 201 || response.body.from_cache !== true)
+      throw new Error(
+        `regeneration was not served from the cache: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`,
+      );
   }
   const fromCache = report('POST …/summary, unchanged case (cache)', cached, baseline);
   console.log(`target: cached regeneration ≤ 50 ms: ${fromCache <= 50 ? 'met' : 'NOT met'}`);

@@ -48,15 +48,22 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const reportIndexError = (error: unknown) => {
       // Indexing can fail before the server (and its logger) exists; say so on stderr then.
       if (log) log.error({ err: error }, 'search indexing failed; retrying');
-      else process.emitWarning(`search indexing failed; retrying: ${error instanceof Error ? error.message : String(error)}`);
+      else
+        process.emitWarning(
+          `search indexing failed; retrying: ${error instanceof Error ? error.message : String(error)}`,
+        );
     };
     writer = createRecordWriter(database, reportIndexError);
     try {
       await writer.ready();
     } catch (error) {
-      throw new Error(`the record-log writer could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(
+        `the record-log writer could not start: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
-    const indexLoop = database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
+    const indexLoop =
+      database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
     const metrics = new Metrics();
     const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
     if (config.detection === 'on') {
@@ -98,7 +105,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
     // The monitoring provider failing never fails a request: counted and logged (without the payload).
     const summarySink = isolate(rawSink, (error, what) => {
       metrics.summaryMonitoringFailures.inc({ sink: rawSink.name, what });
-      log?.warn({ sink: rawSink.name, what, error: error instanceof Error ? error.message : String(error) }, 'summary monitoring copy failed');
+      log?.warn(
+        { sink: rawSink.name, what, error: error instanceof Error ? error.message : String(error) },
+        'summary monitoring copy failed',
+      );
     });
     const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
     const server = buildServer({
@@ -120,7 +130,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
     // The model cache holds case data: expired entries go within the hour even when nobody
     // generates summaries (generation purges too).
     const purgeCache = () =>
-      purgeExpired(database.db, Date.now()).catch((error: unknown) => log?.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'));
+      purgeExpired(database.db, Date.now()).catch((error: unknown) =>
+        log?.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'),
+      );
     await purgeCache();
     const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
     cachePurge.unref();
@@ -149,6 +161,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
 }
 
 function createRecordWriter(database: Database, onIndexError: (error: unknown) => void): RecordLogWriter {
-  if (database.kind === 'sqlite') return new SqliteRecordWriter(database.sqlitePath!, (message) => onIndexError(new Error(message)));
+  if (database.kind === 'sqlite')
+    return new SqliteRecordWriter(database.sqlitePath!, (message) => onIndexError(new Error(message)));
   return new PostgresRecordWriter(database.pgConfig!);
 }

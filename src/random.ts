@@ -17,7 +17,8 @@ export function seededRandom(seed: number): Random {
 export const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 /** An integer from low to high, both included. */
-export const between = (random: Random, low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
+export const between = (random: Random, low: number, high: number): number =>
+  low + Math.floor(random() * (high - low + 1));
 
 export const hex = (random: Random, length: number): string => {
   let out = '';
@@ -26,4 +27,5 @@ export const hex = (random: Random, length: number): string => {
 };
 
 /** A public-looking IPv4 address (first octet 1–223). */
-export const ipv4 = (random: Random): string => `${between(random, 1, 223)}.${between(random, 0, 255)}.${between(random, 0, 255)}.${between(random, 1, 254)}`;
+export const ipv4 = (random: Random): string =>
+  `${between(random, 1, 223)}.${between(random, 0, 255)}.${between(random, 0, 255)}.${between(random, 1, 254)}`;

@@ -7,6 +7,9 @@ export function parseIsoTime(field: string, value: string | undefined): number |
 export function parseIsoTime(field: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new AppError('invalid_request', `${field} must be an ISO 8601 date-time (got ${JSON.stringify(value)})`, { extensions: { field } });
+  if (Number.isNaN(time))
+    throw new AppError('invalid_request', `${field} must be an ISO 8601 date-time (got ${JSON.stringify(value)})`, {
+      extensions: { field },
+    });
   return time;
 }

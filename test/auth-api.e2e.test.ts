@@ -27,16 +27,31 @@ for (const target of databaseTargets) {
     });
 
     test('sign-in sets an httpOnly SameSite session cookie; the session reads, writes with its CSRF token, and signs out', async () => {
-      const wrong = await apiClient(server).post('/v1/auth/login', { email: 'nobody@example.com', password: 'whatever whatever' });
+      const wrong = await apiClient(server).post('/v1/auth/login', {
+        email: 'nobody@example.com',
+        password: 'whatever whatever',
+      });
       assert.equal(wrong.status, 401);
       assert.equal(wrong.body.code, 'invalid_credentials');
 
-      await createUser(server.sightline.database.db, { tenantId: acme.id, email: 'Alice@Example.com', role: 'admin', password: 'alice has a long password', actor: cliActor });
-      const badPassword = await apiClient(server).post('/v1/auth/login', { email: 'alice@example.com', password: 'not her password' });
+      await createUser(server.sightline.database.db, {
+        tenantId: acme.id,
+        email: 'Alice@Example.com',
+        role: 'admin',
+        password: 'alice has a long password',
+        actor: cliActor,
+      });
+      const badPassword = await apiClient(server).post('/v1/auth/login', {
+        email: 'alice@example.com',
+        password: 'not her password',
+      });
       assert.equal(badPassword.status, 401);
       assert.equal(badPassword.body.detail, wrong.body.detail, 'unknown email and wrong password look the same');
 
-      const login = await apiClient(server).post('/v1/auth/login', { email: 'ALICE@example.com', password: 'alice has a long password' });
+      const login = await apiClient(server).post('/v1/auth/login', {
+        email: 'ALICE@example.com',
+        password: 'alice has a long password',
+      });
       assert.equal(login.status, 200);
       const setCookie = login.headers.get('set-cookie') ?? '';
       assert.match(setCookie, /^sightline_session=[0-9A-Za-z]{43};/);
@@ -56,9 +71,17 @@ for (const target of databaseTargets) {
       const withoutCsrf = await session.post('/v1/tokens', { name: 'from the UI', permissions: ['cases:read'] });
       assert.equal(withoutCsrf.status, 403);
       assert.equal(withoutCsrf.body.code, 'csrf_token_invalid');
-      const wrongCsrf = await session.post('/v1/tokens', { name: 'from the UI', permissions: ['cases:read'] }, { 'x-csrf-token': 'x'.repeat(43) });
+      const wrongCsrf = await session.post(
+        '/v1/tokens',
+        { name: 'from the UI', permissions: ['cases:read'] },
+        { 'x-csrf-token': 'x'.repeat(43) },
+      );
       assert.equal(wrongCsrf.status, 403);
-      const created = await session.post('/v1/tokens', { name: 'from the UI', permissions: ['cases:read'] }, { 'x-csrf-token': me.body.csrf_token });
+      const created = await session.post(
+        '/v1/tokens',
+        { name: 'from the UI', permissions: ['cases:read'] },
+        { 'x-csrf-token': me.body.csrf_token },
+      );
       assert.equal(created.status, 201);
       assert.equal(created.body.token.created_by, 'alice@example.com');
       // A token needs no CSRF token: it is not sent by browsers on their own.
@@ -78,22 +101,45 @@ for (const target of databaseTargets) {
     test('roles decide what people may do: a viewer reads but cannot manage tokens', async () => {
       const viewer = await signIn(server, { tenant: acme, role: 'viewer', email: `viewer-${target.kind}@example.com` });
       const me = await viewer.client.get('/v1/me');
-      assert.deepEqual(me.body.permissions, ['cases:read', 'devices:read', 'observations:read', 'telemetry:read', 'summaries:read']);
+      assert.deepEqual(me.body.permissions, [
+        'cases:read',
+        'devices:read',
+        'observations:read',
+        'telemetry:read',
+        'summaries:read',
+      ]);
       const tokens = await viewer.client.get('/v1/tokens');
       assert.equal(tokens.status, 403);
       assert.equal(tokens.body.required_permission, 'tokens:read');
     });
 
     test('the audit log records sign-ins, failures, token changes and denials, for admins only', async () => {
-      const admin = apiClient(server, bearer((await issueToken(server, acme, ['audit:read', 'tokens:write'], { name: 'auditor' })).value));
+      const admin = apiClient(
+        server,
+        bearer((await issueToken(server, acme, ['audit:read', 'tokens:write'], { name: 'auditor' })).value),
+      );
       const { id } = await issueToken(server, acme, ['cases:read'], { name: 'doomed' });
       await admin.delete(`/v1/tokens/${id}`);
       await apiClient(server).post('/v1/auth/login', { email: 'alice@example.com', password: 'a wrong password' });
       await apiClient(server, bearer((await issueToken(server, acme, ['cases:read'])).value)).get('/v1/tokens');
 
-      const events = (await admin.get('/v1/audit-events?limit=200')).body.events as { action: string; outcome: string; actor: { label: string }; target: { id: string } | null; ip: string }[];
+      const events = (await admin.get('/v1/audit-events?limit=200')).body.events as {
+        action: string;
+        outcome: string;
+        actor: { label: string };
+        target: { id: string } | null;
+        ip: string;
+      }[];
       const actions = events.map((event) => event.action);
-      for (const action of ['auth.login', 'auth.login_failed', 'auth.logout', 'token.created', 'token.deleted', 'auth.permission_denied', 'user.created']) {
+      for (const action of [
+        'auth.login',
+        'auth.login_failed',
+        'auth.logout',
+        'token.created',
+        'token.deleted',
+        'auth.permission_denied',
+        'user.created',
+      ]) {
         assert.ok(actions.includes(action), `${action} in ${actions.join(', ')}`);
       }
       const deletion = events.find((event) => event.action === 'token.deleted')!;
@@ -105,8 +151,15 @@ for (const target of databaseTargets) {
       assert.ok(!JSON.stringify(events).includes('a wrong password'), 'passwords never reach the audit log');
 
       const filtered = await admin.get('/v1/audit-events?action=token.deleted');
-      assert.deepEqual(new Set(filtered.body.events.map((event: { action: string }) => event.action)), new Set(['token.deleted']));
-      const analyst = await signIn(server, { tenant: acme, role: 'analyst', email: `analyst-${target.kind}@example.com` });
+      assert.deepEqual(
+        new Set(filtered.body.events.map((event: { action: string }) => event.action)),
+        new Set(['token.deleted']),
+      );
+      const analyst = await signIn(server, {
+        tenant: acme,
+        role: 'analyst',
+        email: `analyst-${target.kind}@example.com`,
+      });
       assert.equal((await analyst.client.get('/v1/audit-events')).status, 403);
       // Another tenant's admin sees none of it.
       const globex = await seedTenant(server, `globex-${target.kind}`);
@@ -116,26 +169,40 @@ for (const target of databaseTargets) {
     });
 
     test('operators manage tenants and their observation-write approval; changes are audited', async () => {
-      const operator = await signIn(server, { tenant: null, role: 'operator', email: `root-${target.kind}@example.com` });
+      const operator = await signIn(server, {
+        tenant: null,
+        role: 'operator',
+        email: `root-${target.kind}@example.com`,
+      });
       const write = { 'x-csrf-token': operator.csrf };
       const created = await operator.client.post('/v1/tenants', { code_name: 'initech', name: 'Initech' }, write);
       assert.equal(created.status, 201);
       assert.equal(created.body.observation_write_approved, false);
       assert.match(created.body.collector_url, /^http:\/\/initech-collector\.localhost:\d+$/);
       assert.equal((await operator.client.post('/v1/tenants', { code_name: 'initech' }, write)).status, 409);
-      assert.equal((await operator.client.post('/v1/tenants', { code_name: 'Bad Name' }, write)).body.code, 'invalid_code_name');
+      assert.equal(
+        (await operator.client.post('/v1/tenants', { code_name: 'Bad Name' }, write)).body.code,
+        'invalid_code_name',
+      );
 
       const approved = await operator.client.patch('/v1/tenants/initech', { observation_write_approved: true }, write);
       assert.equal(approved.status, 200);
       assert.equal(approved.body.observation_write_approved, true);
       const list = await operator.client.get('/v1/tenants?limit=500');
       assert.ok(list.body.tenants.some((tenant: { code_name: string }) => tenant.code_name === 'initech'));
-      const audit = await operator.client.get('/v1/audit-events?action=tenant.settings_changed', { 'sightline-tenant': 'initech' });
-      assert.deepEqual(audit.body.events[0].details, { changes: { observation_write_approved: { from: false, to: true } } });
+      const audit = await operator.client.get('/v1/audit-events?action=tenant.settings_changed', {
+        'sightline-tenant': 'initech',
+      });
+      assert.deepEqual(audit.body.events[0].details, {
+        changes: { observation_write_approved: { from: false, to: true } },
+      });
       assert.equal((await operator.client.patch('/v1/tenants/nope', { name: 'x' }, write)).status, 404);
 
       const member = apiClient(server, bearer((await issueToken(server, acme)).value));
-      assert.equal((await member.patch('/v1/tenants/acme', { observation_write_approved: true })).body.code, 'operator_required');
+      assert.equal(
+        (await member.patch('/v1/tenants/acme', { observation_write_approved: true })).body.code,
+        'operator_required',
+      );
       assert.equal((await member.get('/v1/tenant')).body.code_name, 'acme');
     });
 
@@ -165,15 +232,25 @@ describe('the failed-attempt limit', () => {
     try {
       const acme = await seedTenant(server, 'acme');
       const good = (await issueToken(server, acme)).value;
-      await createUser(server.sightline.database.db, { tenantId: acme.id, email: 'carol@example.com', role: 'admin', password: 'carol long password', actor: cliActor });
-      for (let i = 0; i < 3; i++) assert.equal((await apiClient(server, bearer(`slt_guess${i}`)).get('/v1/me')).status, 401);
+      await createUser(server.sightline.database.db, {
+        tenantId: acme.id,
+        email: 'carol@example.com',
+        role: 'admin',
+        password: 'carol long password',
+        actor: cliActor,
+      });
+      for (let i = 0; i < 3; i++)
+        assert.equal((await apiClient(server, bearer(`slt_guess${i}`)).get('/v1/me')).status, 401);
 
       const locked = await apiClient(server, bearer(good)).get('/v1/me');
       assert.equal(locked.status, 429);
       assert.equal(locked.body.code, 'too_many_failed_attempts');
       const retryAfter = Number(locked.headers.get('retry-after'));
       assert.ok(retryAfter > 500 && retryAfter <= 600, `Retry-After ${retryAfter}`);
-      const login = await apiClient(server).post('/v1/auth/login', { email: 'carol@example.com', password: 'carol long password' });
+      const login = await apiClient(server).post('/v1/auth/login', {
+        email: 'carol@example.com',
+        password: 'carol long password',
+      });
       assert.equal(login.status, 429);
       assert.equal((await fetch(`${server.baseUrl}/docs/`, { headers: basic(good) })).status, 429);
       // Calls without credentials are not guesses: they still get their 401.
@@ -188,8 +265,16 @@ describe('the failed-attempt limit', () => {
     const database = await databaseTargets[0]!.create();
     const server = await startServer(database, { authMaxFailures: 2 });
     try {
-      for (let i = 0; i < 2; i++) assert.equal((await apiClient(server).post('/v1/auth/login', { email: 'x@example.com', password: 'guess guess guess' })).status, 401);
-      const third = await apiClient(server).post('/v1/auth/login', { email: 'x@example.com', password: 'guess guess guess' });
+      for (let i = 0; i < 2; i++)
+        assert.equal(
+          (await apiClient(server).post('/v1/auth/login', { email: 'x@example.com', password: 'guess guess guess' }))
+            .status,
+          401,
+        );
+      const third = await apiClient(server).post('/v1/auth/login', {
+        email: 'x@example.com',
+        password: 'guess guess guess',
+      });
       assert.equal(third.status, 429);
       assert.ok(Number(third.headers.get('retry-after')) > 0);
     } finally {

@@ -21,10 +21,19 @@ test('bodies being read count against the in-flight budget: past it new requests
     // A slow sender: half of its body now, the rest later.
     let answer: (status: number) => void = () => {};
     const slowStatus = new Promise<number>((resolve) => (answer = resolve));
-    const slow = http.request({ host: '127.0.0.1', port, path: '/log_sink', method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'content-length': body.length } }, (response) => {
-      response.resume();
-      answer(response.statusCode ?? 0);
-    });
+    const slow = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/log_sink',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'content-length': body.length },
+      },
+      (response) => {
+        response.resume();
+        answer(response.statusCode ?? 0);
+      },
+    );
     slow.write(body.subarray(0, half));
     await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -53,7 +62,8 @@ for (const target of databaseTargets) {
         const stuckRecords = Array.from({ length: 20 }, () => appRecord({ padding: 'p'.repeat(200) }));
         const stuck = server.post(ndjson(stuckRecords), { 'content-type': 'application/x-ndjson' });
         // Wait until the stalled batch is counted in the queue.
-        for (let i = 0; i < 100 && server.sightline.queue.pendingBytes === 0; i++) await new Promise((r) => setTimeout(r, 20));
+        for (let i = 0; i < 100 && server.sightline.queue.pendingBytes === 0; i++)
+          await new Promise((r) => setTimeout(r, 20));
         assert.ok(server.sightline.queue.pendingBytes > 4096, 'the stalled batch fills the queue');
 
         const refused = await server.post(JSON.stringify(appRecord()));

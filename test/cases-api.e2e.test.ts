@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, signIn, type ApiClient, type ApiResponse, type Session } from './helpers/api.js';
+import {
+  apiClient,
+  bearer,
+  issueToken,
+  seedTenant,
+  signIn,
+  type ApiClient,
+  type ApiResponse,
+  type Session,
+} from './helpers/api.js';
 import { allPermissions, rolePermissions } from '../src/identity/permissions.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { CaseView, getCaseDetail, presentComment } from '../src/cases/case-service.js';
@@ -49,7 +58,11 @@ for (const target of databaseTargets) {
     before(async () => {
       database = await target.create();
       server = await startServer(database);
-      operator = await signIn(server, { tenant: null, role: 'operator', email: `operator-${target.kind}@platform.example` });
+      operator = await signIn(server, {
+        tenant: null,
+        role: 'operator',
+        email: `operator-${target.kind}@platform.example`,
+      });
       ({ tenant: acmeTenant, client: acme } = await writerFor('acme'));
     });
     after(async () => {
@@ -60,9 +73,16 @@ for (const target of databaseTargets) {
     /** A tenant approved to write observations, and an admin token (every permission) for it. */
     async function writerFor(codeName: string): Promise<{ tenant: Tenant; client: ApiClient }> {
       const tenant = await seedTenant(server, codeName);
-      const approved = await operator.client.patch(`/v1/tenants/${codeName}`, { observation_write_approved: true }, { 'sightline-tenant': codeName, 'x-csrf-token': operator.csrf });
+      const approved = await operator.client.patch(
+        `/v1/tenants/${codeName}`,
+        { observation_write_approved: true },
+        { 'sightline-tenant': codeName, 'x-csrf-token': operator.csrf },
+      );
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
-      const client = apiClient(server, bearer((await issueToken(server, tenant, allPermissions, { name: `${codeName} admin` })).value));
+      const client = apiClient(
+        server,
+        bearer((await issueToken(server, tenant, allPermissions, { name: `${codeName} admin` })).value),
+      );
       return { tenant, client };
     }
 
@@ -136,8 +156,18 @@ for (const target of databaseTargets) {
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       const cases: CaseView[] = listed.body.cases;
       assert.equal(listed.body.total, 6);
-      assert.deepEqual(cases.map((item) => item.number), [1, 2, 3, 4, 5, 6]);
-      const expected = [[first, sameDevice], [dayLater], [otherDevice], [ruleX, ruleXAgain], [ruleY], [gamma, gammaDayLater]];
+      assert.deepEqual(
+        cases.map((item) => item.number),
+        [1, 2, 3, 4, 5, 6],
+      );
+      const expected = [
+        [first, sameDevice],
+        [dayLater],
+        [otherDevice],
+        [ruleX, ruleXAgain],
+        [ruleY],
+        [gamma, gammaDayLater],
+      ];
       for (const [index, item] of cases.entries()) {
         const byNumber = await detail(client, item.number);
         assert.equal(byNumber.id, item.id, `GET /v1/cases/${item.number} is case ${item.id}`);
@@ -147,7 +177,10 @@ for (const target of databaseTargets) {
         assert.deepEqual((await detail(client, item.id)).observations, byNumber.observations);
       }
       const [alpha, alphaLater, beta, noHost] = cases;
-      assert.deepEqual(alpha!.devices.map((device) => device.host_name), ['alpha']);
+      assert.deepEqual(
+        alpha!.devices.map((device) => device.host_name),
+        ['alpha'],
+      );
       assert.equal(alpha!.first_observation_at, at(0));
       assert.equal(alpha!.last_observation_at, at(2));
       assert.deepEqual(alphaLater!.devices, alpha!.devices, 'the later case is on the same device');
@@ -191,7 +224,10 @@ for (const target of databaseTargets) {
 
       const device = high.devices[0]!;
       assert.equal(device.criticality, 'medium');
-      const analyst = apiClient(server, bearer((await issueToken(server, tenant, rolePermissions.analyst, { name: 'analyst' })).value));
+      const analyst = apiClient(
+        server,
+        bearer((await issueToken(server, tenant, rolePermissions.analyst, { name: 'analyst' })).value),
+      );
       const denied = await analyst.patch(`/v1/devices/${device.id}`, { criticality: 'critical' });
       problem(denied, 403, 'permission_denied');
       assert.equal(denied.body.required_permission, 'devices:write');
@@ -216,7 +252,10 @@ for (const target of databaseTargets) {
       await observe(client, { host: 'sc-high', level: 'high', hours: 2 });
       assert.equal((await caseFor(client, 'sc-high')).score, documentedScore('high', 3, 1, 1.4));
       // And the score is clamped to 100.
-      assert.equal((await client.patch(`/v1/devices/${killChain.devices[0]!.id}`, { criticality: 'critical' })).status, 200);
+      assert.equal(
+        (await client.patch(`/v1/devices/${killChain.devices[0]!.id}`, { criticality: 'critical' })).status,
+        200,
+      );
       assert.equal((await caseFor(client, 'sc-critical')).score, 100, 'round(92.5 × 1.4) clamped');
     });
 
@@ -226,7 +265,11 @@ for (const target of databaseTargets) {
       let item = await caseFor(acme, 'wf-main');
       const step = async (changes: Record<string, unknown>): Promise<void> => {
         const response = await patch(acme, item, changes);
-        assert.equal(response.status, 200, `${item.status} → ${JSON.stringify(changes)}: ${JSON.stringify(response.body)}`);
+        assert.equal(
+          response.status,
+          200,
+          `${item.status} → ${JSON.stringify(changes)}: ${JSON.stringify(response.body)}`,
+        );
         assert.equal(response.body.status, changes.status);
         assert.equal(response.body.version, item.version + 1);
         item = response.body;
@@ -254,7 +297,10 @@ for (const target of databaseTargets) {
       assert.equal(item.closing_comment, 'Contained; keys rotated.');
       assert.ok(item.closed_at);
       const comments: CommentView[] = (await acme.get(`/v1/cases/${item.id}/comments`)).body.comments;
-      assert.deepEqual(comments.map((comment) => comment.body), ['Contained; keys rotated.']);
+      assert.deepEqual(
+        comments.map((comment) => comment.body),
+        ['Contained; keys rotated.'],
+      );
       await refused('on_hold', ['in_progress']);
       await refused('new', ['in_progress']);
 
@@ -307,8 +353,20 @@ for (const target of databaseTargets) {
         ],
       });
       assert.equal(response.status, 200, JSON.stringify(response.body));
-      const results: { id: string; status: number; case?: CaseView; error?: { code: string; current_version?: number } }[] = response.body.results;
-      assert.deepEqual(results.map((result) => [result.id, result.status]), [[String(one.number), 200], [two.id, 409], ['case_doesnotexist', 404]]);
+      const results: {
+        id: string;
+        status: number;
+        case?: CaseView;
+        error?: { code: string; current_version?: number };
+      }[] = response.body.results;
+      assert.deepEqual(
+        results.map((result) => [result.id, result.status]),
+        [
+          [String(one.number), 200],
+          [two.id, 409],
+          ['case_doesnotexist', 404],
+        ],
+      );
       assert.equal(results[0]!.case?.status, 'in_progress');
       assert.deepEqual(results[0]!.case?.tags, ['bulk']);
       assert.equal(results[1]!.error?.code, 'version_conflict');
@@ -335,9 +393,19 @@ for (const target of databaseTargets) {
       assert.equal(merged.body.severity, 'critical');
       assert.equal(merged.body.version, target.version + 1);
       assert.deepEqual(merged.body.tags, ['from-source'], 'tags move too');
-      assert.deepEqual(merged.body.techniques.map((technique: { id: string }) => technique.id).sort(), ['T1003.001', 'T1059']);
-      assert.deepEqual(idsOf((await acme.post('/v1/cases', { technique: 'T1003', text: 'mg-', status: ['new'] })).body.cases), [target.id], 'the technique index follows the merge');
-      assert.deepEqual(merged.body.devices.map((device: { host_name: string }) => device.host_name).sort(), ['mg-source', 'mg-target']);
+      assert.deepEqual(merged.body.techniques.map((technique: { id: string }) => technique.id).sort(), [
+        'T1003.001',
+        'T1059',
+      ]);
+      assert.deepEqual(
+        idsOf((await acme.post('/v1/cases', { technique: 'T1003', text: 'mg-', status: ['new'] })).body.cases),
+        [target.id],
+        'the technique index follows the merge',
+      );
+      assert.deepEqual(merged.body.devices.map((device: { host_name: string }) => device.host_name).sort(), [
+        'mg-source',
+        'mg-target',
+      ]);
       assert.deepEqual(idsOf((await detail(acme, target.id)).observations), idsOf([a, b, c]));
 
       const closed = await detail(acme, source.id);
@@ -351,11 +419,18 @@ for (const target of databaseTargets) {
       assert.deepEqual(closed.devices, []);
       assert.deepEqual(closed.techniques, []);
       assert.deepEqual(closed.tags, []);
-      assert.deepEqual(idsOf((await acme.post('/v1/cases', { technique: 'T1003', text: 'mg-' })).body.cases), [target.id], 'a technique search finds only the target');
+      assert.deepEqual(
+        idsOf((await acme.post('/v1/cases', { technique: 'T1003', text: 'mg-' })).body.cases),
+        [target.id],
+        'a technique search finds only the target',
+      );
       const targetEntry = (await history(acme, target.id)).at(-1)!;
       assert.equal(targetEntry.action, 'merged');
       assert.deepEqual(targetEntry.changes.observation_count, { from: 2, to: 3 });
-      assert.deepEqual((targetEntry.changes.sources as { id: string }[]).map((item) => item.id), [source.id]);
+      assert.deepEqual(
+        (targetEntry.changes.sources as { id: string }[]).map((item) => item.id),
+        [source.id],
+      );
       const sourceEntry = (await history(acme, source.id)).at(-1)!;
       assert.equal(sourceEntry.action, 'merged_into');
       assert.deepEqual(sourceEntry.changes.target, { id: target.id, number: target.number });
@@ -370,7 +445,10 @@ for (const target of databaseTargets) {
       const later = await observe(acme, { host: 'mg-source', hours: 3 });
       const grown = await detail(acme, target.id);
       assert.equal(grown.observation_count, 4);
-      assert.ok(grown.observations.some((observation) => observation.id === later.id), 'the later observation joined the target');
+      assert.ok(
+        grown.observations.some((observation) => observation.id === later.id),
+        'the later observation joined the target',
+      );
       assert.equal((await acme.post('/v1/cases', { text: 'mg-source' })).body.total, 2, 'no new case was opened');
     });
 
@@ -384,9 +462,16 @@ for (const target of databaseTargets) {
       await observe(client, { host: 'db-two', level: 'low', techniques: ['T1059'] });
       await observe(client, { rule_id: 'no-host', level: 'informational', techniques: ['T1046'] });
       const all: CaseView[] = (await client.post('/v1/cases', { sort: 'created', order: 'asc' })).body.cases;
-      assert.deepEqual(all.map((item) => item.score), [75, 55, 35, 15, 5]);
+      assert.deepEqual(
+        all.map((item) => item.score),
+        [75, 55, 35, 15, 5],
+      );
       const [c1, c2, c3, c4] = all as [CaseView, CaseView, CaseView, CaseView, CaseView];
-      const assigned = await patch(client, c1, { status: 'in_progress', assignee: ana.toUpperCase(), tags: ['PCI', 'web'] });
+      const assigned = await patch(client, c1, {
+        status: 'in_progress',
+        assignee: ana.toUpperCase(),
+        tags: ['PCI', 'web'],
+      });
       assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
       assert.equal(assigned.body.assignee.email, ana);
       assert.deepEqual(assigned.body.tags, ['pci', 'web']);
@@ -424,7 +509,8 @@ for (const target of databaseTargets) {
         [{ text: '100%_' }, []],
         [{ status: ['new'], technique: 'T1059' }, [4]],
       ];
-      for (const [filter, expected] of expectations) assert.deepEqual(await numbers(filter), expected, JSON.stringify(filter));
+      for (const [filter, expected] of expectations)
+        assert.deepEqual(await numbers(filter), expected, JSON.stringify(filter));
 
       const newest = (await client.post('/v1/cases', { sort: 'updated', limit: 1 })).body.cases[0].updated_at as string;
       const deadline = Date.now() + 5_000;
@@ -442,7 +528,11 @@ for (const target of databaseTargets) {
       assert.equal(page.body.total, 5);
       assert.equal(page.body.cases.length, 2);
       assert.equal(typeof page.body.next_cursor, 'string');
-      problem(await client.post('/v1/cases', { limit: 2, sort: 'score', cursor: page.body.next_cursor }), 400, 'invalid_cursor');
+      problem(
+        await client.post('/v1/cases', { limit: 2, sort: 'score', cursor: page.body.next_cursor }),
+        400,
+        'invalid_cursor',
+      );
     });
 
     test('total counts up to track_total: exact (eq) up to it, the limit (gte) past it; true counts all, false none', async () => {
@@ -458,7 +548,11 @@ for (const target of databaseTargets) {
         return { total, total_relation };
       };
       assert.deepEqual(await totalOf({}), { total: 5, total_relation: 'eq' }, 'the default limit is far above 5');
-      assert.deepEqual(await totalOf({ track_total: 5 }), { total: 5, total_relation: 'eq' }, 'exactly the limit is still exact');
+      assert.deepEqual(
+        await totalOf({ track_total: 5 }),
+        { total: 5, total_relation: 'eq' },
+        'exactly the limit is still exact',
+      );
       assert.deepEqual(await totalOf({ track_total: 4 }), { total: 4, total_relation: 'gte' });
       // 1 and true are told apart (the validator coerces types; neither may become the other).
       assert.deepEqual(await totalOf({ track_total: 1 }), { total: 1, total_relation: 'gte' });
@@ -471,7 +565,10 @@ for (const target of databaseTargets) {
       assert.deepEqual(await totalOf({ text: 'tot-', track_total: 3 }), { total: 3, total_relation: 'gte' });
       assert.deepEqual(await totalOf({ text: 'TOT-', track_total: 10 }), { total: 5, total_relation: 'eq' });
       const one = (await search({ text: 'tot-3' })).cases[0]!;
-      assert.deepEqual(await totalOf({ device_id: one.devices[0]!.id, status: ['new'], track_total: 1 }), { total: 1, total_relation: 'eq' });
+      assert.deepEqual(await totalOf({ device_id: one.devices[0]!.id, status: ['new'], track_total: 1 }), {
+        total: 1,
+        total_relation: 'eq',
+      });
       assert.deepEqual(await totalOf({ technique: 'T1059', track_total: 2 }), { total: 2, total_relation: 'gte' });
       for (const track_total of [0, 100_001, 'many', 2.5]) {
         problem(await client.post('/v1/cases', { track_total }), 400, 'invalid_request');
@@ -480,7 +577,10 @@ for (const target of databaseTargets) {
 
     test('GET /v1/cases/counts: every status, and the open cases per severity, exact; another tenant counts its own', async () => {
       const { client } = await writerFor('counts');
-      const empty = { by_status: { new: 0, in_progress: 0, on_hold: 0, closed: 0 }, open_by_severity: { low: 0, medium: 0, high: 0, critical: 0 } };
+      const empty = {
+        by_status: { new: 0, in_progress: 0, on_hold: 0, closed: 0 },
+        open_by_severity: { low: 0, medium: 0, high: 0, critical: 0 },
+      };
       const counts = async (who: ApiClient) => {
         const response = await who.get('/v1/cases/counts');
         assert.equal(response.status, 200, JSON.stringify(response.body));
@@ -501,7 +601,10 @@ for (const target of databaseTargets) {
         open_by_severity: { low: 2, medium: 0, high: 1, critical: 2 },
       });
       const stranger = await seedTenant(server, 'counts-stranger');
-      assert.deepEqual(await counts(apiClient(server, bearer((await issueToken(server, stranger, ['cases:read'])).value))), empty);
+      assert.deepEqual(
+        await counts(apiClient(server, bearer((await issueToken(server, stranger, ['cases:read'])).value))),
+        empty,
+      );
     });
 
     test('assignee null: search finds the unassigned cases, and PATCH unassigns', async () => {
@@ -521,7 +624,10 @@ for (const target of databaseTargets) {
       assert.equal(unassigned.body.assignee, null);
       const entry = (await history(acme, one.id)).at(-1)!;
       assert.deepEqual(entry.changes.assignee, { from: assigned.body.assignee.id, to: null });
-      assert.deepEqual(idsOf((await acme.post('/v1/cases', { text: 'unassign-', assignee: null })).body.cases), idsOf([one, two]));
+      assert.deepEqual(
+        idsOf((await acme.post('/v1/cases', { text: 'unassign-', assignee: null })).body.cases),
+        idsOf([one, two]),
+      );
     });
 
     test('keyset pages: no repeats and no gaps among existing cases while new cases are created concurrently', async () => {
@@ -530,7 +636,9 @@ for (const target of databaseTargets) {
       for (const [index, level] of levels.entries()) await observe(client, { rule_id: `page-rule-${index}`, level });
       let created = 0;
       for (const sort of ['created', 'score', 'updated']) {
-        const existing = (await client.post('/v1/cases', { limit: 100 })).body.cases.map((item: CaseView) => item.id) as string[];
+        const existing = (await client.post('/v1/cases', { limit: 100 })).body.cases.map(
+          (item: CaseView) => item.id,
+        ) as string[];
         const seen: CaseView[] = [];
         let cursor: string | null = null;
         do {
@@ -547,7 +655,8 @@ for (const target of databaseTargets) {
         assert.equal(new Set(ids).size, ids.length, `${sort}: no case twice`);
         for (const id of existing) assert.ok(ids.includes(id), `${sort}: case ${id} was not skipped`);
         if (sort === 'score') {
-          for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.score >= seen[i]!.score, 'score order holds across pages');
+          for (let i = 1; i < seen.length; i++)
+            assert.ok(seen[i - 1]!.score >= seen[i]!.score, 'score order holds across pages');
         }
       }
     });
@@ -573,21 +682,31 @@ for (const target of databaseTargets) {
       const edited = await ana.client.patch(`${base}/${added.body.id}`, { body: 'Isolated the host.' }, asAna);
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
       assert.equal(edited.body.body, 'Isolated the host.');
-      problem(await ben.client.patch(`${base}/${added.body.id}`, { body: 'hijacked' }, asBen), 403, 'not_comment_author');
+      problem(
+        await ben.client.patch(`${base}/${added.body.id}`, { body: 'hijacked' }, asBen),
+        403,
+        'not_comment_author',
+      );
       problem(await ben.client.delete(`${base}/${added.body.id}`, asBen), 403, 'not_comment_author');
       problem(await acme.patch(`${base}/${added.body.id}`, { body: 'by a token' }), 403, 'not_comment_author');
       assert.equal((await ben.client.delete(`${base}/${other.body.id}`, asBen)).status, 204);
       problem(await ben.client.delete(`${base}/${other.body.id}`, asBen), 404, 'not_found');
       assert.deepEqual(await bodies(), ['Isolated the host.']);
-      assert.deepEqual((await detail(acme, item.id)).comments.map((comment) => comment.body), ['Isolated the host.']);
+      assert.deepEqual(
+        (await detail(acme, item.id)).comments.map((comment) => comment.body),
+        ['Isolated the host.'],
+      );
 
       const entries = (await history(acme, item.id)).filter((entry) => entry.action.startsWith('comment'));
-      assert.deepEqual(entries.map((entry) => [entry.action, entry.actor.label]), [
-        ['commented', 'ana@acme.example'],
-        ['commented', 'ben@acme.example'],
-        ['comment_edited', 'ana@acme.example'],
-        ['comment_deleted', 'ben@acme.example'],
-      ]);
+      assert.deepEqual(
+        entries.map((entry) => [entry.action, entry.actor.label]),
+        [
+          ['commented', 'ana@acme.example'],
+          ['commented', 'ben@acme.example'],
+          ['comment_edited', 'ana@acme.example'],
+          ['comment_deleted', 'ben@acme.example'],
+        ],
+      );
       assert.deepEqual(entries[2]!.changes.body, { from: 'Looking into it.', to: 'Isolated the host.' });
       assert.deepEqual(entries[3]!.changes.body, { from: 'Me too.', to: null });
     });
@@ -596,12 +715,20 @@ for (const target of databaseTargets) {
       await observe(acme, { host: 'rd-host' });
       const listed = await caseFor(acme, 'rd-host');
       assert.equal(listed.summary, null);
-      const reader = apiClient(server, bearer((await issueToken(server, acmeTenant, ['cases:read'], { name: 'reader' })).value));
+      const reader = apiClient(
+        server,
+        bearer((await issueToken(server, acmeTenant, ['cases:read'], { name: 'reader' })).value),
+      );
       const before = await detail(reader, listed.id);
       assert.equal(before.summary, null);
       const historyBefore = await history(reader, listed.id);
       for (let round = 0; round < 3; round++) {
-        for (const path of [`/v1/cases/${listed.id}`, `/v1/cases/${listed.number}`, `/v1/cases/${listed.id}/history`, `/v1/cases/${listed.id}/comments`]) {
+        for (const path of [
+          `/v1/cases/${listed.id}`,
+          `/v1/cases/${listed.number}`,
+          `/v1/cases/${listed.id}/history`,
+          `/v1/cases/${listed.id}/comments`,
+        ]) {
           assert.equal((await reader.get(path)).status, 200, path);
         }
         assert.equal((await reader.post('/v1/cases', { text: 'rd-host' })).status, 200);
@@ -613,16 +740,25 @@ for (const target of databaseTargets) {
       assert.equal((await history(reader, listed.id)).length, historyBefore.length);
     });
 
-    test("another tenant gets 404 for the case and its device, and cannot change them", async () => {
+    test('another tenant gets 404 for the case and its device, and cannot change them', async () => {
       await observe(acme, { host: 'xt-host' });
       const item = await caseFor(acme, 'xt-host');
       const device = item.devices[0]!;
       const globex = await seedTenant(server, 'globex');
       const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
-      for (const path of [`/v1/cases/${item.id}`, `/v1/cases/${item.number}`, `/v1/cases/${item.id}/history`, `/v1/devices/${device.id}`]) {
+      for (const path of [
+        `/v1/cases/${item.id}`,
+        `/v1/cases/${item.number}`,
+        `/v1/cases/${item.id}/history`,
+        `/v1/devices/${device.id}`,
+      ]) {
         problem(await outsider.get(path), 404, 'not_found');
       }
-      problem(await outsider.patch(`/v1/cases/${item.id}`, { version: item.version, status: 'in_progress' }), 404, 'not_found');
+      problem(
+        await outsider.patch(`/v1/cases/${item.id}`, { version: item.version, status: 'in_progress' }),
+        404,
+        'not_found',
+      );
       problem(await outsider.patch(`/v1/devices/${device.id}`, { criticality: 'low' }), 404, 'not_found');
       assert.equal((await outsider.post('/v1/cases', {})).body.total, 0);
       const unchanged = await detail(acme, item.id);

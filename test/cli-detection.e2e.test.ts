@@ -18,17 +18,43 @@ function lines(output: string): string[] {
 }
 
 function sigmaRule(title: string, id: string, detection: string): string {
-  return [`title: ${title}`, `id: ${id}`, 'status: test', 'logsource:', '  category: application', 'detection:', detection, 'level: low', ''].join('\n');
+  return [
+    `title: ${title}`,
+    `id: ${id}`,
+    'status: test',
+    'logsource:',
+    '  category: application',
+    'detection:',
+    detection,
+    'level: low',
+    '',
+  ].join('\n');
 }
 
 /** One compilable rule and one rule per construct the compiler must refuse, each in its own file. */
 function writeRuleDirectory(): string {
   const dir = tempDir('sightline-rules-');
   const files: Record<string, string> = {
-    'good.yml': sigmaRule('Good Rule', '11111111-1111-4111-8111-111111111111', "  selection:\n    message|contains: 'evil'\n  condition: selection"),
-    'unknown_modifier.yml': sigmaRule('Unknown Modifier Rule', '22222222-2222-4222-8222-222222222222', "  selection:\n    message|foo: 'evil'\n  condition: selection"),
-    'undefined_search.yml': sigmaRule('Undefined Search Rule', '33333333-3333-4333-8333-333333333333', "  selection:\n    message: 'evil'\n  condition: selection and missing_search"),
-    'sigma1_aggregation.yml': sigmaRule('Sigma 1 Aggregation Rule', '44444444-4444-4444-8444-444444444444', "  selection:\n    message: 'evil'\n  condition: selection | count() by host > 5"),
+    'good.yml': sigmaRule(
+      'Good Rule',
+      '11111111-1111-4111-8111-111111111111',
+      "  selection:\n    message|contains: 'evil'\n  condition: selection",
+    ),
+    'unknown_modifier.yml': sigmaRule(
+      'Unknown Modifier Rule',
+      '22222222-2222-4222-8222-222222222222',
+      "  selection:\n    message|foo: 'evil'\n  condition: selection",
+    ),
+    'undefined_search.yml': sigmaRule(
+      'Undefined Search Rule',
+      '33333333-3333-4333-8333-333333333333',
+      "  selection:\n    message: 'evil'\n  condition: selection and missing_search",
+    ),
+    'sigma1_aggregation.yml': sigmaRule(
+      'Sigma 1 Aggregation Rule',
+      '44444444-4444-4444-8444-444444444444',
+      "  selection:\n    message: 'evil'\n  condition: selection | count() by host > 5",
+    ),
     'broken_yaml.yml': 'title: Broken YAML\ndetection: [unclosed\n  selection: {\n',
   };
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
@@ -57,7 +83,10 @@ describe('sightline rules test', () => {
     assert.equal(result.code, 0, result.stderr);
     const output = lines(result.stdout);
     const total = BUNDLED.detection + BUNDLED.correlation;
-    assert.equal(output.at(-1), `total: ${total} loaded (${BUNDLED.detection} detection, ${BUNDLED.correlation} correlation, 0 filters applied), 0 rejected`);
+    assert.equal(
+      output.at(-1),
+      `total: ${total} loaded (${BUNDLED.detection} detection, ${BUNDLED.correlation} correlation, 0 filters applied), 0 rejected`,
+    );
     const loaded = output.slice(0, -1);
     assert.equal(loaded.length, total);
     for (const line of loaded) assert.match(line, /^loaded {4}rules\/\S+\.yml {2}[0-9a-f-]{36} {2}\S/);
@@ -68,14 +97,27 @@ describe('sightline rules test', () => {
   test('broken rules are each rejected with the file and the construct; the good one loads; exit 1', async () => {
     const result = await runCli(['rules', 'test', ruleDir]);
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stdout, new RegExp(`^loaded {4}${ruleDir}/good\\.yml {2}11111111-1111-4111-8111-111111111111 {2}Good Rule$`, 'm'));
+    assert.match(
+      result.stdout,
+      new RegExp(`^loaded {4}${ruleDir}/good\\.yml {2}11111111-1111-4111-8111-111111111111 {2}Good Rule$`, 'm'),
+    );
     const rejected = (file: string, reason: RegExp) =>
-      assert.match(result.stdout, new RegExp(`^rejected {2}${ruleDir}/${file}: ${reason.source}`, 'm'), `${file} rejected for ${reason}`);
+      assert.match(
+        result.stdout,
+        new RegExp(`^rejected {2}${ruleDir}/${file}: ${reason.source}`, 'm'),
+        `${file} rejected for ${reason}`,
+      );
     rejected('unknown_modifier\\.yml', /.*unknown value modifier 'foo' on 'message\|foo'/);
     rejected('undefined_search\\.yml', /.*condition refers to 'missing_search', which the detection does not define/);
-    rejected('sigma1_aggregation\\.yml', /.*aggregation '\| count\(\) by host > 5' \(Sigma 1\) is not supported: write a correlation rule/);
+    rejected(
+      'sigma1_aggregation\\.yml',
+      /.*aggregation '\| count\(\) by host > 5' \(Sigma 1\) is not supported: write a correlation rule/,
+    );
     rejected('broken_yaml\\.yml', /YAML: /);
-    assert.equal(lines(result.stdout).at(-1), 'total: 1 loaded (1 detection, 0 correlation, 0 filters applied), 4 rejected');
+    assert.equal(
+      lines(result.stdout).at(-1),
+      'total: 1 loaded (1 detection, 0 correlation, 0 filters applied), 4 rejected',
+    );
 
     const quiet = await runCli(['rules', 'test', '--quiet', ruleDir]);
     assert.equal(quiet.code, 1);
@@ -98,14 +140,17 @@ describe('sightline rules test', () => {
       { status: byFile.get('good.yml')?.status, type: byFile.get('good.yml')?.type, id: byFile.get('good.yml')?.id },
       { status: 'loaded', type: 'detection', id: '11111111-1111-4111-8111-111111111111' },
     );
-    const constructs = Object.fromEntries(rules.filter((line) => line.status === 'rejected').map((line) => [path.basename(line.file!), line.construct]));
+    const constructs = Object.fromEntries(
+      rules.filter((line) => line.status === 'rejected').map((line) => [path.basename(line.file!), line.construct]),
+    );
     assert.deepEqual(constructs, {
       'unknown_modifier.yml': "modifier 'foo'",
       'undefined_search.yml': 'detection.condition',
       'sigma1_aggregation.yml': 'detection.condition',
       'broken_yaml.yml': 'yaml',
     });
-    for (const line of rules.filter((entry) => entry.status === 'rejected')) assert.ok(line.message?.includes(line.file!), 'the message names the file');
+    for (const line of rules.filter((entry) => entry.status === 'rejected'))
+      assert.ok(line.message?.includes(line.file!), 'the message names the file');
 
     const bundled = await runCli(['rules', 'test', '--json', 'rules']);
     assert.equal(bundled.code, 0, bundled.stderr);
@@ -124,7 +169,12 @@ describe('sightline rules test', () => {
     ]);
     const json = await runCli(['rules', 'test', '--json', missing]);
     assert.equal(json.code, 1);
-    assert.deepEqual(JSON.parse(lines(json.stdout)[0]!), { status: 'rejected', file: missing, construct: 'path', message: `${missing}: no such file or directory` });
+    assert.deepEqual(JSON.parse(lines(json.stdout)[0]!), {
+      status: 'rejected',
+      file: missing,
+      construct: 'path',
+      message: `${missing}: no such file or directory`,
+    });
     // Alongside a good path, the missing one still fails the run.
     const mixed = await runCli(['rules', 'test', ruleDir + '/good.yml', missing]);
     assert.equal(mixed.code, 1);
@@ -143,7 +193,11 @@ for (const target of databaseTargets) {
     const tenant = 'acme';
     const adminEmail = `admin-${target.kind}@acme.example`;
     const adminPassword = 'a long enough admin password';
-    const statement = { service_impact: 'No change to the managed services', correlation: 'EDR alerts name hosts, so they join the same cases', expected_volume_per_hour: 2 };
+    const statement = {
+      service_impact: 'No change to the managed services',
+      correlation: 'EDR alerts name hosts, so they join the same cases',
+      expected_volume_per_hour: 2,
+    };
     const observation = (externalId: string) => ({
       external_id: externalId,
       title: 'EDR: credential dumping',
@@ -157,7 +211,9 @@ for (const target of databaseTargets) {
       return runCli([...args, ...storage], {}, input);
     }
 
-    async function listed(): Promise<Array<{ id: string; tenant: string; status: string; decision_note: string | null; decided_by: string | null }>> {
+    async function listed(): Promise<
+      Array<{ id: string; tenant: string; status: string; decision_note: string | null; decided_by: string | null }>
+    > {
       const result = await cli(['observation-requests', 'list', '--json']);
       assert.equal(result.code, 0, result.stderr);
       return result.stdout ? lines(result.stdout).map((line) => JSON.parse(line)) : [];
@@ -176,9 +232,21 @@ for (const target of databaseTargets) {
       // Tenant, admin and token all made by the CLI, as an operator would.
       const created = await cli(['tenant', 'create', tenant]);
       assert.equal(created.code, 0, created.stderr);
-      const user = await cli(['user', 'create', '--tenant', tenant, '--email', adminEmail, '--role', 'admin', '--password-stdin'], `${adminPassword}\n`);
+      const user = await cli(
+        ['user', 'create', '--tenant', tenant, '--email', adminEmail, '--role', 'admin', '--password-stdin'],
+        `${adminPassword}\n`,
+      );
       assert.equal(user.code, 0, user.stderr);
-      const token = await cli(['token', 'create', '--tenant', tenant, '--name', 'EDR bridge', '--permissions', 'observations:write,observations:read']);
+      const token = await cli([
+        'token',
+        'create',
+        '--tenant',
+        tenant,
+        '--name',
+        'EDR bridge',
+        '--permissions',
+        'observations:write,observations:read',
+      ]);
       assert.equal(token.code, 0, token.stderr);
 
       server = await startServer(database);
@@ -200,15 +268,31 @@ for (const target of databaseTargets) {
 
       const text = await cli(['observation-requests', 'list', '--status', 'pending']);
       assert.equal(text.code, 0, text.stderr);
-      assert.match(text.stdout, new RegExp(`^${id}\\t${tenant}\\tpending\\t2/h\\t${adminEmail.replace(/\./g, '\\.')}\\t\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z$`, 'm'));
-      assert.deepEqual((await listed()).map((item) => [item.id, item.tenant, item.status]), [[id, tenant, 'pending']]);
+      assert.match(
+        text.stdout,
+        new RegExp(
+          `^${id}\\t${tenant}\\tpending\\t2/h\\t${adminEmail.replace(/\./g, '\\.')}\\t\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z$`,
+          'm',
+        ),
+      );
+      assert.deepEqual(
+        (await listed()).map((item) => [item.id, item.tenant, item.status]),
+        [[id, tenant, 'pending']],
+      );
 
       const approved = await cli(['observation-requests', 'approve', id, '--limit-per-hour', '5', '--note', 'ok']);
       assert.equal(approved.code, 0, approved.stderr);
       assert.equal(approved.stdout, `approved ${id} for ${tenant}\n`);
       const [item] = await listed();
-      assert.deepEqual({ status: item!.status, note: item!.decision_note, by: item!.decided_by }, { status: 'approved', note: 'ok', by: 'cli' });
-      assert.equal((await cli(['observation-requests', 'list', '--status', 'pending'])).stdout, '', 'no longer pending');
+      assert.deepEqual(
+        { status: item!.status, note: item!.decision_note, by: item!.decided_by },
+        { status: 'approved', note: 'ok', by: 'cli' },
+      );
+      assert.equal(
+        (await cli(['observation-requests', 'list', '--status', 'pending'])).stdout,
+        '',
+        'no longer pending',
+      );
 
       // The running server sees the decision the CLI wrote: writes are accepted, up to 5 an hour
       // (the limit given, not the 2 the tenant asked for).
@@ -238,11 +322,16 @@ for (const target of databaseTargets) {
       assert.equal(rejected.stdout, `rejected ${id} for ${tenant}\n`);
       const mine = await admin.get('/v1/observation-write-requests');
       assert.equal(mine.status, 200, JSON.stringify(mine.body));
-      const seen = (mine.body.requests as Array<{ id: string; status: string; decision_note: string | null }>).find((request) => request.id === id);
+      const seen = (mine.body.requests as Array<{ id: string; status: string; decision_note: string | null }>).find(
+        (request) => request.id === id,
+      );
       assert.deepEqual({ status: seen?.status, note: seen?.decision_note }, { status: 'rejected', note: 'no' });
 
       const rejectedOnly = await cli(['observation-requests', 'list', '--status', 'rejected', '--json']);
-      assert.deepEqual(lines(rejectedOnly.stdout).map((line) => (JSON.parse(line) as { id: string }).id), [id]);
+      assert.deepEqual(
+        lines(rejectedOnly.stdout).map((line) => (JSON.parse(line) as { id: string }).id),
+        [id],
+      );
     });
 
     test('an unknown id, a bad --limit-per-hour and a bad --status fail with the reason and exit 1', async () => {

@@ -8,7 +8,6 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient, bearer } from './helpers/api.js';
 import { allPermissions } from '../src/identity/permissions.js';
 
-
 function lastLine(output: string): string {
   return output.trimEnd().split('\n').at(-1) ?? '';
 }
@@ -49,11 +48,26 @@ describe('sightline user and token', () => {
   describe('user create', () => {
     test('generates a password, prints it alone on the last line of stdout, and it signs in', async () => {
       const email = uniqueEmail('analyst');
-      const result = await runCli(['user', 'create', '--tenant', tenant, '--email', email.toUpperCase(), '--role', 'analyst', '--name', 'Alice', ...data]);
+      const result = await runCli([
+        'user',
+        'create',
+        '--tenant',
+        tenant,
+        '--email',
+        email.toUpperCase(),
+        '--role',
+        'analyst',
+        '--name',
+        'Alice',
+        ...data,
+      ]);
       assert.equal(result.code, 0, result.stderr);
       const lines = result.stdout.trimEnd().split('\n');
       assert.equal(lines.length, 2);
-      assert.match(lines[0]!, new RegExp(`^created analyst ${email.replace(/[.]/g, '\\.')} \\(usr_\\w+\\) in tenant acme$`));
+      assert.match(
+        lines[0]!,
+        new RegExp(`^created analyst ${email.replace(/[.]/g, '\\.')} \\(usr_\\w+\\) in tenant acme$`),
+      );
       const password = lastLine(result.stdout);
       assert.match(password, /^[0-9A-Za-z]{24}$/);
       assert.match(result.stderr, /shown this once/);
@@ -68,7 +82,11 @@ describe('sightline user and token', () => {
     test('--password-stdin takes the password from stdin, dropping one trailing newline', async () => {
       const email = uniqueEmail('admin');
       const password = 'correct horse battery staple';
-      const result = await runCli(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'admin', '--password-stdin', ...data], {}, `${password}\n`);
+      const result = await runCli(
+        ['user', 'create', '--tenant', tenant, '--email', email, '--role', 'admin', '--password-stdin', ...data],
+        {},
+        `${password}\n`,
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.trimEnd().split('\n').length, 1, 'no password is printed');
       assert.doesNotMatch(result.stdout + result.stderr, new RegExp(password));
@@ -77,10 +95,40 @@ describe('sightline user and token', () => {
     });
 
     test('--password-stdin refuses an empty or too short password', async () => {
-      const empty = await runCli(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('viewer'), '--role', 'viewer', '--password-stdin', ...data], {}, '\n');
+      const empty = await runCli(
+        [
+          'user',
+          'create',
+          '--tenant',
+          tenant,
+          '--email',
+          uniqueEmail('viewer'),
+          '--role',
+          'viewer',
+          '--password-stdin',
+          ...data,
+        ],
+        {},
+        '\n',
+      );
       assert.equal(empty.code, 1);
       assert.match(empty.stderr, /--password-stdin read no password/);
-      const short = await runCli(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('viewer'), '--role', 'viewer', '--password-stdin', ...data], {}, 'tooshort\n');
+      const short = await runCli(
+        [
+          'user',
+          'create',
+          '--tenant',
+          tenant,
+          '--email',
+          uniqueEmail('viewer'),
+          '--role',
+          'viewer',
+          '--password-stdin',
+          ...data,
+        ],
+        {},
+        'tooshort\n',
+      );
       assert.equal(short.code, 1);
       assert.match(short.stderr, /password must be 12 to 1024 characters/);
     });
@@ -95,42 +143,109 @@ describe('sightline user and token', () => {
       assert.equal(login.body.user.role, 'operator');
       assert.equal(login.body.tenant, null);
 
-      const withTenant = await runCli(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('operator'), '--role', 'operator', ...data]);
+      const withTenant = await runCli([
+        'user',
+        'create',
+        '--tenant',
+        tenant,
+        '--email',
+        uniqueEmail('operator'),
+        '--role',
+        'operator',
+        ...data,
+      ]);
       assert.equal(withTenant.code, 1);
       assert.match(withTenant.stderr, /invalid_request.*operator.*leave out --tenant/);
 
-      const withoutTenant = await runCli(['user', 'create', '--email', uniqueEmail('admin'), '--role', 'admin', ...data]);
+      const withoutTenant = await runCli([
+        'user',
+        'create',
+        '--email',
+        uniqueEmail('admin'),
+        '--role',
+        'admin',
+        ...data,
+      ]);
       assert.equal(withoutTenant.code, 1);
       assert.match(withoutTenant.stderr, /tenant_required.*--tenant/);
     });
 
     test('duplicate email, bad email, unknown role and unknown tenant fail with the reason', async () => {
       const email = uniqueEmail('viewer');
-      assert.equal((await runCli(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'viewer', ...data])).code, 0);
-      const duplicate = await runCli(['user', 'create', '--tenant', tenant, '--email', email.toUpperCase(), '--role', 'admin', ...data]);
+      assert.equal(
+        (await runCli(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'viewer', ...data])).code,
+        0,
+      );
+      const duplicate = await runCli([
+        'user',
+        'create',
+        '--tenant',
+        tenant,
+        '--email',
+        email.toUpperCase(),
+        '--role',
+        'admin',
+        ...data,
+      ]);
       assert.equal(duplicate.code, 1);
       assert.match(duplicate.stderr, /user_exists.*already exists/);
       assert.equal(duplicate.stdout, '');
 
-      const badEmail = await runCli(['user', 'create', '--tenant', tenant, '--email', 'not-an-email', '--role', 'viewer', ...data]);
+      const badEmail = await runCli([
+        'user',
+        'create',
+        '--tenant',
+        tenant,
+        '--email',
+        'not-an-email',
+        '--role',
+        'viewer',
+        ...data,
+      ]);
       assert.equal(badEmail.code, 1);
       assert.match(badEmail.stderr, /invalid_request.*not an email address/);
 
-      const badRole = await runCli(['user', 'create', '--tenant', tenant, '--email', uniqueEmail('x'), '--role', 'superuser', ...data]);
+      const badRole = await runCli([
+        'user',
+        'create',
+        '--tenant',
+        tenant,
+        '--email',
+        uniqueEmail('x'),
+        '--role',
+        'superuser',
+        ...data,
+      ]);
       assert.equal(badRole.code, 1);
       assert.match(badRole.stderr, /role must be one of operator, admin, analyst, viewer/);
 
-      const noTenant = await runCli(['user', 'create', '--tenant', 'nosuch', '--email', uniqueEmail('viewer'), '--role', 'viewer', ...data]);
+      const noTenant = await runCli([
+        'user',
+        'create',
+        '--tenant',
+        'nosuch',
+        '--email',
+        uniqueEmail('viewer'),
+        '--role',
+        'viewer',
+        ...data,
+      ]);
       assert.equal(noTenant.code, 1);
       assert.match(noTenant.stderr, /tenant_not_found.*"nosuch"/);
     });
 
     test('user list shows the tenant members', async () => {
       const email = uniqueEmail('listed');
-      assert.equal((await runCli(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'viewer', ...data])).code, 0);
+      assert.equal(
+        (await runCli(['user', 'create', '--tenant', tenant, '--email', email, '--role', 'viewer', ...data])).code,
+        0,
+      );
       const listed = await runCli(['user', 'list', '--tenant', tenant, '--json', ...data]);
       assert.equal(listed.code, 0, listed.stderr);
-      const users = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; role: string });
+      const users = listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { email: string; role: string });
       assert.ok(users.some((u) => u.email === email && u.role === 'viewer'));
       assert.ok(users.every((u) => u.role !== 'operator'));
     });
@@ -138,7 +253,17 @@ describe('sightline user and token', () => {
 
   describe('token', () => {
     test('create prints the value alone on stdout; only its hash is stored; it authenticates with the permissions given', async () => {
-      const result = await runCli(['token', 'create', '--tenant', tenant, '--name', 'SOAR integration', '--permissions', 'telemetry:read, cases:read', ...data]);
+      const result = await runCli([
+        'token',
+        'create',
+        '--tenant',
+        tenant,
+        '--name',
+        'SOAR integration',
+        '--permissions',
+        'telemetry:read, cases:read',
+        ...data,
+      ]);
       assert.equal(result.code, 0, result.stderr);
       const value = lastLine(result.stdout);
       assert.match(value, /^slt_[0-9A-Za-z]{36}$/);
@@ -149,7 +274,11 @@ describe('sightline user and token', () => {
       assert.match(result.stderr, /shown this once/);
       assert.doesNotMatch(result.stderr, new RegExp(value));
 
-      const rows = await server.sightline.database.db.selectFrom('api_tokens').selectAll().where('name', '=', 'SOAR integration').execute();
+      const rows = await server.sightline.database.db
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('name', '=', 'SOAR integration')
+        .execute();
       assert.equal(rows.length, 1);
       assert.doesNotMatch(JSON.stringify(rows[0]), new RegExp(value.slice(4)));
       assert.equal(rows[0]!.expires_at, null);
@@ -165,12 +294,31 @@ describe('sightline user and token', () => {
 
     test('--permissions all grants every permission; --expires-in sets the expiry', async () => {
       const start = Date.now();
-      const result = await runCli(['token', 'create', '--tenant', tenant, '--name', 'expiring', '--permissions', 'all', '--expires-in', '30d', ...data]);
+      const result = await runCli([
+        'token',
+        'create',
+        '--tenant',
+        tenant,
+        '--name',
+        'expiring',
+        '--permissions',
+        'all',
+        '--expires-in',
+        '30d',
+        ...data,
+      ]);
       assert.equal(result.code, 0, result.stderr);
       const value = lastLine(result.stdout);
-      const row = await server.sightline.database.db.selectFrom('api_tokens').selectAll().where('name', '=', 'expiring').executeTakeFirstOrThrow();
+      const row = await server.sightline.database.db
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('name', '=', 'expiring')
+        .executeTakeFirstOrThrow();
       const thirtyDays = 30 * 86_400_000;
-      assert.ok(row.expires_at !== null && row.expires_at >= start + thirtyDays && row.expires_at <= Date.now() + thirtyDays, String(row.expires_at));
+      assert.ok(
+        row.expires_at !== null && row.expires_at >= start + thirtyDays && row.expires_at <= Date.now() + thirtyDays,
+        String(row.expires_at),
+      );
       assert.match(result.stderr, new RegExp(`expires: ${new Date(row.expires_at).toISOString()}`));
       const me = await apiClient(server, bearer(value)).get('/v1/me');
       assert.equal(me.status, 200);
@@ -179,26 +327,71 @@ describe('sightline user and token', () => {
 
     test('a bad --expires-in, an unknown permission or an unknown tenant fails with the reason and creates nothing', async () => {
       for (const span of ['0', 'soon', '90']) {
-        const result = await runCli(['token', 'create', '--tenant', tenant, '--name', 'bad-span', '--permissions', 'cases:read', `--expires-in=${span}`, ...data]);
+        const result = await runCli([
+          'token',
+          'create',
+          '--tenant',
+          tenant,
+          '--name',
+          'bad-span',
+          '--permissions',
+          'cases:read',
+          `--expires-in=${span}`,
+          ...data,
+        ]);
         assert.equal(result.code, 1, span);
         assert.match(result.stderr, /--expires-in must be a span greater than zero with a unit/, span);
         assert.equal(result.stdout, '');
       }
-      const badPermission = await runCli(['token', 'create', '--tenant', tenant, '--name', 'bad-permission', '--permissions', 'cases:read,cases:delete', ...data]);
+      const badPermission = await runCli([
+        'token',
+        'create',
+        '--tenant',
+        tenant,
+        '--name',
+        'bad-permission',
+        '--permissions',
+        'cases:read,cases:delete',
+        ...data,
+      ]);
       assert.equal(badPermission.code, 1);
       assert.match(badPermission.stderr, /invalid_permission.*"cases:delete".*known: .*cases:read.*audit:read/);
       assert.equal(badPermission.stdout, '');
 
-      const noTenant = await runCli(['token', 'create', '--tenant', 'nosuch', '--name', 'x', '--permissions', 'all', ...data]);
+      const noTenant = await runCli([
+        'token',
+        'create',
+        '--tenant',
+        'nosuch',
+        '--name',
+        'x',
+        '--permissions',
+        'all',
+        ...data,
+      ]);
       assert.equal(noTenant.code, 1);
       assert.match(noTenant.stderr, /tenant_not_found.*"nosuch"/);
 
-      const rows = await server.sightline.database.db.selectFrom('api_tokens').select('name').where('name', 'in', ['bad-span', 'bad-permission', 'x']).execute();
+      const rows = await server.sightline.database.db
+        .selectFrom('api_tokens')
+        .select('name')
+        .where('name', 'in', ['bad-span', 'bad-permission', 'x'])
+        .execute();
       assert.deepEqual(rows, []);
     });
 
     test('list shows tokens without their values; delete marks one deleted and it no longer authenticates', async () => {
-      const created = await runCli(['token', 'create', '--tenant', tenant, '--name', 'to-delete', '--permissions', 'cases:read', ...data]);
+      const created = await runCli([
+        'token',
+        'create',
+        '--tenant',
+        tenant,
+        '--name',
+        'to-delete',
+        '--permissions',
+        'cases:read',
+        ...data,
+      ]);
       assert.equal(created.code, 0, created.stderr);
       const value = lastLine(created.stdout);
       assert.equal((await apiClient(server, bearer(value)).get('/v1/me')).status, 200);
@@ -206,7 +399,19 @@ describe('sightline user and token', () => {
       const listed = await runCli(['token', 'list', '--tenant', tenant, '--json', ...data]);
       assert.equal(listed.code, 0, listed.stderr);
       assert.doesNotMatch(listed.stdout, new RegExp(value));
-      const tokens = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; name: string; status: string; last_used_at: string | null; created_by: string });
+      const tokens = listed.stdout
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              id: string;
+              name: string;
+              status: string;
+              last_used_at: string | null;
+              created_by: string;
+            },
+        );
       const token = tokens.find((t) => t.name === 'to-delete');
       assert.ok(token);
       assert.equal(token.status, 'active');
@@ -215,7 +420,10 @@ describe('sightline user and token', () => {
 
       const text = await runCli(['token', 'list', '--tenant', tenant, ...data]);
       assert.doesNotMatch(text.stdout, new RegExp(value));
-      assert.match(text.stdout, new RegExp(`^${token.id}\\tto-delete\\tactive\\tcases:read\\tcli\\t\\S+Z\\tnever\\t\\S+Z$`, 'm'));
+      assert.match(
+        text.stdout,
+        new RegExp(`^${token.id}\\tto-delete\\tactive\\tcases:read\\tcli\\t\\S+Z\\tnever\\t\\S+Z$`, 'm'),
+      );
 
       const deleted = await runCli(['token', 'delete', '--tenant', tenant, token.id, ...data]);
       assert.equal(deleted.code, 0, deleted.stderr);

@@ -15,13 +15,30 @@ describe('sightline tenant', () => {
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout, 'http://acme-collector.localhost:8080\n');
 
-    const public_ = await runCli(['tenant', 'create', 'globex', '--data', data, '--base-domain', 'sightline.example.com']);
+    const public_ = await runCli([
+      'tenant',
+      'create',
+      'globex',
+      '--data',
+      data,
+      '--base-domain',
+      'sightline.example.com',
+    ]);
     assert.equal(public_.stdout, 'https://globex-collector.sightline.example.com\n');
 
     const listed = await runCli(['tenant', 'list', '--json', '--data', data]);
     assert.equal(listed.code, 0, listed.stderr);
-    const tenants = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { code_name: string; name: string });
-    assert.deepEqual(tenants.map((t) => [t.code_name, t.name]), [['acme', 'Acme Corp'], ['globex', 'globex']]);
+    const tenants = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { code_name: string; name: string });
+    assert.deepEqual(
+      tenants.map((t) => [t.code_name, t.name]),
+      [
+        ['acme', 'Acme Corp'],
+        ['globex', 'globex'],
+      ],
+    );
 
     const duplicate = await runCli(['tenant', 'create', 'acme', '--data', data]);
     assert.equal(duplicate.code, 1);
@@ -75,34 +92,88 @@ for (const target of databaseTargets) {
         const server = await startServer(database);
         const accepted = [webAccessRecord(), syslogRecord(), appRecord({ message: 'payment declined for order 7' })];
         const rejected = [appRecord(), appRecord()];
-        assert.equal((await server.post(ndjson(accepted.slice(0, 2)), { 'content-type': 'application/x-ndjson' })).status, 201);
+        assert.equal(
+          (await server.post(ndjson(accepted.slice(0, 2)), { 'content-type': 'application/x-ndjson' })).status,
+          201,
+        );
         assert.equal((await server.post(`${JSON.stringify(rejected[0])}\n{oops}\n`)).status, 400);
         assert.equal((await server.post(JSON.stringify([rejected[1]]))).status, 500);
         assert.equal((await server.post(JSON.stringify(accepted[2]))).status, 201);
         await server.close();
 
-        const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
+        const storage = [
+          '--data',
+          database.dataDir,
+          ...(database.databaseUrl ? ['--database', database.databaseUrl] : []),
+        ];
         const all = await runCli(['telemetry', 'search', '--tenant', 'demo', ...storage]);
         assert.equal(all.code, 0, all.stderr);
-        const lines = all.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; received_at: string; record: Record<string, unknown> });
-        assert.deepEqual(lines.map((line) => line.record), accepted, 'exactly the accepted records, in order');
+        const lines = all.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { id: string; received_at: string; record: Record<string, unknown> });
+        assert.deepEqual(
+          lines.map((line) => line.record),
+          accepted,
+          'exactly the accepted records, in order',
+        );
         for (const line of lines) {
           assert.equal(typeof line.id, 'string');
           assert.match(line.received_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
         }
 
-        const query = await runCli(['telemetry', 'search', '--tenant', 'demo', '--query', 'payment declined', ...storage]);
-        assert.deepEqual(query.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { record: unknown }).record), [accepted[2]]);
+        const query = await runCli([
+          'telemetry',
+          'search',
+          '--tenant',
+          'demo',
+          '--query',
+          'payment declined',
+          ...storage,
+        ]);
+        assert.deepEqual(
+          query.stdout
+            .trim()
+            .split('\n')
+            .map((line) => (JSON.parse(line) as { record: unknown }).record),
+          [accepted[2]],
+        );
 
         const limited = await runCli(['telemetry', 'search', '--tenant', 'demo', '--limit', '2', ...storage]);
         assert.equal(limited.stdout.trim().split('\n').length, 2);
 
-        const future = await runCli(['telemetry', 'search', '--tenant', 'demo', '--since', '2099-01-01T00:00:00Z', ...storage]);
+        const future = await runCli([
+          'telemetry',
+          'search',
+          '--tenant',
+          'demo',
+          '--since',
+          '2099-01-01T00:00:00Z',
+          ...storage,
+        ]);
         assert.equal(future.stdout, '');
-        const recent = await runCli(['telemetry', 'search', '--tenant', 'demo', '--since', '1h', '--until', '2099-01-01T00:00:00Z', ...storage]);
+        const recent = await runCli([
+          'telemetry',
+          'search',
+          '--tenant',
+          'demo',
+          '--since',
+          '1h',
+          '--until',
+          '2099-01-01T00:00:00Z',
+          ...storage,
+        ]);
         assert.equal(recent.stdout.trim().split('\n').length, 3);
 
-        const badTime = await runCli(['telemetry', 'search', '--tenant', 'demo', '--since', 'last tuesday', ...storage]);
+        const badTime = await runCli([
+          'telemetry',
+          'search',
+          '--tenant',
+          'demo',
+          '--since',
+          'last tuesday',
+          ...storage,
+        ]);
         assert.equal(badTime.code, 1);
         assert.match(badTime.stderr, /--since must be an ISO 8601 time/);
         const unknown = await runCli(['telemetry', 'search', '--tenant', 'nobody', ...storage]);

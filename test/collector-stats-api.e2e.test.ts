@@ -20,7 +20,13 @@ for (const target of databaseTargets) {
     let globex: Tenant;
     let reader: ApiClient;
 
-    const post = (codeName: string, count: number) => ingest(server, Array.from({ length: count }, () => appRecord()), codeName, 'sightline.test');
+    const post = (codeName: string, count: number) =>
+      ingest(
+        server,
+        Array.from({ length: count }, () => appRecord()),
+        codeName,
+        'sightline.test',
+      );
 
     before(async () => {
       ({ server, acme, globex } = suite);
@@ -61,7 +67,10 @@ for (const target of databaseTargets) {
       assert.equal(recent, 12, `acme's 12 records, not globex's 40: ${JSON.stringify(received.buckets.slice(-2))}`);
       assert.equal(received.total_records, 12);
       const last = Date.parse(received.last_received_at);
-      assert.ok(last >= start - 1000 && last <= Date.now() + 1000, `last received just now: ${received.last_received_at}`);
+      assert.ok(
+        last >= start - 1000 && last <= Date.now() + 1000,
+        `last received just now: ${received.last_received_at}`,
+      );
 
       const globexReader = apiClient(server, bearer((await issueToken(server, globex, ['telemetry:read'])).value));
       const other = await globexReader.get('/v1/collector');
@@ -91,6 +100,5 @@ for (const target of databaseTargets) {
       assert.equal(unnamed.status, 400);
       assert.equal(unnamed.body.code, 'tenant_required');
     });
-
   });
 }

@@ -71,7 +71,10 @@ for (const target of databaseTargets) {
       assert.deepEqual(await response.json(), { accepted: 4 });
       const all = await stored();
       const mine = all.filter((r) => records.some((x) => x.marker === r.record.marker));
-      assert.deepEqual(mine.map((r) => r.record.marker), records.map((r) => r.marker));
+      assert.deepEqual(
+        mine.map((r) => r.record.marker),
+        records.map((r) => r.marker),
+      );
       const app = mine[2]!;
       assert.equal(app.event_time, app.received_at, 'no own time: event time is the receive time');
       assert.equal(mine[1]!.event_time, '2026-11-22T09:00:00.000Z', 'offset times are stored in UTC');
@@ -96,19 +99,35 @@ for (const target of databaseTargets) {
       assert.match(String(problemBody.detail), /^line 3:/);
       const markers = await storedMarkers();
       for (const record of good) assert.ok(!markers.has(record.marker), 'earlier valid lines are not stored');
-      const notObject = await problem(await server.post(`${JSON.stringify(appRecord())}\n"text"\n`), 400, 'not_an_object');
+      const notObject = await problem(
+        await server.post(`${JSON.stringify(appRecord())}\n"text"\n`),
+        400,
+        'not_an_object',
+      );
       assert.equal(notObject.line, 2);
     });
 
     test('content types: JSON, NDJSON, text/plain, none and curl -d form type are read as JSON; others get 415', async () => {
-      for (const type of ['application/json; charset=utf-8', 'application/x-ndjson', 'text/plain', 'application/x-www-form-urlencoded']) {
+      for (const type of [
+        'application/json; charset=utf-8',
+        'application/x-ndjson',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+      ]) {
         const response = await server.post(JSON.stringify(appRecord()), { 'content-type': type });
         assert.equal(response.status, 201, type);
       }
-      const untyped = await fetch(`${server.baseUrl}/log_sink`, { method: 'POST', body: new Uint8Array(Buffer.from(JSON.stringify(appRecord()))) });
+      const untyped = await fetch(`${server.baseUrl}/log_sink`, {
+        method: 'POST',
+        body: new Uint8Array(Buffer.from(JSON.stringify(appRecord()))),
+      });
       assert.equal(untyped.status, 201, 'no Content-Type');
       await problem(await server.post('<log/>', { 'content-type': 'application/xml' }), 415, 'unsupported_media_type');
-      await problem(await server.post('{}', { 'content-type': 'application/json; charset=latin1' }), 415, 'unsupported_media_type');
+      await problem(
+        await server.post('{}', { 'content-type': 'application/json; charset=latin1' }),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     test('gzip, deflate (zlib and raw) and br bodies are accepted; other encodings get 415; bad data 400', async () => {
@@ -120,13 +139,24 @@ for (const target of databaseTargets) {
       ];
       for (const [encoding, compress] of encodings) {
         const records = [syslogRecord(), syslogRecord()];
-        const response = await server.post(compress(Buffer.from(ndjson(records))), { 'content-type': 'application/x-ndjson', 'content-encoding': encoding });
+        const response = await server.post(compress(Buffer.from(ndjson(records))), {
+          'content-type': 'application/x-ndjson',
+          'content-encoding': encoding,
+        });
         assert.equal(response.status, 201, encoding);
         const markers = await storedMarkers();
         for (const record of records) assert.ok(markers.has(record.marker), `${encoding} record stored`);
       }
-      await problem(await server.post('{}', { 'content-type': 'application/json', 'content-encoding': 'zstd' }), 415, 'unsupported_content_encoding');
-      await problem(await server.post('not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 400, 'invalid_compressed_body');
+      await problem(
+        await server.post('{}', { 'content-type': 'application/json', 'content-encoding': 'zstd' }),
+        415,
+        'unsupported_content_encoding',
+      );
+      await problem(
+        await server.post('not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }),
+        400,
+        'invalid_compressed_body',
+      );
     });
 
     test('limits: a body over the limit, a decompression bomb and a record over the limit all get 413', async () => {
@@ -135,10 +165,20 @@ for (const target of databaseTargets) {
       const tooLarge = await problem(await server.post(big), 413, 'body_too_large');
       assert.equal(tooLarge.limit_bytes, 256 * 1024);
       // 50 MB of one repeated record compresses to ~100 KB of gzip: under the limit as sent.
-      const bomb = zlib.gzipSync(Buffer.from(`${JSON.stringify({ a: 'b'.repeat(100) })}\n`.repeat(400_000)), { level: 9 });
+      const bomb = zlib.gzipSync(Buffer.from(`${JSON.stringify({ a: 'b'.repeat(100) })}\n`.repeat(400_000)), {
+        level: 9,
+      });
       assert.ok(bomb.length < 256 * 1024);
-      await problem(await server.post(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 413, 'body_too_large');
-      const recordTooLarge = await problem(await server.post(`{"a":1}\n${JSON.stringify({ m: 'y'.repeat(70_000) })}\n`), 413, 'record_too_large');
+      await problem(
+        await server.post(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }),
+        413,
+        'body_too_large',
+      );
+      const recordTooLarge = await problem(
+        await server.post(`{"a":1}\n${JSON.stringify({ m: 'y'.repeat(70_000) })}\n`),
+        413,
+        'record_too_large',
+      );
       assert.equal(recordTooLarge.line, 2);
       const ready = await fetch(`${server.baseUrl}/readyz`);
       assert.equal(ready.status, 200, 'the server is unharmed');
@@ -147,7 +187,10 @@ for (const target of databaseTargets) {
     test('tenancy: the Host header routes to the tenant; unknown collector 404; other hosts go to the default tenant', async () => {
       await createTenant(server.sightline.database.db, { codeName: 'acme', name: 'Acme Corp' });
       const record = appRecord();
-      const toAcme = await server.post(JSON.stringify(record), { 'content-type': 'application/json', host: 'acme-collector.localhost:8080' });
+      const toAcme = await server.post(JSON.stringify(record), {
+        'content-type': 'application/json',
+        host: 'acme-collector.localhost:8080',
+      });
       assert.equal(toAcme.status, 201);
       assert.ok((await storedMarkers('acme')).has(record.marker));
       assert.ok(!(await storedMarkers('demo')).has(record.marker), 'not visible to another tenant');
@@ -160,11 +203,19 @@ for (const target of databaseTargets) {
       assert.match(String(unknown.detail), /nobody-collector\.localhost/);
 
       for (const host of ['x.acme-collector.localhost', 'Bad_Name-collector.localhost', '-collector.localhost']) {
-        await problem(await server.post('{"a":1}', { 'content-type': 'application/json', host }), 404, 'unknown_collector');
+        await problem(
+          await server.post('{"a":1}', { 'content-type': 'application/json', host }),
+          404,
+          'unknown_collector',
+        );
       }
 
       const other = appRecord();
-      assert.equal((await server.post(JSON.stringify(other), { 'content-type': 'application/json', host: 'logs.internal' })).status, 201);
+      assert.equal(
+        (await server.post(JSON.stringify(other), { 'content-type': 'application/json', host: 'logs.internal' }))
+          .status,
+        201,
+      );
       assert.ok((await storedMarkers('demo')).has(other.marker));
     });
 
@@ -183,12 +234,22 @@ for (const target of databaseTargets) {
       const record = syslogRecord({ message: `Failed password for root from 192.0.2.7 port 22 ${word}` });
       assert.equal((await server.post(JSON.stringify(record))).status, 201);
       const hits = await stored('demo', `${word} root`);
-      assert.deepEqual(hits.map((r) => r.record.marker), [record.marker]);
+      assert.deepEqual(
+        hits.map((r) => r.record.marker),
+        [record.marker],
+      );
       assert.deepEqual(await stored('demo', `${word} absentword`), []);
     });
 
     test('the search index follows the log by itself: its lag returns to 0 without any search', async () => {
-      assert.equal((await server.post(ndjson(Array.from({ length: 50 }, () => appRecord())), { 'content-type': 'application/x-ndjson' })).status, 201);
+      assert.equal(
+        (
+          await server.post(ndjson(Array.from({ length: 50 }, () => appRecord())), {
+            'content-type': 'application/x-ndjson',
+          })
+        ).status,
+        201,
+      );
       let lag = Number.NaN;
       for (let attempt = 0; attempt < 50; attempt++) {
         const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
@@ -199,24 +260,28 @@ for (const target of databaseTargets) {
       assert.equal(lag, 0);
     });
 
-    if (target.kind === 'postgres') test('a dropped database connection does not take the server down', async () => {
-      const schema = new URL(database.databaseUrl).searchParams.get('schema');
-      const admin = new pg.Client({ connectionString: process.env.SIGHTLINE_TEST_DATABASE_URL });
-      await admin.connect();
-      try {
-        const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [`sightline:${schema}`]);
-        assert.ok(killed.rowCount && killed.rowCount > 0, 'the server had connections to drop');
-      } finally {
-        await admin.end();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const record = appRecord();
-      // The first use of a dropped connection may fail; a forwarder retries, and so do we, once.
-      let response = await server.post(JSON.stringify(record));
-      if (response.status !== 201) response = await server.post(JSON.stringify(record));
-      assert.equal(response.status, 201);
-      assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
-    });
+    if (target.kind === 'postgres')
+      test('a dropped database connection does not take the server down', async () => {
+        const schema = new URL(database.databaseUrl).searchParams.get('schema');
+        const admin = new pg.Client({ connectionString: process.env.SIGHTLINE_TEST_DATABASE_URL });
+        await admin.connect();
+        try {
+          const killed = await admin.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
+            [`sightline:${schema}`],
+          );
+          assert.ok(killed.rowCount && killed.rowCount > 0, 'the server had connections to drop');
+        } finally {
+          await admin.end();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const record = appRecord();
+        // The first use of a dropped connection may fail; a forwarder retries, and so do we, once.
+        let response = await server.post(JSON.stringify(record));
+        if (response.status !== 201) response = await server.post(JSON.stringify(record));
+        assert.equal(response.status, 201);
+        assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
+      });
 
     test('other methods on /log_sink get 405 with Allow; unknown paths 404', async () => {
       const get = await fetch(`${server.baseUrl}/log_sink`);

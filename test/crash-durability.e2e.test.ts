@@ -22,11 +22,22 @@ function startServer(database: TestDatabase, port: number): Child {
 
 function post(port: number, body: string): Promise<number> {
   return new Promise((resolve) => {
-    const request = http.request({ host: '127.0.0.1', port, path: '/log_sink', method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, agent: false, timeout: 20_000 }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', () => resolve(0));
-    });
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/log_sink',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        agent: false,
+        timeout: 20_000,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', () => resolve(0));
+      },
+    );
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(0));
     request.end(body);
@@ -63,58 +74,73 @@ async function generateLoad(port: number, until: () => boolean): Promise<LoadRes
 
 for (const target of databaseTargets) {
   describe(`crash durability on ${target.kind}`, { skip: target.skip }, () => {
-    test('SIGKILL mid-load loses no record that got a 201 and leaves the store intact', { timeout: 120_000 }, async () => {
-      const database = await target.create();
-      const port = await freePort();
-      let server = startServer(database, port);
-      let stop = false;
-      try {
-        await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
-        const load = generateLoad(port, () => stop);
-
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
-        server.process.kill('SIGKILL');
-        await server.exited;
-        const stillRunning = (await Promise.race([load, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 0))])) === undefined;
-        assert.ok(stillRunning, 'the load generator was still running when the server was killed');
-
-        server = startServer(database, port);
-        await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        stop = true;
-        const { acknowledged, failedAttempts } = await load;
-        await stopChild(server);
-
-        assert.ok(acknowledged.size > RECORDS_PER_REQUEST * SENDERS, `load was acknowledged (${acknowledged.size} records)`);
-        assert.ok(failedAttempts > 0, 'some requests failed while the server was down (the kill hit mid-load)');
-
-        const opened = await openDatabase(database);
+    test(
+      'SIGKILL mid-load loses no record that got a 201 and leaves the store intact',
+      { timeout: 120_000 },
+      async () => {
+        const database = await target.create();
+        const port = await freePort();
+        let server = startServer(database, port);
+        let stop = false;
         try {
-          const rows = await opened.db.selectFrom('telemetry_records').select('record').execute();
-          const stored = new Set(rows.map((row) => String((JSON.parse(row.record) as { marker: unknown }).marker)));
-          const lost = [...acknowledged].filter((marker) => !stored.has(marker));
-          assert.equal(lost.length, 0, `${lost.length} of ${acknowledged.size} acknowledged records are missing`);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          const load = generateLoad(port, () => stop);
 
-          // The index follows the log; once caught up it must agree with the log exactly.
-          await catchUpSearchIndex(opened);
-          if (opened.kind === 'sqlite') {
-            const integrity = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(opened.db);
-            assert.deepEqual(integrity.rows, [{ integrity_check: 'ok' }]);
-            // Throws if the full-text index disagrees with the record table.
-            await sql`INSERT INTO telemetry_fts(telemetry_fts, rank) VALUES ('integrity-check', 1)`.execute(opened.db);
-          } else {
-            const check = await sql<{ records: number; indexed: number }>`
-              SELECT (SELECT count(*)::int FROM telemetry_records) AS records, (SELECT count(*)::int FROM telemetry_fts) AS indexed`.execute(opened.db);
-            assert.equal(check.rows[0]?.indexed, check.rows[0]?.records, 'every record is indexed exactly once');
+          await new Promise((resolve) => setTimeout(resolve, 2_000));
+          server.process.kill('SIGKILL');
+          await server.exited;
+          const stillRunning =
+            (await Promise.race([
+              load,
+              new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 0)),
+            ])) === undefined;
+          assert.ok(stillRunning, 'the load generator was still running when the server was killed');
+
+          server = startServer(database, port);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          stop = true;
+          const { acknowledged, failedAttempts } = await load;
+          await stopChild(server);
+
+          assert.ok(
+            acknowledged.size > RECORDS_PER_REQUEST * SENDERS,
+            `load was acknowledged (${acknowledged.size} records)`,
+          );
+          assert.ok(failedAttempts > 0, 'some requests failed while the server was down (the kill hit mid-load)');
+
+          const opened = await openDatabase(database);
+          try {
+            const rows = await opened.db.selectFrom('telemetry_records').select('record').execute();
+            const stored = new Set(rows.map((row) => String((JSON.parse(row.record) as { marker: unknown }).marker)));
+            const lost = [...acknowledged].filter((marker) => !stored.has(marker));
+            assert.equal(lost.length, 0, `${lost.length} of ${acknowledged.size} acknowledged records are missing`);
+
+            // The index follows the log; once caught up it must agree with the log exactly.
+            await catchUpSearchIndex(opened);
+            if (opened.kind === 'sqlite') {
+              const integrity = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(opened.db);
+              assert.deepEqual(integrity.rows, [{ integrity_check: 'ok' }]);
+              // Throws if the full-text index disagrees with the record table.
+              await sql`INSERT INTO telemetry_fts(telemetry_fts, rank) VALUES ('integrity-check', 1)`.execute(
+                opened.db,
+              );
+            } else {
+              const check = await sql<{ records: number; indexed: number }>`
+              SELECT (SELECT count(*)::int FROM telemetry_records) AS records, (SELECT count(*)::int FROM telemetry_fts) AS indexed`.execute(
+                opened.db,
+              );
+              assert.equal(check.rows[0]?.indexed, check.rows[0]?.records, 'every record is indexed exactly once');
+            }
+          } finally {
+            await opened.close();
           }
         } finally {
-          await opened.close();
+          stop = true;
+          await stopChild(server);
+          await database.cleanup();
         }
-      } finally {
-        stop = true;
-        await stopChild(server);
-        await database.cleanup();
-      }
-    });
+      },
+    );
   });
 }

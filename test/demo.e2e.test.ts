@@ -17,7 +17,12 @@ import { loadRuleDirectories } from '../src/detection/sigma/index.js';
 function ruleFamilies(): Map<string, string> {
   const pipeline = loadPipeline();
   const compilation = loadRuleDirectories([path.join(projectRoot, 'rules')], { placeholders: pipeline.placeholders });
-  return new Map([...compilation.rules, ...compilation.correlations].map((rule) => [rule.id, path.basename(path.dirname(rule.file))]));
+  return new Map(
+    [...compilation.rules, ...compilation.correlations].map((rule) => [
+      rule.id,
+      path.basename(path.dirname(rule.file)),
+    ]),
+  );
 }
 
 async function listObservations(reader: ApiClient): Promise<{ rule: { id: string }; host: string | null }[]> {
@@ -52,7 +57,17 @@ for (const target of databaseTargets) {
     });
 
     test('5 s of demo traffic to a tenant become observations of at least four rule families', async () => {
-      const result = await runCli(['demo', '--url', server.baseUrl, '--tenant', 'acme', '--duration', '5s', '--seed', '7']);
+      const result = await runCli([
+        'demo',
+        '--url',
+        server.baseUrl,
+        '--tenant',
+        'acme',
+        '--duration',
+        '5s',
+        '--seed',
+        '7',
+      ]);
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /tenant acme, Host acme-collector\.localhost:\d+/);
       assert.match(result.stdout, /^done: \d+ records in \d+ s, \d+ of them attacks/m);
@@ -63,20 +78,32 @@ for (const target of databaseTargets) {
       let seen = new Set<string>();
       while (Date.now() < deadline) {
         const observations = await listObservations(reader);
-        seen = new Set(observations.map((observation) => families.get(observation.rule.id) ?? `unknown rule ${observation.rule.id}`));
+        seen = new Set(
+          observations.map((observation) => families.get(observation.rule.id) ?? `unknown rule ${observation.rule.id}`),
+        );
         if (seen.size >= 4) break;
         await sleep(250);
       }
       assert.ok(seen.size >= 4, `observations of ${seen.size} families: ${[...seen].join(', ')}`);
-      for (const family of seen) assert.ok(['web', 'auth', 'process', 'network', 'kubernetes', 'application'].includes(family), family);
+      for (const family of seen)
+        assert.ok(['web', 'auth', 'process', 'network', 'kubernetes', 'application'].includes(family), family);
     });
 
     test('the demo traffic becomes cases with devices, locations, techniques and scores', async () => {
       // Runs after the test above sent the traffic. Grouping happens in the same transaction as
       // detection, but the worker may still be working through the backlog when the test above
       // saw its four families, so this waits for all it asserts rather than for the first case.
-      interface CaseSummary { id: string; score: number; techniques: { id: string; name: string | null }[]; devices: { host_name: string }[] }
-      interface Address { scope: string; country: string | null; city: string | null }
+      interface CaseSummary {
+        id: string;
+        score: number;
+        techniques: { id: string; name: string | null }[];
+        devices: { host_name: string }[];
+      }
+      interface Address {
+        scope: string;
+        country: string | null;
+        city: string | null;
+      }
       const deadline = Date.now() + 30_000;
       let located: { kase: CaseSummary; address: Address } | undefined;
       let cases: CaseSummary[] = [];
@@ -85,9 +112,13 @@ for (const target of databaseTargets) {
         const page = await caseReader.post('/v1/cases', { sort: 'score', limit: 100 });
         assert.equal(page.status, 200, JSON.stringify(page.body));
         cases = page.body.cases;
-        for (const kase of cases.filter((item) => item.devices.length > 0 && item.techniques.length > 0 && item.score > 0)) {
+        for (const kase of cases.filter(
+          (item) => item.devices.length > 0 && item.techniques.length > 0 && item.score > 0,
+        )) {
           const detail = await caseReader.get(`/v1/cases/${kase.id}`);
-          const address = (detail.body.devices as { addresses: Address[] }[]).flatMap((device) => device.addresses).find((item) => item.country !== null);
+          const address = (detail.body.devices as { addresses: Address[] }[])
+            .flatMap((device) => device.addresses)
+            .find((item) => item.country !== null);
           if (address) {
             located = { kase, address };
             break;
@@ -95,21 +126,33 @@ for (const target of databaseTargets) {
         }
         if (!(located && cases.length >= 3)) await sleep(500);
       }
-      assert.ok(located, `a case on a located device: ${JSON.stringify(cases.map((item) => [item.id, item.devices, item.score]))}`);
+      assert.ok(
+        located,
+        `a case on a located device: ${JSON.stringify(cases.map((item) => [item.id, item.devices, item.score]))}`,
+      );
       assert.equal(located.address.scope, 'public');
       assert.ok(located.address.city, 'the location has a city');
       assert.ok(located.kase.techniques.every((technique) => /^T\d{4}/.test(technique.id)));
       assert.ok(cases.length >= 3, `cases: ${cases.length}`);
-      assert.ok(cases.every((item, i) => i === 0 || cases[i - 1]!.score >= item.score), 'sorted by score');
+      assert.ok(
+        cases.every((item, i) => i === 0 || cases[i - 1]!.score >= item.score),
+        'sorted by score',
+      );
       const devices = await caseReader.get('/v1/devices?has_open_case=true');
       assert.equal(devices.status, 200);
-      assert.ok(devices.body.devices.some((device: { host_name: string }) => device.host_name === 'web-01'), JSON.stringify(devices.body.devices.map((device: { host_name: string }) => device.host_name)));
+      assert.ok(
+        devices.body.devices.some((device: { host_name: string }) => device.host_name === 'web-01'),
+        JSON.stringify(devices.body.devices.map((device: { host_name: string }) => device.host_name)),
+      );
     });
 
-    test('an unknown tenant stops the demo with the collector\'s problem', async () => {
+    test("an unknown tenant stops the demo with the collector's problem", async () => {
       const result = await runCli(['demo', '--url', server.baseUrl, '--tenant', 'nosuch', '--duration', '2s']);
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /error \(unknown_collector\): .*answered 404: no tenant has the collector address "nosuch-collector\.localhost"/);
+      assert.match(
+        result.stderr,
+        /error \(unknown_collector\): .*answered 404: no tenant has the collector address "nosuch-collector\.localhost"/,
+      );
     });
   });
 }
@@ -118,7 +161,10 @@ test('an unreachable collector stops the demo with exit code 1 and says so', asy
   const port = await freePort();
   const result = await runCli(['demo', '--url', `http://127.0.0.1:${port}`, '--duration', '2s']);
   assert.equal(result.code, 1);
-  assert.match(result.stderr, new RegExp(`cannot reach the collector at http://127\\.0\\.0\\.1:${port}/log_sink: .*ECONNREFUSED`));
+  assert.match(
+    result.stderr,
+    new RegExp(`cannot reach the collector at http://127\\.0\\.0\\.1:${port}/log_sink: .*ECONNREFUSED`),
+  );
 });
 
 test('invalid options are refused before anything is sent', async () => {

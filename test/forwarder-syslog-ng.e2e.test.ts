@@ -17,7 +17,8 @@ import { syslogNgConfig } from '../src/collector/forwarder-configs.js';
 
 const available = spawnSync('syslog-ng', ['--version'], { stdio: 'ignore' }).status === 0;
 if (!available) {
-  const message = 'syslog-ng is not installed: the real-forwarder tests are NOT running (apt-get install syslog-ng-core syslog-ng-mod-http; .ci/run does)';
+  const message =
+    'syslog-ng is not installed: the real-forwarder tests are NOT running (apt-get install syslog-ng-core syslog-ng-mod-http; .ci/run does)';
   if (process.env.CI) throw new Error(message);
   console.warn(`\n*** WARNING: ${message} ***\n`);
 }
@@ -41,10 +42,24 @@ async function forward(
   const logs = path.join(dir, 'logs');
   fs.mkdirSync(logs);
   fs.writeFileSync(path.join(logs, 'app.log'), ndjson(records));
-  fs.writeFileSync(path.join(dir, 'syslog-ng.conf'), `@version: 3.38\noptions { stats-freq(0); };\n${config({ dir, logs, server })}`);
+  fs.writeFileSync(
+    path.join(dir, 'syslog-ng.conf'),
+    `@version: 3.38\noptions { stats-freq(0); };\n${config({ dir, logs, server })}`,
+  );
   const forwarder = spawn(
     'syslog-ng',
-    ['-F', '-f', path.join(dir, 'syslog-ng.conf'), '-R', path.join(dir, 'persist'), '-p', path.join(dir, 'pid'), '-c', path.join(dir, 'ctl'), '--no-caps'],
+    [
+      '-F',
+      '-f',
+      path.join(dir, 'syslog-ng.conf'),
+      '-R',
+      path.join(dir, 'persist'),
+      '-p',
+      path.join(dir, 'pid'),
+      '-c',
+      path.join(dir, 'ctl'),
+      '--no-caps',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let forwarderErrors = '';
@@ -53,10 +68,15 @@ async function forward(
   try {
     const tenant = await findTenantByCodeName(server.sightline.database.db, 'demo');
     let stored = new Map<unknown, Record<string, unknown>>();
-    for (let attempt = 0; attempt < attempts && stored.size < records.length && forwarder.exitCode === null; attempt++) {
+    for (
+      let attempt = 0;
+      attempt < attempts && stored.size < records.length && forwarder.exitCode === null;
+      attempt++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       stored = new Map();
-      for await (const record of streamRecords(server.sightline.database, tenant!.id, {})) stored.set(record.record.marker, record.record);
+      for await (const record of streamRecords(server.sightline.database, tenant!.id, {}))
+        stored.set(record.record.marker, record.record);
     }
     assert.equal(stored.size, records.length, `all lines arrived (syslog-ng said: ${forwarderErrors.slice(0, 500)})`);
     await check(stored, server);
@@ -70,7 +90,13 @@ async function forward(
 
 test('syslog-ng http() destination ships NDJSON batches that are all stored', { skip, timeout: 60_000 }, async () => {
   const records = Array.from({ length: 250 }, () => appRecord());
-  const config = ({ logs, server }: { logs: string; server: TestServer }) => `source s_app { file("${path.join(logs, 'app.log')}" flags(no-parse) follow-freq(0.2)); };
+  const config = ({
+    logs,
+    server,
+  }: {
+    logs: string;
+    server: TestServer;
+  }) => `source s_app { file("${path.join(logs, 'app.log')}" flags(no-parse) follow-freq(0.2)); };
 destination d_sightline {
   http(
     url("${server.baseUrl}/log_sink")
@@ -87,8 +113,13 @@ log { source(s_app); destination(d_sightline); };
   await forward(records, config, 100, async (stored, server) => {
     for (const record of records) assert.ok(stored.has(record.marker));
     const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
-    const requests = Number(/sightline_http_requests_total\{route="\/log_sink",status="201"\} (\d+)/.exec(metrics)?.[1]);
-    assert.ok(requests >= 3 && requests < records.length, `sent in batches (${requests} requests for ${records.length} records)`);
+    const requests = Number(
+      /sightline_http_requests_total\{route="\/log_sink",status="201"\} (\d+)/.exec(metrics)?.[1],
+    );
+    assert.ok(
+      requests >= 3 && requests < records.length,
+      `sent in batches (${requests} requests for ${records.length} records)`,
+    );
   });
 });
 
@@ -99,6 +130,7 @@ test("the UI's syslog-ng configuration delivers every line", { skip, timeout: 60
     syslogNgConfig(`http://demo-collector.localhost:${new URL(server.baseUrl).port}`, `${logs}/*.log`).files[0]!.text;
   // batch-timeout is the seed's 5 s flush interval: allow for a few of them.
   await forward(records, config, 150, async (stored) => {
-    for (const record of records) assert.deepEqual(stored.get(record.marker), record, 'each record is the application object, unchanged');
+    for (const record of records)
+      assert.deepEqual(stored.get(record.marker), record, 'each record is the application object, unchanged');
   });
 });

@@ -31,35 +31,87 @@ for (const target of databaseTargets) {
     test('bad input answers 400 naming what was wrong, never 500, and creates nothing', async () => {
       const before = (await admin.get('/v1/tokens?limit=500')).body.tokens.length;
       const cases: [string, () => Promise<{ status: number; body: { code: string } }>, string][] = [
-        ['misspelt field', () => admin.post('/v1/tokens', { name: 'typo', permissions: ['cases:read'], expiresAt: '2027-01-01T00:00:00Z' }), 'invalid_request'],
-        ['leap second', () => admin.post('/v1/tokens', { name: 'leap', permissions: ['cases:read'], expires_at: '2027-12-31T23:59:60Z' }), 'invalid_request'],
-        ['NUL in a name', () => admin.post('/v1/tokens', { name: 'a\u0000b', permissions: ['cases:read'] }), 'invalid_request'],
-        ['newline in a name', () => admin.post('/v1/tokens', { name: 'a\nb', permissions: ['cases:read'] }), 'invalid_request'],
+        [
+          'misspelt field',
+          () =>
+            admin.post('/v1/tokens', { name: 'typo', permissions: ['cases:read'], expiresAt: '2027-01-01T00:00:00Z' }),
+          'invalid_request',
+        ],
+        [
+          'leap second',
+          () =>
+            admin.post('/v1/tokens', { name: 'leap', permissions: ['cases:read'], expires_at: '2027-12-31T23:59:60Z' }),
+          'invalid_request',
+        ],
+        [
+          'NUL in a name',
+          () => admin.post('/v1/tokens', { name: 'a\u0000b', permissions: ['cases:read'] }),
+          'invalid_request',
+        ],
+        [
+          'newline in a name',
+          () => admin.post('/v1/tokens', { name: 'a\nb', permissions: ['cases:read'] }),
+          'invalid_request',
+        ],
         ['NUL in a path', () => admin.get('/v1/tokens/tok%00x'), 'invalid_request'],
-        ['fractional cursor', () => admin.get(`/v1/tokens?cursor=${Buffer.from('{"c":1.5,"i":"x"}').toString('base64url')}`), 'invalid_cursor'],
-        ['huge cursor', () => admin.get(`/v1/tokens?cursor=${Buffer.from('{"c":1e400,"i":"x"}').toString('base64url')}`), 'invalid_cursor'],
-        ['audit cursor', () => admin.get(`/v1/audit-events?cursor=${Buffer.from('{"s":2.5}').toString('base64url')}`), 'invalid_cursor'],
+        [
+          'fractional cursor',
+          () => admin.get(`/v1/tokens?cursor=${Buffer.from('{"c":1.5,"i":"x"}').toString('base64url')}`),
+          'invalid_cursor',
+        ],
+        [
+          'huge cursor',
+          () => admin.get(`/v1/tokens?cursor=${Buffer.from('{"c":1e400,"i":"x"}').toString('base64url')}`),
+          'invalid_cursor',
+        ],
+        [
+          'audit cursor',
+          () => admin.get(`/v1/audit-events?cursor=${Buffer.from('{"s":2.5}').toString('base64url')}`),
+          'invalid_cursor',
+        ],
         ['leap-second since', () => admin.get('/v1/audit-events?since=2026-12-31T23:59:60Z'), 'invalid_request'],
         ['unknown query parameter', () => admin.get('/v1/tokens?limt=5'), 'invalid_request'],
-        ['malformed Basic', () => apiClient(server, { authorization: 'Basic %%%' }).get('/v1/me'), 'invalid_credentials'],
+        [
+          'malformed Basic',
+          () => apiClient(server, { authorization: 'Basic %%%' }).get('/v1/me'),
+          'invalid_credentials',
+        ],
       ];
       for (const [name, call, code] of cases) {
         const response = await call();
-        assert.ok(response.status === 400 || response.status === 401, `${name}: ${response.status} ${JSON.stringify(response.body)}`);
+        assert.ok(
+          response.status === 400 || response.status === 401,
+          `${name}: ${response.status} ${JSON.stringify(response.body)}`,
+        );
         assert.equal(response.body.code, code, name);
       }
-      assert.equal((await admin.get('/v1/tokens?limit=500')).body.tokens.length, before, 'no token was created by bad input');
+      assert.equal(
+        (await admin.get('/v1/tokens?limit=500')).body.tokens.length,
+        before,
+        'no token was created by bad input',
+      );
     });
 
     test('a token cannot create a token that outlives it', async () => {
       const end = Date.now() + 3_600_000;
-      const parent = apiClient(server, bearer((await issueToken(server, acme, ['tokens:write', 'cases:read'], { expiresAt: end })).value));
+      const parent = apiClient(
+        server,
+        bearer((await issueToken(server, acme, ['tokens:write', 'cases:read'], { expiresAt: end })).value),
+      );
       const forever = await parent.post('/v1/tokens', { name: 'forever', permissions: ['cases:read'] });
       assert.equal(forever.status, 400);
       assert.equal(forever.body.field, 'expires_at');
-      const later = await parent.post('/v1/tokens', { name: 'later', permissions: ['cases:read'], expires_at: new Date(end + 60_000).toISOString() });
+      const later = await parent.post('/v1/tokens', {
+        name: 'later',
+        permissions: ['cases:read'],
+        expires_at: new Date(end + 60_000).toISOString(),
+      });
       assert.equal(later.status, 400);
-      const within = await parent.post('/v1/tokens', { name: 'within', permissions: ['cases:read'], expires_at: new Date(end - 60_000).toISOString() });
+      const within = await parent.post('/v1/tokens', {
+        name: 'within',
+        permissions: ['cases:read'],
+        expires_at: new Date(end - 60_000).toISOString(),
+      });
       assert.equal(within.status, 201);
     });
 
@@ -68,25 +120,48 @@ for (const target of databaseTargets) {
       const { id } = await issueToken(server, acme, ['cases:read']);
       assert.equal((await alice.client.delete(`/v1/tokens/${id}`)).status, 403);
       assert.equal((await alice.client.delete(`/v1/tokens/${id}`, { 'x-csrf-token': alice.csrf })).status, 200);
-      const crossSite = await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:read'] }, { 'sec-fetch-site': 'cross-site' });
+      const crossSite = await admin.post(
+        '/v1/tokens',
+        { name: 'x', permissions: ['cases:read'] },
+        { 'sec-fetch-site': 'cross-site' },
+      );
       assert.equal(crossSite.status, 403);
       assert.equal(crossSite.body.code, 'csrf_token_invalid');
-      assert.equal((await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:read'] }, { 'sec-fetch-site': 'same-origin' })).status, 201);
+      assert.equal(
+        (
+          await admin.post(
+            '/v1/tokens',
+            { name: 'x', permissions: ['cases:read'] },
+            { 'sec-fetch-site': 'same-origin' },
+          )
+        ).status,
+        201,
+      );
     });
 
     test('an analyst or viewer cannot manage tokens', async () => {
       for (const role of ['analyst', 'viewer'] as const) {
         const person = await signIn(server, { tenant: acme, role, email: `${role}-${target.kind}@example.com` });
         const write = { 'x-csrf-token': person.csrf };
-        assert.equal((await person.client.post('/v1/tokens', { name: 'mine', permissions: ['cases:read'] }, write)).body.required_permission, 'tokens:write');
-        assert.equal((await person.client.delete('/v1/tokens/tok_any', write)).body.required_permission, 'tokens:write');
+        assert.equal(
+          (await person.client.post('/v1/tokens', { name: 'mine', permissions: ['cases:read'] }, write)).body
+            .required_permission,
+          'tokens:write',
+        );
+        assert.equal(
+          (await person.client.delete('/v1/tokens/tok_any', write)).body.required_permission,
+          'tokens:write',
+        );
       }
     });
 
     test('a session ends after 12 hours unused: 401 session_expired, and the dead cookie is cleared', async () => {
       const bob = await signIn(server, { tenant: acme, role: 'viewer', email: `bob-${target.kind}@example.com` });
       assert.equal((await bob.client.get('/v1/me')).status, 200);
-      await server.sightline.database.db.updateTable('sessions').set({ last_seen_at: Date.now() - 13 * 3_600_000 }).execute();
+      await server.sightline.database.db
+        .updateTable('sessions')
+        .set({ last_seen_at: Date.now() - 13 * 3_600_000 })
+        .execute();
       const expired = await bob.client.get('/v1/me');
       assert.equal(expired.status, 401);
       assert.equal(expired.body.code, 'session_expired');
@@ -101,7 +176,9 @@ describe('the failed-attempt limit under pressure', () => {
     const server = await startServer(database, { authMaxFailures: 3 });
     try {
       const answers = await Promise.all(
-        Array.from({ length: 40 }, () => apiClient(server).post('/v1/auth/login', { email: 'x@example.com', password: 'guess guess guess' })),
+        Array.from({ length: 40 }, () =>
+          apiClient(server).post('/v1/auth/login', { email: 'x@example.com', password: 'guess guess guess' }),
+        ),
       );
       const statuses = answers.map((answer) => answer.status);
       assert.equal(statuses.filter((status) => status === 401).length, 3, statuses.join(','));
@@ -120,8 +197,10 @@ describe('the failed-attempt limit under pressure', () => {
       const live = apiClient(server, bearer((await issueToken(server, acme)).value));
       const stale = await issueToken(server, acme, ['cases:read']);
       await live.delete(`/v1/tokens/${stale.id}`);
-      for (let i = 0; i < 5; i++) assert.equal((await apiClient(server, bearer(stale.value)).get('/v1/me')).body.code, 'token_revoked');
-      for (let i = 0; i < 5; i++) assert.equal((await apiClient(server, { cookie: 'sightline_session=gone' }).get('/v1/me')).status, 401);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await apiClient(server, bearer(stale.value)).get('/v1/me')).body.code, 'token_revoked');
+      for (let i = 0; i < 5; i++)
+        assert.equal((await apiClient(server, { cookie: 'sightline_session=gone' }).get('/v1/me')).status, 401);
       assert.equal((await live.get('/v1/me')).status, 200);
     } finally {
       await server.close();
@@ -134,7 +213,15 @@ describe('the operator account on first start', () => {
   test('its password comes from SIGHTLINE_ADMIN_PASSWORD, or is generated and printed once on stderr, never in the log', async () => {
     const port = await freePort();
     const dataDir = tempDir();
-    const child = spawnTsx('src/cli/run.ts', ['serve', '--data', dataDir, '--port', String(port), '--admin-email', 'root@example.com']);
+    const child = spawnTsx('src/cli/run.ts', [
+      'serve',
+      '--data',
+      dataDir,
+      '--port',
+      String(port),
+      '--admin-email',
+      'root@example.com',
+    ]);
     try {
       await waitReady(child, `http://127.0.0.1:${port}/readyz`, 30_000);
       const password = /Password \(shown once, store it now\): (\S+)/.exec(child.stderr())?.[1];
@@ -164,7 +251,9 @@ describe('the operator account on first start', () => {
     const { loadConfig } = await import('../src/config/config.js');
     const { createSightline } = await import('../src/app.js');
     const dataDir = tempDir();
-    const sightline = await createSightline(loadConfig({ dataDir, port: 0, logLevel: 'silent' }, { SIGHTLINE_ADMIN_PASSWORD: 'operator chosen password' }));
+    const sightline = await createSightline(
+      loadConfig({ dataDir, port: 0, logLevel: 'silent' }, { SIGHTLINE_ADMIN_PASSWORD: 'operator chosen password' }),
+    );
     try {
       assert.equal(sightline.firstOperator?.generatedPassword, undefined);
       await sightline.server.listen({ host: '127.0.0.1', port: 0 });

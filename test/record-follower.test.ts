@@ -8,7 +8,13 @@ import { schemaClient } from './helpers/postgres.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { createTenant } from '../src/identity/tenant-service.js';
-import { DETECTION_CURSOR, followerLag, readPosition, readRecordsAfter, type LogPosition } from '../src/detection/record-follower.js';
+import {
+  DETECTION_CURSOR,
+  followerLag,
+  readPosition,
+  readRecordsAfter,
+  type LogPosition,
+} from '../src/detection/record-follower.js';
 import { commitDetection, CursorMoved, type CaseUpkeep } from '../src/detection/detection-store.js';
 import { loadAttackCatalogue } from '../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../src/cases/case-grouping.js';
@@ -40,7 +46,13 @@ for (const target of databaseTargets) {
     async function insert(marker: string): Promise<void> {
       await database.db
         .insertInto('telemetry_records')
-        .values({ tenant_id: tenantId, received_at: Date.now(), event_time: Date.now(), record: JSON.stringify({ marker }), meta: null })
+        .values({
+          tenant_id: tenantId,
+          received_at: Date.now(),
+          event_time: Date.now(),
+          record: JSON.stringify({ marker }),
+          meta: null,
+        })
         .execute();
     }
 
@@ -49,46 +61,63 @@ for (const target of databaseTargets) {
       const start = await readPosition(database.db, DETECTION_CURSOR);
       assert.equal(await followerLag(database.db, database.kind, DETECTION_CURSOR), 3);
       const first = await readRecordsAfter(database.db, database.kind, start, 2);
-      assert.deepEqual(first.map((record) => JSON.parse(record.record).marker), ['a', 'b']);
+      assert.deepEqual(
+        first.map((record) => JSON.parse(record.record).marker),
+        ['a', 'b'],
+      );
       const last = first.at(-1)!;
       const rest = await readRecordsAfter(database.db, database.kind, { seq: last.seq, txId: last.txId }, 10);
-      assert.deepEqual(rest.map((record) => JSON.parse(record.record).marker), ['c']);
+      assert.deepEqual(
+        rest.map((record) => JSON.parse(record.record).marker),
+        ['c'],
+      );
       assert.equal(rest[0]!.tenantId, tenantId);
     });
 
     // SQLite assigns sequences under its single write lock, so sequence order is commit order there.
-    if (target.kind === 'postgres') test('a record committed late is never skipped (sequence values are taken before commit)', async () => {
-      let position: LogPosition = await readPosition(database.db, DETECTION_CURSOR);
-      // Catch up with what earlier tests wrote.
-      for (const record of await readRecordsAfter(database.db, database.kind, position, 100)) position = { seq: record.seq, txId: record.txId };
+    if (target.kind === 'postgres')
+      test('a record committed late is never skipped (sequence values are taken before commit)', async () => {
+        let position: LogPosition = await readPosition(database.db, DETECTION_CURSOR);
+        // Catch up with what earlier tests wrote.
+        for (const record of await readRecordsAfter(database.db, database.kind, position, 100))
+          position = { seq: record.seq, txId: record.txId };
 
-      const slow = await schemaClient(testDb.databaseUrl);
-      try {
-        await slow.query('BEGIN');
-        const held = await slow.query<{ seq: string }>(
-          `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, 0, 0, '{"marker":"late"}') RETURNING seq`,
-          [tenantId],
-        );
-        await insert('early'); // a higher sequence, committed first
-        const whileOpen = await readRecordsAfter(database.db, database.kind, position, 100);
-        assert.deepEqual(whileOpen, [], 'nothing is read past a transaction that may still commit an earlier record');
-        assert.equal(await followerLag(database.db, database.kind, DETECTION_CURSOR) >= 1, true);
+        const slow = await schemaClient(testDb.databaseUrl);
+        try {
+          await slow.query('BEGIN');
+          const held = await slow.query<{ seq: string }>(
+            `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, 0, 0, '{"marker":"late"}') RETURNING seq`,
+            [tenantId],
+          );
+          await insert('early'); // a higher sequence, committed first
+          const whileOpen = await readRecordsAfter(database.db, database.kind, position, 100);
+          assert.deepEqual(whileOpen, [], 'nothing is read past a transaction that may still commit an earlier record');
+          assert.equal((await followerLag(database.db, database.kind, DETECTION_CURSOR)) >= 1, true);
 
-        await slow.query('COMMIT');
-        const after = await readRecordsAfter(database.db, database.kind, position, 100);
-        assert.deepEqual(after.map((record) => JSON.parse(record.record).marker), ['late', 'early']);
-        assert.equal(after[0]!.seq, Number(held.rows[0]!.seq));
-        assert.ok(after[0]!.seq < after[1]!.seq, 'the late record has the lower sequence');
-      } finally {
-        await slow.end();
-      }
-    });
+          await slow.query('COMMIT');
+          const after = await readRecordsAfter(database.db, database.kind, position, 100);
+          assert.deepEqual(
+            after.map((record) => JSON.parse(record.record).marker),
+            ['late', 'early'],
+          );
+          assert.equal(after[0]!.seq, Number(held.rows[0]!.seq));
+          assert.ok(after[0]!.seq < after[1]!.seq, 'the late record has the lower sequence');
+        } finally {
+          await slow.end();
+        }
+      });
 
     test('a failed record is kept with its error, the cursor moves past it, and a stale commit is refused', async () => {
       for (const marker of ['ok', 'broken']) {
         await database.db
           .insertInto('telemetry_records')
-          .values({ tenant_id: tenantId, received_at: Date.now(), event_time: Date.now(), record: JSON.stringify({ marker }), meta: null })
+          .values({
+            tenant_id: tenantId,
+            received_at: Date.now(),
+            event_time: Date.now(),
+            record: JSON.stringify({ marker }),
+            meta: null,
+          })
           .execute();
       }
       const from = await readPosition(database.db, DETECTION_CURSOR);
@@ -104,7 +133,11 @@ for (const target of databaseTargets) {
         failures: [{ seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) }],
       };
       const to = { seq: broken.seq, txId: broken.txId };
-      await commitDetection(database.db, { from, to, output, correlationChanges: [], now: 1_000 }, upkeep(database.kind));
+      await commitDetection(
+        database.db,
+        { from, to, output, correlationChanges: [], now: 1_000 },
+        upkeep(database.kind),
+      );
 
       const failures = await database.db.selectFrom('detection_failures').selectAll().execute();
       assert.equal(failures.length, 1);
@@ -116,7 +149,10 @@ for (const target of databaseTargets) {
       assert.deepEqual(await readPosition(database.db, DETECTION_CURSOR), to);
 
       // A second follower that read the same position cannot apply the chunk again.
-      await assert.rejects(commitDetection(database.db, { from, to, output, correlationChanges: [], now: 2_000 }, upkeep(database.kind)), CursorMoved);
+      await assert.rejects(
+        commitDetection(database.db, { from, to, output, correlationChanges: [], now: 2_000 }, upkeep(database.kind)),
+        CursorMoved,
+      );
       assert.equal((await database.db.selectFrom('detection_failures').selectAll().execute()).length, 1);
     });
   });

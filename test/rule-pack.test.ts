@@ -12,7 +12,13 @@ import type { DetectionEvent, LogSource } from '../src/detection/event.js';
 import { createNormaliser, loadPipeline } from '../src/detection/normalise/index.js';
 import { loadRuleDirectories, RuleSet } from '../src/detection/sigma/index.js';
 import { CorrelationEngine } from '../src/detection/sigma/correlation.js';
-import { listYaml, loadFixtureFiles, type FixtureCase, type RecordEntry, type Scenario } from './fixtures/rule-pack/fixtures.js';
+import {
+  listYaml,
+  loadFixtureFiles,
+  type FixtureCase,
+  type RecordEntry,
+  type Scenario,
+} from './fixtures/rule-pack/fixtures.js';
 import { buildRecord, isPlainObject } from './fixtures/rule-pack/records.js';
 
 /** What the server loads (detection-setup's BUNDLED_RULES_DIR), and the pack inside it. */
@@ -50,10 +56,15 @@ const rawRules: RawRule[] = listYaml(PACK_DIR).flatMap((file) =>
   }),
 );
 const byId = new Map(rawRules.map((rule) => [rule.id, rule]));
-const byName = new Map(rawRules.flatMap((rule) => (typeof rule.doc.name === 'string' ? [[rule.doc.name, rule] as const] : [])));
+const byName = new Map(
+  rawRules.flatMap((rule) => (typeof rule.doc.name === 'string' ? [[rule.doc.name, rule] as const] : [])),
+);
 
 test('every bundled rule file compiles with no rejection', () => {
-  assert.deepEqual(compilation.rejected.map((rejected) => rejected.message), []);
+  assert.deepEqual(
+    compilation.rejected.map((rejected) => rejected.message),
+    [],
+  );
   const compiled = [...compilation.rules, ...compilation.correlations];
   assert.equal(compiled.length, rawRules.length, 'one compiled rule per YAML document');
   assert.deepEqual(compiled.map((rule) => rule.id).sort(), rawRules.map((rule) => rule.id).sort());
@@ -62,9 +73,17 @@ test('every bundled rule file compiles with no rejection', () => {
 test('the pack: at least 40 rules with unique ids and names, in family folders', () => {
   assert.ok(rawRules.length >= 40, `${rawRules.length} rules`);
   const ids = rawRules.map((rule) => rule.id);
-  assert.deepEqual(ids.filter((id, index) => ids.indexOf(id) !== index), [], 'duplicate ids');
+  assert.deepEqual(
+    ids.filter((id, index) => ids.indexOf(id) !== index),
+    [],
+    'duplicate ids',
+  );
   const names = rawRules.flatMap((rule) => (typeof rule.doc.name === 'string' ? [rule.doc.name] : []));
-  assert.deepEqual(names.filter((name, index) => names.indexOf(name) !== index), [], 'duplicate names');
+  assert.deepEqual(
+    names.filter((name, index) => names.indexOf(name) !== index),
+    [],
+    'duplicate names',
+  );
   for (const rule of rawRules) assert.match(rule.file, /^[a-z]+\/[a-z0-9_]+\.yml$/, rule.file);
   assert.ok(fs.existsSync(path.join(RULES_DIR, 'LICENSE')) && fs.existsSync(path.join(RULES_DIR, 'README.md')));
 });
@@ -81,7 +100,10 @@ test('every rule has its metadata: id, title, status, description, author, licen
     assert.match(String(doc.date), /^\d{4}-\d{2}-\d{2}$/, `${where}: date`);
     assert.ok(LEVELS.includes(String(doc.level)), `${where}: level`);
     assert.ok(Array.isArray(doc.falsepositives) && doc.falsepositives.length > 0, `${where}: falsepositives`);
-    assert.ok(Array.isArray(doc.references) && doc.references.every((ref) => /^https?:\/\//.test(String(ref))), `${where}: references`);
+    assert.ok(
+      Array.isArray(doc.references) && doc.references.every((ref) => /^https?:\/\//.test(String(ref))),
+      `${where}: references`,
+    );
   }
 });
 
@@ -91,28 +113,56 @@ test('every rule has ATT&CK tags the catalogue knows, tactics agreeing with tech
     assert.ok(Array.isArray(doc.tags), `${where}: tags`);
     const tags = (doc.tags as unknown[]).map(String);
     const mapped = catalogue.fromTags(tags);
-    assert.ok(mapped.techniques.length > 0 && mapped.tactics.length > 0, `${where}: needs a technique and a tactic tag`);
-    for (const technique of mapped.techniques) assert.ok(technique.known, `${where}: ${technique.id} is not in ATT&CK ${catalogue.version}`);
-    for (const tactic of mapped.tactics) assert.ok(tactic.known, `${where}: tactic ${tactic.shortname} is not in ATT&CK ${catalogue.version}`);
-    for (const tag of tags.filter((tag) => tag.startsWith('attack.'))) assert.equal(tag, tag.toLowerCase(), `${where}: ${tag} is not lower case`);
-    assert.ok(!tags.some((tag) => /^attack\.[a-z]+_[a-z_]+$/.test(tag)), `${where}: tactics are written with hyphens (spec v2)`);
+    assert.ok(
+      mapped.techniques.length > 0 && mapped.tactics.length > 0,
+      `${where}: needs a technique and a tactic tag`,
+    );
+    for (const technique of mapped.techniques)
+      assert.ok(technique.known, `${where}: ${technique.id} is not in ATT&CK ${catalogue.version}`);
+    for (const tactic of mapped.tactics)
+      assert.ok(tactic.known, `${where}: tactic ${tactic.shortname} is not in ATT&CK ${catalogue.version}`);
+    for (const tag of tags.filter((tag) => tag.startsWith('attack.')))
+      assert.equal(tag, tag.toLowerCase(), `${where}: ${tag} is not lower case`);
+    assert.ok(
+      !tags.some((tag) => /^attack\.[a-z]+_[a-z_]+$/.test(tag)),
+      `${where}: tactics are written with hyphens (spec v2)`,
+    );
     const techniqueTactics = new Set(mapped.techniques.flatMap((technique) => technique.tactics));
-    for (const tactic of mapped.tactics) assert.ok(techniqueTactics.has(tactic.shortname), `${where}: no technique tagged for tactic ${tactic.shortname}`);
+    for (const tactic of mapped.tactics)
+      assert.ok(techniqueTactics.has(tactic.shortname), `${where}: no technique tagged for tactic ${tactic.shortname}`);
     for (const technique of mapped.techniques) {
-      assert.ok(technique.tactics.some((tactic) => mapped.tactics.some((tagged) => tagged.shortname === tactic)), `${where}: no tactic tag for ${technique.id}`);
+      assert.ok(
+        technique.tactics.some((tactic) => mapped.tactics.some((tagged) => tagged.shortname === tactic)),
+        `${where}: no tactic tag for ${technique.id}`,
+      );
     }
     assert.ok(tags.some((tag) => TECHNIQUE_TAG.test(tag)));
   }
 });
 
 test('every rule has fixtures beside it: a fixture file per rule file, a case per rule, of the right kind', () => {
-  assert.deepEqual(fixtures.map((fixture) => fixture.file), listYaml(PACK_DIR), 'test/fixtures/rule-pack/ mirrors rules/sightline/');
+  assert.deepEqual(
+    fixtures.map((fixture) => fixture.file),
+    listYaml(PACK_DIR),
+    'test/fixtures/rule-pack/ mirrors rules/sightline/',
+  );
   for (const fixture of fixtures) {
-    const expected = rawRules.filter((rule) => rule.file === fixture.file).map((rule) => rule.id).sort();
-    assert.deepEqual(fixture.cases.map((item) => item.rule).sort(), expected, `${fixture.file}: one case per rule of the file`);
+    const expected = rawRules
+      .filter((rule) => rule.file === fixture.file)
+      .map((rule) => rule.id)
+      .sort();
+    assert.deepEqual(
+      fixture.cases.map((item) => item.rule).sort(),
+      expected,
+      `${fixture.file}: one case per rule of the file`,
+    );
     for (const item of fixture.cases) {
       const rule = byId.get(item.rule);
-      assert.equal(item.kind === 'correlation', rule?.correlation, `${fixture.file}: ${item.rule} is ${rule?.correlation ? 'a correlation (fires/silent)' : 'a detection (match/nomatch)'}`);
+      assert.equal(
+        item.kind === 'correlation',
+        rule?.correlation,
+        `${fixture.file}: ${item.rule} is ${rule?.correlation ? 'a correlation (fires/silent)' : 'a detection (match/nomatch)'}`,
+      );
     }
   }
 });
@@ -122,7 +172,14 @@ let seq = 0;
 function normalise(entry: RecordEntry, time = T0, index = 0): DetectionEvent {
   const record = buildRecord(entry.shape, entry.overrides, time, index);
   seq += 1;
-  return normaliser.normalise({ seq, tenantId: 1, receivedAt: time + 1500, eventTime: time, record: JSON.stringify(record), meta: null });
+  return normaliser.normalise({
+    seq,
+    tenantId: 1,
+    receivedAt: time + 1500,
+    eventTime: time,
+    record: JSON.stringify(record),
+    meta: null,
+  });
 }
 
 function matchedIds(event: DetectionEvent): Set<string> {
@@ -133,7 +190,9 @@ function matchedIds(event: DetectionEvent): Set<string> {
 function applies(rule: RawRule, event: DetectionEvent): boolean {
   const wanted = rule.doc.logsource as Record<string, string>;
   return event.logsources.some((source: LogSource) =>
-    Object.entries(wanted).every(([key, value]) => String(source[key as keyof LogSource] ?? '').toLowerCase() === value.toLowerCase()),
+    Object.entries(wanted).every(
+      ([key, value]) => String(source[key as keyof LogSource] ?? '').toLowerCase() === value.toLowerCase(),
+    ),
   );
 }
 
@@ -196,11 +255,15 @@ function caseTests(item: FixtureCase): void {
     });
   });
   item.silent.forEach((scenario, index) => {
-    test(`${rule.title}: stays silent on silent[${index}] (${describeScenario(scenario)})`, { todo: scenario.todo }, () => {
-      const { fired, unmatched } = run(rule, scenario);
-      assert.deepEqual(unmatched, [], 'a near miss must be counted by the base rule: records it did not match');
-      assert.ok(!fired, 'the correlation fired');
-    });
+    test(
+      `${rule.title}: stays silent on silent[${index}] (${describeScenario(scenario)})`,
+      { todo: scenario.todo },
+      () => {
+        const { fired, unmatched } = run(rule, scenario);
+        assert.deepEqual(unmatched, [], 'a near miss must be counted by the base rule: records it did not match');
+        assert.ok(!fired, 'the correlation fired');
+      },
+    );
   });
 }
 

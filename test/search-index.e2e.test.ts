@@ -33,13 +33,19 @@ for (const target of databaseTargets) {
 
         const found: StoredRecord[] = [];
         for await (const record of streamRecords(database, acme.id, { text: word })) found.push(record);
-        assert.deepEqual(found.map((r) => r.record.message), [`${word} number 0`, `${word} number 2`]);
+        assert.deepEqual(
+          found.map((r) => r.record.message),
+          [`${word} number 0`, `${word} number 2`],
+        );
         assert.equal(await searchIndexLag(database.db), 0);
 
         // Indexing again changes nothing: each record is indexed once.
         const again: StoredRecord[] = [];
         for await (const record of streamRecords(database, globex.id, { text: `${word} number` })) again.push(record);
-        assert.deepEqual(again.map((r) => r.record.message), [`${word} number 1`]);
+        assert.deepEqual(
+          again.map((r) => r.record.message),
+          [`${word} number 1`],
+        );
       } finally {
         await database.close();
         await testDatabase.cleanup();
@@ -56,12 +62,19 @@ for (const target of databaseTargets) {
         const huge = appRecord({ message: Array.from({ length: 60_000 }, (_, i) => `w${i}-x${i}`).join(' ') });
         const word = `okapi${Date.now()}`;
         const rows = [huge, appRecord({ message: word })].map((record) => ({
-          tenant_id: tenant.id, received_at: Date.now(), event_time: Date.now(), record: JSON.stringify(record), meta: null,
+          tenant_id: tenant.id,
+          received_at: Date.now(),
+          event_time: Date.now(),
+          record: JSON.stringify(record),
+          meta: null,
         }));
         await database.db.insertInto('telemetry_records').values(rows).execute();
         const found: StoredRecord[] = [];
         for await (const record of streamRecords(database, tenant.id, { text: word })) found.push(record);
-        assert.deepEqual(found.map((r) => r.record.message), [word]);
+        assert.deepEqual(
+          found.map((r) => r.record.message),
+          [word],
+        );
         assert.equal(await searchIndexLag(database.db), 0);
       } finally {
         await database.close();

@@ -12,7 +12,17 @@ import { signIn, type ApiClient, type ApiResponse, type Session } from './helper
 import { runCli } from './helpers/cli.js';
 import { openAiError, startFakeLlm, type FakeLlm, type FakeLlmReply, type FakeLlmRequest } from './helpers/fake-llm.js';
 import {
-  HEADINGS, approvedTenant, caseFor, metricValue, monitoringLines, observe, sentPrompt, setTenant, waitFor, wellFormedReply, type SentPrompt,
+  HEADINGS,
+  approvedTenant,
+  caseFor,
+  metricValue,
+  monitoringLines,
+  observe,
+  sentPrompt,
+  setTenant,
+  waitFor,
+  wellFormedReply,
+  type SentPrompt,
 } from './helpers/summaries.js';
 import type { SummaryView } from '../src/summaries/summary-view.js';
 import type { CaseView } from '../src/cases/case-service.js';
@@ -61,7 +71,8 @@ for (const target of databaseTargets) {
     let openai: FakeLlm;
     let anthropic: FakeLlm;
     const replies = new Map<string, (prompt: SentPrompt) => FakeLlmReply>();
-    const sentFor = (llm: FakeLlm, codeName: string): FakeLlmRequest[] => llm.requests.filter((request) => sentPrompt(request).data.customer.code_name === codeName);
+    const sentFor = (llm: FakeLlm, codeName: string): FakeLlmRequest[] =>
+      llm.requests.filter((request) => sentPrompt(request).data.customer.code_name === codeName);
     const respond = (request: FakeLlmRequest): FakeLlmReply => {
       const prompt = sentPrompt(request);
       return replies.get(prompt.data.customer.code_name)?.(prompt) ?? {};
@@ -74,13 +85,21 @@ for (const target of databaseTargets) {
       server = await startServer(
         database,
         {
-          openaiBaseUrl: openai.baseUrl, openaiModel: OPENAI_MODEL, anthropicBaseUrl: anthropic.baseUrl, anthropicModel: ANTHROPIC_MODEL,
+          openaiBaseUrl: openai.baseUrl,
+          openaiModel: OPENAI_MODEL,
+          anthropicBaseUrl: anthropic.baseUrl,
+          anthropicModel: ANTHROPIC_MODEL,
           // The parser's minimum timeout is 1s; one retry makes two attempts.
-          summaryTimeout: '1s', summaryRetries: 1,
+          summaryTimeout: '1s',
+          summaryRetries: 1,
         },
         { SIGHTLINE_OPENAI_API_KEY: KEY },
       );
-      operator = await signIn(server, { tenant: null, role: 'operator', email: `operator-${target.kind}@platform.example` });
+      operator = await signIn(server, {
+        tenant: null,
+        role: 'operator',
+        email: `operator-${target.kind}@platform.example`,
+      });
     });
     after(async () => {
       await server?.close();
@@ -90,7 +109,11 @@ for (const target of databaseTargets) {
     });
 
     /** A tenant on the given provider with one case on `host`. */
-    async function caseOn(codeName: string, provider: 'openai' | 'anthropic', host: string): Promise<{ client: ApiClient; item: CaseView }> {
+    async function caseOn(
+      codeName: string,
+      provider: 'openai' | 'anthropic',
+      host: string,
+    ): Promise<{ client: ApiClient; item: CaseView }> {
       const { client } = await approvedTenant(server, operator, codeName);
       await setTenant(operator, codeName, { summary_provider: provider });
       await observe(client, { host });
@@ -100,16 +123,23 @@ for (const target of databaseTargets) {
     test('a provider slower than --summary-timeout: 504 provider_timeout after retries + 1 attempts; nothing stored; the failure is counted and copied', async () => {
       const { client, item } = await caseOn('slow', 'openai', 'slow-host');
       replies.set('slow', () => ({ delayMs: 5_000 }));
-      const failuresBefore = await metricValue(server, 'sightline_summary_provider_failures_total', { provider: 'openai', kind: 'timeout' });
+      const failuresBefore = await metricValue(server, 'sightline_summary_provider_failures_total', {
+        provider: 'openai',
+        kind: 'timeout',
+      });
       const started = Date.now();
       const response = await client.post(`/v1/cases/${item.id}/summary`, {});
       problem(response, 504, 'provider_timeout');
       assert.ok(Date.now() - started >= 2_000, `two attempts of 1 s each (${Date.now() - started} ms)`);
       assert.equal(sentFor(openai, 'slow').length, 2, 'summaryRetries 1: two attempts');
       problem(await client.get(`/v1/cases/${item.id}/summary`), 404, 'summary_not_generated');
-      assert.equal(await metricValue(server, 'sightline_summary_provider_failures_total', { provider: 'openai', kind: 'timeout' }), failuresBefore + 1);
+      assert.equal(
+        await metricValue(server, 'sightline_summary_provider_failures_total', { provider: 'openai', kind: 'timeout' }),
+        failuresBefore + 1,
+      );
       const copy = await waitFor('the failed generation copy', async () =>
-        (await monitoringLines(database.dataDir, 'generations')).find((line) => line.tenant === 'slow'));
+        (await monitoringLines(database.dataDir, 'generations')).find((line) => line.tenant === 'slow'),
+      );
       assert.equal(copy.status, 'error');
       assert.equal(copy.output, '');
     });
@@ -126,7 +156,10 @@ for (const target of databaseTargets) {
 
     test('a provider refusing the key (401): 502 provider_error with provider_status 401, not retried, and the key is not in the answer', async () => {
       const { client, item } = await caseOn('unauthorised', 'openai', 'unauth-host');
-      replies.set('unauthorised', () => ({ status: 401, body: openAiError(`Incorrect API key provided: ${KEY}`, 'invalid_request_error') }));
+      replies.set('unauthorised', () => ({
+        status: 401,
+        body: openAiError(`Incorrect API key provided: ${KEY}`, 'invalid_request_error'),
+      }));
       const response = await client.post(`/v1/cases/${item.id}/summary`, {});
       problem(response, 502, 'provider_error');
       assert.equal(response.body.provider_status, 401);
@@ -135,7 +168,8 @@ for (const target of databaseTargets) {
       assert.equal(sent[0]!.headers.authorization, `Bearer ${KEY}`, 'the key from SIGHTLINE_OPENAI_API_KEY was sent');
       assert.ok(!JSON.stringify(response.body).includes(KEY), `the key is not in ${JSON.stringify(response.body)}`);
       const copy = await waitFor('the failed generation copy', async () =>
-        (await monitoringLines(database.dataDir, 'generations')).find((line) => line.tenant === 'unauthorised'));
+        (await monitoringLines(database.dataDir, 'generations')).find((line) => line.tenant === 'unauthorised'),
+      );
       assert.ok(!JSON.stringify(copy).includes(KEY), 'nor in the monitoring copy');
     });
 
@@ -143,8 +177,13 @@ for (const target of databaseTargets) {
       const { client, item } = await caseOn('claude', 'anthropic', 'claude-host');
       replies.set('claude', (prompt) => ({
         body: {
-          id: 'msg_e2e', type: 'message', role: 'assistant', model: `${ANTHROPIC_MODEL}-20260101`,
-          content: [{ type: 'text', text: wellFormedReply(prompt.data) }], stop_reason: 'end_turn', stop_sequence: null,
+          id: 'msg_e2e',
+          type: 'message',
+          role: 'assistant',
+          model: `${ANTHROPIC_MODEL}-20260101`,
+          content: [{ type: 'text', text: wellFormedReply(prompt.data) }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
           usage: { input_tokens: 1234, output_tokens: 321 },
         },
       }));
@@ -154,10 +193,16 @@ for (const target of databaseTargets) {
       assert.equal(summary.model, `${ANTHROPIC_MODEL}-20260101`, 'the answering model');
       assert.equal(summary.input_tokens, 1234);
       assert.equal(summary.output_tokens, 321);
-      assert.deepEqual(summary.sections.map((section) => section.heading), [...HEADINGS]);
+      assert.deepEqual(
+        summary.sections.map((section) => section.heading),
+        [...HEADINGS],
+      );
       assert.deepEqual(summary.flags, []);
       const observations: { id: string }[] = (await client.get(`/v1/cases/${item.id}`)).body.observations;
-      assert.deepEqual(summary.citations.map((citation) => citation.observation_id), observations.map((observation) => observation.id));
+      assert.deepEqual(
+        summary.citations.map((citation) => citation.observation_id),
+        observations.map((observation) => observation.id),
+      );
       const sent = sentFor(anthropic, 'claude');
       assert.equal(sent.length, 1);
       assert.equal(sent[0]!.path, '/v1/messages');
@@ -171,16 +216,24 @@ for (const target of databaseTargets) {
       const otlpDatabase = await target.create();
       const otlpServer = await startServer(otlpDatabase, { summaryMonitoring: 'otlp', otlpEndpoint: collector.url });
       try {
-        const otlpOperator = await signIn(otlpServer, { tenant: null, role: 'operator', email: `otlp-operator-${target.kind}@platform.example` });
+        const otlpOperator = await signIn(otlpServer, {
+          tenant: null,
+          role: 'operator',
+          email: `otlp-operator-${target.kind}@platform.example`,
+        });
         const { client } = await approvedTenant(otlpServer, otlpOperator, 'otlp');
         await observe(client, { host: 'otlp-host' });
         const item = await caseFor(client, 'otlp-host');
-        const failures = (what: string) => metricValue(otlpServer, 'sightline_summary_monitoring_failures_total', { sink: 'otlp', what });
+        const failures = (what: string) =>
+          metricValue(otlpServer, 'sightline_summary_monitoring_failures_total', { sink: 'otlp', what });
         assert.equal(await failures('generation'), 0);
         const summary = await generated(client, item.id);
         assert.equal(summary.provider, 'builtin');
         await waitFor('the generation export failure to be counted', async () => (await failures('generation')) === 1);
-        const rated = await client.post(`/v1/cases/${item.id}/summary/feedback`, { rating: 'down', comment: 'Missed the lateral movement.' });
+        const rated = await client.post(`/v1/cases/${item.id}/summary/feedback`, {
+          rating: 'down',
+          comment: 'Missed the lateral movement.',
+        });
         assert.equal(rated.status, 200, JSON.stringify(rated.body));
         await waitFor('the feedback export failure to be counted', async () => (await failures('feedback')) === 1);
         assert.deepEqual(collector.paths, ['POST /v1/traces', 'POST /v1/traces'], 'both copies were attempted');

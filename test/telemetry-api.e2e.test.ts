@@ -39,14 +39,23 @@ for (const target of databaseTargets) {
       await ingest(server, late);
 
       const all = (await searchAll(reader, { filters: { run } })).records;
-      assert.deepEqual(all.map((r) => r.record.marker), [...early, ...late].map((r) => r.marker));
+      assert.deepEqual(
+        all.map((r) => r.record.marker),
+        [...early, ...late].map((r) => r.marker),
+      );
       const lateTime = all[2]!.received_at;
       assert.ok(Date.parse(lateTime) > Date.parse(all[1]!.received_at));
 
       const from = (await searchAll(reader, { filters: { run }, since: lateTime })).records;
-      assert.deepEqual(from.map((r) => r.record.marker), [late[0]!.marker]);
+      assert.deepEqual(
+        from.map((r) => r.record.marker),
+        [late[0]!.marker],
+      );
       const before = (await searchAll(reader, { filters: { run }, until: lateTime })).records;
-      assert.deepEqual(before.map((r) => r.record.marker), early.map((r) => r.marker));
+      assert.deepEqual(
+        before.map((r) => r.record.marker),
+        early.map((r) => r.marker),
+      );
 
       const reversed = await reader.post('/v1/telemetry/search', { since: lateTime, until: all[0]!.received_at });
       assert.equal(expectProblem(reversed, 400, 'invalid_request').field, 'until');
@@ -60,9 +69,15 @@ for (const target of databaseTargets) {
       const one = appRecord({ run, message: `${word} payment accepted` });
       await ingest(server, [both, one, appRecord({ run })]);
       const found = (await searchAll(reader, { query: `${word.toUpperCase()} declined` })).records;
-      assert.deepEqual(found.map((r) => r.record.marker), [both.marker]);
+      assert.deepEqual(
+        found.map((r) => r.record.marker),
+        [both.marker],
+      );
       const either = (await searchAll(reader, { query: `  ${word}  payment ` })).records;
-      assert.deepEqual(either.map((r) => r.record.marker), [both.marker, one.marker]);
+      assert.deepEqual(
+        either.map((r) => r.record.marker),
+        [both.marker, one.marker],
+      );
       const blank = (await searchAll(reader, { query: '   ', filters: { run } })).records;
       assert.equal(blank.length, 3, 'a blank query matches everything');
     });
@@ -70,18 +85,40 @@ for (const target of databaseTargets) {
     test('field filters: strict JSON-type equality on dotted paths, all filters must hold', async () => {
       const run = randomUUID();
       const lines = {
-        number500: { run, id: 'number500', http: { status: 500, method: 'POST' }, kubernetes: { namespace: 'prod' }, cached: true, user: null },
-        string500: { run, id: 'string500', http: { status: '500', method: 'POST' }, kubernetes: { namespace: 'prod' }, cached: 'true' },
+        number500: {
+          run,
+          id: 'number500',
+          http: { status: 500, method: 'POST' },
+          kubernetes: { namespace: 'prod' },
+          cached: true,
+          user: null,
+        },
+        string500: {
+          run,
+          id: 'string500',
+          http: { status: '500', method: 'POST' },
+          kubernetes: { namespace: 'prod' },
+          cached: 'true',
+        },
         real500: `{"run":"${run}","id":"real500","http":{"status":500.0},"kubernetes":{"namespace":"staging"},"cached":false}`,
         arrays: { run, id: 'arrays', http: [{ status: 500 }], tags: ['prod'], kubernetes: { namespace: ['prod'] } },
         dotted: { run, id: 'dotted', 'http.status': 500, 'a b': { 'ü-x': 'yes' } },
       };
       await ingest(server, Object.values(lines));
-      const ids = async (filters: Record<string, unknown>) => (await searchAll(reader, { filters: { run, ...filters } })).records.map((r) => r.record.id);
+      const ids = async (filters: Record<string, unknown>) =>
+        (await searchAll(reader, { filters: { run, ...filters } })).records.map((r) => r.record.id);
 
-      assert.deepEqual(await ids({ 'http.status': 500 }), ['number500', 'real500'], 'numbers compare as numbers, never as strings');
+      assert.deepEqual(
+        await ids({ 'http.status': 500 }),
+        ['number500', 'real500'],
+        'numbers compare as numbers, never as strings',
+      );
       assert.deepEqual(await ids({ 'http.status': '500' }), ['string500']);
-      assert.deepEqual(await ids({ 'kubernetes.namespace': 'prod' }), ['number500', 'string500'], 'array elements are not matched');
+      assert.deepEqual(
+        await ids({ 'kubernetes.namespace': 'prod' }),
+        ['number500', 'string500'],
+        'array elements are not matched',
+      );
       assert.deepEqual(await ids({ 'http.status': 500, 'kubernetes.namespace': 'prod' }), ['number500']);
       assert.deepEqual(await ids({ cached: true }), ['number500']);
       assert.deepEqual(await ids({ cached: false }), ['real500']);
@@ -95,7 +132,11 @@ for (const target of databaseTargets) {
 
     test('bad filters are 400 naming the field; limits are enforced', async () => {
       for (const path of ['a..b', '.a', 'a.', 'a"b', 'a\\b', 'tab\there', 'x'.repeat(257)]) {
-        const problem = expectProblem(await reader.post('/v1/telemetry/search', { filters: { [path]: 1 } }), 400, 'invalid_request');
+        const problem = expectProblem(
+          await reader.post('/v1/telemetry/search', { filters: { [path]: 1 } }),
+          400,
+          'invalid_request',
+        );
         assert.equal(problem.field, 'filters');
         assert.equal(problem.filter, path);
         assert.ok(String(problem.detail).includes(JSON.stringify(path)), String(problem.detail));
@@ -103,10 +144,18 @@ for (const target of databaseTargets) {
       const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, i]));
       expectProblem(await reader.post('/v1/telemetry/search', { filters: many }), 400, 'invalid_request');
       expectProblem(await reader.post('/v1/telemetry/search', { filters: { a: { b: 1 } } }), 400, 'invalid_request');
-      assert.equal(expectProblem(await reader.post('/v1/telemetry/search', { filters: { a: [1] } }), 400, 'invalid_request').filter, 'a');
+      assert.equal(
+        expectProblem(await reader.post('/v1/telemetry/search', { filters: { a: [1] } }), 400, 'invalid_request')
+          .filter,
+        'a',
+      );
       expectProblem(await reader.post('/v1/telemetry/search', { limit: 1001 }), 400, 'invalid_request');
       expectProblem(await reader.post('/v1/telemetry/search', { limit: 0 }), 400, 'invalid_request');
-      const cursor = expectProblem(await reader.post('/v1/telemetry/search', { cursor: 'not-a-cursor' }), 400, 'invalid_cursor');
+      const cursor = expectProblem(
+        await reader.post('/v1/telemetry/search', { cursor: 'not-a-cursor' }),
+        400,
+        'invalid_cursor',
+      );
       assert.equal(cursor.field, 'cursor');
     });
 
@@ -117,7 +166,10 @@ for (const target of databaseTargets) {
       await ingest(server, records.slice(10));
       const { records: found, pages } = await searchAll(reader, { filters: { run }, limit: 7 });
       assert.equal(pages, 3);
-      assert.deepEqual(found.map((r) => r.record.marker), records.map((r) => r.marker));
+      assert.deepEqual(
+        found.map((r) => r.record.marker),
+        records.map((r) => r.marker),
+      );
       assert.equal(new Set(found.map((r) => r.id)).size, 21);
       const first = await reader.post('/v1/telemetry/search', { filters: { run } });
       assert.equal(first.body.records.length, 21);
@@ -145,9 +197,17 @@ for (const target of databaseTargets) {
     test('without telemetry:read every endpoint answers 403 naming the permission', async () => {
       const token = (await issueToken(server, acme, ['cases:read'])).value;
       const client = apiClient(server, bearer(token));
-      assert.equal(expectProblem(await client.post('/v1/telemetry/search', {}), 403, 'permission_denied').required_permission, 'telemetry:read');
-      assert.equal(expectProblem(await client.post('/v1/telemetry/tail', {}), 403, 'permission_denied').required_permission, 'telemetry:read');
-      const histogram = await client.post('/v1/telemetry/histogram', { since: new Date(Date.now() - 60_000).toISOString() });
+      assert.equal(
+        expectProblem(await client.post('/v1/telemetry/search', {}), 403, 'permission_denied').required_permission,
+        'telemetry:read',
+      );
+      assert.equal(
+        expectProblem(await client.post('/v1/telemetry/tail', {}), 403, 'permission_denied').required_permission,
+        'telemetry:read',
+      );
+      const histogram = await client.post('/v1/telemetry/histogram', {
+        since: new Date(Date.now() - 60_000).toISOString(),
+      });
       assert.equal(expectProblem(histogram, 403, 'permission_denied').required_permission, 'telemetry:read');
       const exported = await exportRecords(server, token, {});
       assert.equal(exported.status, 403);
@@ -164,9 +224,15 @@ for (const target of databaseTargets) {
       assert.match(response.headers.get('content-type') ?? '', /^application\/x-ndjson/);
       const text = await response.text();
       assert.ok(text.endsWith('\n'));
-      const lines = text.slice(0, -1).split('\n').map((line) => JSON.parse(line) as StoredRecord);
+      const lines = text
+        .slice(0, -1)
+        .split('\n')
+        .map((line) => JSON.parse(line) as StoredRecord);
       assert.equal(lines.length, 1203);
-      assert.deepEqual(lines.map((r) => r.record.n), records.map((r) => r.n));
+      assert.deepEqual(
+        lines.map((r) => r.record.n),
+        records.map((r) => r.n),
+      );
       assert.equal(new Set(lines.map((r) => r.id)).size, 1203);
 
       const capped = await (await exportRecords(server, acmeToken, { filters: { run }, max_records: 10 })).text();
@@ -224,7 +290,11 @@ for (const target of databaseTargets) {
         record: JSON.stringify(appRecord({ message: i % 4000 === 0 ? `${word} ${i}` : `filler ${i}` })),
         meta: null,
       }));
-      for (let i = 0; i < rows.length; i += 1000) await db.insertInto('telemetry_records').values(rows.slice(i, i + 1000)).execute();
+      for (let i = 0; i < rows.length; i += 1000)
+        await db
+          .insertInto('telemetry_records')
+          .values(rows.slice(i, i + 1000))
+          .execute();
       if (target.kind === 'sqlite') assert.ok((await searchIndexLag(db)) > 0, 'nothing indexed them yet');
 
       // On SQLite the writer thread indexes: the event loop keeps turning meanwhile.
@@ -237,7 +307,10 @@ for (const target of databaseTargets) {
       }, 1);
       try {
         const found = (await searchAll(reader, { query: word })).records;
-        assert.deepEqual(found.map((r) => r.record.message), [0, 4000, 8000, 12000, 16000].map((i) => `${word} ${i}`));
+        assert.deepEqual(
+          found.map((r) => r.record.message),
+          [0, 4000, 8000, 12000, 16000].map((i) => `${word} ${i}`),
+        );
       } finally {
         clearInterval(ticker);
       }
@@ -252,10 +325,16 @@ for (const target of databaseTargets) {
         `{"run":"${run}","id":"lone-surrogate","s":"\\ud800x"}`,
         `{"run":"${run}","id":"huge-number","n":1e140000}`,
       ];
-      const readable = [`{"run":"${run}","id":"emoji","s":"\\ud83d\\ude00"}`, `{"run":"${run}","id":"hex","s":"3fe12345"}`];
+      const readable = [
+        `{"run":"${run}","id":"emoji","s":"\\ud83d\\ude00"}`,
+        `{"run":"${run}","id":"hex","s":"3fe12345"}`,
+      ];
       await ingest(server, [...unreadable, ...readable]);
       const filtered = (await searchAll(reader, { filters: { run } })).records.map((r) => r.record.id);
-      assert.deepEqual(filtered, target.kind === 'postgres' ? ['emoji', 'hex'] : ['nul', 'lone-surrogate', 'huge-number', 'emoji', 'hex']);
+      assert.deepEqual(
+        filtered,
+        target.kind === 'postgres' ? ['emoji', 'hex'] : ['nul', 'lone-surrogate', 'huge-number', 'emoji', 'hex'],
+      );
       const exported = await exportRecords(server, acmeToken, { filters: { run } });
       assert.equal(exported.status, 200);
       // Unfiltered reads find them all, on either database.

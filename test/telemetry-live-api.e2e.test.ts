@@ -43,7 +43,10 @@ for (const target of databaseTargets) {
         if (round % 2 === 0) await sleep(3);
       }
       const ascending = (await searchAll(reader, { filters: { run } })).records;
-      assert.deepEqual(ascending.map((r) => r.record.n), stored.map((r) => r.n));
+      assert.deepEqual(
+        ascending.map((r) => r.record.n),
+        stored.map((r) => r.n),
+      );
 
       // Page newest first, 5 at a time, while new records arrive: those are newer than the
       // cursor, so they never enter later pages, and nothing is skipped or repeated.
@@ -51,7 +54,12 @@ for (const target of databaseTargets) {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const response = await reader.post('/v1/telemetry/search', { filters: { run }, order: 'desc', limit: 5, ...(cursor ? { cursor } : {}) });
+        const response = await reader.post('/v1/telemetry/search', {
+          filters: { run },
+          order: 'desc',
+          limit: 5,
+          ...(cursor ? { cursor } : {}),
+        });
         assert.equal(response.status, 200, JSON.stringify(response.body));
         seen.push(...(response.body.records as StoredRecord[]));
         cursor = response.body.next_cursor;
@@ -59,17 +67,37 @@ for (const target of databaseTargets) {
         await ingest(server, [appRecord({ run, n: 100 + pages })]);
       } while (cursor);
       assert.equal(pages, 5);
-      assert.deepEqual(seen.map((r) => r.record.n), [...stored].reverse().map((r) => r.n));
-      for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.received_at >= seen[i]!.received_at, 'receive times never increase');
+      assert.deepEqual(
+        seen.map((r) => r.record.n),
+        [...stored].reverse().map((r) => r.n),
+      );
+      for (let i = 1; i < seen.length; i++)
+        assert.ok(seen[i - 1]!.received_at >= seen[i]!.received_at, 'receive times never increase');
 
       // The export takes the same order; cursors keep the order they were made for.
-      const exported = await (await exportRecords(server, acmeToken, { filters: { run }, order: 'desc', max_records: 3 })).text();
+      const exported = await (
+        await exportRecords(server, acmeToken, { filters: { run }, order: 'desc', max_records: 3 })
+      ).text();
       const newest = (await searchAll(reader, { filters: { run }, order: 'desc', limit: 1000 })).records;
-      assert.deepEqual(exported.trim().split('\n').map((line) => (JSON.parse(line) as StoredRecord).id), newest.slice(0, 3).map((r) => r.id));
+      assert.deepEqual(
+        exported
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as StoredRecord).id),
+        newest.slice(0, 3).map((r) => r.id),
+      );
       const desc = await reader.post('/v1/telemetry/search', { filters: { run }, order: 'desc', limit: 2 });
       const asc = await reader.post('/v1/telemetry/search', { filters: { run }, limit: 2 });
-      expectProblem(await reader.post('/v1/telemetry/search', { filters: { run }, cursor: desc.body.next_cursor }), 400, 'invalid_cursor');
-      expectProblem(await reader.post('/v1/telemetry/search', { filters: { run }, order: 'desc', cursor: asc.body.next_cursor }), 400, 'invalid_cursor');
+      expectProblem(
+        await reader.post('/v1/telemetry/search', { filters: { run }, cursor: desc.body.next_cursor }),
+        400,
+        'invalid_cursor',
+      );
+      expectProblem(
+        await reader.post('/v1/telemetry/search', { filters: { run }, order: 'desc', cursor: asc.body.next_cursor }),
+        400,
+        'invalid_cursor',
+      );
       expectProblem(await reader.post('/v1/telemetry/search', { order: 'newest' }), 400, 'invalid_request');
     });
 
@@ -90,18 +118,43 @@ for (const target of databaseTargets) {
       await ingest(server, arriving.slice(2));
 
       for (const cursor of [search.body.tail_cursor as string, fromNow.tail_cursor]) {
-        const { records, cursor: end } = await drainTail(reader, { filters: { run } }, cursor, (found) => found.length >= 3);
-        assert.deepEqual(records.map((r) => r.record.n), [1, 2, 3], 'new records in stored order, no other run, no other tenant');
+        const { records, cursor: end } = await drainTail(
+          reader,
+          { filters: { run } },
+          cursor,
+          (found) => found.length >= 3,
+        );
+        assert.deepEqual(
+          records.map((r) => r.record.n),
+          [1, 2, 3],
+          'new records in stored order, no other run, no other tenant',
+        );
         assert.ok(records.every((r) => Number(r.id) > Number(search.body.records[0].id)));
         const again = await tail(reader, { filters: { run }, tail_cursor: end });
         assert.deepEqual(again.records, [], 'nothing twice');
       }
       // The criteria may change between calls: the cursor is a place in the log.
-      const errors = await drainTail(reader, { filters: { run, level: 'error' } }, fromNow.tail_cursor, (found) => found.length >= 1);
-      assert.deepEqual(errors.records.map((r) => r.record.n), [2]);
+      const errors = await drainTail(
+        reader,
+        { filters: { run, level: 'error' } },
+        fromNow.tail_cursor,
+        (found) => found.length >= 1,
+      );
+      assert.deepEqual(
+        errors.records.map((r) => r.record.n),
+        [2],
+      );
       // Another tenant following from the same place sees only its own record.
-      const theirs = await drainTail(globexReader, { filters: { run } }, fromNow.tail_cursor, (found) => found.length >= 1);
-      assert.deepEqual(theirs.records.map((r) => r.record.n), ['globex']);
+      const theirs = await drainTail(
+        globexReader,
+        { filters: { run } },
+        fromNow.tail_cursor,
+        (found) => found.length >= 1,
+      );
+      assert.deepEqual(
+        theirs.records.map((r) => r.record.n),
+        ['globex'],
+      );
     });
 
     test('tail under concurrent writes: no record skipped or doubled, with a filter and with a text query', async () => {
@@ -118,7 +171,12 @@ for (const target of databaseTargets) {
           for (let wave = 0; wave < 6; wave++) {
             await Promise.all(
               Array.from({ length: 5 }, (_, i) =>
-                ingest(server, Array.from({ length: 10 }, (_, j) => appRecord({ run, n: (wave * 5 + i) * 10 + j, message: `${word} ${wave}` }))),
+                ingest(
+                  server,
+                  Array.from({ length: 10 }, (_, j) =>
+                    appRecord({ run, n: (wave * 5 + i) * 10 + j, message: `${word} ${wave}` }),
+                  ),
+                ),
               ),
             );
             await ingest(server, [appRecord({ run, n: -1, message: `${word} elsewhere` })], 'globex');
@@ -137,13 +195,31 @@ for (const target of databaseTargets) {
       }
       await writes;
       for (const follower of followers) {
-        const rest = await drainTail(reader, { ...follower.body, limit: 7 }, follower.cursor, (found) => follower.records.length + found.length >= 300);
+        const rest = await drainTail(
+          reader,
+          { ...follower.body, limit: 7 },
+          follower.cursor,
+          (found) => follower.records.length + found.length >= 300,
+        );
         const all = [...follower.records, ...rest.records];
         const numbers = all.map((r) => r.record.n as number);
-        assert.equal(new Set(all.map((r) => r.id)).size, all.length, `${JSON.stringify(follower.body)}: no record twice`);
-        assert.deepEqual([...numbers].sort((a, b) => a - b), Array.from({ length: 300 }, (_, i) => i), `${JSON.stringify(follower.body)}: every record once`);
+        assert.equal(
+          new Set(all.map((r) => r.id)).size,
+          all.length,
+          `${JSON.stringify(follower.body)}: no record twice`,
+        );
+        assert.deepEqual(
+          [...numbers].sort((a, b) => a - b),
+          Array.from({ length: 300 }, (_, i) => i),
+          `${JSON.stringify(follower.body)}: every record once`,
+        );
         const ids = all.map((r) => Number(r.id));
-        if (target.kind === 'sqlite') assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'stored order');
+        if (target.kind === 'sqlite')
+          assert.deepEqual(
+            ids,
+            [...ids].sort((a, b) => a - b),
+            'stored order',
+          );
       }
     });
 
@@ -156,7 +232,15 @@ for (const target of databaseTargets) {
       // Written behind the writer's back: no indexer has seen them.
       const inserted = await db
         .insertInto('telemetry_records')
-        .values(Array.from({ length: 5 }, (_, i) => ({ tenant_id: acme.id, received_at: now, event_time: now, record: JSON.stringify(appRecord({ message: `${word} ${i}` })), meta: null })))
+        .values(
+          Array.from({ length: 5 }, (_, i) => ({
+            tenant_id: acme.id,
+            received_at: now,
+            event_time: now,
+            record: JSON.stringify(appRecord({ message: `${word} ${i}` })),
+            meta: null,
+          })),
+        )
         .returning('seq')
         .execute();
       const early = await readTail(db, kind, acme.id, { text: word }, from, { limit: 100, scan: 10_000 });
@@ -167,7 +251,11 @@ for (const target of databaseTargets) {
       await catchUpSearchIndex(server.sightline.database);
       const later = await readTail(db, kind, acme.id, { text: word }, early.position, { limit: 100, scan: 10_000 });
       const seqs = [...early.rows, ...later.rows].map((row) => row.seq);
-      assert.deepEqual(seqs, inserted.map((row) => row.seq), 'each found once, once indexed');
+      assert.deepEqual(
+        seqs,
+        inserted.map((row) => row.seq),
+        'each found once, once indexed',
+      );
     });
 
     test(
@@ -179,17 +267,25 @@ for (const target of databaseTargets) {
         const client = await schemaClient(database.databaseUrl);
         try {
           await client.query('BEGIN');
-          await client.query('INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, $2, $2, $3)', [
-            acme.id,
-            Date.now(),
-            JSON.stringify({ run, n: 'late' }),
-          ]);
+          await client.query(
+            'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, $2, $2, $3)',
+            [acme.id, Date.now(), JSON.stringify({ run, n: 'late' })],
+          );
           await ingest(server, [appRecord({ run, n: 'early' })]);
           const held = await tail(reader, { filters: { run }, tail_cursor: start });
           assert.deepEqual(held.records, [], 'nothing past a transaction still running');
           await client.query('COMMIT');
-          const { records } = await drainTail(reader, { filters: { run } }, held.tail_cursor, (found) => found.length >= 2);
-          assert.deepEqual(records.map((r) => r.record.n), ['late', 'early'], 'both, once each, in commit-safe order');
+          const { records } = await drainTail(
+            reader,
+            { filters: { run } },
+            held.tail_cursor,
+            (found) => found.length >= 2,
+          );
+          assert.deepEqual(
+            records.map((r) => r.record.n),
+            ['late', 'early'],
+            'both, once each, in commit-safe order',
+          );
         } finally {
           await client.end();
         }
@@ -199,21 +295,39 @@ for (const target of databaseTargets) {
     test('tail limits: at most `limit` records per answer, bad cursors and limits are 400', async () => {
       const run = randomUUID();
       const start = (await tail(reader, {})).tail_cursor;
-      await ingest(server, Array.from({ length: 12 }, (_, n) => appRecord({ run, n })));
+      await ingest(
+        server,
+        Array.from({ length: 12 }, (_, n) => appRecord({ run, n })),
+      );
       const first = await tail(reader, { filters: { run }, tail_cursor: start, limit: 5 });
       if (first.records.length === 5) assert.equal(first.caught_up, false, 'stopped at the limit: call again at once');
       assert.ok(first.records.length <= 5);
-      const rest = await drainTail(reader, { filters: { run }, limit: 5 }, first.tail_cursor, (found) => first.records.length + found.length >= 12);
-      assert.deepEqual([...first.records, ...rest.records].map((r) => r.record.n), Array.from({ length: 12 }, (_, n) => n));
+      const rest = await drainTail(
+        reader,
+        { filters: { run }, limit: 5 },
+        first.tail_cursor,
+        (found) => first.records.length + found.length >= 12,
+      );
+      assert.deepEqual(
+        [...first.records, ...rest.records].map((r) => r.record.n),
+        Array.from({ length: 12 }, (_, n) => n),
+      );
 
       expectProblem(await reader.post('/v1/telemetry/tail', { limit: 1001 }), 400, 'invalid_request');
       expectProblem(await reader.post('/v1/telemetry/tail', { limit: 0 }), 400, 'invalid_request');
-      assert.equal(expectProblem(await reader.post('/v1/telemetry/tail', { tail_cursor: 'nope' }), 400, 'invalid_cursor').field, 'tail_cursor');
+      assert.equal(
+        expectProblem(await reader.post('/v1/telemetry/tail', { tail_cursor: 'nope' }), 400, 'invalid_cursor').field,
+        'tail_cursor',
+      );
       const pageCursor = (await reader.post('/v1/telemetry/search', { filters: { run }, limit: 1 })).body.next_cursor;
       expectProblem(await reader.post('/v1/telemetry/tail', { tail_cursor: pageCursor }), 400, 'invalid_cursor');
       expectProblem(await reader.post('/v1/telemetry/search', { cursor: start }), 400, 'invalid_cursor');
       expectProblem(await reader.post('/v1/telemetry/tail', { filters: { 'a..b': 1 } }), 400, 'invalid_request');
-      expectProblem(await reader.post('/v1/telemetry/tail', { tail_cursor: start, cursor: start }), 400, 'invalid_request');
+      expectProblem(
+        await reader.post('/v1/telemetry/tail', { tail_cursor: start, cursor: start }),
+        400,
+        'invalid_request',
+      );
     });
 
     test('histogram: matches per round, UTC-aligned bucket over the range, with text and field filters', async () => {
@@ -232,18 +346,33 @@ for (const target of databaseTargets) {
       assert.equal(all.total, 3);
       assert.equal(all.interval_ms, 1_000, 'about 2 s in at most 10 buckets: the smallest width, 1 s');
       assert.ok(all.buckets.length <= 10);
-      assert.equal(all.buckets.reduce((sum: number, b: { count: number }) => sum + b.count, 0), 3);
-      for (const bucket of all.buckets) assert.equal(Date.parse(bucket.start) % all.interval_ms, 0, 'aligned to the width');
+      assert.equal(
+        all.buckets.reduce((sum: number, b: { count: number }) => sum + b.count, 0),
+        3,
+      );
+      for (const bucket of all.buckets)
+        assert.equal(Date.parse(bucket.start) % all.interval_ms, 0, 'aligned to the width');
       assert.equal((await count({ query: word })).total, 2);
       assert.equal((await count({ query: word, filters: { level: 'error' } })).total, 1);
       assert.equal((await count({ filters: { run, level: 'error' } })).total, 2);
-      const wide = await reader.post('/v1/telemetry/histogram', { since: new Date(Date.now() - 7 * 86_400_000).toISOString(), filters: { run } });
+      const wide = await reader.post('/v1/telemetry/histogram', {
+        since: new Date(Date.now() - 7 * 86_400_000).toISOString(),
+        filters: { run },
+      });
       assert.equal(wide.body.total, 3);
       assert.equal(wide.body.interval_ms, 3 * 3_600_000, '7 days in at most 60 buckets: 3 h');
-      assert.equal((await globexReader.post('/v1/telemetry/histogram', { since, until, filters: { run } })).body.total, 0, 'per tenant');
+      assert.equal(
+        (await globexReader.post('/v1/telemetry/histogram', { since, until, filters: { run } })).body.total,
+        0,
+        'per tenant',
+      );
 
       expectProblem(await reader.post('/v1/telemetry/histogram', {}), 400, 'invalid_request');
-      expectProblem(await reader.post('/v1/telemetry/histogram', { since: until, until: since }), 400, 'invalid_request');
+      expectProblem(
+        await reader.post('/v1/telemetry/histogram', { since: until, until: since }),
+        400,
+        'invalid_request',
+      );
       expectProblem(await reader.post('/v1/telemetry/histogram', { since, buckets: 1 }), 400, 'invalid_request');
       expectProblem(await reader.post('/v1/telemetry/histogram', { since, buckets: 201 }), 400, 'invalid_request');
     });

@@ -13,17 +13,42 @@ test('with a certificate and key, the collector serves HTTPS to a verifying clie
   const database = await databaseTargets[0]!.create();
   const cert = path.join(database.dataDir, 'cert.pem');
   const key = path.join(database.dataDir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=demo-collector.localhost', '-addext', 'subjectAltName=DNS:demo-collector.localhost,IP:127.0.0.1',
-    '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=demo-collector.localhost',
+      '-addext',
+      'subjectAltName=DNS:demo-collector.localhost,IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   const server = await startServer(database, { tlsCert: cert, tlsKey: key });
   try {
     const port = new URL(server.baseUrl).port;
     const status = await new Promise<number>((resolve, reject) => {
       const request = https.request(
-        { host: '127.0.0.1', port, path: '/log_sink', method: 'POST', ca: fs.readFileSync(cert), headers: { 'content-type': 'application/json' } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/log_sink',
+          method: 'POST',
+          ca: fs.readFileSync(cert),
+          headers: { 'content-type': 'application/json' },
+        },
         (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);

@@ -45,10 +45,17 @@ for (const target of databaseTargets) {
       const read = await admin.get(`/v1/tokens/${created.body.token.id}`);
       const list = await admin.get('/v1/tokens');
       assert.equal(read.status, 200);
-      assert.ok(!JSON.stringify(read.body).includes(value) && !JSON.stringify(list.body).includes(value), 'the value is never returned again');
+      assert.ok(
+        !JSON.stringify(read.body).includes(value) && !JSON.stringify(list.body).includes(value),
+        'the value is never returned again',
+      );
       assert.equal(read.body.hint, `slt_…${value.slice(-4)}`);
 
-      const row = await server.sightline.database.db.selectFrom('api_tokens').selectAll().where('id', '=', created.body.token.id).executeTakeFirstOrThrow();
+      const row = await server.sightline.database.db
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('id', '=', created.body.token.id)
+        .executeTakeFirstOrThrow();
       assert.ok(!JSON.stringify(row).includes(value), 'the stored row does not contain the value');
       assert.equal(row.token_hash, sha256(value));
 
@@ -60,7 +67,12 @@ for (const target of databaseTargets) {
 
     test('Bearer and Basic (any username, the token as password) are both accepted', async () => {
       const { value } = await issueToken(server, acme, ['tokens:read']);
-      for (const headers of [bearer(value), basic(value, 'alice'), basic(value, ''), { authorization: `bearer ${value}` }]) {
+      for (const headers of [
+        bearer(value),
+        basic(value, 'alice'),
+        basic(value, ''),
+        { authorization: `bearer ${value}` },
+      ]) {
         const response = await apiClient(server, headers).get('/v1/tokens');
         assert.equal(response.status, 200, JSON.stringify(headers));
       }
@@ -80,7 +92,10 @@ for (const target of databaseTargets) {
         assert.equal(response.status, 401);
         assert.equal(response.body.code, code);
         assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-        assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="sightline", Basic realm="sightline"/);
+        assert.match(
+          response.headers.get('www-authenticate') ?? '',
+          /^Bearer realm="sightline", Basic realm="sightline"/,
+        );
       }
     });
 
@@ -96,7 +111,9 @@ for (const target of databaseTargets) {
       const rejected = await apiClient(server, bearer(value)).get('/v1/me');
       assert.equal(rejected.status, 401);
       assert.equal(rejected.body.code, 'token_revoked');
-      const listed = (await admin.get('/v1/tokens?limit=500')).body.tokens.find((token: { id: string }) => token.id === id);
+      const listed = (await admin.get('/v1/tokens?limit=500')).body.tokens.find(
+        (token: { id: string }) => token.id === id,
+      );
       assert.equal(listed.status, 'deleted');
       // Deleting again changes nothing.
       const again = await admin.delete(`/v1/tokens/${id}`);
@@ -108,7 +125,11 @@ for (const target of databaseTargets) {
       const { value, id } = await issueToken(server, acme, ['cases:read'], { expiresAt: Date.now() + 60_000 });
       assert.equal((await apiClient(server, bearer(value)).get('/v1/me')).status, 200);
       // Its expiry passes (set in the store rather than waiting).
-      await server.sightline.database.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1 }).where('id', '=', id).execute();
+      await server.sightline.database.db
+        .updateTable('api_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('id', '=', id)
+        .execute();
       const rejected = await apiClient(server, bearer(value)).get('/v1/me');
       assert.equal(rejected.status, 401);
       assert.equal(rejected.body.code, 'token_expired');
@@ -116,7 +137,11 @@ for (const target of databaseTargets) {
     });
 
     test('creating a token that expires in the past, or with an unknown permission, is refused', async () => {
-      const past = await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:read'], expires_at: '2020-01-01T00:00:00Z' });
+      const past = await admin.post('/v1/tokens', {
+        name: 'x',
+        permissions: ['cases:read'],
+        expires_at: '2020-01-01T00:00:00Z',
+      });
       assert.equal(past.status, 400);
       assert.equal(past.body.field, 'expires_at');
       const unknown = await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:delete'] });
@@ -148,7 +173,8 @@ for (const target of databaseTargets) {
 
     test('lists page with an opaque cursor, newest first, every token exactly once', async () => {
       const ids: string[] = [];
-      for (let i = 0; i < 7; i++) ids.push((await issueToken(server, globex, ['cases:read'], { name: `page ${i}` })).id);
+      for (let i = 0; i < 7; i++)
+        ids.push((await issueToken(server, globex, ['cases:read'], { name: `page ${i}` })).id);
       const reader = apiClient(server, bearer((await issueToken(server, globex, ['tokens:read'])).value));
       const seen: string[] = [];
       let cursor: string | null = null;
@@ -169,19 +195,35 @@ for (const target of databaseTargets) {
 
     test('the list filters by status and by text in the name or creator, on every page', async () => {
       const hooli = await seedTenant(server, 'hooli');
-      const reader = apiClient(server, bearer((await issueToken(server, hooli, ['tokens:read', 'tokens:write'], { name: 'Reader' })).value));
-      const expiring = await issueToken(server, hooli, ['cases:read'], { name: 'Forwarder West', expiresAt: Date.now() + 60_000 });
-      await server.sightline.database.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1 }).where('id', '=', expiring.id).execute();
+      const reader = apiClient(
+        server,
+        bearer((await issueToken(server, hooli, ['tokens:read', 'tokens:write'], { name: 'Reader' })).value),
+      );
+      const expiring = await issueToken(server, hooli, ['cases:read'], {
+        name: 'Forwarder West',
+        expiresAt: Date.now() + 60_000,
+      });
+      await server.sightline.database.db
+        .updateTable('api_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('id', '=', expiring.id)
+        .execute();
       const deleted = await issueToken(server, hooli, ['cases:read'], { name: 'forwarder east' });
       assert.equal((await reader.delete(`/v1/tokens/${deleted.id}`)).status, 200);
       const active: string[] = [];
-      for (let i = 0; i < 4; i++) active.push((await issueToken(server, hooli, ['cases:read'], { name: `script ${i}`, expiresAt: Date.now() + 3_600_000 })).id);
+      for (let i = 0; i < 4; i++)
+        active.push(
+          (await issueToken(server, hooli, ['cases:read'], { name: `script ${i}`, expiresAt: Date.now() + 3_600_000 }))
+            .id,
+        );
 
       async function listed(query: string): Promise<{ id: string; status: string }[]> {
         const all: { id: string; status: string }[] = [];
         let cursor: string | null = null;
         do {
-          const response = await reader.get(`/v1/tokens?limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+          const response = await reader.get(
+            `/v1/tokens?limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          );
           assert.equal(response.status, 200, JSON.stringify(response.body));
           all.push(...response.body.tokens);
           cursor = response.body.next_cursor;
@@ -211,24 +253,48 @@ for (const target of databaseTargets) {
     });
 
     async function approveObservationWrites(label: string): Promise<void> {
-      const operator = await signIn(server, { tenant: null, role: 'operator', email: `op-${label}-${target.kind}@example.com` });
-      const approved = await operator.client.patch('/v1/tenants/acme', { observation_write_approved: true }, { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf });
+      const operator = await signIn(server, {
+        tenant: null,
+        role: 'operator',
+        email: `op-${label}-${target.kind}@example.com`,
+      });
+      const approved = await operator.client.patch(
+        '/v1/tenants/acme',
+        { observation_write_approved: true },
+        { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf },
+      );
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
     }
 
     test('every permission-guarded operation answers 403 naming the permission it needs', async () => {
-      const spec = (await admin.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { description: string }>> };
+      const spec = (await admin.get('/v1/openapi.json')).body as {
+        paths: Record<string, Record<string, { description: string }>>;
+      };
       const guarded = Object.entries(spec.paths).flatMap(([path, operations]) =>
         Object.entries(operations).flatMap(([method, operation]) => {
-          const needed = /\*\*Requires\*\* the permission `([a-z]+:[a-z]+)`/.exec(operation.description)?.[1] as Permission | undefined;
-          return needed ? [{ method: method.toUpperCase(), path: path.replace(/\{[a-z_]+\}/g, 'tok_missing'), needed }] : [];
+          const needed = /\*\*Requires\*\* the permission `([a-z]+:[a-z]+)`/.exec(operation.description)?.[1] as
+            Permission | undefined;
+          return needed
+            ? [{ method: method.toUpperCase(), path: path.replace(/\{[a-z_]+\}/g, 'tok_missing'), needed }]
+            : [];
         }),
       );
       assert.ok(guarded.length >= 5, 'the document names the permissions of the guarded operations');
       // observations:write also needs the platform's approval: grant it, so only the permission is tested.
       await approveObservationWrites('perm');
       for (const { method, path, needed } of guarded) {
-        const without = apiClient(server, bearer((await issueToken(server, acme, allPermissions.filter((p) => p !== needed))).value));
+        const without = apiClient(
+          server,
+          bearer(
+            (
+              await issueToken(
+                server,
+                acme,
+                allPermissions.filter((p) => p !== needed),
+              )
+            ).value,
+          ),
+        );
         const denied = await without.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
         assert.equal(denied.status, 403, `${method} ${path} without ${needed}`);
         assert.equal(denied.body.code, 'permission_denied');
@@ -244,7 +310,14 @@ for (const target of databaseTargets) {
       const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
       // One entry per path with a parameter: a new one fails the completeness check below.
       await approveObservationWrites('matrix');
-      const written = await admin.post('/v1/observations', { external_id: `edr-${target.kind}-1`, title: 'EDR alert', level: 'high', techniques: ['T1059'], host: 'edr-host-1', first_time: '2026-11-20T10:00:00Z' });
+      const written = await admin.post('/v1/observations', {
+        external_id: `edr-${target.kind}-1`,
+        title: 'EDR alert',
+        level: 'high',
+        techniques: ['T1059'],
+        host: 'edr-host-1',
+        first_time: '2026-11-20T10:00:00Z',
+      });
       assert.equal(written.status, 201, JSON.stringify(written.body));
       // The observation opened a case on its device.
       const found = await admin.post('/v1/cases', { text: 'edr-host-1' });
@@ -260,7 +333,11 @@ for (const target of databaseTargets) {
         '/v1/cases/{case_id}': [
           { method: 'GET', path: `/v1/cases/${acmeCase.id}` },
           { method: 'GET', path: `/v1/cases/${acmeCase.number}` },
-          { method: 'PATCH', path: `/v1/cases/${acmeCase.id}`, body: { version: acmeCase.version, status: 'in_progress' } },
+          {
+            method: 'PATCH',
+            path: `/v1/cases/${acmeCase.id}`,
+            body: { version: acmeCase.version, status: 'in_progress' },
+          },
         ],
         '/v1/cases/{case_id}/comments': [
           { method: 'GET', path: `/v1/cases/${acmeCase.id}/comments` },
@@ -288,9 +365,13 @@ for (const target of databaseTargets) {
           { method: 'DELETE', path: `/v1/tokens/${acmeToken.id}` },
         ],
       };
-      const spec = (await admin.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown }>> };
+      const spec = (await admin.get('/v1/openapi.json')).body as {
+        paths: Record<string, Record<string, { security?: unknown }>>;
+      };
       // Operator paths act across tenants by design (tested in observations-api.e2e.test.ts).
-      const tenantPaths = Object.keys(spec.paths).filter((path) => path.includes('{') && !path.startsWith('/v1/tenants/') && !path.startsWith('/v1/operator/'));
+      const tenantPaths = Object.keys(spec.paths).filter(
+        (path) => path.includes('{') && !path.startsWith('/v1/tenants/') && !path.startsWith('/v1/operator/'),
+      );
       assert.deepEqual(tenantPaths.sort(), Object.keys(matrix).sort(), 'every tenant path with an id is in the matrix');
       for (const calls of Object.values(matrix)) {
         for (const call of calls) {
@@ -301,7 +382,9 @@ for (const target of databaseTargets) {
       // Ids in bodies and filters are scoped too: another tenant's case cannot be merged or found.
       const merge = await outsider.post('/v1/cases/merge', { target: acmeCase.id, sources: [String(acmeCase.number)] });
       assert.equal(merge.status, 404, JSON.stringify(merge.body));
-      const bulk = await outsider.request('PATCH', '/v1/cases', { body: { cases: [{ id: acmeCase.id, version: acmeCase.version, status: 'in_progress' }] } });
+      const bulk = await outsider.request('PATCH', '/v1/cases', {
+        body: { cases: [{ id: acmeCase.id, version: acmeCase.version, status: 'in_progress' }] },
+      });
       assert.equal(bulk.body.results[0].status, 404);
       const filtered = await outsider.post('/v1/cases', { device_id: acmeDevice.id });
       assert.equal(filtered.body.total, 0);
@@ -332,7 +415,11 @@ for (const target of databaseTargets) {
       const named = await operator.client.get('/v1/tokens?limit=500', { 'sightline-tenant': 'globex' });
       assert.equal(named.status, 200);
       assert.ok(named.body.tokens.length >= 8);
-      const created = await operator.client.post('/v1/tokens', { name: 'by operator', permissions: ['cases:read'] }, { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf });
+      const created = await operator.client.post(
+        '/v1/tokens',
+        { name: 'by operator', permissions: ['cases:read'] },
+        { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf },
+      );
       assert.equal(created.status, 201);
       assert.equal((await apiClient(server, bearer(created.body.value)).get('/v1/me')).body.tenant.code_name, 'acme');
       const unknown = await operator.client.get('/v1/tokens', { 'sightline-tenant': 'initech' });

@@ -8,7 +8,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { apiClient, bearer, issueToken, type ApiClient } from './helpers/api.js';
-import { artifactsDir, assertCleanPage, browserSkip, openUi, screenshot, sidewaysScroll, signInThroughUi, until } from './helpers/browser.js';
+import {
+  artifactsDir,
+  assertCleanPage,
+  browserSkip,
+  openUi,
+  screenshot,
+  sidewaysScroll,
+  signInThroughUi,
+  until,
+} from './helpers/browser.js';
 import { waitFor } from './helpers/summaries.js';
 import { password, sendDemoTraffic, withUiServer, type Person } from './helpers/ui-data.js';
 
@@ -36,7 +45,9 @@ async function trafficProcessed(reader: ApiClient): Promise<DeviceRow> {
       const cases = await reader.post('/v1/cases', { limit: 1 });
       const devices = await reader.get('/v1/devices?name=web-01&has_open_case=true');
       seen = { observations: observations.body.observations?.length, cases: cases.body.total, devices: devices.body };
-      const device = (devices.body.devices as DeviceRow[] | undefined)?.find((item) => item.addresses.some((address) => address.city));
+      const device = (devices.body.devices as DeviceRow[] | undefined)?.find((item) =>
+        item.addresses.some((address) => address.city),
+      );
       return observations.body.observations?.length >= 10 && cases.body.cases?.length > 0 && device;
     },
     30_000,
@@ -52,7 +63,10 @@ async function tileValue(page: Page, label: string): Promise<string> {
 
 test('overview, observations and devices over real traffic in the browser', { skip, timeout: 180_000 }, (t) =>
   withUiServer({ people }, async ({ server, acme, browser }) => {
-    const reader = apiClient(server, bearer((await issueToken(server, acme, ['observations:read', 'cases:read', 'devices:read'])).value));
+    const reader = apiClient(
+      server,
+      bearer((await issueToken(server, acme, ['observations:read', 'cases:read', 'devices:read'])).value),
+    );
 
     // One minute of the demo's traffic: every attack of the schedule, a little benign noise.
     await sendDemoTraffic(server, 3);
@@ -88,7 +102,10 @@ test('overview, observations and devices over real traffic in the browser', { sk
 
       // A bar opens that day's observations of its level; a tile, the list it counts.
       await perDay.locator('.recharts-bar-rectangle path').last().click();
-      await page.waitForURL((url) => url.pathname === '/observations' && ['since', 'until', 'level'].every((name) => url.searchParams.has(name)));
+      await page.waitForURL(
+        (url) =>
+          url.pathname === '/observations' && ['since', 'until', 'level'].every((name) => url.searchParams.has(name)),
+      );
       await page.getByRole('table', { name: 'Observations' }).locator('tbody tr').first().waitFor();
       await page.goBack();
       await page.locator('.tile', { hasText: 'Observations, 24 h' }).click();
@@ -119,7 +136,10 @@ test('overview, observations and devices over real traffic in the browser', { sk
       await page.locator('body').press('j');
       await page.locator('body').press('Enter');
       const drawer = page.getByRole('dialog', { name: 'Observation details' });
-      await drawer.getByRole('region', { name: /Evidence record/ }).first().waitFor();
+      await drawer
+        .getByRole('region', { name: /Evidence record/ })
+        .first()
+        .waitFor();
       assert.match(page.url(), /[?&]id=obs_/);
       const raw = drawer.getByLabel('Raw record').first();
       await raw.waitFor();
@@ -146,38 +166,41 @@ test('overview, observations and devices over real traffic in the browser', { sk
       await ui.context.close();
     });
 
-    await t.test('devices list a located public address; the detail has processes, the case and the attribution', async () => {
-      const ui = await openUi(browser, server);
-      const { page } = ui;
-      await signInThroughUi(page, 'ana@acme.test', password, '/devices');
-      const table = page.getByRole('table', { name: 'Devices' });
-      const row = table.locator('tbody tr', { hasText: 'web-01' });
-      await row.waitFor();
-      assert.match(await row.innerText(), /81\.2\.69\.142\s+London, GB/);
-      await screenshot(page, 'devices');
+    await t.test(
+      'devices list a located public address; the detail has processes, the case and the attribution',
+      async () => {
+        const ui = await openUi(browser, server);
+        const { page } = ui;
+        await signInThroughUi(page, 'ana@acme.test', password, '/devices');
+        const table = page.getByRole('table', { name: 'Devices' });
+        const row = table.locator('tbody tr', { hasText: 'web-01' });
+        await row.waitFor();
+        assert.match(await row.innerText(), /81\.2\.69\.142\s+London, GB/);
+        await screenshot(page, 'devices');
 
-      await page.getByLabel('Host name').fill('web-01');
-      await page.waitForURL(/[?&]name=web-01/);
-      await until(async () => (await table.locator('tbody tr').count()) === 1, 'the name filter leaves web-01 alone');
-      // Reached with the keyboard: j selects, Enter opens.
-      await page.locator('body').click({ position: { x: 5, y: 300 } });
-      await page.locator('body').press('j');
-      await page.locator('body').press('Enter');
-      await page.waitForURL(new RegExp(`/devices/${web01.id}$`));
-      await page.getByRole('heading', { name: 'web-01' }).waitFor();
-      const addresses = page.getByRole('table', { name: 'Addresses' });
-      assert.match(await addresses.innerText(), /81\.2\.69\.142[\s\S]*United Kingdom \(GB\)[\s\S]*London/);
-      await page.getByText('IP Geolocation by DB-IP').waitFor();
-      const processes = page.getByRole('table', { name: 'Processes' });
-      assert.ok((await processes.locator('tbody tr').count()) > 0, 'processes are listed');
-      assert.match(await processes.innerText(), /\/usr\/bin\/nc\.traditional|\/bin\/sh/);
-      const cases = page.getByRole('table', { name: 'Cases on this device' });
-      assert.ok((await cases.getByRole('link', { name: /^#\d+$/ }).count()) >= 1, 'its case is linked');
-      assert.equal(await page.getByLabel('Criticality').count(), 0, 'analysts cannot change the criticality');
-      await screenshot(page, 'device-detail');
-      assertCleanPage(ui);
-      await ui.context.close();
-    });
+        await page.getByLabel('Host name').fill('web-01');
+        await page.waitForURL(/[?&]name=web-01/);
+        await until(async () => (await table.locator('tbody tr').count()) === 1, 'the name filter leaves web-01 alone');
+        // Reached with the keyboard: j selects, Enter opens.
+        await page.locator('body').click({ position: { x: 5, y: 300 } });
+        await page.locator('body').press('j');
+        await page.locator('body').press('Enter');
+        await page.waitForURL(new RegExp(`/devices/${web01.id}$`));
+        await page.getByRole('heading', { name: 'web-01' }).waitFor();
+        const addresses = page.getByRole('table', { name: 'Addresses' });
+        assert.match(await addresses.innerText(), /81\.2\.69\.142[\s\S]*United Kingdom \(GB\)[\s\S]*London/);
+        await page.getByText('IP Geolocation by DB-IP').waitFor();
+        const processes = page.getByRole('table', { name: 'Processes' });
+        assert.ok((await processes.locator('tbody tr').count()) > 0, 'processes are listed');
+        assert.match(await processes.innerText(), /\/usr\/bin\/nc\.traditional|\/bin\/sh/);
+        const cases = page.getByRole('table', { name: 'Cases on this device' });
+        assert.ok((await cases.getByRole('link', { name: /^#\d+$/ }).count()) >= 1, 'its case is linked');
+        assert.equal(await page.getByLabel('Criticality').count(), 0, 'analysts cannot change the criticality');
+        await screenshot(page, 'device-detail');
+        assertCleanPage(ui);
+        await ui.context.close();
+      },
+    );
 
     await t.test('an admin changes the criticality and the description', async () => {
       const ui = await openUi(browser, server);
@@ -200,7 +223,11 @@ test('overview, observations and devices over real traffic in the browser', { sk
       const ui = await openUi(browser, server, { width: 420, height: 800 });
       const { page } = ui;
       await signInThroughUi(page, 'ana@acme.test', password, '/');
-      await page.getByRole('figure', { name: /Cases by status/ }).locator('.recharts-bar-rectangle path').first().waitFor();
+      await page
+        .getByRole('figure', { name: /Cases by status/ })
+        .locator('.recharts-bar-rectangle path')
+        .first()
+        .waitFor();
       const overflow = await sidewaysScroll(page);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
       await screenshot(page, 'overview-narrow');

@@ -26,7 +26,11 @@ async function capture(page: Page, name: string): Promise<void> {
 }
 
 /** Creates a token through the dialog and returns its value, read from the one place it shows. */
-async function createTokenInUi(page: Page, name: string, choose: (dialog: ReturnType<Page['getByRole']>) => Promise<void>): Promise<string> {
+async function createTokenInUi(
+  page: Page,
+  name: string,
+  choose: (dialog: ReturnType<Page['getByRole']>) => Promise<void>,
+): Promise<string> {
   await page.getByRole('button', { name: 'Create token' }).click();
   const dialog = page.getByRole('dialog', { name: 'Create token' });
   await dialog.getByLabel('Name').fill(name);
@@ -47,7 +51,10 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
     await t.test('a token is shown once, works, and once deleted is listed as deleted and refused', async () => {
       await signInThroughUi(page, 'admin@acme.test', password, '/settings/integrations/api');
       await page.getByRole('heading', { name: 'API Configuration' }).waitFor();
-      assert.match(await page.getByRole('navigation', { name: 'Breadcrumb' }).innerText(), /Settings\s*›\s*Integrations/);
+      assert.match(
+        await page.getByRole('navigation', { name: 'Breadcrumb' }).innerText(),
+        /Settings\s*›\s*Integrations/,
+      );
 
       const name = 'SOAR integration';
       const value = await createTokenInUi(page, name, async (dialog) => {
@@ -60,7 +67,11 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       assert.match(await created.innerText(), /cannot be shown again/);
       await created.getByRole('button', { name: 'Copy', exact: true }).click();
       await created.getByRole('button', { name: 'Copied', exact: true }).waitFor();
-      assert.equal(await page.evaluate('navigator.clipboard.readText()'), value, 'Copy puts the value on the clipboard');
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        value,
+        'Copy puts the value on the clipboard',
+      );
       // Escape asks first; "I have copied it" closes.
       await page.keyboard.press('Escape');
       await created.getByText('Have you copied it?').waitFor();
@@ -68,7 +79,12 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       await created.waitFor({ state: 'detached' });
       assert.ok(!(await page.content()).includes(value), 'the value is nowhere in the page any more');
 
-      const call = (token: string) => fetch(`${server.baseUrl}/v1/cases`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      const call = (token: string) =>
+        fetch(`${server.baseUrl}/v1/cases`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
       const used = await call(value);
       assert.equal(used.status, 200, await used.text());
 
@@ -94,11 +110,20 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       await page.getByLabel('Status').selectOption('deleted');
       await page.waitForURL(/status=deleted/);
       await page.getByRole('row', { name: new RegExp(name) }).waitFor();
-      const statusCells = await page.getByRole('table', { name: 'API tokens' }).locator('tbody tr td:nth-child(3)').allInnerTexts();
-      assert.ok(statusCells.length > 0 && statusCells.every((cell) => /deleted/.test(cell)), `only deleted tokens: ${statusCells.join(' | ')}`);
+      const statusCells = await page
+        .getByRole('table', { name: 'API tokens' })
+        .locator('tbody tr td:nth-child(3)')
+        .allInnerTexts();
+      assert.ok(
+        statusCells.length > 0 && statusCells.every((cell) => /deleted/.test(cell)),
+        `only deleted tokens: ${statusCells.join(' | ')}`,
+      );
       await page.getByLabel('Status').selectOption('');
       // The search asks the server for names holding the text.
-      const searched = page.waitForRequest((request) => request.url().includes('/v1/tokens?') && new URL(request.url()).searchParams.get('q') === name.slice(0, 6));
+      const searched = page.waitForRequest(
+        (request) =>
+          request.url().includes('/v1/tokens?') && new URL(request.url()).searchParams.get('q') === name.slice(0, 6),
+      );
       await page.getByLabel('Search').fill(name.slice(0, 6));
       await searched;
       await page.getByRole('row', { name: new RegExp(name) }).waitFor();
@@ -111,7 +136,10 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
         await dialog.getByText('A token without expiry works until it is deleted').waitFor();
       });
       await capture(page, 'token-created');
-      await page.getByRole('dialog', { name: 'Token created' }).getByRole('button', { name: 'I have copied it' }).click();
+      await page
+        .getByRole('dialog', { name: 'Token created' })
+        .getByRole('button', { name: 'I have copied it' })
+        .click();
       await page.getByRole('row', { name: /API reference/ }).waitFor();
       await capture(page, 'api-configuration');
       await page.setViewportSize({ width: 420, height: 800 });
@@ -123,7 +151,10 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       const link = page.getByRole('link', { name: /Open the API reference/ });
       assert.equal(await link.getAttribute('href'), '/docs/');
       assert.equal(await link.getAttribute('target'), '_blank');
-      const docs = await browser.newContext({ httpCredentials: { username: 'anyone', password: liveToken }, baseURL: server.baseUrl });
+      const docs = await browser.newContext({
+        httpCredentials: { username: 'anyone', password: liveToken },
+        baseURL: server.baseUrl,
+      });
       try {
         const reference = await docs.newPage();
         const opened = await reference.goto((await link.getAttribute('href'))!);
@@ -131,7 +162,9 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
         await reference.locator('.information-container .title', { hasText: 'Sightline API' }).waitFor();
         await reference.locator('.scheme-container button.authorize').click();
         const modal = reference.locator('.modal-ux');
-        const pat = modal.locator('.auth-container', { has: reference.locator('h4', { hasText: 'Personal Access Token' }) });
+        const pat = modal.locator('.auth-container', {
+          has: reference.locator('h4', { hasText: 'Personal Access Token' }),
+        });
         await pat.waitFor();
         await pat.locator('input').fill(liveToken);
         await pat.getByRole('button', { name: 'Apply credentials' }).click();
@@ -143,7 +176,12 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
 
     await t.test('the collector page charts what arrived and offers the forwarder configurations', async () => {
       for (const count of [3, 2]) {
-        await ingest(server, Array.from({ length: count }, () => appRecord()), 'acme', baseDomain);
+        await ingest(
+          server,
+          Array.from({ length: count }, () => appRecord()),
+          'acme',
+          baseDomain,
+        );
       }
       await page.getByRole('link', { name: 'Collector' }).click();
       await page.getByRole('heading', { name: 'Collector', exact: true }).waitFor();
@@ -152,38 +190,71 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       await page.getByTestId('total-records').filter({ hasText: /^5$/ }).waitFor();
       const bars = page.locator('.chart .recharts-bar-rectangle path');
       await bars.first().waitFor();
-      const heights = await bars.evaluateAll((paths) => paths.map((p) => (p as unknown as { getBBox(): { height: number } }).getBBox().height));
-      assert.ok(heights.some((h) => h > 0), `a visible bar for the current hour: ${heights.join(', ')}`);
+      const heights = await bars.evaluateAll((paths) =>
+        paths.map((p) => (p as unknown as { getBBox(): { height: number } }).getBBox().height),
+      );
+      assert.ok(
+        heights.some((h) => h > 0),
+        `a visible bar for the current hour: ${heights.join(', ')}`,
+      );
 
       const fluentBit = page.getByLabel(/Fluent Bit configuration .*fluent-bit\.conf/);
       const text = (await fluentBit.innerText()).replace(/[ \t]+/g, ' ');
-      for (const setting of [`Host acme-collector.${baseDomain}`, 'Port 443', 'URI /log_sink', 'Format json_lines', 'json_date_key false', 'tls On', 'tls.verify On', 'tls.verify_hostname On', 'Header Content-Type application/json', 'Retry_Limit 3', 'net.keepalive On', 'Flush 5', 'Mem_Buf_Limit 5MB']) {
+      for (const setting of [
+        `Host acme-collector.${baseDomain}`,
+        'Port 443',
+        'URI /log_sink',
+        'Format json_lines',
+        'json_date_key false',
+        'tls On',
+        'tls.verify On',
+        'tls.verify_hostname On',
+        'Header Content-Type application/json',
+        'Retry_Limit 3',
+        'net.keepalive On',
+        'Flush 5',
+        'Mem_Buf_Limit 5MB',
+      ]) {
         assert.ok(text.includes(setting), `Fluent Bit config has "${setting}"`);
       }
       await page.getByRole('button', { name: 'Copy fluent-bit.conf' }).click();
       await page.getByRole('button', { name: 'Copied', exact: true }).waitFor();
       const expected = fluentBitConfig(`https://acme-collector.${baseDomain}`).files[0]!.text;
-      assert.equal(await page.evaluate('navigator.clipboard.readText()'), expected, 'the copy is exactly the generated configuration');
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        expected,
+        'the copy is exactly the generated configuration',
+      );
 
       await page.getByRole('tab', { name: 'Vector' }).click();
       await page.waitForURL(/forwarder=vector/);
       // The URL changes before the panel renders: wait for the panel itself.
-      await page.getByRole('tabpanel').filter({ hasText: new RegExp(`uri: https://acme-collector\\.${baseDomain.replace('.', '\\.')}/log_sink`) }).waitFor({ timeout: 5_000 });
+      await page
+        .getByRole('tabpanel')
+        .filter({ hasText: new RegExp(`uri: https://acme-collector\\.${baseDomain.replace('.', '\\.')}/log_sink`) })
+        .waitFor({ timeout: 5_000 });
       await page.getByRole('tab', { name: 'Fluent Bit' }).click();
       await capture(page, 'collector');
     });
 
     await t.test('tenant members see the AI summaries status and whom to ask', async () => {
       await page.getByRole('link', { name: 'AI summaries' }).click();
-      await page.getByTestId('ai-status').filter({ hasText: 'AI case summaries are on for acme display name' }).waitFor();
+      await page
+        .getByTestId('ai-status')
+        .filter({ hasText: 'AI case summaries are on for acme display name' })
+        .waitFor();
       await page.getByText('ask your account manager or support').waitFor();
       assert.equal(await page.getByRole('switch').count(), 0, 'no switch for tenant members');
 
       // The admin files the observation-write review the operator decides below.
       await page.getByRole('link', { name: 'API Configuration' }).click();
       const form = page.getByRole('form', { name: 'Request observation-write approval' });
-      await form.getByLabel('Impact on managed services').fill('Our EDR forwards its alerts; the managed services are unchanged.');
-      await form.getByLabel('How the data correlates with other observations').fill('EDR alerts name the host, so they join the cases of the same devices.');
+      await form
+        .getByLabel('Impact on managed services')
+        .fill('Our EDR forwards its alerts; the managed services are unchanged.');
+      await form
+        .getByLabel('How the data correlates with other observations')
+        .fill('EDR alerts name the host, so they join the cases of the same devices.');
       await form.getByLabel('Expected volume (observations per hour)').fill('40');
       await form.getByRole('button', { name: 'Request approval' }).click();
       await page.getByText('waiting for the platform').waitFor();
@@ -218,7 +289,11 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       await op.waitForURL((url) => url.pathname === '/');
       await op.getByRole('link', { name: 'AI summaries' }).click();
       await op.getByTestId('ai-status').filter({ hasText: 'AI case summaries are off for Initech' }).waitFor();
-      assert.equal(await op.getByRole('switch', { name: 'AI summaries for Initech' }).isChecked(), false, 'operators get the switch');
+      assert.equal(
+        await op.getByRole('switch', { name: 'AI summaries for Initech' }).isChecked(),
+        false,
+        'operators get the switch',
+      );
       await capture(op, 'ai-summaries');
 
       await op.getByRole('link', { name: 'Observation-write reviews' }).click();
@@ -237,7 +312,11 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
       await op.getByRole('listitem', { name: 'Request of acme' }).getByText('Reviewed with the customer').waitFor();
 
       const tenant = await fetch(`${server.baseUrl}/v1/tenant`, { headers: { authorization: `Bearer ${liveToken}` } });
-      assert.equal(((await tenant.json()) as { observation_write_approved: boolean }).observation_write_approved, true, 'the tenant is approved');
+      assert.equal(
+        ((await tenant.json()) as { observation_write_approved: boolean }).observation_write_approved,
+        true,
+        'the tenant is approved',
+      );
       assertCleanPage(ops);
       await ops.context.close();
     });

@@ -14,7 +14,9 @@ const skip = browserSkip('telemetry');
 
 /** The record ids of the result rows, top to bottom. */
 async function rowIds(page: Page): Promise<string[]> {
-  return page.locator('.telemetry-table tbody tr[data-record-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-record-id') ?? ''));
+  return page
+    .locator('.telemetry-table tbody tr[data-record-id]')
+    .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-record-id') ?? ''));
 }
 
 /** The text of the result rows, top to bottom. */
@@ -43,7 +45,11 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
     await t.test('search by a word: matching records only, newest first, and the search is in the URL', async () => {
       await page.locator('body').press('/');
       const query = page.getByLabel('Query');
-      assert.equal(await query.evaluate((input) => input === input.ownerDocument.activeElement), true, '/ focuses the query box');
+      assert.equal(
+        await query.evaluate((input) => input === input.ownerDocument.activeElement),
+        true,
+        '/ focuses the query box',
+      );
       await query.fill(word);
       await query.press('Enter');
       await until(async () => {
@@ -53,7 +59,10 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       const texts = await rowTexts(page);
       assert.match(texts[0]!, /payment declined again/, 'newest first');
       assert.match(texts[2]!, /payment declined\s*$|payment declined[^ ]/);
-      assert.ok(texts.every((text) => text.includes('checkout')), 'the source column shows each record’s source');
+      assert.ok(
+        texts.every((text) => text.includes('checkout')),
+        'the source column shows each record’s source',
+      );
       assert.equal(new URL(page.url()).searchParams.get('q'), word);
       await page.getByText(/3 matching records/).waitFor();
     });
@@ -96,7 +105,10 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       assert.equal(await status.getAttribute('data-state'), 'live');
       await rows.nth(1).waitFor();
 
-      const noise = [appRecord({ message: `${word} payment ok`, level: 'info' }), appRecord({ message: 'other error', level: 'error' })];
+      const noise = [
+        appRecord({ message: `${word} payment ok`, level: 'info' }),
+        appRecord({ message: 'other error', level: 'error' }),
+      ];
       const fresh = appRecord({ message: `${word} declined live`, level: 'error' });
       await ingest(server, noise);
       await ingest(server, [fresh]);
@@ -106,11 +118,17 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       const texts = await rowTexts(page);
       assert.equal(texts.length, 3, texts.join('\n'));
       assert.match(texts[0]!, /declined live/, 'new records arrive at the top');
-      assert.ok(!texts.some((text) => text.includes('payment ok') || text.includes('other error')), 'non-matching records never appear');
+      assert.ok(
+        !texts.some((text) => text.includes('payment ok') || text.includes('other error')),
+        'non-matching records never appear',
+      );
       assert.equal(new URL(page.url()).pathname, '/telemetry');
 
       // Opening a record pauses the tail; what arrives meanwhile waits, then comes in on resume.
-      await rows.first().getByRole('button', { name: /^Expand record/ }).click();
+      await rows
+        .first()
+        .getByRole('button', { name: /^Expand record/ })
+        .click();
       await status.filter({ hasText: 'Paused' }).waitFor();
       await ingest(server, [appRecord({ message: `${word} declined while paused`, level: 'error' })]);
       await status.filter({ hasText: '1 new record waiting' }).waitFor({ timeout: 10_000 });
@@ -127,10 +145,17 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       await page.getByRole('button', { name: 'Export NDJSON' }).click();
       const download = await downloading;
       assert.match(download.suggestedFilename(), /^telemetry-acme-.*\.ndjson$/);
-      const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; record: Record<string, unknown> });
+      const lines = fs
+        .readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; record: Record<string, unknown> });
       const messages = lines.map((line) => line.record.message);
       assert.equal(lines.length, 4, messages.join('\n'));
-      assert.ok(messages.includes(`${word} declined live`) && messages.includes(matching[0]!.message), 'the matching records, no others');
+      assert.ok(
+        messages.includes(`${word} declined live`) && messages.includes(matching[0]!.message),
+        'the matching records, no others',
+      );
       assert.ok(lines.every((line) => line.record.level === 'error'));
       assert.deepEqual(
         lines.map((line) => line.id),

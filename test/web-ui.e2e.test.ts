@@ -38,7 +38,11 @@ test('the app answers at / and at every page path, with security headers', async
       assert.match(csp, /script-src 'self'(;|$)/, `${page}: no inline or remote scripts`);
       assert.match(csp, /frame-ancestors 'none'/, page);
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
-      assert.equal(response.headers.get('cache-control'), 'no-cache', 'the entry page is revalidated, so a new build shows at once');
+      assert.equal(
+        response.headers.get('cache-control'),
+        'no-cache',
+        'the entry page is revalidated, so a new build shows at once',
+      );
     }
   });
 });

@@ -25,7 +25,15 @@ import {
 } from './case-store.js';
 import { searchCases, sortValue, type CaseFilter, type CasePage, type TotalTracking } from './case-search.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
-import { newComment, presentCases, presentComment, requireCase, resolveAssignee, type CaseView, type Severity } from './case-service.js';
+import {
+  newComment,
+  presentCases,
+  presentComment,
+  requireCase,
+  resolveAssignee,
+  type CaseView,
+  type Severity,
+} from './case-service.js';
 import { statuses, type CaseStatus } from './case-workflow.js';
 
 export async function findCases(
@@ -96,15 +104,31 @@ export async function mergeCases(
     for (const ref of sourceRefs) sourceIds.push((await requireCase(trx, tenantId, ref)).id);
     // Every case row involved is locked first, in id order, before any of their parts is
     // touched: grouping locks a case row before its parts, so the same order cannot deadlock.
-    const locked = new Map((await lockCases(trx, kind, tenantId, [targetId, ...sourceIds])).map((row) => [row.id, row]));
+    const locked = new Map(
+      (await lockCases(trx, kind, tenantId, [targetId, ...sourceIds])).map((row) => [row.id, row]),
+    );
     const target = locked.get(targetId)!;
-    if (target.status === 'closed') throw new AppError('invalid_merge', `case ${target.number} is closed; reopen it before merging into it`, { extensions: { field: 'target' } });
-    if (target.merged_into !== null) throw new AppError('invalid_merge', `case ${target.number} was merged into ${target.merged_into}; merge into that case instead`, { extensions: { field: 'target' } });
+    if (target.status === 'closed')
+      throw new AppError('invalid_merge', `case ${target.number} is closed; reopen it before merging into it`, {
+        extensions: { field: 'target' },
+      });
+    if (target.merged_into !== null)
+      throw new AppError(
+        'invalid_merge',
+        `case ${target.number} was merged into ${target.merged_into}; merge into that case instead`,
+        { extensions: { field: 'target' } },
+      );
     const sources: CaseRow[] = [];
     for (const id of sourceIds) {
       const source = locked.get(id)!;
-      if (source.id === target.id) throw new AppError('invalid_merge', `case ${source.number} cannot be merged into itself`, { extensions: { field: 'sources' } });
-      if (source.merged_into !== null) throw new AppError('invalid_merge', `case ${source.number} was already merged into ${source.merged_into}`, { extensions: { field: 'sources' } });
+      if (source.id === target.id)
+        throw new AppError('invalid_merge', `case ${source.number} cannot be merged into itself`, {
+          extensions: { field: 'sources' },
+        });
+      if (source.merged_into !== null)
+        throw new AppError('invalid_merge', `case ${source.number} was already merged into ${source.merged_into}`, {
+          extensions: { field: 'sources' },
+        });
       if (!sources.some((known) => known.id === source.id)) sources.push(source);
     }
     const contents = contentsOf(target);
@@ -150,7 +174,12 @@ export async function mergeCases(
     const tagList = [...tags];
     const derived = deriveFields(contents, devices, tagList, catalogue);
     await replaceCaseTags(trx, tenantId, target.id, tagList);
-    const updated = { ...derived, severity: severityFor(target, derived.max_level), tags: JSON.stringify(tagList), updated_at: now };
+    const updated = {
+      ...derived,
+      severity: severityFor(target, derived.max_level),
+      tags: JSON.stringify(tagList),
+      updated_at: now,
+    };
     if (!(await updateCase(trx, tenantId, target.id, Number(target.version), updated))) {
       throw new AppError('version_conflict', `case ${target.number} changed during the merge; try again`);
     }
@@ -162,7 +191,11 @@ export async function mergeCases(
         actor,
         action: 'merged',
         changes: {
-          sources: sources.map((source) => ({ id: source.id, number: Number(source.number), observation_count: Number(source.observation_count) })),
+          sources: sources.map((source) => ({
+            id: source.id,
+            number: Number(source.number),
+            observation_count: Number(source.observation_count),
+          })),
           observation_count: { from: Number(target.observation_count), to: derived.observation_count },
           score: { from: Number(target.score), to: derived.score },
         },
@@ -174,12 +207,22 @@ export async function mergeCases(
   return view!;
 }
 
-export async function addComment(db: Kysely<Tables>, kind: DatabaseKind, tenantId: number, caseRef: string, body: string, actor: AuditActor, now = Date.now()) {
+export async function addComment(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  tenantId: number,
+  caseRef: string,
+  body: string,
+  actor: AuditActor,
+  now = Date.now(),
+) {
   return writeTransaction(db, kind, async (trx) => {
     const row = await requireCase(trx, tenantId, caseRef);
     const comment = newComment(row.id, tenantId, body, actor, now);
     await insertComment(trx, comment);
-    await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'commented', changes: { comment_id: comment.id } }]);
+    await addHistory(trx, [
+      { caseId: row.id, tenantId, at: now, actor, action: 'commented', changes: { comment_id: comment.id } },
+    ]);
     return presentComment({ ...comment, seq: 0 });
   });
 }
@@ -200,27 +243,58 @@ export async function changeComment(
     const comment = await findComment(trx, tenantId, row.id, commentId);
     if (!comment) throw new AppError('not_found', `comment ${commentId} not found on case ${row.number}`);
     if (comment.author_type !== actor.type || comment.author_id !== (actor.id ?? actor.label)) {
-      throw new AppError('not_comment_author', `only its author (${comment.author_label}) can change comment ${commentId}`);
+      throw new AppError(
+        'not_comment_author',
+        `only its author (${comment.author_label}) can change comment ${commentId}`,
+      );
     }
     if ('delete' in change) {
       await updateComment(trx, tenantId, comment.id, { deleted_at: now });
-      await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'comment_deleted', changes: { comment_id: comment.id, body: { from: comment.body, to: null } } }]);
+      await addHistory(trx, [
+        {
+          caseId: row.id,
+          tenantId,
+          at: now,
+          actor,
+          action: 'comment_deleted',
+          changes: { comment_id: comment.id, body: { from: comment.body, to: null } },
+        },
+      ]);
       return undefined;
     }
     await updateComment(trx, tenantId, comment.id, { body: change.body, updated_at: now });
-    await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'comment_edited', changes: { comment_id: comment.id, body: { from: comment.body, to: change.body } } }]);
+    await addHistory(trx, [
+      {
+        caseId: row.id,
+        tenantId,
+        at: now,
+        actor,
+        action: 'comment_edited',
+        changes: { comment_id: comment.id, body: { from: comment.body, to: change.body } },
+      },
+    ]);
     return presentComment({ ...comment, body: change.body, updated_at: now });
   });
 }
 
-export async function pageComments(db: Kysely<Tables>, tenantId: number, caseRef: string, page: { limit: number; after?: number }) {
+export async function pageComments(
+  db: Kysely<Tables>,
+  tenantId: number,
+  caseRef: string,
+  page: { limit: number; after?: number },
+) {
   const row = await requireCase(db, tenantId, caseRef);
   const rows = await listComments(db, tenantId, row.id, { ...page, limit: page.limit + 1 });
   const shown = rows.slice(0, page.limit);
   return { comments: shown.map(presentComment), next: rows.length > page.limit ? (shown.at(-1)?.seq ?? null) : null };
 }
 
-export async function pageHistory(db: Kysely<Tables>, tenantId: number, caseRef: string, page: { limit: number; after?: number }) {
+export async function pageHistory(
+  db: Kysely<Tables>,
+  tenantId: number,
+  caseRef: string,
+  page: { limit: number; after?: number },
+) {
   const row = await requireCase(db, tenantId, caseRef);
   const rows = await listHistory(db, tenantId, row.id, { ...page, limit: page.limit + 1 });
   const shown = rows.slice(0, page.limit);

@@ -9,7 +9,10 @@ import { caseScore, higherLevel, severityForLevel } from './case-score.js';
 import { caseDescription, caseTitle, MAX_CASE_RULES, rankRules, type CaseRule } from './case-text.js';
 
 /** What observations (`count` of them, of one rule) bring to a case. */
-export type CaseContribution = Pick<GroupableObservation, 'ruleId' | 'ruleTitle' | 'level' | 'techniques' | 'tactics' | 'firstTime' | 'lastTime'> & { count: number };
+export type CaseContribution = Pick<
+  GroupableObservation,
+  'ruleId' | 'ruleTitle' | 'level' | 'techniques' | 'tactics' | 'firstTime' | 'lastTime'
+> & { count: number };
 
 export interface CaseContents {
   number: number;
@@ -36,26 +39,46 @@ export function contentsOf(row: CaseRow): CaseContents {
 }
 
 export function emptyContents(number: number, firstTime: number): CaseContents {
-  return { number, observationCount: 0, maxLevel: 'informational', rules: [], techniques: [], tactics: [], firstTime, lastTime: firstTime };
+  return {
+    number,
+    observationCount: 0,
+    maxLevel: 'informational',
+    rules: [],
+    techniques: [],
+    tactics: [],
+    firstTime,
+    lastTime: firstTime,
+  };
 }
 
 /** Adds observations (or another case's contents) to a case's contents. */
 export function addContribution(contents: CaseContents, item: CaseContribution): void {
   contents.observationCount += item.count;
-  contents.maxLevel = contents.observationCount === item.count ? item.level : higherLevel(contents.maxLevel, item.level);
+  contents.maxLevel =
+    contents.observationCount === item.count ? item.level : higherLevel(contents.maxLevel, item.level);
   contents.firstTime = Math.min(contents.firstTime, item.firstTime);
   contents.lastTime = Math.max(contents.lastTime, item.lastTime);
   const rule = contents.rules.find((known) => known.id === item.ruleId);
   if (rule) rule.count += item.count;
   else contents.rules.push({ id: item.ruleId, title: item.ruleTitle, level: item.level, count: item.count });
-  for (const technique of item.techniques) if (!contents.techniques.includes(technique)) contents.techniques.push(technique);
+  for (const technique of item.techniques)
+    if (!contents.techniques.includes(technique)) contents.techniques.push(technique);
   for (const tactic of item.tactics) if (!contents.tactics.includes(tactic)) contents.tactics.push(tactic);
 }
 
 export function mergeContents(into: CaseContents, from: CaseContents): void {
   const maxLevel = higherLevel(into.maxLevel, from.maxLevel);
   for (const rule of from.rules) {
-    addContribution(into, { ruleId: rule.id, ruleTitle: rule.title, level: rule.level, techniques: [], tactics: [], firstTime: from.firstTime, lastTime: from.lastTime, count: rule.count });
+    addContribution(into, {
+      ruleId: rule.id,
+      ruleTitle: rule.title,
+      level: rule.level,
+      techniques: [],
+      tactics: [],
+      firstTime: from.firstTime,
+      lastTime: from.lastTime,
+      count: rule.count,
+    });
   }
   // Rules beyond MAX_CASE_RULES were counted but not named: keep the totals exact.
   into.observationCount += from.observationCount - from.rules.reduce((sum, rule) => sum + rule.count, 0);
@@ -120,7 +143,13 @@ export function deriveFields(
   };
 }
 
-export function searchText(number: number, title: string, description: string, hosts: readonly string[], tags: readonly string[]): string {
+export function searchText(
+  number: number,
+  title: string,
+  description: string,
+  hosts: readonly string[],
+  tags: readonly string[],
+): string {
   return [`#${number}`, title, description, ...hosts, ...tags].join('\n').toLowerCase();
 }
 

@@ -27,7 +27,14 @@ import {
   type CaseRow,
   type Db,
 } from './case-store.js';
-import { addContribution, contentsOf, deriveFields, emptyContents, severityFor, type CaseContents } from './case-derive.js';
+import {
+  addContribution,
+  contentsOf,
+  deriveFields,
+  emptyContents,
+  severityFor,
+  type CaseContents,
+} from './case-derive.js';
 import { severityForLevel } from './case-score.js';
 
 export interface GroupingPolicy {
@@ -73,7 +80,10 @@ interface Bucket {
 }
 
 /** Adds each observation to a case (an existing open one, or a new one); returns the case ids touched. */
-export async function groupObservations(context: GroupingContext, observations: readonly GroupableObservation[]): Promise<string[]> {
+export async function groupObservations(
+  context: GroupingContext,
+  observations: readonly GroupableObservation[],
+): Promise<string[]> {
   const buckets = new Map<string, Bucket>();
   for (const observation of [...observations].sort((a, b) => a.firstTime - b.firstTime)) {
     let deviceId: string | null = null;
@@ -82,7 +92,14 @@ export async function groupObservations(context: GroupingContext, observations: 
       // Detection's devices were upserted from the same events; an external write may name a new one.
       deviceId =
         context.deviceIds?.get(deviceKey(observation.tenantId, key)) ??
-        (await ensureDevice(context.db, observation.tenantId, observation.deviceHost, key, observation.firstTime, context.now));
+        (await ensureDevice(
+          context.db,
+          observation.tenantId,
+          observation.deviceHost,
+          key,
+          observation.firstTime,
+          context.now,
+        ));
     }
     const groupKey =
       deviceId === null
@@ -118,9 +135,16 @@ async function groupBucket(context: GroupingContext, bucket: Bucket): Promise<st
     }
     if (!pending) {
       const window = { from: observation.firstTime - policy.windowMs, to: observation.lastTime + policy.windowMs };
-      const match = bucket.deviceId !== null && policy.grouping === 'device' ? { deviceId: bucket.deviceId } : { groupKey: bucket.groupKey };
+      const match =
+        bucket.deviceId !== null && policy.grouping === 'device'
+          ? { deviceId: bucket.deviceId }
+          : { groupKey: bucket.groupKey };
       const existing = await findOpenCase(db, context.kind, bucket.tenantId, match, window);
-      pending = { existing, contents: existing ? contentsOf(existing) : emptyContents(0, observation.firstTime), added: [] };
+      pending = {
+        existing,
+        contents: existing ? contentsOf(existing) : emptyContents(0, observation.firstTime),
+        added: [],
+      };
     }
     pending.added.push(observation);
     addContribution(pending.contents, { ...observation, count: 1 });
@@ -149,7 +173,11 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
     const derived = deriveFields(pending.contents, devices, JSON.parse(existing.tags) as string[], context.catalogue);
     const severity = severityFor(existing, derived.max_level);
     // What the new observations changed, beside their number, for the history.
-    for (const [field, from, to] of [['score', Number(existing.score), derived.score], ['severity', existing.severity, severity], ['title', existing.title, derived.title]] as const) {
+    for (const [field, from, to] of [
+      ['score', Number(existing.score), derived.score],
+      ['severity', existing.severity, severity],
+      ['title', existing.title, derived.title],
+    ] as const) {
       if (from !== to) moved[field] = { from, to };
     }
     // The case row is locked (findOpenCase, FOR UPDATE on PostgreSQL; SQLite's one writer), so
@@ -179,7 +207,16 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
       updated_at: now,
       closed_at: null,
     });
-    await addHistory(db, [{ caseId, tenantId, at: now, actor: systemActor, action: 'created', changes: { number, group_key: bucket.groupKey } }]);
+    await addHistory(db, [
+      {
+        caseId,
+        tenantId,
+        at: now,
+        actor: systemActor,
+        action: 'created',
+        changes: { number, group_key: bucket.groupKey },
+      },
+    ]);
   }
   await addCaseObservations(db, tenantId, caseId, observationIds, now);
   await addCaseDevices(db, tenantId, caseId, [...deviceIds]);

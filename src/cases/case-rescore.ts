@@ -6,7 +6,14 @@ import { caseScore } from './case-score.js';
 import { addHistory, caseDeviceIds, findCasesByIds, updateCase, type Db } from './case-store.js';
 
 /** Rescores open cases (only the score depends on devices); records the change where it moved. */
-export async function rescoreCases(db: Db, tenantId: number, caseIds: readonly string[], actor: AuditActor, now: number, reason: Record<string, unknown>): Promise<void> {
+export async function rescoreCases(
+  db: Db,
+  tenantId: number,
+  caseIds: readonly string[],
+  actor: AuditActor,
+  now: number,
+  reason: Record<string, unknown>,
+): Promise<void> {
   const devicesByCase = await caseDeviceIds(db, tenantId, caseIds);
   for (const caseId of caseIds) {
     const devices = await findDevicesByIds(db, tenantId, devicesByCase.get(caseId) ?? []);
@@ -22,7 +29,16 @@ export async function rescoreCases(db: Db, tenantId: number, caseIds: readonly s
       });
       if (score === row.score) break;
       if (await updateCase(db, tenantId, row.id, row.version, { score, updated_at: now })) {
-        await addHistory(db, [{ caseId: row.id, tenantId, at: now, actor, action: 'rescored', changes: { score: { from: row.score, to: score }, ...reason } }]);
+        await addHistory(db, [
+          {
+            caseId: row.id,
+            tenantId,
+            at: now,
+            actor,
+            action: 'rescored',
+            changes: { score: { from: row.score, to: score }, ...reason },
+          },
+        ]);
         break;
       }
       if (attempt >= 5) throw new Error(`case ${row.id} kept changing during rescoring`);

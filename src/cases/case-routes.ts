@@ -31,14 +31,28 @@ import {
   SearchCasesBody,
 } from './case-schemas.js';
 import { bulkPatchCases, getCaseDetail, patchCase } from './case-service.js';
-import { addComment, caseCounts, changeComment, findCases, mergeCases, pageComments, pageHistory } from './case-actions.js';
+import {
+  addComment,
+  caseCounts,
+  changeComment,
+  findCases,
+  mergeCases,
+  pageComments,
+  pageHistory,
+} from './case-actions.js';
 import { totalTracking } from './case-search.js';
 import { workflowDescription } from './case-workflow.js';
 
 const conflict = problemResponse('The case changed since you read it (stale version)', 'version_conflict');
-const transition = problemResponse('The status change is not allowed from the current status; `allowed` lists the ones that are', 'invalid_status_transition');
+const transition = problemResponse(
+  'The status change is not allowed from the current status; `allowed` lists the ones that are',
+  'invalid_status_transition',
+);
 
-export async function caseRoutes(app: FastifyInstance, deps: { database: Database; catalogue: AttackCatalogue }): Promise<void> {
+export async function caseRoutes(
+  app: FastifyInstance,
+  deps: { database: Database; catalogue: AttackCatalogue },
+): Promise<void> {
   const { database, catalogue } = deps;
   const { db, kind } = database;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -63,9 +77,17 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       const order = body.order ?? 'desc';
       let after: { value: number; seq: number } | undefined;
       if (body.cursor) {
-        const cursor = decodeCursor<{ v: number; s: number; k: string }>(body.cursor, { v: 'number', s: 'number', k: 'string' });
+        const cursor = decodeCursor<{ v: number; s: number; k: string }>(body.cursor, {
+          v: 'number',
+          s: 'number',
+          k: 'string',
+        });
         if (cursor.k !== `${sort}:${order}`) {
-          throw new AppError('invalid_cursor', `this cursor belongs to a search sorted by ${cursor.k.replace(':', ' ')}; keep sort and order while paging`, { extensions: { field: 'cursor' } });
+          throw new AppError(
+            'invalid_cursor',
+            `this cursor belongs to a search sorted by ${cursor.k.replace(':', ' ')}; keep sort and order while paging`,
+            { extensions: { field: 'cursor' } },
+          );
         }
         after = { value: cursor.v, seq: cursor.s };
       }
@@ -94,7 +116,9 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       );
       return {
         cases: result.cases,
-        next_cursor: result.next ? encodeCursor({ v: result.next.value, s: result.next.seq, k: `${sort}:${order}` }) : null,
+        next_cursor: result.next
+          ? encodeCursor({ v: result.next.value, s: result.next.seq, k: `${sort}:${order}` })
+          : null,
         total: result.total?.value ?? null,
         total_relation: result.total?.relation ?? null,
       };
@@ -125,7 +149,8 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       schema: {
         tags: ['Cases'],
         summary: 'Get a case',
-        description: 'One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number.',
+        description:
+          'One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number.',
         params: CaseParams,
         response: { 200: CaseDetailSchema },
       },
@@ -145,7 +170,10 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         body: PatchCaseBody,
         response: {
           200: CaseSchema,
-          400: problemResponse('resolution_required (closing without a resolution), unknown_assignee, or invalid_request (a resolution without closing)', 'resolution_required'),
+          400: problemResponse(
+            'resolution_required (closing without a resolution), unknown_assignee, or invalid_request (a resolution without closing)',
+            'resolution_required',
+          ),
           409: {
             description: 'Stale version (version_conflict) or a forbidden status change (invalid_status_transition)',
             content: {
@@ -153,7 +181,12 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
                 schema: conflict.content['application/problem+json'].schema,
                 examples: {
                   version_conflict: { value: conflict.content['application/problem+json'].example },
-                  invalid_status_transition: { value: { ...transition.content['application/problem+json'].example, allowed: ['in_progress', 'closed'] } },
+                  invalid_status_transition: {
+                    value: {
+                      ...transition.content['application/problem+json'].example,
+                      allowed: ['in_progress', 'closed'],
+                    },
+                  },
                 },
               },
             },
@@ -163,7 +196,16 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
     },
     async (request) => {
       const { version, ...changes } = request.body;
-      return patchCase(db, kind, catalogue, tenantOf(request).id, request.params.case_id, version, changes, actorOf(principalOf(request)));
+      return patchCase(
+        db,
+        kind,
+        catalogue,
+        tenantOf(request).id,
+        request.params.case_id,
+        version,
+        changes,
+        actorOf(principalOf(request)),
+      );
     },
   );
 
@@ -174,12 +216,14 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       schema: {
         tags: ['Cases'],
         summary: 'Update up to 100 cases',
-        description: 'The same changes as PATCH /v1/cases/{case_id}, for up to 100 cases, each with its own version. Each case is applied on its own; `results` holds, per case in order, the status a single PATCH would have answered and the case or the error.',
+        description:
+          'The same changes as PATCH /v1/cases/{case_id}, for up to 100 cases, each with its own version. Each case is applied on its own; `results` holds, per case in order, the status a single PATCH would have answered and the case or the error.',
         body: BulkPatchBody,
         response: { 200: BulkResultSchema },
       },
     },
-    async (request) => bulkPatchCases(db, kind, catalogue, tenantOf(request).id, request.body.cases, actorOf(principalOf(request))),
+    async (request) =>
+      bulkPatchCases(db, kind, catalogue, tenantOf(request).id, request.body.cases, actorOf(principalOf(request))),
   );
 
   routes.post(
@@ -189,17 +233,30 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       schema: {
         tags: ['Cases'],
         summary: 'Merge cases',
-        description: 'Moves the observations, devices, techniques and tags of `sources` into `target`, which is rescored and retitled. The sources are closed as `duplicate` with `merged_into` set; every case involved records the merge in its history.',
+        description:
+          'Moves the observations, devices, techniques and tags of `sources` into `target`, which is rescored and retitled. The sources are closed as `duplicate` with `merged_into` set; every case involved records the merge in its history.',
         body: MergeBody,
         response: {
           200: CaseSchema,
-          400: problemResponse('A case cannot be merged (closed or merged target, itself, already merged)', 'invalid_merge'),
+          400: problemResponse(
+            'A case cannot be merged (closed or merged target, itself, already merged)',
+            'invalid_merge',
+          ),
           404: problemResponse('A case named does not exist', 'not_found'),
           409: problemResponse('A case changed during the merge; try again', 'version_conflict'),
         },
       },
     },
-    async (request) => mergeCases(db, kind, catalogue, tenantOf(request).id, request.body.target, request.body.sources, actorOf(principalOf(request))),
+    async (request) =>
+      mergeCases(
+        db,
+        kind,
+        catalogue,
+        tenantOf(request).id,
+        request.body.target,
+        request.body.sources,
+        actorOf(principalOf(request)),
+      ),
   );
 
   routes.get(
@@ -216,8 +273,13 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       },
     },
     async (request) => {
-      const after = request.query.cursor ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s : undefined;
-      const page = await pageComments(db, tenantOf(request).id, request.params.case_id, { limit: request.query.limit ?? 50, ...(after !== undefined ? { after } : {}) });
+      const after = request.query.cursor
+        ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s
+        : undefined;
+      const page = await pageComments(db, tenantOf(request).id, request.params.case_id, {
+        limit: request.query.limit ?? 50,
+        ...(after !== undefined ? { after } : {}),
+      });
       return { comments: page.comments, next_cursor: page.next === null ? null : encodeCursor({ s: page.next }) };
     },
   );
@@ -235,7 +297,19 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         response: { 201: CommentSchema },
       },
     },
-    async (request, reply) => reply.code(201).send(await addComment(db, kind, tenantOf(request).id, request.params.case_id, request.body.body, actorOf(principalOf(request)))),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await addComment(
+            db,
+            kind,
+            tenantOf(request).id,
+            request.params.case_id,
+            request.body.body,
+            actorOf(principalOf(request)),
+          ),
+        ),
   );
 
   routes.patch(
@@ -248,11 +322,22 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         description: 'Edits your own comment; the history keeps the earlier text.',
         params: CommentParams,
         body: CommentBody,
-        response: { 200: CommentSchema, 403: problemResponse('Only the author may change a comment', 'not_comment_author') },
+        response: {
+          200: CommentSchema,
+          403: problemResponse('Only the author may change a comment', 'not_comment_author'),
+        },
       },
     },
     async (request) =>
-      (await changeComment(db, kind, tenantOf(request).id, request.params.case_id, request.params.comment_id, { body: request.body.body }, actorOf(principalOf(request))))!,
+      (await changeComment(
+        db,
+        kind,
+        tenantOf(request).id,
+        request.params.case_id,
+        request.params.comment_id,
+        { body: request.body.body },
+        actorOf(principalOf(request)),
+      ))!,
   );
 
   routes.delete(
@@ -264,11 +349,22 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
         summary: 'Delete a comment',
         description: 'Deletes your own comment; the history keeps its text.',
         params: CommentParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), 403: problemResponse('Only the author may change a comment', 'not_comment_author') },
+        response: {
+          204: Type.Null({ description: 'Deleted' }),
+          403: problemResponse('Only the author may change a comment', 'not_comment_author'),
+        },
       },
     },
     async (request, reply) => {
-      await changeComment(db, kind, tenantOf(request).id, request.params.case_id, request.params.comment_id, { delete: true }, actorOf(principalOf(request)));
+      await changeComment(
+        db,
+        kind,
+        tenantOf(request).id,
+        request.params.case_id,
+        request.params.comment_id,
+        { delete: true },
+        actorOf(principalOf(request)),
+      );
       return reply.code(204).send(null);
     },
   );
@@ -280,15 +376,21 @@ export async function caseRoutes(app: FastifyInstance, deps: { database: Databas
       schema: {
         tags: ['Cases'],
         summary: 'Case history',
-        description: 'Every change to the case, oldest first: who (user, token or the grouping system), when, and what changed.',
+        description:
+          'Every change to the case, oldest first: who (user, token or the grouping system), when, and what changed.',
         params: CaseParams,
         querystring: ListPageQuery,
         response: { 200: Type.Object({ history: Type.Array(HistorySchema), next_cursor: NextCursor }) },
       },
     },
     async (request) => {
-      const after = request.query.cursor ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s : undefined;
-      const page = await pageHistory(db, tenantOf(request).id, request.params.case_id, { limit: request.query.limit ?? 50, ...(after !== undefined ? { after } : {}) });
+      const after = request.query.cursor
+        ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s
+        : undefined;
+      const page = await pageHistory(db, tenantOf(request).id, request.params.case_id, {
+        limit: request.query.limit ?? 50,
+        ...(after !== undefined ? { after } : {}),
+      });
       return { history: page.history, next_cursor: page.next === null ? null : encodeCursor({ s: page.next }) };
     },
   );

@@ -9,27 +9,44 @@ import { SummarySchema } from '../summaries/summary-schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const StatusSchema = Type.Union([Type.Literal('new'), Type.Literal('in_progress'), Type.Literal('on_hold'), Type.Literal('closed')], { description: `Case status. Transitions: ${workflowDescription}.` });
+export const StatusSchema = Type.Union(
+  [Type.Literal('new'), Type.Literal('in_progress'), Type.Literal('on_hold'), Type.Literal('closed')],
+  { description: `Case status. Transitions: ${workflowDescription}.` },
+);
 export const ResolutionSchema = Type.Union(
-  [Type.Literal('true_positive'), Type.Literal('benign_true_positive'), Type.Literal('false_positive'), Type.Literal('duplicate'), Type.Literal('inconclusive')],
+  [
+    Type.Literal('true_positive'),
+    Type.Literal('benign_true_positive'),
+    Type.Literal('false_positive'),
+    Type.Literal('duplicate'),
+    Type.Literal('inconclusive'),
+  ],
   {
     description: 'Why a case was closed: true_positive, benign_true_positive, false_positive, duplicate, inconclusive',
   },
 );
-export const SeveritySchema = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('critical')], {
-  description: 'Case severity: low, medium, high, critical. Follows the highest observation level until a person sets it.',
-});
+export const SeveritySchema = Type.Union(
+  [Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('critical')],
+  {
+    description:
+      'Case severity: low, medium, high, critical. Follows the highest observation level until a person sets it.',
+  },
+);
 
 export const SCORE_FORMULA =
   'score = clamp(0, 100, round((level + volume + breadth) × criticality)); level: the highest observation level (informational 5, low 15, medium 35, high 55, critical 75); volume: min(10, 2.5 × log2(observations)); breadth: min(15, 5 × (distinct ATT&CK tactics − 1)); criticality: the most critical device (low 0.8, medium 1.0, high 1.2, critical 1.4).';
 
-const Person = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }, { description: 'A user of the tenant' });
+const Person = Type.Object(
+  { id: Type.String(), email: Type.String(), name: Type.String() },
+  { description: 'A user of the tenant' },
+);
 
 const caseExample = {
   id: 'case_2vPq8LmN4xR7tY1wK9sD',
   number: 42,
   title: 'Reverse shell to a remote host and 2 more detections on web-01',
-  description: '5 observations on web-01 between 2026-11-20 10:04:12 UTC and 2026-11-20 10:31:40 UTC.\n\nDetections:\n- Reverse shell to a remote host (high, 1×)',
+  description:
+    '5 observations on web-01 between 2026-11-20 10:04:12 UTC and 2026-11-20 10:31:40 UTC.\n\nDetections:\n- Reverse shell to a remote host (high, 1×)',
   score: 71,
   severity: 'high',
   status: 'in_progress',
@@ -66,7 +83,11 @@ export const CaseSchema = Type.Object(
     assignee: Type.Union([Person, Type.Null()]),
     tags: Type.Array(Type.String()),
     techniques: Type.Array(
-      Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), tactics: Type.Array(Type.String()) }),
+      Type.Object({
+        id: Type.String(),
+        name: Type.Union([Type.String(), Type.Null()]),
+        tactics: Type.Array(Type.String()),
+      }),
       { description: 'MITRE ATT&CK techniques of the observations (names and tactics from the bundled catalogue)' },
     ),
     tactics: Type.Array(Type.String(), { description: 'ATT&CK tactic short names' }),
@@ -79,7 +100,9 @@ export const CaseSchema = Type.Object(
     closed_at: Type.Union([Timestamp('Closed'), Type.Null()]),
     merged_into: Nullable(Type.String({ description: 'Set when this case was merged into another' })),
     version: Type.Integer({ description: 'Changes with every update; send it back with PATCH (optimistic locking)' }),
-    summary: Type.Union([SummarySchema, Type.Null()], { description: 'The AI case summary once one has been generated (reading never generates one); null until then' }),
+    summary: Type.Union([SummarySchema, Type.Null()], {
+      description: 'The AI case summary once one has been generated (reading never generates one); null until then',
+    }),
     summary_unavailable: Type.Union([Type.Object({ code: Type.String(), detail: Type.String() }), Type.Null()], {
       description: 'Why no summary can be shown: set when the tenant opted out of AI summaries',
     }),
@@ -91,19 +114,39 @@ export const CommentSchema = Type.Object(
   {
     id: Type.String({ description: 'Comment id (`cmt_…`)' }),
     body: Type.String({ description: 'Markdown' }),
-    author: Type.Object({ type: Type.String({ description: '`user` or `token`' }), id: Type.String(), label: Type.String() }),
+    author: Type.Object({
+      type: Type.String({ description: '`user` or `token`' }),
+      id: Type.String(),
+      label: Type.String(),
+    }),
     created_at: Timestamp('Written'),
     updated_at: Timestamp('Last edited'),
   },
-  { examples: [{ id: 'cmt_Q2w8Er5Ty1Ui4Op7As0D', body: 'Isolated web-01, rotating keys.', author: { type: 'user', id: 'usr_Yx2c9WmQ1pLs7dKe4TzA', label: 'ana@acme.example' }, created_at: '2026-11-20T10:40:02.000Z', updated_at: '2026-11-20T10:40:02.000Z' }] },
+  {
+    examples: [
+      {
+        id: 'cmt_Q2w8Er5Ty1Ui4Op7As0D',
+        body: 'Isolated web-01, rotating keys.',
+        author: { type: 'user', id: 'usr_Yx2c9WmQ1pLs7dKe4TzA', label: 'ana@acme.example' },
+        created_at: '2026-11-20T10:40:02.000Z',
+        updated_at: '2026-11-20T10:40:02.000Z',
+      },
+    ],
+  },
 );
 
 export const CaseDetailSchema = Type.Object(
   {
     ...CaseSchema.properties,
-    devices: Type.Array(Type.Object({ ...DeviceSchema.properties }), { description: 'The devices, with addresses (country and city)' }),
-    observations: Type.Array(ObservationSchema, { description: 'The observations, oldest first (up to 500; observation_count has the total)' }),
-    comments: Type.Array(CommentSchema, { description: 'The first 100 comments, oldest first (all of them: GET …/comments)' }),
+    devices: Type.Array(Type.Object({ ...DeviceSchema.properties }), {
+      description: 'The devices, with addresses (country and city)',
+    }),
+    observations: Type.Array(ObservationSchema, {
+      description: 'The observations, oldest first (up to 500; observation_count has the total)',
+    }),
+    comments: Type.Array(CommentSchema, {
+      description: 'The first 100 comments, oldest first (all of them: GET …/comments)',
+    }),
   },
   { examples: [{ ...caseExample, observations: [], comments: [] }] },
 );
@@ -121,16 +164,35 @@ export const SearchCasesBody = Type.Object(
     score_min: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     score_max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     // Null first: the validator coerces types, and tried second, null would become "" for the string.
-    assignee: Type.Optional(Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 254 })], { description: 'User id or email; null: unassigned cases' })),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20, description: 'Cases carrying every one of these tags' })),
+    assignee: Type.Optional(
+      Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 254 })], {
+        description: 'User id or email; null: unassigned cases',
+      }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        maxItems: 20,
+        description: 'Cases carrying every one of these tags',
+      }),
+    ),
     device_id: Type.Optional(Type.String({ maxLength: 64, description: 'Cases on this device' })),
     technique: Type.Optional(TechniqueId),
-    text: Type.Optional(Type.String({ maxLength: 200, description: 'Free text: part of the number (#42), title, description, host names or tags' })),
+    text: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'Free text: part of the number (#42), title, description, host names or tags',
+      }),
+    ),
     created_after: TimeFilter('Created at or after'),
     created_before: TimeFilter('Created before'),
     updated_after: TimeFilter('Changed after (incremental sync: pass the newest updated_at you hold)'),
     updated_before: TimeFilter('Changed before'),
-    sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('score')], { default: 'created', description: 'Sort key (ties broken by creation order)' })),
+    sort: Type.Optional(
+      Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('score')], {
+        default: 'created',
+        description: 'Sort key (ties broken by creation order)',
+      }),
+    ),
     order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
     track_total: Type.Optional(
       // One JSON type list, not a union: with a union the validator's type coercion would read 1 as true, or true as 1.
@@ -161,50 +223,111 @@ export const CaseListSchema = Type.Object(
     cases: Type.Array(CaseSchema),
     next_cursor: NextCursor,
     total: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'Cases matching the filter, all pages, counted as far as `track_total` asks: exact when `total_relation` is `eq`, a lower bound when `gte`; null when `track_total` is false',
+      description:
+        'Cases matching the filter, all pages, counted as far as `track_total` asks: exact when `total_relation` is `eq`, a lower bound when `gte`; null when `track_total` is false',
     }),
     total_relation: Type.Union([Type.Literal('eq'), Type.Literal('gte'), Type.Null()], {
-      description: '`eq`: `total` is the number of matches; `gte`: at least `total` match (the `track_total` limit was reached); null when not counted',
+      description:
+        '`eq`: `total` is the number of matches; `gte`: at least `total` match (the `track_total` limit was reached); null when not counted',
     }),
   },
-  { description: 'A page of cases', examples: [{ cases: [caseExample], next_cursor: null, total: 1, total_relation: 'eq' }] },
+  {
+    description: 'A page of cases',
+    examples: [{ cases: [caseExample], next_cursor: null, total: 1, total_relation: 'eq' }],
+  },
 );
 
 const Count = Type.Integer({ minimum: 0 });
 
 export const CaseCountsSchema = Type.Object(
   {
-    by_status: Type.Object({ new: Count, in_progress: Count, on_hold: Count, closed: Count }, { description: "The tenant's cases per status (merged cases are closed)" }),
-    open_by_severity: Type.Object({ low: Count, medium: Count, high: Count, critical: Count }, { description: 'The open cases (new, in progress, on hold) per severity' }),
+    by_status: Type.Object(
+      { new: Count, in_progress: Count, on_hold: Count, closed: Count },
+      { description: "The tenant's cases per status (merged cases are closed)" },
+    ),
+    open_by_severity: Type.Object(
+      { low: Count, medium: Count, high: Count, critical: Count },
+      { description: 'The open cases (new, in progress, on hold) per severity' },
+    ),
   },
   {
     description: 'Exact counts, read in one snapshot',
-    examples: [{ by_status: { new: 12, in_progress: 7, on_hold: 2, closed: 1480 }, open_by_severity: { low: 5, medium: 9, high: 6, critical: 1 } }],
+    examples: [
+      {
+        by_status: { new: 12, in_progress: 7, on_hold: 2, closed: 1480 },
+        open_by_severity: { low: 5, medium: 9, high: 6, critical: 1 },
+      },
+    ],
   },
 );
 
 const changeFields = {
   status: Type.Optional(StatusSchema),
   resolution: Type.Optional(ResolutionSchema),
-  closing_comment: Type.Optional(Type.String({ maxLength: 10_000, description: 'Written as a comment and kept on the case when closing' })),
-  assignee: Type.Optional(Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 254 })], { description: 'User id or email of a user of the tenant; null: unassign' })),
-  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\s,]+$' }), { maxItems: 50, description: 'The whole tag list (replaces it)' })),
+  closing_comment: Type.Optional(
+    Type.String({ maxLength: 10_000, description: 'Written as a comment and kept on the case when closing' }),
+  ),
+  assignee: Type.Optional(
+    Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 254 })], {
+      description: 'User id or email of a user of the tenant; null: unassign',
+    }),
+  ),
+  tags: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\s,]+$' }), {
+      maxItems: 50,
+      description: 'The whole tag list (replaces it)',
+    }),
+  ),
   severity: Type.Optional(SeveritySchema),
 };
 
 export const PatchCaseBody = Type.Object(
-  { version: Type.Integer({ minimum: 1, description: 'The version you read; a stale one answers 409 version_conflict' }), ...changeFields },
-  { additionalProperties: false, minProperties: 2, examples: [{ version: 7, status: 'closed', resolution: 'true_positive', closing_comment: 'Web shell removed, keys rotated.' }] },
+  {
+    version: Type.Integer({
+      minimum: 1,
+      description: 'The version you read; a stale one answers 409 version_conflict',
+    }),
+    ...changeFields,
+  },
+  {
+    additionalProperties: false,
+    minProperties: 2,
+    examples: [
+      {
+        version: 7,
+        status: 'closed',
+        resolution: 'true_positive',
+        closing_comment: 'Web shell removed, keys rotated.',
+      },
+    ],
+  },
 );
 
 export const BulkPatchBody = Type.Object(
   {
     cases: Type.Array(
-      Type.Object({ id: Type.String({ maxLength: 64, description: 'Case id or number' }), version: Type.Integer({ minimum: 1 }), ...changeFields }, { additionalProperties: false }),
+      Type.Object(
+        {
+          id: Type.String({ maxLength: 64, description: 'Case id or number' }),
+          version: Type.Integer({ minimum: 1 }),
+          ...changeFields,
+        },
+        { additionalProperties: false },
+      ),
       { minItems: 1, maxItems: 100 },
     ),
   },
-  { additionalProperties: false, examples: [{ cases: [{ id: '41', version: 3, assignee: 'ana@acme.example' }, { id: '42', version: 7, status: 'in_progress' }] }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        cases: [
+          { id: '41', version: 3, assignee: 'ana@acme.example' },
+          { id: '42', version: 7, status: 'in_progress' },
+        ],
+      },
+    ],
+  },
 );
 
 export const BulkResultSchema = Type.Object({
@@ -221,23 +344,53 @@ export const BulkResultSchema = Type.Object({
 export const MergeBody = Type.Object(
   {
     target: Type.String({ maxLength: 64, description: 'The case that remains (id or number)' }),
-    sources: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 50, description: 'Cases merged into it: closed as duplicate, marked merged_into' }),
+    sources: Type.Array(Type.String({ maxLength: 64 }), {
+      minItems: 1,
+      maxItems: 50,
+      description: 'Cases merged into it: closed as duplicate, marked merged_into',
+    }),
   },
   { additionalProperties: false, examples: [{ target: '42', sources: ['43', '47'] }] },
 );
 
-export const CommentBody = Type.Object({ body: Type.String({ minLength: 1, maxLength: 10_000, description: 'Markdown' }) }, { additionalProperties: false, examples: [{ body: 'Isolated web-01.' }] });
+export const CommentBody = Type.Object(
+  { body: Type.String({ minLength: 1, maxLength: 10_000, description: 'Markdown' }) },
+  { additionalProperties: false, examples: [{ body: 'Isolated web-01.' }] },
+);
 
 export const HistorySchema = Type.Object(
   {
     at: Timestamp('When'),
-    actor: Type.Object({ type: Type.String({ description: '`user`, `token` or `system`' }), id: Type.Union([Type.String(), Type.Null()]), label: Type.String() }),
-    action: Type.String({ description: 'created, observations_added, updated, commented, comment_edited, comment_deleted, merged, merged_into, rescored' }),
-    changes: Type.Record(Type.String(), Type.Unknown(), { description: 'Per field {from, to}, or the action\'s details' }),
+    actor: Type.Object({
+      type: Type.String({ description: '`user`, `token` or `system`' }),
+      id: Type.Union([Type.String(), Type.Null()]),
+      label: Type.String(),
+    }),
+    action: Type.String({
+      description:
+        'created, observations_added, updated, commented, comment_edited, comment_deleted, merged, merged_into, rescored',
+    }),
+    changes: Type.Record(Type.String(), Type.Unknown(), {
+      description: "Per field {from, to}, or the action's details",
+    }),
   },
-  { examples: [{ at: '2026-11-20T10:40:02.000Z', actor: { type: 'user', id: 'usr_Yx2c9WmQ1pLs7dKe4TzA', label: 'ana@acme.example' }, action: 'updated', changes: { status: { from: 'new', to: 'in_progress' } } }] },
+  {
+    examples: [
+      {
+        at: '2026-11-20T10:40:02.000Z',
+        actor: { type: 'user', id: 'usr_Yx2c9WmQ1pLs7dKe4TzA', label: 'ana@acme.example' },
+        action: 'updated',
+        changes: { status: { from: 'new', to: 'in_progress' } },
+      },
+    ],
+  },
 );
 
-export const CaseParams = Type.Object({ case_id: Type.String({ maxLength: 64, description: 'Case id (`case_…`) or case number' }) });
-export const CommentParams = Type.Object({ case_id: Type.String({ maxLength: 64 }), comment_id: Type.String({ maxLength: 64 }) });
+export const CaseParams = Type.Object({
+  case_id: Type.String({ maxLength: 64, description: 'Case id (`case_…`) or case number' }),
+});
+export const CommentParams = Type.Object({
+  case_id: Type.String({ maxLength: 64 }),
+  comment_id: Type.String({ maxLength: 64 }),
+});
 export const ListPageQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });

@@ -6,7 +6,8 @@ import { checkTransition, transitions } from './case-workflow.js';
 import { AppError } from '../errors.js';
 
 test('score: level, volume, breadth and device criticality', () => {
-  const one = (maxLevel: string, criticalities: ('low' | 'medium' | 'high' | 'critical')[] = []) => caseScore({ maxLevel, observationCount: 1, tactics: 1, criticalities });
+  const one = (maxLevel: string, criticalities: ('low' | 'medium' | 'high' | 'critical')[] = []) =>
+    caseScore({ maxLevel, observationCount: 1, tactics: 1, criticalities });
   assert.equal(one('critical'), 75);
   assert.equal(one('high'), 55);
   assert.equal(one('medium'), 35);
@@ -16,10 +17,22 @@ test('score: level, volume, breadth and device criticality', () => {
   assert.equal(one('high', ['low', 'high']), 66, 'the most critical device counts');
   assert.equal(caseScore({ maxLevel: 'high', observationCount: 2, tactics: 1, criticalities: [] }), 58);
   assert.equal(caseScore({ maxLevel: 'high', observationCount: 16, tactics: 1, criticalities: [] }), 65);
-  assert.equal(caseScore({ maxLevel: 'high', observationCount: 10_000, tactics: 1, criticalities: [] }), 65, 'volume is capped at 10');
+  assert.equal(
+    caseScore({ maxLevel: 'high', observationCount: 10_000, tactics: 1, criticalities: [] }),
+    65,
+    'volume is capped at 10',
+  );
   assert.equal(caseScore({ maxLevel: 'high', observationCount: 1, tactics: 3, criticalities: [] }), 65);
-  assert.equal(caseScore({ maxLevel: 'high', observationCount: 1, tactics: 9, criticalities: [] }), 70, 'breadth is capped at 15');
-  assert.equal(caseScore({ maxLevel: 'critical', observationCount: 64, tactics: 6, criticalities: ['critical'] }), 100, 'clamped to 100');
+  assert.equal(
+    caseScore({ maxLevel: 'high', observationCount: 1, tactics: 9, criticalities: [] }),
+    70,
+    'breadth is capped at 15',
+  );
+  assert.equal(
+    caseScore({ maxLevel: 'critical', observationCount: 64, tactics: 6, criticalities: ['critical'] }),
+    100,
+    'clamped to 100',
+  );
   assert.equal(severityForLevel('informational'), 'low');
   assert.equal(severityForLevel('critical'), 'critical');
 });
@@ -32,7 +45,10 @@ test('workflow: allowed transitions pass, others throw invalid_status_transition
       else {
         assert.throws(
           () => checkTransition(from as keyof typeof transitions, to),
-          (error: unknown) => error instanceof AppError && error.code === 'invalid_status_transition' && JSON.stringify(error.extensions.allowed) === JSON.stringify(allowed),
+          (error: unknown) =>
+            error instanceof AppError &&
+            error.code === 'invalid_status_transition' &&
+            JSON.stringify(error.extensions.allowed) === JSON.stringify(allowed),
           `${from} → ${to}`,
         );
       }

@@ -45,7 +45,8 @@ export function caseScore(input: ScoreInput): number {
   const level = levelPoints[isLevel(input.maxLevel) ? input.maxLevel : 'medium'];
   const volume = Math.min(10, 2.5 * Math.log2(Math.max(1, input.observationCount)));
   const breadth = Math.min(15, 5 * Math.max(0, input.tactics - 1));
-  const factor = input.criticalities.length === 0 ? 1 : Math.max(...input.criticalities.map((value) => criticalityFactor[value]));
+  const factor =
+    input.criticalities.length === 0 ? 1 : Math.max(...input.criticalities.map((value) => criticalityFactor[value]));
   return Math.max(0, Math.min(100, Math.round((level + volume + breadth) * factor)));
 }
 

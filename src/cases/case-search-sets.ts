@@ -33,12 +33,20 @@ export function textLike(text: string): RawBuilder<SqlBool> {
 
 /** Rows of a query, counted up to `limit` (all of them: null). */
 export async function countUpTo(db: Db, query: RawBuilder<unknown>, limit: number | null): Promise<number> {
-  const row = await sql<{ n: number }>`SELECT count(*) AS n FROM (${query}${limit === null ? sql`` : sql` LIMIT ${limit}`}) m`.execute(db);
+  const row = await sql<{
+    n: number;
+  }>`SELECT count(*) AS n FROM (${query}${limit === null ? sql`` : sql` LIMIT ${limit}`}) m`.execute(db);
   return Number(row.rows[0]?.n ?? 0);
 }
 
 /** A join table (case_id, value, tenant_id) whose (tenant_id, value, case_id) index lists a value's cases. */
-function joinTableSet(db: Db, tenantId: number, table: 'case_devices' | 'case_tags' | 'case_techniques', column: 'device_id' | 'tag' | 'technique', value: string): CaseSet {
+function joinTableSet(
+  db: Db,
+  tenantId: number,
+  table: 'case_devices' | 'case_tags' | 'case_techniques',
+  column: 'device_id' | 'tag' | 'technique',
+  value: string,
+): CaseSet {
   const members = sql`SELECT m.case_id AS key FROM ${sql.table(table)} m WHERE m.tenant_id = ${tenantId} AND ${sql.ref(`m.${column}`)} = ${value}`;
   return {
     size: (limit) => countUpTo(db, members, limit),

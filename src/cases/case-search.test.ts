@@ -13,7 +13,14 @@ import { writeTransaction } from '../storage/write-transaction.js';
 import { seededRandom } from '../random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
 import { addCaseDevices, addCaseTechniques, insertCase, replaceCaseTags, type CaseRow } from './case-store.js';
-import { DRIVE_LIMIT, searchCases, sortValue, type CaseFilter, type CaseSort, type TotalTracking } from './case-search.js';
+import {
+  DRIVE_LIMIT,
+  searchCases,
+  sortValue,
+  type CaseFilter,
+  type CaseSort,
+  type TotalTracking,
+} from './case-search.js';
 
 const BIG = DRIVE_LIMIT + 150;
 const T0 = Date.parse('2026-11-01T00:00:00Z');
@@ -42,14 +49,16 @@ function matches(model: Model, filter: CaseFilter): boolean {
   if (filter.deviceId !== undefined && !model.devices.includes(filter.deviceId)) return false;
   if (filter.tags && !filter.tags.every((tag) => model.tags.includes(tag))) return false;
   const technique = filter.technique;
-  if (technique !== undefined && !model.techniques.some((id) => id === technique || id.startsWith(`${technique}.`))) return false;
+  if (technique !== undefined && !model.techniques.some((id) => id === technique || id.startsWith(`${technique}.`)))
+    return false;
   if (filter.text !== undefined && !model.text.includes(filter.text.trim().toLowerCase())) return false;
   if (filter.createdAfter !== undefined && model.created < filter.createdAfter) return false;
   if (filter.updatedAfter !== undefined && model.updated <= filter.updatedAfter) return false;
   return true;
 }
 
-const valueOf = (model: Model, sort: CaseSort) => (sort === 'created' ? model.created : sort === 'updated' ? model.updated : model.score);
+const valueOf = (model: Model, sort: CaseSort) =>
+  sort === 'created' ? model.created : sort === 'updated' ? model.updated : model.score;
 
 for (const target of databaseTargets) {
   describe(`case search plans on ${target.kind}`, { skip: target.skip }, () => {
@@ -77,8 +86,17 @@ for (const target of databaseTargets) {
           const mine = i < total;
           const seen = mine ? (i < BIG ? [device.busy] : i < BIG + 8 ? [device.quiet] : []) : [otherDevice];
           const tags = [...(i % 10 !== 0 ? ['common'] : []), ...(i % 300 === 7 ? ['rare'] : [])];
-          const techniques = [...(i % 7 !== 0 ? ['T1059'] : []), ...(i % 3 === 0 ? ['T1059.004'] : []), ...(i % 211 === 5 ? ['T1003.001'] : [])];
-          const text = [`#${i + 1}`, i % 9 !== 0 ? 'needle in a haystack' : 'hay only', i % 400 === 3 ? 'golden-needle' : '', seen.length ? 'busy-host' : ''].join('\n');
+          const techniques = [
+            ...(i % 7 !== 0 ? ['T1059'] : []),
+            ...(i % 3 === 0 ? ['T1059.004'] : []),
+            ...(i % 211 === 5 ? ['T1003.001'] : []),
+          ];
+          const text = [
+            `#${i + 1}`,
+            i % 9 !== 0 ? 'needle in a haystack' : 'hay only',
+            i % 400 === 3 ? 'golden-needle' : '',
+            seen.length ? 'busy-host' : '',
+          ].join('\n');
           // Ties on created_at every few cases, so pages turn on seq as well.
           const created = T0 + Math.floor(i / 3) * 60_000;
           const row: Omit<CaseRow, 'seq'> = {
@@ -114,7 +132,21 @@ for (const target of databaseTargets) {
           await addCaseDevices(trx, row.tenant_id, row.id, seen);
           await replaceCaseTags(trx, row.tenant_id, row.id, tags);
           await addCaseTechniques(trx, row.tenant_id, row.id, techniques);
-          if (mine) models.push({ id: row.id, seq: 0, status: row.status, severity: row.severity, score: row.score, assignee: row.assignee_id, created, updated: row.updated_at, devices: seen, tags, techniques, text: row.search_text });
+          if (mine)
+            models.push({
+              id: row.id,
+              seq: 0,
+              status: row.status,
+              severity: row.severity,
+              score: row.score,
+              assignee: row.assignee_id,
+              created,
+              updated: row.updated_at,
+              devices: seen,
+              tags,
+              techniques,
+              text: row.search_text,
+            });
         }
       });
       const seqs = await db.selectFrom('cases').select(['id', 'seq']).where('tenant_id', '=', tenantId).execute();
@@ -132,7 +164,14 @@ for (const target of databaseTargets) {
       let afterKey: { value: number; seq: number } | undefined;
       let first: Awaited<ReturnType<typeof searchCases>>['total'] | undefined;
       for (let pages = 0; pages < 100; pages++) {
-        const { rows, total } = await searchCases(database.db, database.kind, tenantId, filter, { sort, order, limit: 400, ...(afterKey ? { after: afterKey } : {}) }, tracking);
+        const { rows, total } = await searchCases(
+          database.db,
+          database.kind,
+          tenantId,
+          filter,
+          { sort, order, limit: 400, ...(afterKey ? { after: afterKey } : {}) },
+          tracking,
+        );
         if (pages === 0) first = total;
         ids.push(...rows.map((row) => row.id));
         const last = rows.at(-1);
@@ -154,7 +193,10 @@ for (const target of databaseTargets) {
       ['a rare technique with a big tag set', () => ({ technique: 'T1003', tags: ['common'] })],
       ['indexed text matching many', () => ({ text: 'NEEDLE' })],
       ['indexed text matching few', () => ({ text: 'golden-needle' })],
-      ['indexed text with a big device set and a score', () => ({ text: 'needle', deviceId: device.busy, scoreMin: 40 })],
+      [
+        'indexed text with a big device set and a score',
+        () => ({ text: 'needle', deviceId: device.busy, scoreMin: 40 }),
+      ],
       ['text too short for the index', () => ({ text: '#1' })],
       ['many statuses and severities', () => ({ statuses: ['new', 'closed'], severities: ['high', 'critical'] })],
       ['a rare assignee', () => ({ assignee: 'usr_rare' })],
@@ -170,15 +212,23 @@ for (const target of databaseTargets) {
         for (const sort of ['created', 'updated', 'score'] as const) {
           for (const order of ['desc', 'asc'] as const) {
             const direction = order === 'desc' ? -1 : 1;
-            const ordered = [...expected].sort((a, b) => direction * (valueOf(a, sort) - valueOf(b, sort) || a.seq - b.seq)).map((model) => model.id);
+            const ordered = [...expected]
+              .sort((a, b) => direction * (valueOf(a, sort) - valueOf(b, sort) || a.seq - b.seq))
+              .map((model) => model.id);
             const found = await searchAll(filter, sort, order, { upTo: 10_000 });
             assert.deepEqual(found.ids, ordered, `${label}, ${sort} ${order}`);
             assert.deepEqual(found.total, { value: expected.length, relation: 'eq' });
           }
         }
         const capped = await searchAll(filter, 'created', 'desc', { upTo: 100 });
-        assert.deepEqual(capped.total, expected.length > 100 ? { value: 100, relation: 'gte' } : { value: expected.length, relation: 'eq' });
-        assert.deepEqual((await searchAll(filter, 'created', 'desc', { exact: true })).total, { value: expected.length, relation: 'eq' });
+        assert.deepEqual(
+          capped.total,
+          expected.length > 100 ? { value: 100, relation: 'gte' } : { value: expected.length, relation: 'eq' },
+        );
+        assert.deepEqual((await searchAll(filter, 'created', 'desc', { exact: true })).total, {
+          value: expected.length,
+          relation: 'eq',
+        });
         const uncounted = await searchAll(filter, 'score', 'desc', null);
         assert.equal(uncounted.total, null);
         assert.equal(uncounted.ids.length, expected.length);
@@ -188,10 +238,23 @@ for (const target of databaseTargets) {
     test('a changed search text is found by its new text only (the trigram index follows updates)', async () => {
       const model = models[5]!;
       const find = async (text: string) =>
-        (await searchCases(database.db, database.kind, tenantId, { text }, { sort: 'created', order: 'desc', limit: 10 }, { upTo: 10 })).rows.map((row) => row.id);
+        (
+          await searchCases(
+            database.db,
+            database.kind,
+            tenantId,
+            { text },
+            { sort: 'created', order: 'desc', limit: 10 },
+            { upTo: 10 },
+          )
+        ).rows.map((row) => row.id);
       // '#6' then the next line: this case's alone (#60 and on have another digit before it).
       assert.deepEqual(await find('#6\nneedle'), [model.id]);
-      await database.db.updateTable('cases').set({ search_text: 'renamed-marker' }).where('id', '=', model.id).execute();
+      await database.db
+        .updateTable('cases')
+        .set({ search_text: 'renamed-marker' })
+        .where('id', '=', model.id)
+        .execute();
       assert.deepEqual(await find('renamed-marker'), [model.id]);
       assert.deepEqual(await find('#6\nneedle'), []);
       await database.db.updateTable('cases').set({ search_text: model.text }).where('id', '=', model.id).execute();

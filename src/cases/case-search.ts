@@ -9,7 +9,16 @@ import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool 
 import type { CasesTable, Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import type { CaseRow, Db } from './case-store.js';
-import { countUpTo, deviceSet, normaliseText, tagSet, techniqueSet, textLike, textSet, type CaseSet } from './case-search-sets.js';
+import {
+  countUpTo,
+  deviceSet,
+  normaliseText,
+  tagSet,
+  techniqueSet,
+  textLike,
+  textSet,
+  type CaseSet,
+} from './case-search-sets.js';
 
 export interface CaseFilter {
   statuses?: string[];
@@ -34,7 +43,11 @@ export interface CaseFilter {
 export type CaseSort = 'created' | 'updated' | 'score';
 const sortColumn = { created: 'c.created_at', updated: 'c.updated_at', score: 'c.score' } as const;
 /** The index ordered by each sort key (migration 0006). */
-const sortIndex = { created: 'cases_tenant_created', updated: 'cases_tenant_updated', score: 'cases_tenant_score' } as const;
+const sortIndex = {
+  created: 'cases_tenant_created',
+  updated: 'cases_tenant_updated',
+  score: 'cases_tenant_score',
+} as const;
 
 export interface CasePage {
   sort: CaseSort;
@@ -70,12 +83,23 @@ const scope = expressionBuilder<Tables & { c: CasesTable }, 'c'>();
 /** The conditions on the case row itself: the index columns, and text too short for the trigram index. */
 function rowConditions(filter: CaseFilter, shortText: string | undefined): Expression<SqlBool>[] {
   const all: Expression<SqlBool>[] = [];
-  const { statuses, severities, scoreMin, scoreMax, assignee, createdAfter, createdBefore, updatedAfter, updatedBefore } = filter;
+  const {
+    statuses,
+    severities,
+    scoreMin,
+    scoreMax,
+    assignee,
+    createdAfter,
+    createdBefore,
+    updatedAfter,
+    updatedBefore,
+  } = filter;
   if (statuses?.length) all.push(scope('c.status', 'in', statuses));
   if (severities?.length) all.push(scope('c.severity', 'in', severities));
   if (scoreMin !== undefined) all.push(scope('c.score', '>=', scoreMin));
   if (scoreMax !== undefined) all.push(scope('c.score', '<=', scoreMax));
-  if (assignee !== undefined) all.push(assignee === null ? scope('c.assignee_id', 'is', null) : scope('c.assignee_id', '=', assignee));
+  if (assignee !== undefined)
+    all.push(assignee === null ? scope('c.assignee_id', 'is', null) : scope('c.assignee_id', '=', assignee));
   if (createdAfter !== undefined) all.push(scope('c.created_at', '>=', createdAfter));
   if (createdBefore !== undefined) all.push(scope('c.created_at', '<', createdBefore));
   if (updatedAfter !== undefined) all.push(scope('c.updated_at', '>', updatedAfter));
@@ -107,7 +131,12 @@ function source(kind: DatabaseKind, driver: CaseSet | undefined, walk?: string):
 async function readRows(db: Db, tenantId: number, seqs: readonly number[]): Promise<CaseRow[]> {
   if (seqs.length === 0) return [];
   // By primary key: `+` keeps SQLite from scanning the tenant's entries of an index led by tenant_id.
-  const rows = await db.selectFrom('cases').selectAll().where('seq', 'in', [...seqs]).where(sql`+tenant_id`, '=', tenantId).execute();
+  const rows = await db
+    .selectFrom('cases')
+    .selectAll()
+    .where('seq', 'in', [...seqs])
+    .where(sql`+tenant_id`, '=', tenantId)
+    .execute();
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
   return seqs.map((seq) => bySeq.get(seq)).filter((row) => row !== undefined);
 }
@@ -130,7 +159,9 @@ export async function searchCases(
 
   // A set alone: its size is the total, so it is counted once.
   const lone = sets.length === 1 && conditions.length === 0 ? sets[0] : undefined;
-  const sized = await Promise.all(sets.map(async (set) => ({ set, size: await set.size(set === lone ? countLimit : DRIVE_LIMIT + 1) })));
+  const sized = await Promise.all(
+    sets.map(async (set) => ({ set, size: await set.size(set === lone ? countLimit : DRIVE_LIMIT + 1) })),
+  );
   sized.sort((a, b) => a.size - b.size);
   const driver = sized[0] && sized[0].size <= DRIVE_LIMIT ? sized[0].set : undefined;
   const where = scope.and([
@@ -148,14 +179,21 @@ export async function searchCases(
   const column = sortColumn[page.sort];
   const order = sql.raw(page.order);
   const after = page.after;
-  const beyond = after ? scope(scope.refTuple(column, 'c.seq'), page.order === 'desc' ? '<' : '>', scope.tuple(after.value, after.seq)) : sql<SqlBool>`1 = 1`;
+  const beyond = after
+    ? scope(scope.refTuple(column, 'c.seq'), page.order === 'desc' ? '<' : '>', scope.tuple(after.value, after.seq))
+    : sql<SqlBool>`1 = 1`;
   const walk = !driver && matches !== undefined && matches > DRIVE_LIMIT ? sortIndex[page.sort] : undefined;
   const keys = await sql<{ seq: number }>`SELECT c.seq FROM ${source(kind, driver, walk)} WHERE ${where} AND ${beyond}
     ORDER BY ${sql.ref(column)} ${order}, c.seq ${order} LIMIT ${page.limit}`.execute(db);
-  const rows = await readRows(db, tenantId, keys.rows.map((key) => Number(key.seq)));
+  const rows = await readRows(
+    db,
+    tenantId,
+    keys.rows.map((key) => Number(key.seq)),
+  );
 
   let total: CaseTotal | null = null;
-  if (tracking && matches !== undefined) total = cap !== null && matches > cap ? { value: cap, relation: 'gte' } : { value: matches, relation: 'eq' };
+  if (tracking && matches !== undefined)
+    total = cap !== null && matches > cap ? { value: cap, relation: 'gte' } : { value: matches, relation: 'eq' };
   return { rows, total };
 }
 

@@ -11,7 +11,18 @@ import { writeTransaction } from '../storage/write-transaction.js';
 import { presentDevices } from '../devices/device-service.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import { presentObservation } from '../observations/observation-service.js';
-import { addHistory, caseDeviceIds, findCase, insertComment, listComments, replaceCaseTags, updateCase, type CaseRow, type CommentRow, type Db } from './case-store.js';
+import {
+  addHistory,
+  caseDeviceIds,
+  findCase,
+  insertComment,
+  listComments,
+  replaceCaseTags,
+  updateCase,
+  type CaseRow,
+  type CommentRow,
+  type Db,
+} from './case-store.js';
 import { checkTransition, type CaseStatus, type Resolution } from './case-workflow.js';
 import { searchText } from './case-derive.js';
 import { newId } from '../identity/secrets.js';
@@ -32,7 +43,12 @@ interface Person {
 async function peopleById(db: Db, tenantId: number, ids: readonly (string | null)[]): Promise<Map<string, Person>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await db.selectFrom('users').select(['id', 'email', 'name']).where('tenant_id', '=', tenantId).where('id', 'in', wanted).execute();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'email', 'name'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', wanted)
+    .execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -46,21 +62,53 @@ export async function resolveAssignee(db: Db, tenantId: number, idOrEmail: strin
     .where('disabled_at', 'is', null)
     .where((eb) => (value.includes('@') ? eb('email', '=', value.toLowerCase()) : eb('id', '=', value)))
     .executeTakeFirst();
-  if (!row) throw new AppError('unknown_assignee', `${JSON.stringify(value)} is not an active user of this tenant`, { extensions: { field: 'assignee' } });
+  if (!row)
+    throw new AppError('unknown_assignee', `${JSON.stringify(value)} is not an active user of this tenant`, {
+      extensions: { field: 'assignee' },
+    });
   return row;
 }
 
 /** The list form of cases, in the order given. */
 export async function presentCases(db: Db, catalogue: AttackCatalogue, tenantId: number, rows: readonly CaseRow[]) {
-  const deviceIds = await caseDeviceIds(db, tenantId, rows.map((row) => row.id));
-  const devices = new Map((await findDevicesByIds(db, tenantId, [...new Set([...deviceIds.values()].flat())])).map((device) => [device.id, device]));
-  const people = await peopleById(db, tenantId, rows.map((row) => row.assignee_id));
-  const tenant = await db.selectFrom('tenants').select('ai_summaries_enabled').where('id', '=', tenantId).executeTakeFirst();
+  const deviceIds = await caseDeviceIds(
+    db,
+    tenantId,
+    rows.map((row) => row.id),
+  );
+  const devices = new Map(
+    (await findDevicesByIds(db, tenantId, [...new Set([...deviceIds.values()].flat())])).map((device) => [
+      device.id,
+      device,
+    ]),
+  );
+  const people = await peopleById(
+    db,
+    tenantId,
+    rows.map((row) => row.assignee_id),
+  );
+  const tenant = await db
+    .selectFrom('tenants')
+    .select('ai_summaries_enabled')
+    .where('id', '=', tenantId)
+    .executeTakeFirst();
   const summariesOn = Number(tenant?.ai_summaries_enabled ?? 1) === 1;
   // Opted out: no summary is shown (seed rule 6), and the case says why.
-  const summaries = summariesOn ? new Map((await findSummaries(db, tenantId, rows.map((row) => row.id))).map((summary) => [summary.case_id, summary])) : new Map();
+  const summaries = summariesOn
+    ? new Map(
+        (
+          await findSummaries(
+            db,
+            tenantId,
+            rows.map((row) => row.id),
+          )
+        ).map((summary) => [summary.case_id, summary]),
+      )
+    : new Map();
   return rows.map((row) => {
-    const caseDevices = (deviceIds.get(row.id) ?? []).map((id) => devices.get(id)).filter((device) => device !== undefined);
+    const caseDevices = (deviceIds.get(row.id) ?? [])
+      .map((id) => devices.get(id))
+      .filter((device) => device !== undefined);
     const summary = summaries.get(row.id);
     const techniques = JSON.parse(row.techniques) as string[];
     return {
@@ -77,10 +125,18 @@ export async function presentCases(db: Db, catalogue: AttackCatalogue, tenantId:
       tags: JSON.parse(row.tags) as string[],
       techniques: techniques.map((id) => {
         const technique = catalogue.technique(id);
-        return { id, name: technique?.name ?? null, tactics: (technique?.tactics ?? []).map((shortname) => catalogue.tactic(shortname)?.name ?? shortname) };
+        return {
+          id,
+          name: technique?.name ?? null,
+          tactics: (technique?.tactics ?? []).map((shortname) => catalogue.tactic(shortname)?.name ?? shortname),
+        };
       }),
       tactics: JSON.parse(row.tactics) as string[],
-      devices: caseDevices.map((device) => ({ id: device.id, host_name: device.host_name, criticality: device.criticality })),
+      devices: caseDevices.map((device) => ({
+        id: device.id,
+        host_name: device.host_name,
+        criticality: device.criticality,
+      })),
       observation_count: Number(row.observation_count),
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
@@ -91,7 +147,9 @@ export async function presentCases(db: Db, catalogue: AttackCatalogue, tenantId:
       version: Number(row.version),
       // Only a summary someone generated; reading never generates one.
       summary: summary ? presentSummary(summary, basisOf(row, caseDevices)) : null,
-      summary_unavailable: summariesOn ? null : { code: 'ai_summaries_disabled', detail: 'AI summaries are turned off for this organisation' },
+      summary_unavailable: summariesOn
+        ? null
+        : { code: 'ai_summaries_disabled', detail: 'AI summaries are turned off for this organisation' },
     };
   });
 }
@@ -109,7 +167,13 @@ export function presentComment(row: CommentRow) {
 }
 
 /** A comment row by `actor`, not yet stored. */
-export function newComment(caseId: string, tenantId: number, body: string, actor: AuditActor, now: number): Omit<CommentRow, 'seq'> {
+export function newComment(
+  caseId: string,
+  tenantId: number,
+  body: string,
+  actor: AuditActor,
+  now: number,
+): Omit<CommentRow, 'seq'> {
   return {
     id: newId('cmt'),
     case_id: caseId,
@@ -133,10 +197,23 @@ export async function requireCase(db: Db, tenantId: number, idOrNumber: string):
 export const MAX_DETAIL_OBSERVATIONS = 500;
 
 /** One case with everything on it (DFIR-IRIS users' "one call"). */
-export async function getCaseDetail(db: Kysely<Tables>, catalogue: AttackCatalogue, tenantId: number, idOrNumber: string) {
+export async function getCaseDetail(
+  db: Kysely<Tables>,
+  catalogue: AttackCatalogue,
+  tenantId: number,
+  idOrNumber: string,
+) {
   const row = await requireCase(db, tenantId, idOrNumber);
   const [view] = await presentCases(db, catalogue, tenantId, [row]);
-  const devices = await presentDevices(db, tenantId, await findDevicesByIds(db, tenantId, view!.devices.map((device) => device.id)));
+  const devices = await presentDevices(
+    db,
+    tenantId,
+    await findDevicesByIds(
+      db,
+      tenantId,
+      view!.devices.map((device) => device.id),
+    ),
+  );
   const observations = await db
     .selectFrom('case_observations as co')
     .innerJoin('observations as o', 'o.id', 'co.observation_id')
@@ -166,12 +243,24 @@ export interface CaseChanges {
 }
 
 /** Applies one case's changes inside `trx`: checks, writes, history. Returns the new row. */
-export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: string, version: number, changes: CaseChanges, actor: AuditActor, now: number): Promise<CaseRow> {
+export async function applyCaseChanges(
+  trx: Db,
+  tenantId: number,
+  idOrNumber: string,
+  version: number,
+  changes: CaseChanges,
+  actor: AuditActor,
+  now: number,
+): Promise<CaseRow> {
   const row = await requireCase(trx, tenantId, idOrNumber);
   if (Number(row.version) !== version) {
-    throw new AppError('version_conflict', `case ${row.number} is at version ${row.version}, not ${version}: read it again and reapply your change`, {
-      extensions: { field: 'version', current_version: Number(row.version) },
-    });
+    throw new AppError(
+      'version_conflict',
+      `case ${row.number} is at version ${row.version}, not ${version}: read it again and reapply your change`,
+      {
+        extensions: { field: 'version', current_version: Number(row.version) },
+      },
+    );
   }
   const set: Partial<CaseRow> = {};
   const diff: Record<string, { from: unknown; to: unknown }> = {};
@@ -183,19 +272,37 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
   const status = changes.status ?? (row.status as CaseStatus);
   if (changes.status !== undefined && changes.status !== row.status && row.merged_into !== null) {
     // Its contents live in the case it was merged into; reopening it would revive an empty shell.
-    throw new AppError('invalid_status_transition', `case ${row.number} was merged into ${row.merged_into}; work on that case instead`, {
-      extensions: { field: 'status', from: row.status, to: changes.status, allowed: [], merged_into: row.merged_into },
-    });
+    throw new AppError(
+      'invalid_status_transition',
+      `case ${row.number} was merged into ${row.merged_into}; work on that case instead`,
+      {
+        extensions: {
+          field: 'status',
+          from: row.status,
+          to: changes.status,
+          allowed: [],
+          merged_into: row.merged_into,
+        },
+      },
+    );
   }
   if (changes.status !== undefined) checkTransition(row.status as CaseStatus, changes.status);
   if ((changes.resolution !== undefined || changes.closing_comment !== undefined) && status !== 'closed') {
-    throw new AppError('invalid_request', 'resolution and closing_comment belong to a closed case: send them with status closed', {
-      extensions: { field: changes.resolution !== undefined ? 'resolution' : 'closing_comment' },
-    });
+    throw new AppError(
+      'invalid_request',
+      'resolution and closing_comment belong to a closed case: send them with status closed',
+      {
+        extensions: { field: changes.resolution !== undefined ? 'resolution' : 'closing_comment' },
+      },
+    );
   }
   if (status === 'closed' && row.status !== 'closed') {
     if (!changes.resolution) {
-      throw new AppError('resolution_required', `closing a case needs a resolution: true_positive, benign_true_positive, false_positive, duplicate or inconclusive`, { extensions: { field: 'resolution' } });
+      throw new AppError(
+        'resolution_required',
+        `closing a case needs a resolution: true_positive, benign_true_positive, false_positive, duplicate or inconclusive`,
+        { extensions: { field: 'resolution' } },
+      );
     }
     change('status', 'closed');
     change('resolution', changes.resolution);
@@ -214,7 +321,12 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
     if (changes.resolution !== undefined) change('resolution', changes.resolution);
     if (changes.closing_comment !== undefined) change('closing_comment', changes.closing_comment);
   }
-  if (changes.assignee !== undefined) change('assignee_id', changes.assignee === null ? null : (await resolveAssignee(trx, tenantId, changes.assignee)).id, 'assignee');
+  if (changes.assignee !== undefined)
+    change(
+      'assignee_id',
+      changes.assignee === null ? null : (await resolveAssignee(trx, tenantId, changes.assignee)).id,
+      'assignee',
+    );
   if (changes.severity !== undefined) {
     change('severity', changes.severity);
     set.severity_manual = 1;
@@ -231,11 +343,15 @@ export async function applyCaseChanges(trx: Db, tenantId: number, idOrNumber: st
   }
   if (Object.keys(diff).length === 0) return row;
   if (set.tags !== undefined) {
-    const hosts = (await findDevicesByIds(trx, tenantId, (await caseDeviceIds(trx, tenantId, [row.id])).get(row.id) ?? [])).map((device) => device.host_name);
+    const hosts = (
+      await findDevicesByIds(trx, tenantId, (await caseDeviceIds(trx, tenantId, [row.id])).get(row.id) ?? [])
+    ).map((device) => device.host_name);
     set.search_text = searchText(Number(row.number), row.title, row.description, hosts, tags);
   }
   if (!(await updateCase(trx, tenantId, row.id, Number(row.version), { ...set, updated_at: now }))) {
-    throw new AppError('version_conflict', `case ${row.number} changed while it was being updated; read it again`, { extensions: { field: 'version' } });
+    throw new AppError('version_conflict', `case ${row.number} changed while it was being updated; read it again`, {
+      extensions: { field: 'version' },
+    });
   }
   await addHistory(trx, [{ caseId: row.id, tenantId, at: now, actor, action: 'updated', changes: diff }]);
   if (changes.closing_comment !== undefined && diff.closing_comment) {
@@ -256,7 +372,9 @@ export async function patchCase(
   now?: number,
 ): Promise<CaseView> {
   // Stamped once the write lock is held, so updated_at follows commit order (updated_after sync).
-  const row = await writeTransaction(db, kind, (trx) => applyCaseChanges(trx, tenantId, idOrNumber, version, changes, actor, now ?? Date.now()));
+  const row = await writeTransaction(db, kind, (trx) =>
+    applyCaseChanges(trx, tenantId, idOrNumber, version, changes, actor, now ?? Date.now()),
+  );
   const [view] = await presentCases(db, catalogue, tenantId, [row]);
   return view!;
 }
@@ -274,13 +392,26 @@ export async function bulkPatchCases(
   const results = [];
   for (const { id, version, ...changes } of items) {
     try {
-      results.push({ id, status: 200, case: await patchCase(db, kind, catalogue, tenantId, id, version, changes, actor, now) });
+      results.push({
+        id,
+        status: 200,
+        case: await patchCase(db, kind, catalogue, tenantId, id, version, changes, actor, now),
+      });
     } catch (error) {
       // Earlier items are committed: a storage failure is answered for this item alone, so the
       // caller can tell which changes landed and retry the rest.
       if (!(error instanceof AppError) && !isRetryableStorageError(error)) throw error;
-      const problem = error instanceof AppError ? error : new AppError('storage_unavailable', 'the database was busy and could not apply this change; retry it', { cause: error });
-      results.push({ id, status: problem.status, error: { code: problem.code, detail: problem.detail, ...problem.extensions } });
+      const problem =
+        error instanceof AppError
+          ? error
+          : new AppError('storage_unavailable', 'the database was busy and could not apply this change; retry it', {
+              cause: error,
+            });
+      results.push({
+        id,
+        status: problem.status,
+        error: { code: problem.code, detail: problem.detail, ...problem.extensions },
+      });
     }
   }
   return { results };

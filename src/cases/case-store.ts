@@ -22,7 +22,8 @@ export async function nextCaseNumber(db: Db, tenantId: number): Promise<number> 
 
 /** Serialises grouping of one (tenant, group) on PostgreSQL; SQLite has one writer already. */
 export async function lockGroup(db: Db, kind: DatabaseKind, tenantId: number, groupKey: string): Promise<void> {
-  if (kind === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`case:${tenantId}:${groupKey}`}, 0))`.execute(db);
+  if (kind === 'postgres')
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`case:${tenantId}:${groupKey}`}, 0))`.execute(db);
 }
 
 /** The open case a new observation in this window would join: by device (merges included) or by group. */
@@ -55,7 +56,12 @@ export async function findOpenCase(
 
 /** Reads cases, locking their rows in id order on PostgreSQL (SQLite's one writer needs no lock). */
 export function lockCases(db: Db, kind: DatabaseKind, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
-  const query = db.selectFrom('cases').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', [...new Set(ids)]).orderBy('id');
+  const query = db
+    .selectFrom('cases')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('id');
   return (kind === 'postgres' ? query.forUpdate() : query).execute();
 }
 
@@ -64,7 +70,13 @@ export async function insertCase(db: Db, row: Omit<CaseRow, 'seq'>): Promise<voi
 }
 
 /** Updates a case if its version is still `version`; false when someone changed it first. */
-export async function updateCase(db: Db, tenantId: number, id: string, version: number, changes: Partial<Omit<CaseRow, 'seq' | 'id' | 'tenant_id'>>): Promise<boolean> {
+export async function updateCase(
+  db: Db,
+  tenantId: number,
+  id: string,
+  version: number,
+  changes: Partial<Omit<CaseRow, 'seq' | 'id' | 'tenant_id'>>,
+): Promise<boolean> {
   const result = await db
     .updateTable('cases')
     .set({ ...changes, version: version + 1 })
@@ -78,25 +90,47 @@ export async function updateCase(db: Db, tenantId: number, id: string, version: 
 export function findCase(db: Db, tenantId: number, idOrNumber: string): Promise<CaseRow | undefined> {
   const query = db.selectFrom('cases').selectAll().where('tenant_id', '=', tenantId);
   const number = /^\d{1,15}$/.test(idOrNumber) ? Number(idOrNumber) : undefined;
-  return (number !== undefined ? query.where('number', '=', number) : query.where('id', '=', idOrNumber)).executeTakeFirst();
+  return (
+    number !== undefined ? query.where('number', '=', number) : query.where('id', '=', idOrNumber)
+  ).executeTakeFirst();
 }
 
 export function findCasesByIds(db: Db, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('cases').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', [...ids]).execute();
+  return db
+    .selectFrom('cases')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
-export async function addCaseObservations(db: Db, tenantId: number, caseId: string, observationIds: readonly string[], now: number): Promise<void> {
+export async function addCaseObservations(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  observationIds: readonly string[],
+  now: number,
+): Promise<void> {
   for (let i = 0; i < observationIds.length; i += 200) {
     await db
       .insertInto('case_observations')
-      .values(observationIds.slice(i, i + 200).map((id) => ({ observation_id: id, case_id: caseId, tenant_id: tenantId, added_at: now })))
+      .values(
+        observationIds
+          .slice(i, i + 200)
+          .map((id) => ({ observation_id: id, case_id: caseId, tenant_id: tenantId, added_at: now })),
+      )
       .onConflict((oc) => oc.column('observation_id').doUpdateSet({ case_id: caseId }))
       .execute();
   }
 }
 
-export async function addCaseDevices(db: Db, tenantId: number, caseId: string, deviceIds: readonly string[]): Promise<void> {
+export async function addCaseDevices(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  deviceIds: readonly string[],
+): Promise<void> {
   if (deviceIds.length === 0) return;
   await db
     .insertInto('case_devices')
@@ -111,10 +145,19 @@ export async function addCaseDevices(db: Db, tenantId: number, caseId: string, d
  * then one exact index lookup that names each case once. Ids are ^T\d{4}(\.\d{3})?$.
  */
 export function filedTechniques(techniques: readonly string[]): string[] {
-  return [...new Set(techniques.flatMap((technique) => (technique.length > 5 ? [technique, technique.slice(0, 5)] : [technique])))];
+  return [
+    ...new Set(
+      techniques.flatMap((technique) => (technique.length > 5 ? [technique, technique.slice(0, 5)] : [technique])),
+    ),
+  ];
 }
 
-export async function addCaseTechniques(db: Db, tenantId: number, caseId: string, techniques: readonly string[]): Promise<void> {
+export async function addCaseTechniques(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  techniques: readonly string[],
+): Promise<void> {
   if (techniques.length === 0) return;
   await db
     .insertInto('case_techniques')
@@ -123,7 +166,12 @@ export async function addCaseTechniques(db: Db, tenantId: number, caseId: string
     .execute();
 }
 
-export async function replaceCaseTags(db: Db, tenantId: number, caseId: string, tags: readonly string[]): Promise<void> {
+export async function replaceCaseTags(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  tags: readonly string[],
+): Promise<void> {
   await db.deleteFrom('case_tags').where('tenant_id', '=', tenantId).where('case_id', '=', caseId).execute();
   if (tags.length === 0) return;
   await db
@@ -132,26 +180,66 @@ export async function replaceCaseTags(db: Db, tenantId: number, caseId: string, 
     .execute();
 }
 
-export async function caseDeviceIds(db: Db, tenantId: number, caseIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function caseDeviceIds(
+  db: Db,
+  tenantId: number,
+  caseIds: readonly string[],
+): Promise<Map<string, string[]>> {
   const byCase = new Map<string, string[]>();
   if (caseIds.length === 0) return byCase;
-  const rows = await db.selectFrom('case_devices').select(['case_id', 'device_id']).where('tenant_id', '=', tenantId).where('case_id', 'in', [...caseIds]).execute();
+  const rows = await db
+    .selectFrom('case_devices')
+    .select(['case_id', 'device_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', 'in', [...caseIds])
+    .execute();
   for (const row of rows) byCase.set(row.case_id, [...(byCase.get(row.case_id) ?? []), row.device_id]);
   return byCase;
 }
 
 export async function caseObservationIds(db: Db, tenantId: number, caseId: string): Promise<string[]> {
-  const rows = await db.selectFrom('case_observations').select('observation_id').where('tenant_id', '=', tenantId).where('case_id', '=', caseId).orderBy('added_at').execute();
+  const rows = await db
+    .selectFrom('case_observations')
+    .select('observation_id')
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', caseId)
+    .orderBy('added_at')
+    .execute();
   return rows.map((row) => row.observation_id);
 }
 
 /** Moves every observation, device, technique and tag of `from` to `to` (a merge); `from` keeps none. */
 export async function moveCaseParts(db: Db, tenantId: number, from: string, to: string): Promise<void> {
-  await db.updateTable('case_observations').set({ case_id: to }).where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
-  const devices = await db.selectFrom('case_devices').select('device_id').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
-  await addCaseDevices(db, tenantId, to, devices.map((row) => row.device_id));
-  const techniques = await db.selectFrom('case_techniques').select('technique').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
-  await addCaseTechniques(db, tenantId, to, techniques.map((row) => row.technique));
+  await db
+    .updateTable('case_observations')
+    .set({ case_id: to })
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', from)
+    .execute();
+  const devices = await db
+    .selectFrom('case_devices')
+    .select('device_id')
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', from)
+    .execute();
+  await addCaseDevices(
+    db,
+    tenantId,
+    to,
+    devices.map((row) => row.device_id),
+  );
+  const techniques = await db
+    .selectFrom('case_techniques')
+    .select('technique')
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', from)
+    .execute();
+  await addCaseTechniques(
+    db,
+    tenantId,
+    to,
+    techniques.map((row) => row.technique),
+  );
   // The target's tags are rewritten by the caller (the union of both).
   for (const table of ['case_devices', 'case_techniques', 'case_tags'] as const) {
     await db.deleteFrom(table).where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
@@ -186,7 +274,12 @@ export async function addHistory(db: Db, entries: readonly HistoryEntry[]): Prom
     .execute();
 }
 
-export function listHistory(db: Db, tenantId: number, caseId: string, page: { limit: number; after?: number }): Promise<HistoryRow[]> {
+export function listHistory(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  page: { limit: number; after?: number },
+): Promise<HistoryRow[]> {
   let query = db.selectFrom('case_history').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId);
   if (page.after !== undefined) query = query.where('seq', '>', page.after);
   return query.orderBy('seq').limit(page.limit).execute();
@@ -197,15 +290,37 @@ export async function insertComment(db: Db, row: Omit<CommentRow, 'seq'>): Promi
 }
 
 export function findComment(db: Db, tenantId: number, caseId: string, id: string): Promise<CommentRow | undefined> {
-  return db.selectFrom('case_comments').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('case_comments')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', caseId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
-export async function updateComment(db: Db, tenantId: number, id: string, changes: { body?: string; updated_at?: number; deleted_at?: number }): Promise<void> {
+export async function updateComment(
+  db: Db,
+  tenantId: number,
+  id: string,
+  changes: { body?: string; updated_at?: number; deleted_at?: number },
+): Promise<void> {
   await db.updateTable('case_comments').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
 
-export function listComments(db: Db, tenantId: number, caseId: string, page: { limit: number; after?: number }): Promise<CommentRow[]> {
-  let query = db.selectFrom('case_comments').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId).where('deleted_at', 'is', null);
+export function listComments(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  page: { limit: number; after?: number },
+): Promise<CommentRow[]> {
+  let query = db
+    .selectFrom('case_comments')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', caseId)
+    .where('deleted_at', 'is', null);
   if (page.after !== undefined) query = query.where('seq', '>', page.after);
   return query.orderBy('seq').limit(page.limit).execute();
 }
@@ -215,7 +330,11 @@ export function listComments(db: Db, tenantId: number, caseId: string, page: { l
  * Both are counted from index entries; the total from the narrowest index led by tenant_id, as
  * counting the closed cases (most of a tenant's) in a wide index reads twice the pages.
  */
-export async function countCasesByStatus(db: Db, tenantId: number, open: readonly string[]): Promise<{ total: number; open: { status: string; severity: string; n: number }[] }> {
+export async function countCasesByStatus(
+  db: Db,
+  tenantId: number,
+  open: readonly string[],
+): Promise<{ total: number; open: { status: string; severity: string; n: number }[] }> {
   const result = await sql<{ status: string | null; severity: string | null; n: number }>`
     SELECT status, severity, count(*) AS n FROM cases WHERE tenant_id = ${tenantId} AND status IN (${sql.join(open)}) GROUP BY status, severity
     UNION ALL
@@ -223,7 +342,9 @@ export async function countCasesByStatus(db: Db, tenantId: number, open: readonl
   const rows = result.rows.map((row) => ({ ...row, n: Number(row.n) }));
   return {
     total: rows.find((row) => row.status === null)?.n ?? 0,
-    open: rows.flatMap((row) => (row.status === null || row.severity === null ? [] : [{ status: row.status, severity: row.severity, n: row.n }])),
+    open: rows.flatMap((row) =>
+      row.status === null || row.severity === null ? [] : [{ status: row.status, severity: row.severity, n: row.n }],
+    ),
   };
 }
 

@@ -26,7 +26,9 @@ export interface CaseTextInput {
 
 /** The most important rule first: highest level, then most observations, then title. */
 export function rankRules(rules: readonly CaseRule[]): CaseRule[] {
-  return [...rules].sort((a, b) => levelRank(b.level) - levelRank(a.level) || b.count - a.count || a.title.localeCompare(b.title));
+  return [...rules].sort(
+    (a, b) => levelRank(b.level) - levelRank(a.level) || b.count - a.count || a.title.localeCompare(b.title),
+  );
 }
 
 function where(hosts: readonly string[]): string {
@@ -48,7 +50,10 @@ function utc(time: number): string {
 
 export function caseDescription(input: CaseTextInput, catalogue: AttackCatalogue): string {
   const count = `${input.observationCount} observation${input.observationCount === 1 ? '' : 's'}`;
-  const span = input.firstTime === input.lastTime ? `at ${utc(input.firstTime)}` : `between ${utc(input.firstTime)} and ${utc(input.lastTime)}`;
+  const span =
+    input.firstTime === input.lastTime
+      ? `at ${utc(input.firstTime)}`
+      : `between ${utc(input.firstTime)} and ${utc(input.lastTime)}`;
   const hosts = input.hosts.length > 0 ? ` on ${input.hosts.join(', ')}` : ' with no device named';
   const lines = [`${count}${hosts} ${span}.`];
   const rules = rankRules(input.rules);

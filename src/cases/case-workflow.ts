@@ -10,7 +10,13 @@ import { AppError } from '../errors.js';
 export const statuses = ['new', 'in_progress', 'on_hold', 'closed'] as const;
 export type CaseStatus = (typeof statuses)[number];
 
-export const resolutions = ['true_positive', 'benign_true_positive', 'false_positive', 'duplicate', 'inconclusive'] as const;
+export const resolutions = [
+  'true_positive',
+  'benign_true_positive',
+  'false_positive',
+  'duplicate',
+  'inconclusive',
+] as const;
 export type Resolution = (typeof resolutions)[number];
 
 export const transitions: Record<CaseStatus, readonly CaseStatus[]> = {
@@ -21,13 +27,19 @@ export const transitions: Record<CaseStatus, readonly CaseStatus[]> = {
 };
 
 /** One line per status for the API documentation. */
-export const workflowDescription = statuses.map((status) => `\`${status}\` → ${transitions[status].map((to) => `\`${to}\``).join(', ')}`).join('; ');
+export const workflowDescription = statuses
+  .map((status) => `\`${status}\` → ${transitions[status].map((to) => `\`${to}\``).join(', ')}`)
+  .join('; ');
 
 export function checkTransition(from: CaseStatus, to: CaseStatus): void {
   if (from === to) return;
   if (!transitions[from].includes(to)) {
-    throw new AppError('invalid_status_transition', `a ${from} case cannot become ${to}; from ${from} it can become ${transitions[from].join(' or ')}`, {
-      extensions: { field: 'status', from, to, allowed: transitions[from] },
-    });
+    throw new AppError(
+      'invalid_status_transition',
+      `a ${from} case cannot become ${to}; from ${from} it can become ${transitions[from].join(' or ')}`,
+      {
+        extensions: { field: 'status', from, to, allowed: transitions[from] },
+      },
+    );
   }
 }

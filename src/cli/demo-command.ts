@@ -8,7 +8,13 @@ import type { Command } from 'commander';
 import { loadConfig, parseDuration } from '../config/config.js';
 import { AppError, problems, type ProblemCode } from '../errors.js';
 import { codeNameRule, isValidCodeName } from '../identity/code-name.js';
-import { ATTACK_FAMILIES, createTraffic, DEFAULT_RATE, type AttackFamily, type GeneratedRecord } from '../demo/traffic.js';
+import {
+  ATTACK_FAMILIES,
+  createTraffic,
+  DEFAULT_RATE,
+  type AttackFamily,
+  type GeneratedRecord,
+} from '../demo/traffic.js';
 import { addSettingOptions, parsePositiveInteger, settingValues } from './options.js';
 
 const BATCH_INTERVAL_MS = 250;
@@ -32,7 +38,10 @@ export function registerDemo(program: Command): void {
       .command('demo')
       .description('Send realistic mixed traffic, with attacks of every rule family woven in, to a running collector')
       .option('--url <url>', 'the Sightline server (or its /log_sink URL)', 'http://127.0.0.1:8080')
-      .option('--tenant <code_name>', 'send to this tenant: Host <code_name>-collector.<base-domain> (default: the server\'s default tenant)')
+      .option(
+        '--tenant <code_name>',
+        "send to this tenant: Host <code_name>-collector.<base-domain> (default: the server's default tenant)",
+      )
       .option('--duration <span>', 'how long to send, e.g. 30s, 5m', '60s')
       .option('--rate <n>', 'background records per second; attacks come on top', String(DEFAULT_RATE))
       .option('--seed <n>', 'seed for the simulated traffic (default: random, printed)'),
@@ -51,32 +60,46 @@ function resolveTarget(options: Record<string, string | undefined>): Target {
   try {
     url = new URL(options.url ?? 'http://127.0.0.1:8080');
   } catch {
-    throw new AppError('invalid_request', `--url must be an http(s) URL such as http://127.0.0.1:8080; got ${JSON.stringify(options.url)}`);
+    throw new AppError(
+      'invalid_request',
+      `--url must be an http(s) URL such as http://127.0.0.1:8080; got ${JSON.stringify(options.url)}`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('invalid_request', `--url must be http or https; got ${JSON.stringify(options.url)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AppError('invalid_request', `--url must be http or https; got ${JSON.stringify(options.url)}`);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/log_sink';
   const tenant = options.tenant;
   let host = url.host;
   if (tenant !== undefined) {
-    if (!isValidCodeName(tenant)) throw new AppError('invalid_code_name', `--tenant ${codeNameRule}; got ${JSON.stringify(tenant)}`);
+    if (!isValidCodeName(tenant))
+      throw new AppError('invalid_code_name', `--tenant ${codeNameRule}; got ${JSON.stringify(tenant)}`);
     const { baseDomain } = loadConfig(settingValues(options, ['baseDomain']));
     host = `${tenant}-collector.${baseDomain}${url.port ? `:${url.port}` : ''}`;
   }
   const hostname = url.hostname.toLowerCase();
   const connectTo = hostname === 'localhost' || hostname.endsWith('.localhost') ? '127.0.0.1' : url.hostname;
-  return { url, host, connectTo, label: tenant === undefined ? `${url.href} (Host ${host})` : `${url.href} (tenant ${tenant}, Host ${host})` };
+  return {
+    url,
+    host,
+    connectTo,
+    label: tenant === undefined ? `${url.href} (Host ${host})` : `${url.href} (tenant ${tenant}, Host ${host})`,
+  };
 }
 
 function parseSpan(raw: string): number {
   const value = parseDuration(raw);
   if (value === undefined || value < 1_000 || value > MAX_DURATION_MS) {
-    throw new AppError('invalid_request', `--duration must be a span from 1s to 24h such as 30s, 5m; got ${JSON.stringify(raw)}`);
+    throw new AppError(
+      'invalid_request',
+      `--duration must be a span from 1s to 24h such as 30s, 5m; got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
 
 function parseSeed(raw: string): number {
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2 ** 32 - 1) throw new AppError('invalid_request', `--seed must be an integer from 0 to 4294967295; got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2 ** 32 - 1)
+    throw new AppError('invalid_request', `--seed must be an integer from 0 to 4294967295; got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -100,13 +123,20 @@ class Tally {
   }
 
   families(): string {
-    return [...this.byFamily].filter(([, count]) => count > 0).map(([family, count]) => `${family} ${count}`).join(', ') || 'none yet';
+    return (
+      [...this.byFamily]
+        .filter(([, count]) => count > 0)
+        .map(([family, count]) => `${family} ${count}`)
+        .join(', ') || 'none yet'
+    );
   }
 }
 
 async function runDemo(target: Target, settings: { durationMs: number; rate: number; seed: number }): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`sending demo traffic to ${target.label} for ${settings.durationMs / 1000} s: ${settings.rate} background records/s with attacks of every family woven in (seed ${settings.seed})`);
+  out(
+    `sending demo traffic to ${target.label} for ${settings.durationMs / 1000} s: ${settings.rate} background records/s with attacks of every family woven in (seed ${settings.seed})`,
+  );
 
   let interrupted = false;
   const onSigint = () => (interrupted = true);
@@ -131,7 +161,9 @@ async function runDemo(target: Target, settings: { durationMs: number; rate: num
       if (now - lastReport >= REPORT_INTERVAL_MS || done) {
         const fresh = [...tally.fresh];
         tally.fresh.clear();
-        out(`[${String(Math.round((now - start) / 1000)).padStart(3)}s] ${tally.records} records sent, ${tally.attacks} attack records (${tally.families()})${fresh.length ? `; new: ${fresh.join(', ')}` : ''}`);
+        out(
+          `[${String(Math.round((now - start) / 1000)).padStart(3)}s] ${tally.records} records sent, ${tally.attacks} attack records (${tally.families()})${fresh.length ? `; new: ${fresh.join(', ')}` : ''}`,
+        );
         lastReport = now;
       }
       if (done) break;
@@ -179,7 +211,12 @@ function post(target: Target, batch: readonly GeneratedRecord[]): Promise<void> 
     );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
     request.on('error', (error) => {
-      reject(new Error(`error: cannot reach the collector at ${target.url.href}: ${error.message}. Is \`sightline serve\` running there?`, { cause: error }));
+      reject(
+        new Error(
+          `error: cannot reach the collector at ${target.url.href}: ${error.message}. Is \`sightline serve\` running there?`,
+          { cause: error },
+        ),
+      );
     });
     request.end(body);
   });
@@ -196,7 +233,10 @@ function collectorError(target: Target, status: number, text: string): Error {
   }
   const where = `the collector at ${target.url.href} (Host ${target.host}) answered ${status}`;
   if (problem && typeof problem.code === 'string' && problem.code in problems) {
-    return new AppError(problem.code as ProblemCode, `${where}: ${typeof problem.detail === 'string' ? problem.detail : String(problem.title ?? '')}`);
+    return new AppError(
+      problem.code as ProblemCode,
+      `${where}: ${typeof problem.detail === 'string' ? problem.detail : String(problem.title ?? '')}`,
+    );
   }
   return new Error(`error: ${where}: ${text.slice(0, 500) || '(empty body)'}`);
 }

@@ -30,17 +30,18 @@ export async function main(argv: string[]): Promise<void> {
   registerRules(program);
   registerObservationRequests(program);
   registerDemo(program);
-  addSettingOptions(program.command('migrate').description('Bring the database schema up to date'), storageSettings).action(
-    async (options: Record<string, unknown>) => {
-      const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
-      try {
-        const applied = await migrateToLatest(database);
-        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
-      } finally {
-        await database.close();
-      }
-    },
-  );
+  addSettingOptions(
+    program.command('migrate').description('Bring the database schema up to date'),
+    storageSettings,
+  ).action(async (options: Record<string, unknown>) => {
+    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+    try {
+      const applied = await migrateToLatest(database);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+    } finally {
+      await database.close();
+    }
+  });
 
   await program.parseAsync(argv);
 }

@@ -6,7 +6,13 @@ import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { AppError } from '../errors.js';
 import { cliActor } from '../identity/principal.js';
-import { decideWriteRequest, listWriteRequests, MAX_STATEMENT_LENGTH, MAX_VOLUME_PER_HOUR, type WriteRequestStatus } from '../observations/write-request-service.js';
+import {
+  decideWriteRequest,
+  listWriteRequests,
+  MAX_STATEMENT_LENGTH,
+  MAX_VOLUME_PER_HOUR,
+  type WriteRequestStatus,
+} from '../observations/write-request-service.js';
 import { addSettingOptions, parsePositiveInteger, settingValues, storageSettings } from './options.js';
 
 const STATUSES = ['pending', 'approved', 'rejected'];
@@ -18,11 +24,15 @@ function noteOf(value: unknown, required: boolean): string | null {
     if (required) throw new AppError('invalid_request', '--note must say why (the tenant sees it)');
     return null;
   }
-  if (note.length > MAX_STATEMENT_LENGTH) throw new AppError('invalid_request', `--note is longer than ${MAX_STATEMENT_LENGTH} characters`);
+  if (note.length > MAX_STATEMENT_LENGTH)
+    throw new AppError('invalid_request', `--note is longer than ${MAX_STATEMENT_LENGTH} characters`);
   return note;
 }
 
-async function withDatabase<T>(options: Record<string, unknown>, work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  options: Record<string, unknown>,
+  work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>,
+): Promise<T> {
   const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
   try {
     await migrateToLatest(database);
@@ -33,15 +43,24 @@ async function withDatabase<T>(options: Record<string, unknown>, work: (db: Awai
 }
 
 export function registerObservationRequests(program: Command): void {
-  const requests = program.command('observation-requests').description("Review tenants' requests to write observations (platform operators)");
+  const requests = program
+    .command('observation-requests')
+    .description("Review tenants' requests to write observations (platform operators)");
 
   addSettingOptions(
-    requests.command('list').description('List review requests, newest first').option('--status <status>', 'pending, approved or rejected').option('--json', 'one JSON object per line'),
+    requests
+      .command('list')
+      .description('List review requests, newest first')
+      .option('--status <status>', 'pending, approved or rejected')
+      .option('--json', 'one JSON object per line'),
     storageSettings,
   ).action(async (options: Record<string, unknown>) => {
     const status = options.status as string | undefined;
-    if (status !== undefined && !STATUSES.includes(status)) throw new AppError('invalid_request', `--status must be one of ${STATUSES.join(', ')}`);
-    const listed = await withDatabase(options, (db) => listWriteRequests(db, status ? { status: status as WriteRequestStatus } : {}));
+    if (status !== undefined && !STATUSES.includes(status))
+      throw new AppError('invalid_request', `--status must be one of ${STATUSES.join(', ')}`);
+    const listed = await withDatabase(options, (db) =>
+      listWriteRequests(db, status ? { status: status as WriteRequestStatus } : {}),
+    );
     for (const item of listed) {
       process.stdout.write(
         options.json
@@ -54,13 +73,16 @@ export function registerObservationRequests(program: Command): void {
   addSettingOptions(
     requests
       .command('approve <request_id>')
-      .description("Approve: the tenant may write observations, held to --limit-per-hour (default: the volume it asked for)")
+      .description(
+        'Approve: the tenant may write observations, held to --limit-per-hour (default: the volume it asked for)',
+      )
       .option('--limit-per-hour <n>', 'observations per hour the tenant may write')
       .option('--note <text>', 'why, for the record'),
     storageSettings,
   ).action(async (id: string, options: Record<string, unknown>) => {
     const limit = parsePositiveInteger('--limit-per-hour', options.limitPerHour as string | undefined);
-    if (limit !== undefined && limit > MAX_VOLUME_PER_HOUR) throw new AppError('invalid_request', `--limit-per-hour must be at most ${MAX_VOLUME_PER_HOUR}`);
+    if (limit !== undefined && limit > MAX_VOLUME_PER_HOUR)
+      throw new AppError('invalid_request', `--limit-per-hour must be at most ${MAX_VOLUME_PER_HOUR}`);
     const note = noteOf(options.note, false);
     const decided = await withDatabase(options, (db) =>
       decideWriteRequest(db, id, { approve: true, note, ...(limit ? { limitPerHour: limit } : {}) }, cliActor, null),
@@ -69,10 +91,15 @@ export function registerObservationRequests(program: Command): void {
   });
 
   addSettingOptions(
-    requests.command('reject <request_id>').description('Reject a review request').requiredOption('--note <text>', 'why (the tenant sees it)'),
+    requests
+      .command('reject <request_id>')
+      .description('Reject a review request')
+      .requiredOption('--note <text>', 'why (the tenant sees it)'),
     storageSettings,
   ).action(async (id: string, options: Record<string, unknown>) => {
-    const decided = await withDatabase(options, (db) => decideWriteRequest(db, id, { approve: false, note: noteOf(options.note, true) as string }, cliActor, null));
+    const decided = await withDatabase(options, (db) =>
+      decideWriteRequest(db, id, { approve: false, note: noteOf(options.note, true) as string }, cliActor, null),
+    );
     process.stdout.write(`rejected ${decided.id} for ${decided.tenant}\n`);
   });
 }

@@ -35,13 +35,17 @@ export function parseTimeOption(flag: string, value: string | undefined, now = D
   if (span !== undefined) return now - span;
   const parsed = Date.parse(value);
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(parsed)) {
-    throw new AppError('invalid_request', `${flag} must be an ISO 8601 time (2026-11-22T10:00:00Z) or a span such as 15m, 2h, 7d; got ${JSON.stringify(value)}`);
+    throw new AppError(
+      'invalid_request',
+      `${flag} must be an ISO 8601 time (2026-11-22T10:00:00Z) or a span such as 15m, 2h, 7d; got ${JSON.stringify(value)}`,
+    );
   }
   return parsed;
 }
 
 export function parsePositiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new AppError('invalid_request', `${flag} must be a positive integer; got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new AppError('invalid_request', `${flag} must be a positive integer; got ${JSON.stringify(value)}`);
   return Number(value);
 }

@@ -10,8 +10,13 @@ export function registerRules(program: Command): void {
 
   rules
     .command('test <paths...>')
-    .description('Compile Sigma rules and report, per rule, loaded or rejected with the reason; exit 1 if any is rejected')
-    .option('--detection-pipeline <file>', 'processing pipeline YAML whose placeholders `expand` uses (default: the bundled one)')
+    .description(
+      'Compile Sigma rules and report, per rule, loaded or rejected with the reason; exit 1 if any is rejected',
+    )
+    .option(
+      '--detection-pipeline <file>',
+      'processing pipeline YAML whose placeholders `expand` uses (default: the bundled one)',
+    )
     .option('--json', 'one JSON object per rule, then one with the totals')
     .option('--quiet', 'print rejected rules and the totals only')
     .action((paths: string[], options: { detectionPipeline?: string; json?: boolean; quiet?: boolean }) => {
@@ -20,11 +25,20 @@ export function registerRules(program: Command): void {
       const out = (line: string) => process.stdout.write(`${line}\n`);
       const loaded = [
         ...compilation.rules.map((rule) => ({ type: 'detection', id: rule.id, title: rule.title, file: rule.file })),
-        ...compilation.correlations.map((rule) => ({ type: 'correlation', id: rule.id, title: rule.title, file: rule.file })),
+        ...compilation.correlations.map((rule) => ({
+          type: 'correlation',
+          id: rule.id,
+          title: rule.title,
+          file: rule.file,
+        })),
       ];
       if (!options.quiet) {
         for (const rule of loaded) {
-          out(options.json ? JSON.stringify({ status: 'loaded', ...rule }) : `loaded    ${rule.file}  ${rule.id}  ${rule.title}${rule.type === 'correlation' ? ' (correlation)' : ''}`);
+          out(
+            options.json
+              ? JSON.stringify({ status: 'loaded', ...rule })
+              : `loaded    ${rule.file}  ${rule.id}  ${rule.title}${rule.type === 'correlation' ? ' (correlation)' : ''}`,
+          );
         }
       }
       for (const entry of compilation.rejected) {

@@ -3,6 +3,8 @@ import { main } from './main.js';
 import { AppError } from '../errors.js';
 
 main(process.argv).catch((error: unknown) => {
-  process.stderr.write(`${error instanceof AppError ? `error (${error.code}): ${error.detail}` : error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof AppError ? `error (${error.code}): ${error.detail}` : error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exitCode = 1;
 });

@@ -8,7 +8,9 @@ import { addSettingOptions, settingValues } from './options.js';
 const serveSettings = Object.keys(settings) as SettingName[];
 
 export function registerServe(program: Command): void {
-  const command = program.command('serve').description('Run Sightline: the collector, the API and the workers, in one process');
+  const command = program
+    .command('serve')
+    .description('Run Sightline: the collector, the API and the workers, in one process');
   addSettingOptions(command, serveSettings).action(async (options: Record<string, unknown>) => {
     const config = loadConfig(settingValues(options, serveSettings));
     checkListenSafety(config);
@@ -23,20 +25,30 @@ export function registerServe(program: Command): void {
     const address = sightline.server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = config.tlsCert ? 'https' : 'http';
-    log.info(`Sightline listening on ${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (database: ${sightline.database.location})`);
+    log.info(
+      `Sightline listening on ${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (database: ${sightline.database.location})`,
+    );
     if (sightline.firstTenant) {
       const url = collectorUrl({ ...config, port }, sightline.firstTenant.codeName);
-      log.info(`created tenant ${JSON.stringify(sightline.firstTenant.codeName)} on first start; its collector: ${url}/log_sink`);
-      log.info(`try: curl -i -H 'Content-Type: application/json' -d '{"message":"hello"}' ${scheme}://127.0.0.1:${port}/log_sink`);
+      log.info(
+        `created tenant ${JSON.stringify(sightline.firstTenant.codeName)} on first start; its collector: ${url}/log_sink`,
+      );
+      log.info(
+        `try: curl -i -H 'Content-Type: application/json' -d '{"message":"hello"}' ${scheme}://127.0.0.1:${port}/log_sink`,
+      );
     }
 
     if (sightline.firstOperator) {
       const { user, generatedPassword } = sightline.firstOperator;
-      log.info(`created the platform operator account ${user.email} on first start; sign in at ${scheme}://127.0.0.1:${port}/`);
+      log.info(
+        `created the platform operator account ${user.email} on first start; sign in at ${scheme}://127.0.0.1:${port}/`,
+      );
       // Printed once, to the terminal and never to the log: only the operator who started the
       // server sees it. It cannot be shown again; `sightline user create` makes more accounts.
       if (generatedPassword) {
-        process.stderr.write(`\n  Operator sign-in: ${user.email}\n  Password (shown once, store it now): ${generatedPassword}\n\n`);
+        process.stderr.write(
+          `\n  Operator sign-in: ${user.email}\n  Password (shown once, store it now): ${generatedPassword}\n\n`,
+        );
       }
     }
 

@@ -12,7 +12,9 @@ export function registerTelemetry(program: Command): void {
   addSettingOptions(
     telemetry
       .command('search')
-      .description('Print stored records as NDJSON: {"id", "received_at", "event_time", "record", "meta"?} per line, oldest first')
+      .description(
+        'Print stored records as NDJSON: {"id", "received_at", "event_time", "record", "meta"?} per line, oldest first',
+      )
       .requiredOption('--tenant <code_name>', 'tenant whose records to read')
       .option('--since <time>', 'receive time from (inclusive): ISO 8601, or a span back from now such as 15m, 2h, 7d')
       .option('--until <time>', 'receive time up to (exclusive): ISO 8601 or a span such as 1h')
@@ -28,9 +30,14 @@ export function registerTelemetry(program: Command): void {
     try {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, options.tenant!);
-      const query = { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(options.query ? { text: options.query } : {}) };
+      const query = {
+        ...(since !== undefined ? { since } : {}),
+        ...(until !== undefined ? { until } : {}),
+        ...(options.query ? { text: options.query } : {}),
+      };
       for await (const record of streamRecords(database, tenant.id, query, limit)) {
-        if (!process.stdout.write(`${JSON.stringify(record)}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+        if (!process.stdout.write(`${JSON.stringify(record)}\n`))
+          await new Promise((resolve) => process.stdout.once('drain', resolve));
       }
     } finally {
       await database.close();

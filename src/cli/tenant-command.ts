@@ -4,7 +4,14 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { changeTenant, collectorUrl, createTenant, presentTenant, presentTenantResource, type TenantChanges } from '../identity/tenant-service.js';
+import {
+  changeTenant,
+  collectorUrl,
+  createTenant,
+  presentTenant,
+  presentTenantResource,
+  type TenantChanges,
+} from '../identity/tenant-service.js';
 import { cliActor } from '../identity/principal.js';
 import { listTenants } from '../identity/tenant-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
@@ -15,14 +22,20 @@ export function registerTenant(program: Command): void {
   const tenant = program.command('tenant').description('Manage tenants (customer organisations)');
 
   addSettingOptions(
-    tenant.command('create <code_name>').description("Create a tenant and print its collector URL").option('--name <display_name>', 'display name'),
+    tenant
+      .command('create <code_name>')
+      .description('Create a tenant and print its collector URL')
+      .option('--name <display_name>', 'display name'),
     [...storageSettings, ...addressSettings],
   ).action(async (codeName: string, options: Record<string, unknown>) => {
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
     const database = await openDatabase(config);
     try {
       await migrateToLatest(database);
-      const created = await createTenant(database.db, { codeName, ...(typeof options.name === 'string' ? { name: options.name } : {}) });
+      const created = await createTenant(database.db, {
+        codeName,
+        ...(typeof options.name === 'string' ? { name: options.name } : {}),
+      });
       process.stdout.write(`${collectorUrl(config, created.codeName)}\n`);
     } finally {
       await database.close();
@@ -30,7 +43,10 @@ export function registerTenant(program: Command): void {
   });
 
   addSettingOptions(
-    tenant.command('list').description('List tenants with their collector URLs').option('--json', 'one JSON object per line'),
+    tenant
+      .command('list')
+      .description('List tenants with their collector URLs')
+      .option('--json', 'one JSON object per line'),
     [...storageSettings, ...addressSettings],
   ).action(async (options: Record<string, unknown>) => {
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
@@ -56,27 +72,40 @@ export function registerTenant(program: Command): void {
       .command('set <code_name>')
       .description("Change a tenant's settings (recorded in its audit log) and print the tenant as JSON")
       .option('--name <display_name>', 'display name')
-      .option('--ai-summaries <on|off>', 'off: the organisation opts out of AI summaries (nothing about it is sent to a provider); on: opts back in')
-      .option('--summary-provider <builtin|openai|anthropic|default>', "this tenant's summary provider; default: the deployment's")
-      .option('--observation-writes <approved|revoked>', "the platform's approval for the tenant to write observations"),
+      .option(
+        '--ai-summaries <on|off>',
+        'off: the organisation opts out of AI summaries (nothing about it is sent to a provider); on: opts back in',
+      )
+      .option(
+        '--summary-provider <builtin|openai|anthropic|default>',
+        "this tenant's summary provider; default: the deployment's",
+      )
+      .option(
+        '--observation-writes <approved|revoked>',
+        "the platform's approval for the tenant to write observations",
+      ),
     [...storageSettings, ...addressSettings],
   ).action(async (codeName: string, options: Record<string, unknown>) => {
     const changes: TenantChanges = {};
     if (typeof options.name === 'string') changes.name = options.name;
     if (options.aiSummaries !== undefined) {
-      if (options.aiSummaries !== 'on' && options.aiSummaries !== 'off') throw new Error('--ai-summaries must be on or off');
+      if (options.aiSummaries !== 'on' && options.aiSummaries !== 'off')
+        throw new Error('--ai-summaries must be on or off');
       changes.aiSummaries = options.aiSummaries;
     }
     if (options.summaryProvider !== undefined) {
       const provider = options.summaryProvider;
-      if (provider !== 'builtin' && provider !== 'openai' && provider !== 'anthropic' && provider !== 'default') throw new Error('--summary-provider must be builtin, openai, anthropic or default');
+      if (provider !== 'builtin' && provider !== 'openai' && provider !== 'anthropic' && provider !== 'default')
+        throw new Error('--summary-provider must be builtin, openai, anthropic or default');
       changes.summaryProvider = provider === 'default' ? null : provider;
     }
     if (options.observationWrites !== undefined) {
-      if (options.observationWrites !== 'approved' && options.observationWrites !== 'revoked') throw new Error('--observation-writes must be approved or revoked');
+      if (options.observationWrites !== 'approved' && options.observationWrites !== 'revoked')
+        throw new Error('--observation-writes must be approved or revoked');
       changes.observationWriteApproved = options.observationWrites === 'approved';
     }
-    if (Object.keys(changes).length === 0) throw new Error('nothing to change: give --ai-summaries, --summary-provider, --observation-writes or --name');
+    if (Object.keys(changes).length === 0)
+      throw new Error('nothing to change: give --ai-summaries, --summary-provider, --observation-writes or --name');
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
     const database = await openDatabase(config);
     try {

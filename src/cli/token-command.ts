@@ -37,7 +37,10 @@ export function registerToken(program: Command): void {
       .requiredOption('--tenant <code_name>', 'tenant the token belongs to')
       .requiredOption('--name <name>', 'what the token is for (1 to 100 characters)')
       .requiredOption('--permissions <list>', 'comma-separated permissions, or all')
-      .option('--expires-in <span>', 'lifetime such as 12h, 30d or 90d (units s, m, h, d); without it the token never expires')
+      .option(
+        '--expires-in <span>',
+        'lifetime such as 12h, 30d or 90d (units s, m, h, d); without it the token never expires',
+      )
       .addHelpText('after', createHelp),
     storageSettings,
   ).action(async (options: Record<string, unknown>) => {
@@ -60,7 +63,9 @@ export function registerToken(program: Command): void {
         [
           `created token ${t.id} ${JSON.stringify(t.name)} for tenant ${tenant.code_name}`,
           `permissions: ${t.permissions.join(', ')}`,
-          t.expires_at === null ? 'expires: never (delete it with `sightline token delete` when no longer needed)' : `expires: ${t.expires_at}`,
+          t.expires_at === null
+            ? 'expires: never (delete it with `sightline token delete` when no longer needed)'
+            : `expires: ${t.expires_at}`,
           'The token value is on stdout. It is shown this once and cannot be read again: store it now.',
         ].join('\n') + '\n',
       );
@@ -74,7 +79,7 @@ export function registerToken(program: Command): void {
     token
       .command('list')
       .description(
-        'List the tenant\'s tokens, newest first, deleted and expired ones included; never their values. ' +
+        "List the tenant's tokens, newest first, deleted and expired ones included; never their values. " +
           'Tab-separated: id, name, status, permissions, created_by, created_at, expires_at, last_used_at ("never" when unset); --json: the API\'s token objects',
       )
       .requiredOption('--tenant <code_name>', 'tenant whose tokens to list')
@@ -87,8 +92,14 @@ export function registerToken(program: Command): void {
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
       let before: { createdAt: number; id: string } | undefined;
       do {
-        const page = await listTenantTokens(database.db, tenant.id, {}, { limit: LIST_PAGE, ...(before ? { before } : {}) });
-        for (const t of page.tokens) process.stdout.write(options.json ? `${JSON.stringify(t)}\n` : `${tokenLine(t)}\n`);
+        const page = await listTenantTokens(
+          database.db,
+          tenant.id,
+          {},
+          { limit: LIST_PAGE, ...(before ? { before } : {}) },
+        );
+        for (const t of page.tokens)
+          process.stdout.write(options.json ? `${JSON.stringify(t)}\n` : `${tokenLine(t)}\n`);
         before = page.next;
       } while (before);
     } finally {
@@ -108,7 +119,9 @@ export function registerToken(program: Command): void {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
       const deleted = await deleteToken(database.db, tenant.id, tokenId, cliActor, null);
-      process.stdout.write(`deleted token ${deleted.id} ${JSON.stringify(deleted.name)} (at ${deleted.deleted_at ?? 'unknown time'} by ${deleted.deleted_by ?? 'unknown'})\n`);
+      process.stdout.write(
+        `deleted token ${deleted.id} ${JSON.stringify(deleted.name)} (at ${deleted.deleted_at ?? 'unknown time'} by ${deleted.deleted_by ?? 'unknown'})\n`,
+      );
     } finally {
       await database.close();
     }
@@ -120,15 +133,29 @@ function parseLifetime(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const span = /^\s*\d+\s*[smhd]\s*$/.test(value) ? parseDuration(value) : undefined;
   if (span === undefined || span <= 0) {
-    throw new AppError('invalid_request', `--expires-in must be a span greater than zero with a unit, such as 12h, 30d or 90d; got ${JSON.stringify(value)} (leave it out for a token that never expires)`);
+    throw new AppError(
+      'invalid_request',
+      `--expires-in must be a span greater than zero with a unit, such as 12h, 30d or 90d; got ${JSON.stringify(value)} (leave it out for a token that never expires)`,
+    );
   }
   if (Number.isNaN(new Date(Date.now() + span).getTime())) {
-    throw new AppError('invalid_request', `--expires-in ${value} is too far in the future; leave it out for a token that never expires`);
+    throw new AppError(
+      'invalid_request',
+      `--expires-in ${value} is too far in the future; leave it out for a token that never expires`,
+    );
   }
   return span;
 }
 
 function tokenLine(t: ApiToken): string {
-  return [t.id, t.name, t.status, t.permissions.join(','), t.created_by, t.created_at, t.expires_at ?? 'never', t.last_used_at ?? 'never'].join('\t');
+  return [
+    t.id,
+    t.name,
+    t.status,
+    t.permissions.join(','),
+    t.created_by,
+    t.created_at,
+    t.expires_at ?? 'never',
+    t.last_used_at ?? 'never',
+  ].join('\t');
 }
-

@@ -31,12 +31,17 @@ export function registerUser(program: Command): void {
   addSettingOptions(
     user
       .command('create')
-      .description(`Create a user. Tenant roles (${tenantRoles.join(', ')}) need --tenant; --role operator creates a platform operator and takes no --tenant`)
+      .description(
+        `Create a user. Tenant roles (${tenantRoles.join(', ')}) need --tenant; --role operator creates a platform operator and takes no --tenant`,
+      )
       .option('--tenant <code_name>', "the user's tenant (not for operators)")
       .requiredOption('--email <email>', 'email address, used to sign in')
       .requiredOption('--role <role>', `one of ${roles.join(', ')}`)
       .option('--name <name>', 'display name (default: the email)')
-      .option('--password-stdin', 'read the password from standard input (one trailing newline is dropped) instead of generating one')
+      .option(
+        '--password-stdin',
+        'read the password from standard input (one trailing newline is dropped) instead of generating one',
+      )
       .addHelpText('after', createHelp),
     storageSettings,
   ).action(async (options: Record<string, unknown>) => {
@@ -61,7 +66,9 @@ export function registerUser(program: Command): void {
       const where = tenant ? ` in tenant ${tenant.code_name}` : ' (platform operator)';
       process.stdout.write(`created ${created.user.role} ${created.user.email} (${created.user.id})${where}\n`);
       if (created.generatedPassword !== undefined) {
-        process.stderr.write('The generated password is on the last line of stdout. It is shown this once and cannot be read again: store it now.\n');
+        process.stderr.write(
+          'The generated password is on the last line of stdout. It is shown this once and cannot be read again: store it now.\n',
+        );
         process.stdout.write(`${created.generatedPassword}\n`);
       }
     } finally {
@@ -72,7 +79,9 @@ export function registerUser(program: Command): void {
   addSettingOptions(
     user
       .command('list')
-      .description("List a tenant's users: id, email, role, name, created_at (tab-separated, or --json with the API's user fields)")
+      .description(
+        "List a tenant's users: id, email, role, name, created_at (tab-separated, or --json with the API's user fields)",
+      )
       .requiredOption('--tenant <code_name>', 'tenant whose users to list')
       .option('--json', 'one JSON object per line'),
     storageSettings,
@@ -82,7 +91,9 @@ export function registerUser(program: Command): void {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
       for (const u of (await listTenantUsers(database.db, tenant.id)).map(presentUser)) {
-        process.stdout.write(options.json ? `${JSON.stringify(u)}\n` : `${u.id}\t${u.email}\t${u.role}\t${u.name}\t${u.created_at}\n`);
+        process.stdout.write(
+          options.json ? `${JSON.stringify(u)}\n` : `${u.id}\t${u.email}\t${u.role}\t${u.name}\t${u.created_at}\n`,
+        );
       }
     } finally {
       await database.close();
@@ -93,24 +104,32 @@ export function registerUser(program: Command): void {
 /** Says which flag is wrong before anything is read or opened; createUser enforces the same rule. */
 function checkRoleAndTenant(role: string, tenantCode: string | undefined): void {
   if (role === 'operator' && tenantCode !== undefined) {
-    throw new AppError('invalid_request', '--role operator creates a platform operator, who belongs to no tenant; leave out --tenant');
+    throw new AppError(
+      'invalid_request',
+      '--role operator creates a platform operator, who belongs to no tenant; leave out --tenant',
+    );
   }
   if ((tenantRoles as readonly string[]).includes(role) && tenantCode === undefined) {
     throw new AppError('tenant_required', `--role ${role} is a tenant role: name the tenant with --tenant <code_name>`);
   }
 }
 
-
 async function readPasswordFromStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   // No encoding is set on stdin, so it yields Buffers.
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   // `echo` adds one newline; anything else is part of the password.
-  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const password = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (password === '') {
-    throw new AppError('invalid_request', `--password-stdin read no password: pipe it in, e.g. printf '%s' "$PASSWORD" | sightline user create … --password-stdin`, {
-      extensions: { field: 'password' },
-    });
+    throw new AppError(
+      'invalid_request',
+      `--password-stdin read no password: pipe it in, e.g. printf '%s' "$PASSWORD" | sightline user create … --password-stdin`,
+      {
+        extensions: { field: 'password' },
+      },
+    );
   }
   checkPassword(password);
   return password;

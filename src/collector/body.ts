@@ -156,7 +156,11 @@ async function decompress(raw: Buffer, encoding: Exclude<Encoding, 'identity'>, 
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw bodyTooLarge(`the ${encoding} body inflates past ${limits.maxBodyBytes} bytes`, limits);
     }
-    throw new AppError('invalid_compressed_body', `the body is not valid ${encoding} data: ${(error as Error).message}`, { cause: error });
+    throw new AppError(
+      'invalid_compressed_body',
+      `the body is not valid ${encoding} data: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   if (output.length > limits.maxBodyBytes) {
     throw bodyTooLarge(`the ${encoding} body inflates past ${limits.maxBodyBytes} bytes`, limits);
@@ -172,7 +176,11 @@ function hasZlibHeader(raw: Buffer): boolean {
 }
 
 function bodyTooLarge(what: string, limits: BodyLimits): AppError {
-  return new AppError('body_too_large', `${what}; the largest accepted body is ${limits.maxBodyBytes} bytes, before and after decompression`, {
-    extensions: { limit_bytes: limits.maxBodyBytes },
-  });
+  return new AppError(
+    'body_too_large',
+    `${what}; the largest accepted body is ${limits.maxBodyBytes} bytes, before and after decompression`,
+    {
+      extensions: { limit_bytes: limits.maxBodyBytes },
+    },
+  );
 }

@@ -95,9 +95,13 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
     url: '/log_sink',
     handler: async (request) => {
-      throw new AppError('method_not_allowed', `${request.method} is not supported on /log_sink; send records with POST`, {
-        headers: { Allow: 'POST' },
-      });
+      throw new AppError(
+        'method_not_allowed',
+        `${request.method} is not supported on /log_sink; send records with POST`,
+        {
+          headers: { Allow: 'POST' },
+        },
+      );
     },
   });
 }

@@ -12,8 +12,13 @@ import { collectorUrl } from '../identity/tenant-service.js';
 import { BUCKETS, HourlyCountCache, receivedStats } from './collector-stats.js';
 
 // 24 hours to 2026-11-24T10:42Z: quiet overnight, busy in the working hours.
-const exampleCounts = Array.from({ length: 24 }, (_, i) => (i < 8 ? 9_500 + i * 40 : i < 20 ? 1_200 + i * 15 : 18_000 + i * 100));
-const exampleBuckets = exampleCounts.map((records, i) => ({ start: new Date(Date.UTC(2026, 10, 23, 11 + i)).toISOString(), records }));
+const exampleCounts = Array.from({ length: 24 }, (_, i) =>
+  i < 8 ? 9_500 + i * 40 : i < 20 ? 1_200 + i * 15 : 18_000 + i * 100,
+);
+const exampleBuckets = exampleCounts.map((records, i) => ({
+  start: new Date(Date.UTC(2026, 10, 23, 11 + i)).toISOString(),
+  records,
+}));
 
 const collectorExample = {
   collector_url: 'https://acme-collector.sightline.example',
@@ -39,16 +44,25 @@ export const CollectorStatsSchema = Type.Object(
           start: Timestamp('Start of the hour'),
           records: Type.Integer({ description: 'Records received (server receive time) in that hour' }),
         }),
-        { minItems: BUCKETS, maxItems: BUCKETS, description: '24 hourly buckets, oldest first, empty hours included; the last is the current hour so far' },
+        {
+          minItems: BUCKETS,
+          maxItems: BUCKETS,
+          description: '24 hourly buckets, oldest first, empty hours included; the last is the current hour so far',
+        },
       ),
       total_records: Type.Integer({ description: 'Records received from `since` to `until` (the sum of the buckets)' }),
-      last_received_at: Type.Union([Timestamp('Receive time of the newest record, however old'), Type.Null()], { description: 'null: nothing received yet' }),
+      last_received_at: Type.Union([Timestamp('Receive time of the newest record, however old'), Type.Null()], {
+        description: 'null: nothing received yet',
+      }),
     }),
   },
   { examples: [collectorExample] },
 );
 
-export async function collectorStatsRoutes(app: FastifyInstance, deps: { database: Database; config: Config }): Promise<void> {
+export async function collectorStatsRoutes(
+  app: FastifyInstance,
+  deps: { database: Database; config: Config },
+): Promise<void> {
   const { database, config } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const cache = new HourlyCountCache();
@@ -67,7 +81,10 @@ export async function collectorStatsRoutes(app: FastifyInstance, deps: { databas
     },
     async (request) => {
       const tenant = tenantOf(request);
-      return { collector_url: collectorUrl(config, tenant.code_name), received: await receivedStats(database, tenant.id, cache) };
+      return {
+        collector_url: collectorUrl(config, tenant.code_name),
+        received: await receivedStats(database, tenant.id, cache),
+      };
     },
   );
 }

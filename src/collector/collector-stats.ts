@@ -45,7 +45,12 @@ export class HourlyCountCache {
   }
 }
 
-export async function receivedStats(database: Database, tenantId: number, cache: HourlyCountCache, now = Date.now()): Promise<ReceivedStats> {
+export async function receivedStats(
+  database: Database,
+  tenantId: number,
+  cache: HourlyCountCache,
+  now = Date.now(),
+): Promise<ReceivedStats> {
   const { db, kind } = database;
   const current = Math.floor(now / BUCKET_MS) * BUCKET_MS;
   const since = current - (BUCKETS - 1) * BUCKET_MS;
@@ -59,7 +64,8 @@ export async function receivedStats(database: Database, tenantId: number, cache:
   const grid = { origin: firstUnknown, width: BUCKET_MS, count: (current - firstUnknown) / BUCKET_MS + 1 };
   const counted = await countPerBucket(db, kind, tenantId, { since: firstUnknown, until: now + 1 }, grid);
   const buckets = starts.map((start) => {
-    const records = start >= firstUnknown ? (counted.get((start - firstUnknown) / BUCKET_MS) ?? 0) : cache.get(tenantId, start)!;
+    const records =
+      start >= firstUnknown ? (counted.get((start - firstUnknown) / BUCKET_MS) ?? 0) : cache.get(tenantId, start)!;
     if (start >= firstUnknown && isFinal(start)) cache.set(tenantId, start, records);
     return { start: new Date(start).toISOString(), records };
   });

@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { collectorTarget, fluentBitConfig, fluentBitOutput, forwarderConfigs, rsyslogConfig, syslogNgConfig, vectorConfig } from './forwarder-configs.js';
+import {
+  collectorTarget,
+  fluentBitConfig,
+  fluentBitOutput,
+  forwarderConfigs,
+  rsyslogConfig,
+  syslogNgConfig,
+  vectorConfig,
+} from './forwarder-configs.js';
 
 const url = 'https://acme-collector.sightline.example.com';
 
@@ -36,7 +44,14 @@ test('the Fluent Bit output carries every setting of the collector documentation
   }
   // Seed 000 §8: flush 5 s, 5 MB input buffer, lines over 32 KB skipped.
   const all = settings(fluentBitConfig(url).files[0]!.text);
-  for (const expected of ['Flush 5', 'Mem_Buf_Limit 5MB', 'Buffer_Max_Size 32k', 'Skip_Long_Lines On', 'Parsers_File parsers_sightline.conf', 'Parser sightline_json']) {
+  for (const expected of [
+    'Flush 5',
+    'Mem_Buf_Limit 5MB',
+    'Buffer_Max_Size 32k',
+    'Skip_Long_Lines On',
+    'Parsers_File parsers_sightline.conf',
+    'Parser sightline_json',
+  ]) {
     assert.ok(all.includes(expected), `${expected} in the whole file`);
   }
   assert.match(fluentBitConfig(url).files[1]!.text, /Name\s+sightline_json\n\s+Format\s+json\n/);
@@ -54,7 +69,10 @@ test("the README's Fluent Bit block says what the UI's configuration says", () =
 
 test('every forwarder sends newline-delimited JSON to the tenant collector with TLS verified', () => {
   const configs = forwarderConfigs(url);
-  assert.deepEqual(configs.map((c) => c.id), ['fluent-bit', 'vector', 'syslog-ng', 'rsyslog']);
+  assert.deepEqual(
+    configs.map((c) => c.id),
+    ['fluent-bit', 'vector', 'syslog-ng', 'rsyslog'],
+  );
   const vector = vectorConfig(url).files[0]!.text;
   assert.match(vector, /uri: https:\/\/acme-collector\.sightline\.example\.com\/log_sink\n/);
   assert.match(vector, /framing:\n\s+method: newline_delimited/);
@@ -67,11 +85,15 @@ test('every forwarder sends newline-delimited JSON to the tenant collector with 
   assert.match(syslogNg, /tls\(peer-verify\(yes\)\)/);
   assert.match(syslogNg, /retries\(3\)/);
   const rsyslog = rsyslogConfig(url).files[0]!.text;
-  assert.match(rsyslog, /server="acme-collector\.sightline\.example\.com"\n\s+serverport="443"\n\s+restpath="log_sink"\n\s+usehttps="on"/);
+  assert.match(
+    rsyslog,
+    /server="acme-collector\.sightline\.example\.com"\n\s+serverport="443"\n\s+restpath="log_sink"\n\s+usehttps="on"/,
+  );
   assert.match(rsyslog, /batch\.format="newline"/);
   assert.match(rsyslog, /allowunsignedcerts="off"/);
   assert.match(rsyslog, /action\.resumeRetryCount="3"/);
-  for (const config of configs) for (const file of config.files) assert.doesNotMatch(file.text, /undefined|NaN/, `${config.id} is filled in`);
+  for (const config of configs)
+    for (const file of config.files) assert.doesNotMatch(file.text, /undefined|NaN/, `${config.id} is filled in`);
 });
 
 test('a plain-HTTP local collector gets its own port and no TLS', () => {

@@ -253,5 +253,10 @@ ${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''} 
 
 /** Every forwarder's configuration for this collector, in the order the UI shows them. */
 export function forwarderConfigs(collectorUrl: string, logPath = defaultLogPath): ForwarderConfig[] {
-  return [fluentBitConfig(collectorUrl, logPath), vectorConfig(collectorUrl, logPath), syslogNgConfig(collectorUrl, logPath), rsyslogConfig(collectorUrl, logPath)];
+  return [
+    fluentBitConfig(collectorUrl, logPath),
+    vectorConfig(collectorUrl, logPath),
+    syslogNgConfig(collectorUrl, logPath),
+    rsyslogConfig(collectorUrl, logPath),
+  ];
 }

@@ -26,7 +26,10 @@ test('a single JSON object is one record, stored as sent', () => {
 
 test('NDJSON: CRLF, blank lines and a missing last newline are accepted', () => {
   const parsed = parse('{"a":1}\r\n\r\n  \n{"b":2}\n{"c":3}');
-  assert.deepEqual(parsed.records.map((text) => JSON.parse(text)), [{ a: 1 }, { b: 2 }, { c: 3 }]);
+  assert.deepEqual(
+    parsed.records.map((text) => JSON.parse(text)),
+    [{ a: 1 }, { b: 2 }, { c: 3 }],
+  );
 });
 
 test('the smallest record has any single field, and an empty object is valid JSON too', () => {
@@ -36,7 +39,10 @@ test('the smallest record has any single field, and an empty object is valid JSO
 
 test('a pretty-printed single object spanning lines is one record', () => {
   const parsed = parse('{\n  "message": "multi",\n  "n": 1\n}\n');
-  assert.deepEqual(parsed.records.map((text) => JSON.parse(text)), [{ message: 'multi', n: 1 }]);
+  assert.deepEqual(
+    parsed.records.map((text) => JSON.parse(text)),
+    [{ message: 'multi', n: 1 }],
+  );
 });
 
 test('invalid JSON names the line; nothing is returned', () => {
@@ -51,7 +57,10 @@ test('a line that is valid JSON but not an object is rejected with its line', ()
 });
 
 test("a forwarder's array format (Fluent Bit Format json) is the seed's 500: time could not be added", () => {
-  const error = rejects('[{"date":1700000000.123,"log":"x"},{"date":1700000001.0,"log":"y"}]', 'forwarder_array_format');
+  const error = rejects(
+    '[{"date":1700000000.123,"log":"x"},{"date":1700000001.0,"log":"y"}]',
+    'forwarder_array_format',
+  );
   assert.equal(error.status, 500);
   assert.match(error.detail, /Could not add time to JSON/);
   assert.match(error.detail, /Format json_lines/);
@@ -75,18 +84,34 @@ test('a record over the record limit is rejected with its line and the limit', (
 });
 
 test('Docker json-file wrapper: the application JSON inside `log` is the record; stream and time are metadata', () => {
-  const wrapper = { log: '{"level":"error","message":"boom","timestamp":"2026-11-22T08:00:00Z"}\n', stream: 'stderr', time: '2026-11-22T09:00:00.5Z' };
+  const wrapper = {
+    log: '{"level":"error","message":"boom","timestamp":"2026-11-22T08:00:00Z"}\n',
+    stream: 'stderr',
+    time: '2026-11-22T09:00:00.5Z',
+  };
   const parsed = parse(JSON.stringify(wrapper));
-  assert.deepEqual(JSON.parse(parsed.records[0]!), { level: 'error', message: 'boom', timestamp: '2026-11-22T08:00:00Z' });
+  assert.deepEqual(JSON.parse(parsed.records[0]!), {
+    level: 'error',
+    message: 'boom',
+    timestamp: '2026-11-22T08:00:00Z',
+  });
   assert.deepEqual(JSON.parse(parsed.metas[0]!), { stream: 'stderr', time: '2026-11-22T09:00:00.5Z' });
-  assert.equal(parsed.eventTimes[0], Date.parse('2026-11-22T08:00:00Z'), "the record's own time wins over the runtime's");
+  assert.equal(
+    parsed.eventTimes[0],
+    Date.parse('2026-11-22T08:00:00Z'),
+    "the record's own time wins over the runtime's",
+  );
 });
 
 test('CRI wrapper with logtag and message; plain text is kept as `message`, runtime time as event time', () => {
   const wrapper = { time: '2026-11-22T09:00:00.123456789Z', stream: 'stdout', logtag: 'F', message: 'plain text line' };
   const parsed = parse(JSON.stringify(wrapper));
   assert.deepEqual(JSON.parse(parsed.records[0]!), { message: 'plain text line' });
-  assert.deepEqual(JSON.parse(parsed.metas[0]!), { stream: 'stdout', time: '2026-11-22T09:00:00.123456789Z', logtag: 'F' });
+  assert.deepEqual(JSON.parse(parsed.metas[0]!), {
+    stream: 'stdout',
+    time: '2026-11-22T09:00:00.123456789Z',
+    logtag: 'F',
+  });
   assert.equal(parsed.eventTimes[0], Date.parse('2026-11-22T09:00:00.123Z'));
 });
 

@@ -114,7 +114,8 @@ function parseWholeBody(body: Buffer, limits: ParseLimits): ParsedBody | undefin
 function nestedTooDeep(line: Buffer): boolean {
   let opens = 0;
   for (const bracket of [0x7b, 0x5b]) {
-    for (let i = line.indexOf(bracket); i !== -1 && opens <= MAX_NESTING_DEPTH; i = line.indexOf(bracket, i + 1)) opens++;
+    for (let i = line.indexOf(bracket); i !== -1 && opens <= MAX_NESTING_DEPTH; i = line.indexOf(bracket, i + 1))
+      opens++;
   }
   if (opens <= MAX_NESTING_DEPTH) return false;
   let depth = 0;
@@ -133,9 +134,13 @@ function nestedTooDeep(line: Buffer): boolean {
 }
 
 function nestingTooDeep(lineNumber: number): AppError {
-  return new AppError('nesting_too_deep', `line ${lineNumber}: objects and arrays nest deeper than ${MAX_NESTING_DEPTH} levels`, {
-    extensions: { line: lineNumber, limit_depth: MAX_NESTING_DEPTH },
-  });
+  return new AppError(
+    'nesting_too_deep',
+    `line ${lineNumber}: objects and arrays nest deeper than ${MAX_NESTING_DEPTH} levels`,
+    {
+      extensions: { line: lineNumber, limit_depth: MAX_NESTING_DEPTH },
+    },
+  );
 }
 
 function isBlank(body: Buffer, start: number, end: number): boolean {

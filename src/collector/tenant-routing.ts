@@ -50,7 +50,10 @@ export class CollectorTenants {
     const address = this.addressOf(host);
     const codeName = address?.codeName ?? this.settings.defaultTenant;
     if (codeName === '') {
-      throw new AppError('unknown_collector', `no collector is served at ${JSON.stringify(host ?? '')}; post to https://<code_name>${this.suffix}/log_sink`);
+      throw new AppError(
+        'unknown_collector',
+        `no collector is served at ${JSON.stringify(host ?? '')}; post to https://<code_name>${this.suffix}/log_sink`,
+      );
     }
     // An invalid code name cannot exist: answer without a database lookup.
     const tenant = isValidCodeName(codeName) ? await this.lookup(codeName) : undefined;

@@ -17,7 +17,8 @@ export function unwrapContainerRecord(value: Record<string, unknown>): Unwrapped
   // with only `time` and `message` is a record, not a wrapper.
   if (typeof value.stream !== 'string' && typeof value.logtag !== 'string') return undefined;
   for (const key in value) if (!WRAPPER_KEYS.has(key)) return undefined;
-  const payload = typeof value.log === 'string' ? value.log : typeof value.message === 'string' ? value.message : undefined;
+  const payload =
+    typeof value.log === 'string' ? value.log : typeof value.message === 'string' ? value.message : undefined;
   if (payload === undefined) return undefined;
 
   const meta: Unwrapped['meta'] = {};

@@ -10,22 +10,36 @@ import { Type } from 'typebox';
 import type { AttackCatalogue } from './attack.js';
 import { createTechniqueSearch } from './attack-search.js';
 
-const techniqueExample = { id: 'T1059.004', name: 'Unix Shell', tactics: ['Execution'], parent: { id: 'T1059', name: 'Command and Scripting Interpreter' } };
+const techniqueExample = {
+  id: 'T1059.004',
+  name: 'Unix Shell',
+  tactics: ['Execution'],
+  parent: { id: 'T1059', name: 'Command and Scripting Interpreter' },
+};
 
 export const TechniqueSchema = Type.Object(
   {
     id: Type.String({ description: 'Technique id, e.g. T1059 or T1059.004' }),
     name: Type.String(),
     tactics: Type.Array(Type.String(), { description: 'Tactic names, e.g. Execution' }),
-    parent: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], { description: 'The parent technique of a sub-technique; null for a technique' }),
+    parent: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], {
+      description: 'The parent technique of a sub-technique; null for a technique',
+    }),
   },
   { examples: [techniqueExample] },
 );
 
 const SearchQuery = Type.Object(
   {
-    q: Type.Optional(Type.String({ maxLength: 100, description: 'Part of a technique id (from its start: `T1059`, `t1059.0`) or of its name (`shell`)' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'At most this many techniques (1-100)' })),
+    q: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Part of a technique id (from its start: `T1059`, `t1059.0`) or of its name (`shell`)',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'At most this many techniques (1-100)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -45,12 +59,21 @@ export async function attackRoutes(app: FastifyInstance, deps: { catalogue: Atta
         querystring: SearchQuery,
         response: {
           200: Type.Object(
-            { techniques: Type.Array(TechniqueSchema), attack_version: Type.String({ description: 'The ATT&CK release of the catalogue' }) },
-            { description: 'Matching techniques, best first', examples: [{ techniques: [techniqueExample], attack_version: '18.1' }] },
+            {
+              techniques: Type.Array(TechniqueSchema),
+              attack_version: Type.String({ description: 'The ATT&CK release of the catalogue' }),
+            },
+            {
+              description: 'Matching techniques, best first',
+              examples: [{ techniques: [techniqueExample], attack_version: '18.1' }],
+            },
           ),
         },
       },
     },
-    async (request) => ({ techniques: search.search(request.query.q, request.query.limit ?? 20), attack_version: search.version }),
+    async (request) => ({
+      techniques: search.search(request.query.q, request.query.limit ?? 20),
+      attack_version: search.version,
+    }),
   );
 }

@@ -32,7 +32,12 @@ export function createTechniqueSearch(catalogue: AttackCatalogue): TechniqueSear
       tactics: technique.tactics.map((shortname) => catalogue.tactic(shortname)?.name ?? shortname),
       parent: parent ? { id: parent.id, name: parent.name } : null,
     };
-    return { match, id: technique.id.toLowerCase(), name: technique.name.toLowerCase(), full: `${parent ? `${parent.name}: ` : ''}${technique.name}`.toLowerCase() };
+    return {
+      match,
+      id: technique.id.toLowerCase(),
+      name: technique.name.toLowerCase(),
+      full: `${parent ? `${parent.name}: ` : ''}${technique.name}`.toLowerCase(),
+    };
   });
 
   return {
@@ -43,16 +48,24 @@ export function createTechniqueSearch(catalogue: AttackCatalogue): TechniqueSear
       const ranked: { rank: number; match: TechniqueMatch }[] = [];
       for (const entry of entries) {
         const rank =
-          entry.id === needle ? 0
-          : entry.id.startsWith(needle) ? 1
-          : entry.name.startsWith(needle) ? 2
-          : entry.name.includes(needle) ? 3
-          : entry.full.includes(needle) ? 4
-          : -1;
+          entry.id === needle
+            ? 0
+            : entry.id.startsWith(needle)
+              ? 1
+              : entry.name.startsWith(needle)
+                ? 2
+                : entry.name.includes(needle)
+                  ? 3
+                  : entry.full.includes(needle)
+                    ? 4
+                    : -1;
         if (rank >= 0) ranked.push({ rank, match: entry.match });
       }
       // Stable sort: within a rank, by id.
-      return ranked.sort((a, b) => a.rank - b.rank).slice(0, limit).map((item) => item.match);
+      return ranked
+        .sort((a, b) => a.rank - b.rank)
+        .slice(0, limit)
+        .map((item) => item.match);
     },
   };
 }

@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The bundled catalogue (same depth from src/detection and dist/detection). */
-export const ATTACK_CATALOGUE_FILE = fileURLToPath(new URL('../../attack/attack-enterprise-18.1.json', import.meta.url));
+export const ATTACK_CATALOGUE_FILE = fileURLToPath(
+  new URL('../../attack/attack-enterprise-18.1.json', import.meta.url),
+);
 
 export interface AttackTechnique {
   /** `T1059` or `T1059.004`. */
@@ -89,7 +91,11 @@ export function parseAttackCatalogue(json: unknown, file = 'ATT&CK catalogue'): 
   for (const [index, item] of arrayAt(json, 'tactics', file).entries()) {
     const where = `${file}: tactics[${index}]`;
     if (!isObject(item)) throw new AttackCatalogueError(`${where} must be an object`);
-    const tactic: AttackTactic = { id: text(item, 'id', where), shortname: text(item, 'shortname', where), name: text(item, 'name', where) };
+    const tactic: AttackTactic = {
+      id: text(item, 'id', where),
+      shortname: text(item, 'shortname', where),
+      name: text(item, 'name', where),
+    };
     tactics.set(tacticKey(tactic.shortname), tactic);
   }
   const techniques = new Map<string, AttackTechnique>();
@@ -102,14 +108,22 @@ export function parseAttackCatalogue(json: unknown, file = 'ATT&CK catalogue'): 
     }
     const unknown = phases.find((phase) => !tactics.has(tacticKey(phase)));
     if (unknown !== undefined) throw new AttackCatalogueError(`${where}.tactics names unknown tactic "${unknown}"`);
-    const technique: AttackTechnique = { id: text(item, 'id', where).toUpperCase(), name: text(item, 'name', where), tactics: phases };
+    const technique: AttackTechnique = {
+      id: text(item, 'id', where).toUpperCase(),
+      name: text(item, 'name', where),
+      tactics: phases,
+    };
     if (item.parent !== undefined) technique.parent = text(item, 'parent', where);
     techniques.set(technique.id, technique);
   }
   return createCatalogue(version, techniques, tactics);
 }
 
-function createCatalogue(version: string, techniques: Map<string, AttackTechnique>, tactics: Map<string, AttackTactic>): AttackCatalogue {
+function createCatalogue(
+  version: string,
+  techniques: Map<string, AttackTechnique>,
+  tactics: Map<string, AttackTactic>,
+): AttackCatalogue {
   return {
     version,
     technique: (id) => techniques.get(id.toUpperCase()),
@@ -125,9 +139,11 @@ function createCatalogue(version: string, techniques: Map<string, AttackTechniqu
           if (seen.has(id)) continue;
           seen.add(id);
           const known = techniques.get(id);
-          result.techniques.push(known
-            ? { id, name: known.name, tactics: [...known.tactics], known: true }
-            : { id, name: null, tactics: [], known: false });
+          result.techniques.push(
+            known
+              ? { id, name: known.name, tactics: [...known.tactics], known: true }
+              : { id, name: null, tactics: [], known: false },
+          );
           continue;
         }
         const tacticTag = TACTIC_TAG.exec(tag);
@@ -137,9 +153,11 @@ function createCatalogue(version: string, techniques: Map<string, AttackTechniqu
           if (seen.has(`tactic:${shortname}`)) continue;
           seen.add(`tactic:${shortname}`);
           const known = tactics.get(shortname);
-          result.tactics.push(known
-            ? { shortname, name: known.name, id: known.id, known: true }
-            : { shortname, name: written, known: false });
+          result.tactics.push(
+            known
+              ? { shortname, name: known.name, id: known.id, known: true }
+              : { shortname, name: written, known: false },
+          );
           continue;
         }
         if (!seen.has(`other:${tag}`)) {
@@ -169,6 +187,7 @@ function arrayAt(json: Record<string, unknown>, key: string, file: string): unkn
 
 function text(item: Record<string, unknown>, key: string, where: string): string {
   const value = item[key];
-  if (typeof value !== 'string' || value === '') throw new AttackCatalogueError(`${where}.${key} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '')
+    throw new AttackCatalogueError(`${where}.${key} must be a non-empty string`);
   return value;
 }

@@ -86,12 +86,15 @@ export class DetectionProcessor {
         continue;
       }
       sightings.add(event);
-      if (event.process) output.processRows.push({ ...event.process, tenantId: record.tenantId, recordSeq: record.seq });
-      if (event.network) output.networkRows.push({ ...event.network, tenantId: record.tenantId, recordSeq: record.seq });
+      if (event.process)
+        output.processRows.push({ ...event.process, tenantId: record.tenantId, recordSeq: record.seq });
+      if (event.network)
+        output.networkRows.push({ ...event.network, tenantId: record.tenantId, recordSeq: record.seq });
       try {
         for (const rule of this.parts.ruleSet.match(event)) {
           if (!this.suppressed.has(rule.id)) output.observations.push(this.fromRule(rule, event));
-          for (const hit of this.parts.correlations.observe(rule.id, event)) output.observations.push(this.fromCorrelation(hit, event));
+          for (const hit of this.parts.correlations.observe(rule.id, event))
+            output.observations.push(this.fromCorrelation(hit, event));
         }
       } catch (error) {
         output.failures.push({ seq: record.seq, tenantId: record.tenantId, error });
@@ -153,7 +156,10 @@ export class DetectionProcessor {
 
   private attack(tags: string[]): { techniques: string[]; tactics: string[] } {
     const mapped = this.parts.catalogue.fromTags(tags);
-    return { techniques: mapped.techniques.map((technique) => technique.id), tactics: mapped.tactics.map((tactic) => tactic.shortname) };
+    return {
+      techniques: mapped.techniques.map((technique) => technique.id),
+      tactics: mapped.tactics.map((tactic) => tactic.shortname),
+    };
   }
 }
 

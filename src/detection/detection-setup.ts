@@ -31,7 +31,9 @@ export interface DetectionSetup {
 
 export function loadDetection(options: DetectionOptions): DetectionSetup {
   const pipeline = loadPipeline(options.pipelinePath === '' ? undefined : options.pipelinePath);
-  const compilation = loadRuleDirectories([BUNDLED_RULES_DIR, ...options.rulePaths], { placeholders: pipeline.placeholders });
+  const compilation = loadRuleDirectories([BUNDLED_RULES_DIR, ...options.rulePaths], {
+    placeholders: pipeline.placeholders,
+  });
   const ruleSet = new RuleSet(compilation.rules);
   const catalogue = loadAttackCatalogue();
   const normaliser = createNormaliser(pipeline);

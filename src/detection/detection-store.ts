@@ -66,7 +66,8 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
     const stamp = Math.max(input.now, Date.now());
     // Devices first: the normalised rows and the observations' cases refer to them.
     const deviceIds = await upsertSightings(trx, input.output.sightings, upkeep.geo, stamp);
-    const deviceOf = (row: { tenantId: number; host: string | null }) => (row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null));
+    const deviceOf = (row: { tenantId: number; host: string | null }) =>
+      row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null);
     // The columns both normalised tables share.
     const commonColumns = (row: ProcessRow | NetworkRow) => ({
       tenant_id: row.tenantId,
@@ -118,12 +119,22 @@ export async function commitDetection(db: Kysely<Tables>, input: CommitInput, up
     for (const chunk of chunks(input.output.failures)) {
       await trx
         .insertInto('detection_failures')
-        .values(chunk.map((failure) => ({ record_seq: failure.seq, tenant_id: failure.tenantId, error: failureMessage(failure.error), failed_at: input.now })))
+        .values(
+          chunk.map((failure) => ({
+            record_seq: failure.seq,
+            tenant_id: failure.tenantId,
+            error: failureMessage(failure.error),
+            failed_at: input.now,
+          })),
+        )
         .onConflict((oc) => oc.column('record_seq').doNothing())
         .execute();
     }
     const created = await insertObservations(trx, observations, input.now, null);
-    await groupObservations({ db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds }, created);
+    await groupObservations(
+      { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
+      created,
+    );
     await saveCorrelationState(trx, input.correlationChanges, input.now);
     return created.length;
   });
@@ -158,7 +169,10 @@ export async function insertObservations(
           first_time: draft.firstTime,
           last_time: draft.lastTime,
           record_seqs: JSON.stringify(draft.recordSeqs),
-          evidence: JSON.stringify({ records: draft.evidence, ...(draft.correlation ? { correlation: draft.correlation } : {}) }),
+          evidence: JSON.stringify({
+            records: draft.evidence,
+            ...(draft.correlation ? { correlation: draft.correlation } : {}),
+          }),
           created_at: now,
           created_by: createdBy,
         })),

@@ -38,12 +38,18 @@ const post = (message: FromDetectionThread) => port.postMessage(message);
 const data = workerData as DetectionThreadData;
 const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: data.dataDir });
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
-const loop = new DetectionLoop(database.db, database.kind, setup.buildProcessor, {
-  kind: database.kind,
-  policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
-  catalogue: setup.catalogue,
-  geo: geoIpFromConfig(data.geoipDatabase),
-}, data.chunk);
+const loop = new DetectionLoop(
+  database.db,
+  database.kind,
+  setup.buildProcessor,
+  {
+    kind: database.kind,
+    policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
+    catalogue: setup.catalogue,
+    geo: geoIpFromConfig(data.geoipDatabase),
+  },
+  data.chunk,
+);
 
 let stopping = false;
 let wake: (() => void) | undefined;
@@ -69,7 +75,10 @@ while (!stopping) {
         type: 'progress',
         records: result.records,
         observations: result.observations,
-        failures: result.failures.map((failure) => ({ seq: failure.seq, message: failure.error instanceof Error ? failure.error.message : String(failure.error) })),
+        failures: result.failures.map((failure) => ({
+          seq: failure.seq,
+          message: failure.error instanceof Error ? failure.error.message : String(failure.error),
+        })),
       });
     }
   } catch (error) {

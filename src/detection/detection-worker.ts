@@ -7,7 +7,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { DetectionThreadData, FromDetectionThread, ToDetectionThread } from './detection-thread.js';
 
 function startThread(data: DetectionThreadData): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./detection-thread.js', import.meta.url), { workerData: data });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./detection-thread.js', import.meta.url), { workerData: data });
   // Running from source (tests): Node 20 does not run --import hooks in workers; register tsx first.
   const source = new URL('./detection-thread.ts', import.meta.url).href;
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
@@ -74,7 +75,10 @@ export class DetectionWorker {
     this.stopped ??= new Promise<void>((resolve) => {
       const finish = () => {
         clearTimeout(timer);
-        this.worker.terminate().then(() => resolve(), () => resolve());
+        this.worker.terminate().then(
+          () => resolve(),
+          () => resolve(),
+        );
       };
       const timer = setTimeout(finish, STOP_GRACE_MS);
       this.worker.on('message', (message: FromDetectionThread) => {
@@ -93,7 +97,10 @@ export class DetectionWorker {
     const log = this.log();
     switch (message.type) {
       case 'ready':
-        log?.info({ rules: message.rules, correlations: message.correlations, rejected: message.rejected }, 'detection started');
+        log?.info(
+          { rules: message.rules, correlations: message.correlations, rejected: message.rejected },
+          'detection started',
+        );
         break;
       case 'progress':
         this.lastError = null;
@@ -102,7 +109,10 @@ export class DetectionWorker {
         if (message.failures.length > 0) {
           this.metrics.detectionFailures.inc(message.failures.length);
           // The record ids say which to look at; their content stays out of the log.
-          log?.warn({ failures: message.failures.slice(0, 10), count: message.failures.length }, 'detection could not evaluate some records');
+          log?.warn(
+            { failures: message.failures.slice(0, 10), count: message.failures.length },
+            'detection could not evaluate some records',
+          );
         }
         break;
       case 'error':

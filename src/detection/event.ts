@@ -15,13 +15,7 @@ export type FieldValue = string | number | boolean | null | FieldValue[];
 
 /** The record families of the collector seed, plus endpoint telemetry and Kubernetes audit. */
 export type RecordFamily =
-  | 'webserver'
-  | 'syslog'
-  | 'application'
-  | 'process'
-  | 'network'
-  | 'kubernetes_audit'
-  | 'other';
+  'webserver' | 'syslog' | 'application' | 'process' | 'network' | 'kubernetes_audit' | 'other';
 
 /** Which normalised table row a record produced, if any (endpoint telemetry only). */
 export interface EndpointProcessRow {

@@ -41,9 +41,14 @@ const RuleSchema = Type.Object(
       service: Type.Union([Type.String(), Type.Null()]),
     }),
     techniques: Type.Array(Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]) })),
-    tactics: Type.Array(Type.Object({ id: Type.Union([Type.String(), Type.Null()]), name: Type.String(), known: Type.Boolean() })),
+    tactics: Type.Array(
+      Type.Object({ id: Type.Union([Type.String(), Type.Null()]), name: Type.String(), known: Type.Boolean() }),
+    ),
     tags: Type.Array(Type.String()),
-    file: Type.String({ description: 'Where the rule came from: rules/… for the bundled pack, else the configured directory and the path in it' }),
+    file: Type.String({
+      description:
+        'Where the rule came from: rules/… for the bundled pack, else the configured directory and the path in it',
+    }),
   },
   {
     examples: [
@@ -73,10 +78,26 @@ const RejectedSchema = Type.Object({
   message: Type.String(),
 });
 
-export function presentRules(compilation: RuleCompilation, catalogue: AttackCatalogue, roots: readonly string[]): RuleView[] {
+export function presentRules(
+  compilation: RuleCompilation,
+  catalogue: AttackCatalogue,
+  roots: readonly string[],
+): RuleView[] {
   const entries = [
-    ...compilation.rules.map((rule) => ({ rule, type: 'detection' as const, logsource: rule.logsource, status: rule.status ?? null, description: rule.description ?? null })),
-    ...compilation.correlations.map((rule) => ({ rule, type: 'correlation' as const, logsource: {} as LogSource, status: null, description: rule.description ?? null })),
+    ...compilation.rules.map((rule) => ({
+      rule,
+      type: 'detection' as const,
+      logsource: rule.logsource,
+      status: rule.status ?? null,
+      description: rule.description ?? null,
+    })),
+    ...compilation.correlations.map((rule) => ({
+      rule,
+      type: 'correlation' as const,
+      logsource: {} as LogSource,
+      status: null,
+      description: rule.description ?? null,
+    })),
   ];
   return entries
     .map(({ rule, type, logsource, status, description }) => {
@@ -89,7 +110,11 @@ export function presentRules(compilation: RuleCompilation, catalogue: AttackCata
         level: rule.level,
         status,
         author: rule.author ?? null,
-        logsource: { category: logsource.category ?? null, product: logsource.product ?? null, service: logsource.service ?? null },
+        logsource: {
+          category: logsource.category ?? null,
+          product: logsource.product ?? null,
+          service: logsource.service ?? null,
+        },
         techniques: attack.techniques.map((technique) => ({ id: technique.id, name: technique.name ?? null })),
         tactics: attack.tactics.map((tactic) => ({ id: tactic.id ?? null, name: tactic.name, known: tactic.known })),
         tags: rule.tags,
@@ -132,20 +157,35 @@ export async function ruleRoutes(
       schema: {
         tags: ['Rules'],
         summary: 'List detection rules',
-        description: 'The Sigma rules running here (the bundled pack and any configured rule directories), by title, with their ATT&CK techniques. `rejected_count` says how many rules were refused; GET /v1/rules/rejected says why.',
+        description:
+          'The Sigma rules running here (the bundled pack and any configured rule directories), by title, with their ATT&CK techniques. `rejected_count` says how many rules were refused; GET /v1/rules/rejected says why.',
         querystring: Type.Object(
           {
             q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive text in the title or id' })),
             level: Type.Optional(Type.String({ maxLength: 20, description: 'Only this level' })),
-            technique: Type.Optional(Type.String({ maxLength: 20, description: 'Only rules tagged with this technique (or a sub-technique of it)' })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Items per page (1-500)' })),
-            cursor: Type.Optional(Type.String({ maxLength: 512, description: 'The `next_cursor` of the previous page' })),
+            technique: Type.Optional(
+              Type.String({
+                maxLength: 20,
+                description: 'Only rules tagged with this technique (or a sub-technique of it)',
+              }),
+            ),
+            limit: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Items per page (1-500)' }),
+            ),
+            cursor: Type.Optional(
+              Type.String({ maxLength: 512, description: 'The `next_cursor` of the previous page' }),
+            ),
           },
           { additionalProperties: false },
         ),
         response: {
           200: Type.Object(
-            { rules: Type.Array(RuleSchema), total: Type.Integer({ description: 'Rules matching the filter' }), rejected_count: Type.Integer(), next_cursor: NextCursor },
+            {
+              rules: Type.Array(RuleSchema),
+              total: Type.Integer({ description: 'Rules matching the filter' }),
+              rejected_count: Type.Integer(),
+              next_cursor: NextCursor,
+            },
             { description: 'A page of rules' },
           ),
         },
@@ -175,7 +215,8 @@ export async function ruleRoutes(
       schema: {
         tags: ['Rules'],
         summary: 'List rejected rules',
-        description: 'Rules that were refused at load, each with the file, the construct and the reason. A rejected rule never runs.',
+        description:
+          'Rules that were refused at load, each with the file, the construct and the reason. A rejected rule never runs.',
         response: { 200: Type.Object({ rejected: Type.Array(RejectedSchema) }, { description: 'Rejected rules' }) },
       },
     },

@@ -27,12 +27,19 @@ export async function deviceRoutes(app: FastifyInstance, deps: { database: Datab
         summary: 'List devices',
         description: `The tenant's devices, built from telemetry (any record naming its host; endpoint events add endpoint ID, user, OS and addresses), most recently seen first. Addresses carry country and city; private and reserved ones are labelled, not looked up. ${GEOIP_ATTRIBUTION}.`,
         querystring: ListDevicesQuery,
-        response: { 200: Type.Object({ devices: Type.Array(DeviceSchema), next_cursor: NextCursor }, { description: 'A page of devices' }) },
+        response: {
+          200: Type.Object(
+            { devices: Type.Array(DeviceSchema), next_cursor: NextCursor },
+            { description: 'A page of devices' },
+          ),
+        },
       },
     },
     async (request) => {
       const query = request.query;
-      const after = query.cursor ? decodeCursor<{ t: number; s: number }>(query.cursor, { t: 'number', s: 'number' }) : undefined;
+      const after = query.cursor
+        ? decodeCursor<{ t: number; s: number }>(query.cursor, { t: 'number', s: 'number' })
+        : undefined;
       const page = await searchDevices(
         db,
         tenantOf(request).id,
@@ -44,7 +51,10 @@ export async function deviceRoutes(app: FastifyInstance, deps: { database: Datab
         },
         { limit: query.limit ?? 50, ...(after ? { after: { lastSeen: after.t, seq: after.s } } : {}) },
       );
-      return { devices: page.devices, next_cursor: page.next ? encodeCursor({ t: page.next.lastSeen, s: page.next.seq }) : null };
+      return {
+        devices: page.devices,
+        next_cursor: page.next ? encodeCursor({ t: page.next.lastSeen, s: page.next.seq }) : null,
+      };
     },
   );
 
@@ -70,12 +80,14 @@ export async function deviceRoutes(app: FastifyInstance, deps: { database: Datab
       schema: {
         tags: ['Devices'],
         summary: 'Edit a device',
-        description: "Sets the host description and the criticality (tenant admins: devices:write). A criticality change rescores the device's open cases.",
+        description:
+          "Sets the host description and the criticality (tenant admins: devices:write). A criticality change rescores the device's open cases.",
         params: DeviceParams,
         body: PatchDeviceBody,
         response: { 200: DeviceSchema },
       },
     },
-    async (request) => editDevice(db, kind, tenantOf(request).id, request.params.device_id, request.body, actorOf(principalOf(request))),
+    async (request) =>
+      editDevice(db, kind, tenantOf(request).id, request.params.device_id, request.body, actorOf(principalOf(request))),
   );
 }

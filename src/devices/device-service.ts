@@ -6,7 +6,17 @@ import type { DatabaseKind } from '../storage/database.js';
 import { AppError } from '../errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { AuditActor } from '../identity/principal.js';
-import { findAddresses, findDevice, findProcesses, listDevices, openCasesByDevice, updateDevice, type AddressRow, type DeviceFilter, type DeviceRow } from './device-store.js';
+import {
+  findAddresses,
+  findDevice,
+  findProcesses,
+  listDevices,
+  openCasesByDevice,
+  updateDevice,
+  type AddressRow,
+  type DeviceFilter,
+  type DeviceRow,
+} from './device-store.js';
 import { rescoreCases } from '../cases/case-rescore.js';
 
 const iso = (time: number) => new Date(time).toISOString();
@@ -37,10 +47,22 @@ export interface DeviceView {
 }
 
 export function presentAddress(row: AddressRow): AddressView {
-  return { ip: row.ip, scope: row.scope, country_code: row.country_code, country: row.country, city: row.city, first_seen: iso(row.first_seen), last_seen: iso(row.last_seen) };
+  return {
+    ip: row.ip,
+    scope: row.scope,
+    country_code: row.country_code,
+    country: row.country,
+    city: row.city,
+    first_seen: iso(row.first_seen),
+    last_seen: iso(row.last_seen),
+  };
 }
 
-export function presentDevice(row: DeviceRow, addresses: readonly AddressRow[], openCaseIds: readonly string[]): DeviceView {
+export function presentDevice(
+  row: DeviceRow,
+  addresses: readonly AddressRow[],
+  openCaseIds: readonly string[],
+): DeviceView {
   return {
     id: row.id,
     host_name: row.host_name,
@@ -58,11 +80,21 @@ export function presentDevice(row: DeviceRow, addresses: readonly AddressRow[], 
 }
 
 /** Devices with their addresses and open cases, in the order given. */
-export async function presentDevices(db: Kysely<Tables>, tenantId: number, rows: readonly DeviceRow[]): Promise<DeviceView[]> {
+export async function presentDevices(
+  db: Kysely<Tables>,
+  tenantId: number,
+  rows: readonly DeviceRow[],
+): Promise<DeviceView[]> {
   const ids = rows.map((row) => row.id);
   const addresses = await findAddresses(db, tenantId, ids);
   const open = await openCasesByDevice(db, tenantId, ids);
-  return rows.map((row) => presentDevice(row, addresses.filter((address) => address.device_id === row.id), open.get(row.id) ?? []));
+  return rows.map((row) =>
+    presentDevice(
+      row,
+      addresses.filter((address) => address.device_id === row.id),
+      open.get(row.id) ?? [],
+    ),
+  );
 }
 
 export async function searchDevices(
@@ -75,7 +107,10 @@ export async function searchDevices(
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   const last = shown.at(-1);
-  return { devices: await presentDevices(db, tenantId, shown), next: more && last ? { lastSeen: last.last_seen, seq: last.seq } : null };
+  return {
+    devices: await presentDevices(db, tenantId, shown),
+    next: more && last ? { lastSeen: last.last_seen, seq: last.seq } : null,
+  };
 }
 
 export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string) {
@@ -101,7 +136,13 @@ export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string
       user: process.user_name,
       last_seen: iso(process.last_seen),
     })),
-    cases: cases.map((item) => ({ id: item.id, number: Number(item.number), title: item.title, status: item.status, score: Number(item.score) })),
+    cases: cases.map((item) => ({
+      id: item.id,
+      number: Number(item.number),
+      title: item.title,
+      status: item.status,
+      score: Number(item.score),
+    })),
   };
 }
 
@@ -130,6 +171,10 @@ export async function editDevice(
   return view!;
 }
 
-async function openCasesOnDeviceIds(db: Parameters<typeof openCasesByDevice>[0], tenantId: number, deviceId: string): Promise<string[]> {
+async function openCasesOnDeviceIds(
+  db: Parameters<typeof openCasesByDevice>[0],
+  tenantId: number,
+  deviceId: string,
+): Promise<string[]> {
   return (await openCasesByDevice(db, tenantId, [deviceId])).get(deviceId) ?? [];
 }

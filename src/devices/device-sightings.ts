@@ -58,7 +58,8 @@ function addressesOf(event: DetectionEvent): string[] {
   };
   for (const name of ADDRESS_FIELDS) add(event.fields[name]);
   const network = event.network;
-  if (network) add(network.direction === 'inbound' ? (network.destination_ip ?? undefined) : (network.source_ip ?? undefined));
+  if (network)
+    add(network.direction === 'inbound' ? (network.destination_ip ?? undefined) : (network.source_ip ?? undefined));
   return found;
 }
 
@@ -76,7 +77,8 @@ function osOf(event: DetectionEvent): string | null {
  * host name field.
  */
 export function deviceHostOf(event: DetectionEvent): string | null {
-  const host = event.family === 'webserver' ? first(event.fields, ['hostname', 'host.name', 'host.hostname']) : event.host;
+  const host =
+    event.family === 'webserver' ? first(event.fields, ['hostname', 'host.name', 'host.hostname']) : event.host;
   return usableHost(host);
 }
 

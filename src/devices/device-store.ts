@@ -11,17 +11,26 @@ export type DeviceRow = Selectable<DevicesTable>;
 export type AddressRow = Selectable<DeviceAddressesTable>;
 type Db = Kysely<Tables> | Transaction<Tables>;
 
-const later = (column: string) => sql<number>`CASE WHEN excluded.${sql.ref(column)} > devices.${sql.ref(column)} THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
-const earlier = (column: string) => sql<number>`CASE WHEN excluded.${sql.ref(column)} < devices.${sql.ref(column)} THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
+const later = (column: string) =>
+  sql<number>`CASE WHEN excluded.${sql.ref(column)} > devices.${sql.ref(column)} THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
+const earlier = (column: string) =>
+  sql<number>`CASE WHEN excluded.${sql.ref(column)} < devices.${sql.ref(column)} THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
 /** The sighting's value when it is the newer one (and has one), else the stored value. */
 const newer = (column: string) =>
-  sql<string | null>`CASE WHEN excluded.${sql.ref(column)} IS NOT NULL AND (excluded.last_seen >= devices.last_seen OR devices.${sql.ref(column)} IS NULL) THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
+  sql<
+    string | null
+  >`CASE WHEN excluded.${sql.ref(column)} IS NOT NULL AND (excluded.last_seen >= devices.last_seen OR devices.${sql.ref(column)} IS NULL) THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
 
 /**
  * Creates or refreshes the devices sighted; returns `tenant/hostKey → device id`. Addresses new
  * to a device are located once, when first seen.
  */
-export async function upsertSightings(db: Db, sightings: readonly DeviceSighting[], geo: GeoIpSource, now: number): Promise<Map<string, string>> {
+export async function upsertSightings(
+  db: Db,
+  sightings: readonly DeviceSighting[],
+  geo: GeoIpSource,
+  now: number,
+): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   for (const sighting of sightings) {
     const row = await db
@@ -125,7 +134,13 @@ export function listDevices(
   if (filter.ip !== undefined) {
     const ip = filter.ip.toLowerCase();
     query = query.where(({ exists, selectFrom }) =>
-      exists(selectFrom('device_addresses as a').select('a.ip').whereRef('a.device_id', '=', 'devices.id').where('a.tenant_id', '=', tenantId).where('a.ip', '=', ip)),
+      exists(
+        selectFrom('device_addresses as a')
+          .select('a.ip')
+          .whereRef('a.device_id', '=', 'devices.id')
+          .where('a.tenant_id', '=', tenantId)
+          .where('a.ip', '=', ip),
+      ),
     );
   }
   if (filter.seenSince !== undefined) query = query.where('last_seen', '>=', filter.seenSince);
@@ -142,7 +157,13 @@ export function listDevices(
     query = query.where((eb) => (filter.hasOpenCase ? open(eb) : eb.not(open(eb))));
   }
   const after = page.after;
-  if (after) query = query.where((eb) => eb.or([eb('last_seen', '<', after.lastSeen), eb.and([eb('last_seen', '=', after.lastSeen), eb('seq', '<', after.seq)])]));
+  if (after)
+    query = query.where((eb) =>
+      eb.or([
+        eb('last_seen', '<', after.lastSeen),
+        eb.and([eb('last_seen', '=', after.lastSeen), eb('seq', '<', after.seq)]),
+      ]),
+    );
   return query.orderBy('last_seen', 'desc').orderBy('seq', 'desc').limit(page.limit).execute();
 }
 
@@ -152,7 +173,12 @@ export function findDevice(db: Db, tenantId: number, id: string): Promise<Device
 
 export function findDevicesByIds(db: Db, tenantId: number, ids: readonly string[]): Promise<DeviceRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('devices').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', [...ids]).execute();
+  return db
+    .selectFrom('devices')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 export function findAddresses(db: Db, tenantId: number, deviceIds: readonly string[]): Promise<AddressRow[]> {
@@ -175,7 +201,12 @@ export interface ProcessSeen {
 }
 
 /** The processes seen on a device (from the endpoint-process table), most recent first. */
-export async function findProcesses(db: Db, tenantId: number, device: DeviceRow, limit: number): Promise<ProcessSeen[]> {
+export async function findProcesses(
+  db: Db,
+  tenantId: number,
+  device: DeviceRow,
+  limit: number,
+): Promise<ProcessSeen[]> {
   // Bounded scan of the device's newest rows (index endpoint_process_events_device), then
   // one entry per (name, PID, path).
   const rows = await db
@@ -189,7 +220,14 @@ export async function findProcesses(db: Db, tenantId: number, device: DeviceRow,
   const seen = new Map<string, ProcessSeen>();
   for (const row of rows) {
     const key = `${row.process_name}\u0000${row.pid}\u0000${row.executable_path}`;
-    if (!seen.has(key)) seen.set(key, { process_name: row.process_name, pid: row.pid, executable_path: row.executable_path, user_name: row.user_name, last_seen: row.event_time });
+    if (!seen.has(key))
+      seen.set(key, {
+        process_name: row.process_name,
+        pid: row.pid,
+        executable_path: row.executable_path,
+        user_name: row.user_name,
+        last_seen: row.event_time,
+      });
     if (seen.size >= limit) break;
   }
   return [...seen.values()];
@@ -212,10 +250,25 @@ export async function updateDevice(
 }
 
 /** Devices named by observations' hosts: created (first seen at the observation) when unknown. */
-export async function ensureDevice(db: Db, tenantId: number, hostName: string, hostKeyValue: string, seenAt: number, now: number): Promise<string> {
+export async function ensureDevice(
+  db: Db,
+  tenantId: number,
+  hostName: string,
+  hostKeyValue: string,
+  seenAt: number,
+  now: number,
+): Promise<string> {
   const row = await db
     .insertInto('devices')
-    .values({ id: newId('dev'), tenant_id: tenantId, host_key: hostKeyValue, host_name: hostName, first_seen: seenAt, last_seen: seenAt, updated_at: now })
+    .values({
+      id: newId('dev'),
+      tenant_id: tenantId,
+      host_key: hostKeyValue,
+      host_name: hostName,
+      first_seen: seenAt,
+      last_seen: seenAt,
+      updated_at: now,
+    })
     .onConflict((oc) => oc.columns(['tenant_id', 'host_key']).doUpdateSet({ last_seen: later('last_seen') }))
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -223,7 +276,11 @@ export async function ensureDevice(db: Db, tenantId: number, hostName: string, h
 }
 
 /** The open cases of each device. */
-export async function openCasesByDevice(db: Db, tenantId: number, deviceIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function openCasesByDevice(
+  db: Db,
+  tenantId: number,
+  deviceIds: readonly string[],
+): Promise<Map<string, string[]>> {
   if (deviceIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('case_devices as cd')

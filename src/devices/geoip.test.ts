@@ -32,7 +32,12 @@ test('private and reserved ranges are labelled, never looked up', () => {
 
 test('public IPv4 and IPv6 addresses get country and city from the bundled database', () => {
   const geo = MmdbGeoIp.bundled();
-  assert.deepEqual(geo.locate('81.2.69.142'), { scope: 'public', countryCode: 'GB', country: 'United Kingdom', city: 'London' });
+  assert.deepEqual(geo.locate('81.2.69.142'), {
+    scope: 'public',
+    countryCode: 'GB',
+    country: 'United Kingdom',
+    city: 'London',
+  });
   const v6 = geo.locate('2a00:1450:4001::1');
   assert.equal(v6.countryCode, 'DE');
   assert.equal(v6.country, 'Germany');

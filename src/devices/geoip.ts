@@ -133,7 +133,10 @@ export class MmdbGeoIp implements GeoIpSource {
       const found = reader.get(ip) as CityRecord | null;
       if (!found) continue;
       const code = found.country_code ?? found.country?.iso_code ?? found.registered_country?.iso_code ?? null;
-      const city = typeof found.city === 'string' ? found.city : ((found.city as { names?: Record<string, string> } | undefined)?.names?.en ?? null);
+      const city =
+        typeof found.city === 'string'
+          ? found.city
+          : ((found.city as { names?: Record<string, string> } | undefined)?.names?.en ?? null);
       const country = found.country?.names?.en ?? (code ? countryName(code) : null);
       return { scope, countryCode: code, country, city: city === '' ? null : city };
     }

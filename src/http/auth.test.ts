@@ -57,7 +57,8 @@ test('writing observations needs the platform approval of the tenant as well as 
   });
   const app = await appWith({ scope: 'tenant', permission: 'observations:write' });
   try {
-    const post = () => app.inject({ method: 'POST', url: '/observations', headers: { authorization: `Bearer ${value}` } });
+    const post = () =>
+      app.inject({ method: 'POST', url: '/observations', headers: { authorization: `Bearer ${value}` } });
     const refused = await post();
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().code, 'observation_write_not_approved');

@@ -51,7 +51,8 @@ export const securitySchemes = {
   PersonalAccessToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API token (`slt_…`) created under Settings > Integrations > API Configuration or with `sightline token create`, sent as `Authorization: Bearer <token>`.',
+    description:
+      'An API token (`slt_…`) created under Settings > Integrations > API Configuration or with `sightline token create`, sent as `Authorization: Bearer <token>`.',
   },
   TokenAsBasicPassword: {
     type: 'http',
@@ -83,13 +84,15 @@ export interface AuthDependencies {
 
 /** The principal of a request that passed authentication (routes with non-public access). */
 export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error(`route ${request.routeOptions.url} used the principal without authenticating`);
+  if (!request.principal)
+    throw new Error(`route ${request.routeOptions.url} used the principal without authenticating`);
   return request.principal;
 }
 
 /** The tenant a tenant-scoped request acts in. */
 export function tenantOf(request: FastifyRequest): TenantRow {
-  if (!request.tenant) throw new Error(`route ${request.routeOptions.url} used the tenant without declaring tenant scope`);
+  if (!request.tenant)
+    throw new Error(`route ${request.routeOptions.url} used the tenant without declaring tenant scope`);
   return request.tenant;
 }
 
@@ -115,13 +118,21 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     const access = route.config?.access;
     if (!access) throw new Error(`route ${route.method} ${route.url} declares no access; every /v1 route must`);
     if (access.scope !== 'public' && access.permission === 'observations:write' && access.scope !== 'tenant') {
-      throw new Error(`route ${route.method} ${route.url}: observations:write needs tenant scope, where the tenant's approval is checked`);
+      throw new Error(
+        `route ${route.method} ${route.url}: observations:write needs tenant scope, where the tenant's approval is checked`,
+      );
     }
     documentAccess(route, access);
-    for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
 
-  const reject = async (request: FastifyRequest, code: ProblemCode, detail: string, audit?: { tenantId: number | null; subject: string }) => {
+  const reject = async (
+    request: FastifyRequest,
+    code: ProblemCode,
+    detail: string,
+    audit?: { tenantId: number | null; subject: string },
+  ) => {
     metrics.authFailures.inc({ reason: code });
     if (audit) {
       await recordAudit(db, {
@@ -140,9 +151,13 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     const token = presentedToken(request.headers.authorization);
     const cookie = token === undefined ? request.cookies[SESSION_COOKIE] : undefined;
     if (token === undefined && cookie === undefined) {
-      throw new AppError('unauthenticated', 'send an API token as "Authorization: Bearer <token>" (or as the Basic password), or sign in', {
-        headers: { 'WWW-Authenticate': challengeFor(request) },
-      });
+      throw new AppError(
+        'unauthenticated',
+        'send an API token as "Authorization: Bearer <token>" (or as the Basic password), or sign in',
+        {
+          headers: { 'WWW-Authenticate': challengeFor(request) },
+        },
+      );
     }
     if (token !== undefined) {
       let forgive: () => void;
@@ -162,16 +177,30 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         token_expired: `the API token expired at ${new Date(check.token?.expires_at ?? 0).toISOString()}`,
         token_revoked: 'the API token was deleted and can no longer be used',
       }[check.code];
-      return reject(request, check.code, detail, check.token ? { tenantId: check.token.tenant_id, subject: `token ${check.token.id}` } : undefined);
+      return reject(
+        request,
+        check.code,
+        detail,
+        check.token ? { tenantId: check.token.tenant_id, subject: `token ${check.token.id}` } : undefined,
+      );
     }
     // Session cookies are 256-bit random values, not guessable, so a miss is a session that
     // ended: it does not count as a failed attempt, and the dead cookie is cleared.
     const session = await resolveSession(db, cookie!);
     if (session.ok) return session.principal;
     metrics.authFailures.inc({ reason: session.code });
-    throw new AppError(session.code, session.code === 'session_expired' ? 'the session expired; sign in again' : 'the session is not valid; sign in again', {
-      headers: { 'WWW-Authenticate': challengeFor(request), 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax` },
-    });
+    throw new AppError(
+      session.code,
+      session.code === 'session_expired'
+        ? 'the session expired; sign in again'
+        : 'the session is not valid; sign in again',
+      {
+        headers: {
+          'WWW-Authenticate': challengeFor(request),
+          'Set-Cookie': `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`,
+        },
+      },
+    );
   };
 
   const resolveTenant = async (request: FastifyRequest, principal: Principal): Promise<TenantRow> => {
@@ -205,7 +234,10 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     if (principal.csrfToken && UNSAFE_METHODS.has(request.method)) {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !sameSecret(sent, principal.csrfToken)) {
-        throw new AppError('csrf_token_invalid', `writes with the session cookie must send the session's CSRF token in the X-CSRF-Token header (GET /v1/me returns it)`);
+        throw new AppError(
+          'csrf_token_invalid',
+          `writes with the session cookie must send the session's CSRF token in the X-CSRF-Token header (GET /v1/me returns it)`,
+        );
       }
     }
     if (access.scope === 'operator' && !principal.operator) {
@@ -221,13 +253,20 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         ip: request.ip,
         details: { required_permission: access.permission, method: request.method, path: request.routeOptions.url },
       });
-      throw new AppError('permission_denied', `this call needs the permission ${access.permission}, which the ${principal.kind} does not have`, {
-        extensions: { required_permission: access.permission },
-      });
+      throw new AppError(
+        'permission_denied',
+        `this call needs the permission ${access.permission}, which the ${principal.kind} does not have`,
+        {
+          extensions: { required_permission: access.permission },
+        },
+      );
     }
     // Seed §1: writing observations needs the platform's prior approval of the tenant, on top
     // of the permission. Declared once here, so no observation-writing route can forget it.
-    if (access.permission === 'observations:write' && (request.tenant?.observation_write_approved_at ?? null) === null) {
+    if (
+      access.permission === 'observations:write' &&
+      (request.tenant?.observation_write_approved_at ?? null) === null
+    ) {
       throw new AppError(
         'observation_write_not_approved',
         `tenant ${request.tenant?.code_name ?? '(none)'} is not approved to write observations; a tenant admin files the review (impact on managed services, correlation with other observations, expected volume) with POST /v1/observation-write-requests`,
@@ -248,10 +287,21 @@ function documentAccess(route: RouteOptions, access: Access): void {
   const add = (status: string, description: string, code: ProblemCode, detail?: string) => {
     responses[status] ??= problemResponse(description, code, detail);
   };
-  if (schema.body || schema.querystring || schema.params) add('400', 'The request is malformed: the problem names the field and what was wrong', 'invalid_request', 'body/name must NOT have fewer than 1 characters');
+  if (schema.body || schema.querystring || schema.params)
+    add(
+      '400',
+      'The request is malformed: the problem names the field and what was wrong',
+      'invalid_request',
+      'body/name must NOT have fewer than 1 characters',
+    );
   if (access.scope !== 'public') {
     schema.security = [{ PersonalAccessToken: [] }, { TokenAsBasicPassword: [] }, { SessionCookie: [] }];
-    add('401', 'Missing, unknown, expired or deleted credentials (`WWW-Authenticate` names the Bearer and Basic schemes)', 'token_revoked', 'the API token was deleted and can no longer be used');
+    add(
+      '401',
+      'Missing, unknown, expired or deleted credentials (`WWW-Authenticate` names the Bearer and Basic schemes)',
+      'token_revoked',
+      'the API token was deleted and can no longer be used',
+    );
     const forbidden = [
       access.permission ? `the credentials lack the permission \`${access.permission}\`` : undefined,
       access.scope === 'operator' ? 'the caller is not a platform operator' : undefined,
@@ -260,10 +310,21 @@ function documentAccess(route: RouteOptions, access: Access): void {
     add(
       '403',
       `Forbidden: ${forbidden.join('; or ')}`,
-      access.permission ? 'permission_denied' : access.scope === 'operator' ? 'operator_required' : 'csrf_token_invalid',
-      access.permission ? `this call needs the permission ${access.permission}, which the token does not have` : undefined,
+      access.permission
+        ? 'permission_denied'
+        : access.scope === 'operator'
+          ? 'operator_required'
+          : 'csrf_token_invalid',
+      access.permission
+        ? `this call needs the permission ${access.permission}, which the token does not have`
+        : undefined,
     );
-    add('429', 'Too many failed authentication attempts from this address; wait `Retry-After` seconds', 'too_many_failed_attempts', 'too many failed attempts from 203.0.113.7; retry in 540 s');
+    add(
+      '429',
+      'Too many failed authentication attempts from this address; wait `Retry-After` seconds',
+      'too_many_failed_attempts',
+      'too many failed attempts from 203.0.113.7; retry in 540 s',
+    );
     const needs = access.permission
       ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]}).`
       : access.scope === 'operator'
@@ -276,8 +337,14 @@ function documentAccess(route: RouteOptions, access: Access): void {
     const headers = (schema.headers ??= { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
     headers.properties[TENANT_HEADER] = {
       type: 'string',
-      description: 'Platform operators only: the code name of the tenant this call acts in. Members of a tenant leave it out.',
+      description:
+        'Platform operators only: the code name of the tenant this call acts in. Members of a tenant leave it out.',
     };
   }
-  add('5XX', 'Server-side failure; the problem carries a request id to quote', 'internal_error', 'an unexpected error occurred; quote request id req-7 when reporting it');
+  add(
+    '5XX',
+    'Server-side failure; the problem carries a request id to quote',
+    'internal_error',
+    'an unexpected error occurred; quote request id req-7 when reporting it',
+  );
 }

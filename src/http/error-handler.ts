@@ -18,12 +18,20 @@ export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => Fas
 export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFallback): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
-      if (error.status >= 500 && !error.senderFault) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
+      if (error.status >= 500 && !error.senderFault)
+        request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
       return sendProblem(reply, error);
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const code = status === 404 ? 'not_found' : status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+      const code =
+        status === 404
+          ? 'not_found'
+          : status === 413
+            ? 'body_too_large'
+            : status === 415
+              ? 'unsupported_media_type'
+              : 'invalid_request';
       return sendProblem(reply, new AppError(code, error.message));
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -35,7 +43,9 @@ export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFa
     );
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    pageFallback?.(request, reply) ?? sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  app.setNotFoundHandler(
+    (request, reply) =>
+      pageFallback?.(request, reply) ??
+      sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
   );
 }

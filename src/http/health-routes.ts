@@ -21,7 +21,8 @@ const ReadinessSchema = Type.Object({
     record_writer: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
     write_queue: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
     detection: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')], {
-      description: 'The detection worker: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
+      description:
+        'The detection worker: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
     }),
   }),
   queue_bytes: Type.Integer(),
@@ -39,23 +40,38 @@ export interface HealthDependencies {
 }
 
 export async function healthRoutes(app: FastifyInstance, deps: HealthDependencies): Promise<void> {
-  app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: HealthSchema } } }, async () => ({ status: 'ok' as const }));
+  app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: HealthSchema } } }, async () => ({
+    status: 'ok' as const,
+  }));
 
-  app.get('/readyz', { schema: { summary: 'Readiness', response: { 200: ReadinessSchema, 503: ReadinessSchema } } }, async (request, reply) => {
-    const database = await databaseReachable(deps.db, request.log);
-    const worker = deps.detectionWorker;
-    const checks = {
-      database,
-      record_writer: deps.writer.healthy ? 'ok' : 'failed',
-      write_queue: deps.queue.overLimit ? 'full' : 'ok',
-      detection: worker ? (worker.healthy ? 'ok' : 'failing') : 'off',
-    };
-    const ready = checks.database === 'ok' && checks.record_writer === 'ok' && checks.write_queue === 'ok' && checks.detection !== 'failing';
-    const lag = database === 'ok' ? await followerLag(deps.db, deps.kind, DETECTION_CURSOR) : 0;
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : 'not_ready', checks, queue_bytes: deps.queue.pendingBytes, detection_lag_records: lag });
-  });
+  app.get(
+    '/readyz',
+    { schema: { summary: 'Readiness', response: { 200: ReadinessSchema, 503: ReadinessSchema } } },
+    async (request, reply) => {
+      const database = await databaseReachable(deps.db, request.log);
+      const worker = deps.detectionWorker;
+      const checks = {
+        database,
+        record_writer: deps.writer.healthy ? 'ok' : 'failed',
+        write_queue: deps.queue.overLimit ? 'full' : 'ok',
+        detection: worker ? (worker.healthy ? 'ok' : 'failing') : 'off',
+      };
+      const ready =
+        checks.database === 'ok' &&
+        checks.record_writer === 'ok' &&
+        checks.write_queue === 'ok' &&
+        checks.detection !== 'failing';
+      const lag = database === 'ok' ? await followerLag(deps.db, deps.kind, DETECTION_CURSOR) : 0;
+      return reply
+        .code(ready ? 200 : 503)
+        .send({
+          status: ready ? 'ready' : 'not_ready',
+          checks,
+          queue_bytes: deps.queue.pendingBytes,
+          detection_lag_records: lag,
+        });
+    },
+  );
 
   app.get('/metrics', async (_request, reply) => {
     deps.metrics.queueBytes.set(deps.queue.pendingBytes);

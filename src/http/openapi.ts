@@ -15,7 +15,9 @@ import { presentedToken, securitySchemes } from './auth.js';
 import { ProblemSchema } from './schemas.js';
 import { sendProblem } from './error-handler.js';
 
-const packageJson = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const packageJson = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const description = `The Sightline REST API: cases, devices, observations, raw telemetry, AI case summaries and API tokens.
 
@@ -44,7 +46,9 @@ export const registerOpenApi = fastifyPlugin(async function openApi(app: Fastify
       components: { securitySchemes: structuredClone(securitySchemes) as never },
     },
     // Shared schemas keep their own names ($id) in components.schemas.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     // The document describes /v1; the collector and health endpoints have their own contract.
     transform: ({ schema, url }) => ({ schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true }, url }),
   });
@@ -81,7 +85,11 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
     // credentials to every path of the site.
     if (request.url === '/docs') return reply.redirect('/docs/', 301);
     const token = presentedToken(request.headers.authorization);
-    if (!token) return challenge(reply, 'the API reference needs HTTP Basic credentials: any username, and an API token as the password');
+    if (!token)
+      return challenge(
+        reply,
+        'the API reference needs HTTP Basic credentials: any username, and an API token as the password',
+      );
     const forgive = limiter.admit(request.ip);
     const check = await checkToken(db, token, request.ip);
     if (check.ok || check.code !== 'invalid_credentials') forgive();
@@ -98,14 +106,25 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
     // option: its Authorize dialog offers the Personal Access Token alone (seed §5). The
     // document at /v1/openapi.json keeps every scheme for code generators.
     transformSpecification: (document) => {
-      const spec = document as { components?: { securitySchemes?: Record<string, unknown> }; paths?: Record<string, Record<string, { security?: unknown }>> };
-      if (spec.components?.securitySchemes) spec.components.securitySchemes = { PersonalAccessToken: spec.components.securitySchemes.PersonalAccessToken };
+      const spec = document as {
+        components?: { securitySchemes?: Record<string, unknown> };
+        paths?: Record<string, Record<string, { security?: unknown }>>;
+      };
+      if (spec.components?.securitySchemes)
+        spec.components.securitySchemes = { PersonalAccessToken: spec.components.securitySchemes.PersonalAccessToken };
       for (const operations of Object.values(spec.paths ?? {})) {
-        for (const operation of Object.values(operations)) if (operation.security) operation.security = [{ PersonalAccessToken: [] }];
+        for (const operation of Object.values(operations))
+          if (operation.security) operation.security = [{ PersonalAccessToken: [] }];
       }
       return document;
     },
-    uiConfig: { layout: 'BaseLayout', deepLinking: true, displayRequestDuration: true, persistAuthorization: false, tryItOutEnabled: false },
+    uiConfig: {
+      layout: 'BaseLayout',
+      deepLinking: true,
+      displayRequestDuration: true,
+      persistAuthorization: false,
+      tryItOutEnabled: false,
+    },
     theme: { title: 'Sightline API reference', js: [{ filename: 'personal-access-token.js', content: relabelScript }] },
   });
 }

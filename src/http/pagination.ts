@@ -26,6 +26,9 @@ export function decodeCursor<T extends Record<string, string | number>>(
       // Every numeric position is a row key or a time: an integer the databases can hold.
       return type === 'number' ? Number.isSafeInteger(value) : typeof value === type;
     });
-  if (!valid) throw new AppError('invalid_cursor', 'cursor is not one this API returned; pass next_cursor unchanged', { extensions: { field: 'cursor' } });
+  if (!valid)
+    throw new AppError('invalid_cursor', 'cursor is not one this API returned; pass next_cursor unchanged', {
+      extensions: { field: 'cursor' },
+    });
   return decoded as T;
 }

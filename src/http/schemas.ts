@@ -10,7 +10,10 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String({ description: 'What was wrong and where' }),
-    code: Type.Union(Object.keys(problems).map((code) => Type.Literal(code)), { description: 'Stable machine code' }),
+    code: Type.Union(
+      Object.keys(problems).map((code) => Type.Literal(code)),
+      { description: 'Stable machine code' },
+    ),
     instance: Type.Optional(Type.String({ description: 'The request path' })),
   },
   {
@@ -41,7 +44,8 @@ export function problemResponse(description: string, code: ProblemCode, detail =
   return { description, content: { 'application/problem+json': { schema: { $ref: 'Problem#' }, example } } };
 }
 
-export const Timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601, UTC)` });
+export const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} (ISO 8601, UTC)` });
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Items per page (1-500)' })),

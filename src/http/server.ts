@@ -29,7 +29,12 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     logger: {
       level: config.logLevel,
       // Credentials never reach the log, whatever a future log line includes.
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
+      redact: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-csrf-token"]',
+        'res.headers["set-cookie"]',
+      ],
     },
     // Per-request logs would dominate a busy collector; errors are still logged with request ids.
     logController: new LogController({ disableRequestLogging: true }),
@@ -41,7 +46,9 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     // Unknown fields are refused, not silently dropped: a misspelt `expires_at` must not
     // create a token that never expires. Arrays are not coerced to scalars either.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allowUnionTypes: true } },
-    ...(config.tlsCert ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } } : {}),
+    ...(config.tlsCert
+      ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } }
+      : {}),
   });
 
   const ui = webUi();

@@ -41,9 +41,16 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   const db = database.db;
   installAuth(app, { db, limiter, metrics });
   app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [['params', request.params], ['querystring', request.query], ['body', request.body]] as const) {
+    for (const [part, value] of [
+      ['params', request.params],
+      ['querystring', request.query],
+      ['body', request.body],
+    ] as const) {
       const where = findNulByte(value, part);
-      if (where) throw new AppError('invalid_request', `${where} contains a NUL character, which no field may hold`, { extensions: { field: where } });
+      if (where)
+        throw new AppError('invalid_request', `${where} contains a NUL character, which no field may hold`, {
+          extensions: { field: where },
+        });
     }
   });
 
@@ -55,7 +62,14 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
         tags: ['Authentication'],
         summary: 'The OpenAPI document',
         description: 'This API described as OpenAPI 3.1, generated from the route schemas the server validates with.',
-        response: { 200: { description: 'OpenAPI 3.1 document', type: 'object', additionalProperties: true, examples: [{ openapi: '3.1.0', info: { title: 'Sightline API' } }] } },
+        response: {
+          200: {
+            description: 'OpenAPI 3.1 document',
+            type: 'object',
+            additionalProperties: true,
+            examples: [{ openapi: '3.1.0', info: { title: 'Sightline API' } }],
+          },
+        },
       },
     },
     async (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())),
@@ -70,12 +84,22 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, grouping });
   await app.register(caseRoutes, { database, catalogue: deps.detection.catalogue });
   await app.register(deviceRoutes, { database });
-  await app.register(summaryRoutes, { db, catalogue: deps.detection.catalogue, config, sink: deps.summarySink, metrics });
+  await app.register(summaryRoutes, {
+    db,
+    catalogue: deps.detection.catalogue,
+    config,
+    sink: deps.summarySink,
+    metrics,
+  });
   await app.register(userRoutes, { db });
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
   await app.register(collectorStatsRoutes, { database, config });
-  await app.register(ruleRoutes, { compilation: deps.detection.compilation, catalogue: deps.detection.catalogue, rulePaths: config.detectionRulePaths });
+  await app.register(ruleRoutes, {
+    compilation: deps.detection.compilation,
+    catalogue: deps.detection.catalogue,
+    rulePaths: config.detectionRulePaths,
+  });
 }
 
 /** Where a NUL character hides in request input (PostgreSQL text cannot store one), if anywhere. */

@@ -49,7 +49,11 @@ export function webUi(root = webRoot): WebUi {
 
   const sendIndex = (_request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     // A server started from source without `npm run build` has no app: say how to get one.
-    if (!index) return sendProblem(reply, new AppError('web_ui_not_built', `the web UI is not built: run "npm run build" (looked in ${root})`));
+    if (!index)
+      return sendProblem(
+        reply,
+        new AppError('web_ui_not_built', `the web UI is not built: run "npm run build" (looked in ${root})`),
+      );
     securityHeaders(reply);
     return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(index);
   };

@@ -76,7 +76,10 @@ export async function auditRoutes(app: FastifyInstance, deps: { db: Kysely<Table
         ...(until ? { until: parseIsoTime('until', until) } : {}),
         ...(position ? { beforeSeq: position.s } : {}),
       });
-      return { events: page.events, next_cursor: page.more && page.lastSeq !== undefined ? encodeCursor({ s: page.lastSeq }) : null };
+      return {
+        events: page.events,
+        next_cursor: page.more && page.lastSeq !== undefined ? encodeCursor({ s: page.lastSeq }) : null,
+      };
     },
   );
 }

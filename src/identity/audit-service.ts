@@ -74,8 +74,16 @@ export function presentAuditEvent(row: AuditRow): AuditEvent {
   };
 }
 
-export async function listAudit(db: Kysely<Tables>, tenantId: number, query: AuditQuery): Promise<{ events: AuditEvent[]; lastSeq?: number; more: boolean }> {
+export async function listAudit(
+  db: Kysely<Tables>,
+  tenantId: number,
+  query: AuditQuery,
+): Promise<{ events: AuditEvent[]; lastSeq?: number; more: boolean }> {
   const rows = await listAuditEvents(db, tenantId, { ...query, limit: query.limit + 1 });
   const page = rows.slice(0, query.limit);
-  return { events: page.map(presentAuditEvent), more: rows.length > query.limit, ...(page.length ? { lastSeq: page[page.length - 1]!.seq } : {}) };
+  return {
+    events: page.map(presentAuditEvent),
+    more: rows.length > query.limit,
+    ...(page.length ? { lastSeq: page[page.length - 1]!.seq } : {}),
+  };
 }

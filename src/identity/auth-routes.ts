@@ -30,7 +30,9 @@ const LoginBody = Type.Object(
 
 export const SessionSchema = Type.Object({
   user: UserSchema,
-  tenant: Type.Union([TenantSummarySchema, Type.Null()], { description: "The user's tenant; null for platform operators" }),
+  tenant: Type.Union([TenantSummarySchema, Type.Null()], {
+    description: "The user's tenant; null for platform operators",
+  }),
   csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every write made with the session cookie' }),
   expires_at: Timestamp('When the session ends at the latest (it also ends after 12 hours unused)'),
 });
@@ -44,11 +46,22 @@ export const MeSchema = Type.Object(
     operator: Type.Boolean(),
     permissions: Type.Array(PermissionSchema),
     tenant: Type.Union([TenantSummarySchema, Type.Null()]),
-    csrf_token: Type.Union([Type.String(), Type.Null()], { description: 'With the session cookie: the CSRF token for writes' }),
+    csrf_token: Type.Union([Type.String(), Type.Null()], {
+      description: 'With the session cookie: the CSRF token for writes',
+    }),
   },
   {
     examples: [
-      { kind: 'token', id: 'tok_7QmVb2XcT4kR9sLp0aZe', label: 'SOAR integration', role: null, operator: false, permissions: ['cases:read'], tenant: { code_name: 'acme', name: 'Acme Corp' }, csrf_token: null },
+      {
+        kind: 'token',
+        id: 'tok_7QmVb2XcT4kR9sLp0aZe',
+        label: 'SOAR integration',
+        role: null,
+        operator: false,
+        permissions: ['cases:read'],
+        tenant: { code_name: 'acme', name: 'Acme Corp' },
+        csrf_token: null,
+      },
     ],
   },
 );
@@ -69,7 +82,11 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
         response: {
           200: { ...SessionSchema, description: 'Signed in; the cookie is set' },
           401: problemResponse('Email or password is wrong', 'invalid_credentials', 'email or password is wrong'),
-          429: problemResponse('Too many failed attempts from this address; wait `Retry-After` seconds', 'too_many_failed_attempts', 'too many failed attempts from 203.0.113.7; retry in 540 s'),
+          429: problemResponse(
+            'Too many failed attempts from this address; wait `Retry-After` seconds',
+            'too_many_failed_attempts',
+            'too many failed attempts from 203.0.113.7; retry in 540 s',
+          ),
         },
       },
     },
@@ -77,10 +94,19 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
       // Counted before the password is checked, so concurrent guesses cannot outrun the limit.
       const forgive = limiter.admit(request.ip);
       const body = request.body as { email: string; password: string };
-      const result = await login(db, { email: body.email, password: body.password, ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+      const result = await login(db, {
+        email: body.email,
+        password: body.password,
+        ip: request.ip,
+        userAgent: request.headers['user-agent'] ?? '',
+      });
       forgive();
       // Secure whenever the browser reached us over HTTPS, directly or through a trusted proxy.
-      reply.setCookie(SESSION_COOKIE, result.cookieValue, { ...cookieOptions, secure: secureCookies || request.protocol === 'https', maxAge: SESSION_MAX_MS / 1000 });
+      reply.setCookie(SESSION_COOKIE, result.cookieValue, {
+        ...cookieOptions,
+        secure: secureCookies || request.protocol === 'https',
+        maxAge: SESSION_MAX_MS / 1000,
+      });
       reply.header('Cache-Control', 'no-store');
       const tenant = result.user.tenant_id === null ? undefined : await findTenantById(db, result.user.tenant_id);
       return {
@@ -99,7 +125,8 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
       schema: {
         tags: ['Authentication'],
         summary: 'Sign out',
-        description: 'Ends the web session of the cookie and clears it. Needs the X-CSRF-Token header like every cookie-authenticated write. With an API token it does nothing (tokens are deleted, not signed out).',
+        description:
+          'Ends the web session of the cookie and clears it. Needs the X-CSRF-Token header like every cookie-authenticated write. With an API token it does nothing (tokens are deleted, not signed out).',
         response: { 204: { description: 'Signed out', type: 'null' } },
       },
     },
@@ -119,7 +146,8 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
       schema: {
         tags: ['Authentication'],
         summary: 'Who is calling',
-        description: 'The caller: the signed-in user or the API token, its permissions and tenant. With the session cookie it also returns the CSRF token that writes must send.',
+        description:
+          'The caller: the signed-in user or the API token, its permissions and tenant. With the session cookie it also returns the CSRF token that writes must send.',
         response: { 200: { ...MeSchema, description: 'The caller' } },
       },
     },

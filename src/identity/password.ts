@@ -4,7 +4,12 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { randomBase62 } from './secrets.js';
 
-const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number, options: crypto.ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(crypto.scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: crypto.ScryptOptions,
+) => Promise<Buffer>;
 
 // N=2^15, r=8, p=1: 32 MiB of memory and tens of milliseconds per hash, off the event loop
 // (libuv's thread pool). Each hash records its parameters, so they can be raised later.
@@ -28,7 +33,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const cost = { N: Number(n), r: Number(r), p: Number(p) };
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, { ...cost, maxmem: 128 * cost.N * cost.r * 2 });
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
+    ...cost,
+    maxmem: 128 * cost.N * cost.r * 2,
+  });
   return crypto.timingSafeEqual(actual, expected);
 }
 

@@ -42,12 +42,22 @@ export function isPermission(value: string): value is Permission {
 
 /** `all`, or a comma-separated list of permission names, as the CLI and API accept them. */
 export function parsePermissions(values: readonly string[]): Permission[] {
-  const names = values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  const names = values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
   if (names.length === 1 && names[0] === 'all') return [...allPermissions];
-  if (names.length === 0) throw new AppError('invalid_permission', `give at least one permission, or all; known: ${allPermissions.join(', ')}`);
+  if (names.length === 0)
+    throw new AppError(
+      'invalid_permission',
+      `give at least one permission, or all; known: ${allPermissions.join(', ')}`,
+    );
   const unknown = names.filter((name) => !isPermission(name));
   if (unknown.length > 0) {
-    throw new AppError('invalid_permission', `unknown permission ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${allPermissions.join(', ')}, or all`);
+    throw new AppError(
+      'invalid_permission',
+      `unknown permission ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${allPermissions.join(', ')}, or all`,
+    );
   }
   return allPermissions.filter((permission) => names.includes(permission));
 }

@@ -10,7 +10,13 @@ import { decoyHash, verifyPassword } from './password.js';
 import { rolePermissions } from './permissions.js';
 import type { Principal } from './principal.js';
 import { randomBase62, sha256 } from './secrets.js';
-import { deleteExpiredSessions, deleteSession, findSessionWithUser, insertSession, touchSession } from './session-store.js';
+import {
+  deleteExpiredSessions,
+  deleteSession,
+  findSessionWithUser,
+  insertSession,
+  touchSession,
+} from './session-store.js';
 import { findUserByEmail, type UserRow } from './user-store.js';
 
 export const SESSION_COOKIE = 'sightline_session';
@@ -68,7 +74,12 @@ export async function login(db: Kysely<Tables>, input: LoginInput): Promise<Logi
     ip: input.ip,
     user_agent: input.userAgent.slice(0, 512),
   });
-  await recordAudit(db, { tenantId: user.tenant_id, action: 'auth.login', actor: { type: 'user', id: user.id, label: user.email }, ip: input.ip });
+  await recordAudit(db, {
+    tenantId: user.tenant_id,
+    action: 'auth.login',
+    actor: { type: 'user', id: user.id, label: user.email },
+    ip: input.ip,
+  });
   return { cookieValue, csrfToken: csrfTokenFor(cookieValue), expiresAt, user };
 }
 
@@ -92,7 +103,9 @@ export async function resolveSession(
   db: Kysely<Tables>,
   cookieValue: string,
   now = Date.now(),
-): Promise<{ ok: true; principal: Principal; expiresAt: number } | { ok: false; code: 'session_expired' | 'invalid_credentials' }> {
+): Promise<
+  { ok: true; principal: Principal; expiresAt: number } | { ok: false; code: 'session_expired' | 'invalid_credentials' }
+> {
   const found = await findSessionWithUser(db, sha256(cookieValue));
   if (!found || found.user.disabled_at !== null) return { ok: false, code: 'invalid_credentials' };
   const { session, user } = found;
@@ -101,10 +114,19 @@ export async function resolveSession(
     return { ok: false, code: 'session_expired' };
   }
   if (now - session.last_seen_at >= TOUCH_RESOLUTION_MS) await touchSession(db, session.id, now);
-  return { ok: true, principal: userPrincipal(user, csrfTokenFor(cookieValue)), expiresAt: Math.min(session.expires_at, now + SESSION_IDLE_MS) };
+  return {
+    ok: true,
+    principal: userPrincipal(user, csrfTokenFor(cookieValue)),
+    expiresAt: Math.min(session.expires_at, now + SESSION_IDLE_MS),
+  };
 }
 
 export async function logout(db: Kysely<Tables>, cookieValue: string, principal: Principal, ip: string): Promise<void> {
   await deleteSession(db, sha256(cookieValue));
-  await recordAudit(db, { tenantId: principal.tenantId, action: 'auth.logout', actor: { type: 'user', id: principal.id, label: principal.label }, ip });
+  await recordAudit(db, {
+    tenantId: principal.tenantId,
+    action: 'auth.logout',
+    actor: { type: 'user', id: principal.id, label: principal.label },
+    ip,
+  });
 }

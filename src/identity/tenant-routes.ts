@@ -31,18 +31,28 @@ export const TenantSchema = Type.Object(
     code_name: Type.String({ description: 'Anonymised identifier; the first label of the collector address' }),
     name: Type.String({ description: 'Display name' }),
     created_at: Timestamp('Creation time'),
-    collector_url: Type.String({ description: 'Where the tenant\'s forwarders POST /log_sink' }),
-    observation_write_approved: Type.Boolean({ description: 'Whether the platform approved this tenant writing observations' }),
+    collector_url: Type.String({ description: "Where the tenant's forwarders POST /log_sink" }),
+    observation_write_approved: Type.Boolean({
+      description: 'Whether the platform approved this tenant writing observations',
+    }),
     observation_write_approved_at: Type.Union([Timestamp('When it was approved'), Type.Null()]),
-    ai_summaries: Type.Union([Type.Literal('on'), Type.Literal('off')], { description: 'AI case summaries for this tenant: off when it opted out (seed: through its account manager or support)' }),
-    summary_provider: Type.Union([Type.String(), Type.Null()], { description: "The tenant's summary provider (builtin, openai, anthropic); null: the deployment's" }),
+    ai_summaries: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+      description:
+        'AI case summaries for this tenant: off when it opted out (seed: through its account manager or support)',
+    }),
+    summary_provider: Type.Union([Type.String(), Type.Null()], {
+      description: "The tenant's summary provider (builtin, openai, anthropic); null: the deployment's",
+    }),
   },
   { examples: [tenantExample] },
 );
 
 const CodeNameParams = Type.Object({ code_name: Type.String({ maxLength: 63, description: 'Tenant code name' }) });
 
-export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tables>; address: CollectorAddressSettings }): Promise<void> {
+export async function tenantRoutes(
+  app: FastifyInstance,
+  deps: { db: Kysely<Tables>; address: CollectorAddressSettings },
+): Promise<void> {
   const { db, address } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -101,12 +111,28 @@ export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tabl
           { code_name: Type.String({ maxLength: 63 }), name: Type.Optional(Type.String({ maxLength: 200 })) },
           { additionalProperties: false, examples: [{ code_name: 'acme', name: 'Acme Corp' }] },
         ),
-        response: { 201: { ...TenantSchema, description: 'Created' }, 409: problemResponse('The code name is taken', 'tenant_exists', 'a tenant with code name "acme" already exists') },
+        response: {
+          201: { ...TenantSchema, description: 'Created' },
+          409: problemResponse(
+            'The code name is taken',
+            'tenant_exists',
+            'a tenant with code name "acme" already exists',
+          ),
+        },
       },
     },
     async (request, reply) => {
-      const created = await createTenant(db, { codeName: request.body.code_name, ...(request.body.name ? { name: request.body.name } : {}) });
-      await recordAudit(db, { tenantId: created.id, action: 'tenant.created', actor: actorOf(principalOf(request)), ip: request.ip, details: { code_name: created.codeName } });
+      const created = await createTenant(db, {
+        codeName: request.body.code_name,
+        ...(request.body.name ? { name: request.body.name } : {}),
+      });
+      await recordAudit(db, {
+        tenantId: created.id,
+        action: 'tenant.created',
+        actor: actorOf(principalOf(request)),
+        ip: request.ip,
+        details: { code_name: created.codeName },
+      });
       const row = await findTenantByCodeName(db, created.codeName);
       return reply.code(201).send(presentTenantResource(row!, address));
     },
@@ -126,20 +152,41 @@ export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tabl
           {
             name: Type.Optional(Type.String({ maxLength: 200 })),
             observation_write_approved: Type.Optional(Type.Boolean()),
-            ai_summaries: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')], { description: 'off: the tenant opts out of AI summaries; on: opts back in' })),
+            ai_summaries: Type.Optional(
+              Type.Union([Type.Literal('on'), Type.Literal('off')], {
+                description: 'off: the tenant opts out of AI summaries; on: opts back in',
+              }),
+            ),
             summary_provider: Type.Optional(
-              Type.Union([Type.Null(), Type.Literal('builtin'), Type.Literal('openai'), Type.Literal('anthropic')], { description: "This tenant's provider; null: the deployment's" }),
+              Type.Union([Type.Null(), Type.Literal('builtin'), Type.Literal('openai'), Type.Literal('anthropic')], {
+                description: "This tenant's provider; null: the deployment's",
+              }),
             ),
           },
           { additionalProperties: false, examples: [{ observation_write_approved: true }, { ai_summaries: 'off' }] },
         ),
-        response: { 200: { ...TenantSchema, description: 'The tenant after the change' }, 404: problemResponse('No tenant has this code name', 'tenant_not_found', 'no tenant has the code name "acme"') },
+        response: {
+          200: { ...TenantSchema, description: 'The tenant after the change' },
+          404: problemResponse(
+            'No tenant has this code name',
+            'tenant_not_found',
+            'no tenant has the code name "acme"',
+          ),
+        },
       },
     },
     async (request) => {
-      const { name, observation_write_approved: approved, ai_summaries: aiSummaries, summary_provider: summaryProvider } = request.body;
+      const {
+        name,
+        observation_write_approved: approved,
+        ai_summaries: aiSummaries,
+        summary_provider: summaryProvider,
+      } = request.body;
       if (name === undefined && approved === undefined && aiSummaries === undefined && summaryProvider === undefined) {
-        throw new AppError('invalid_request', 'give name, observation_write_approved, ai_summaries or summary_provider');
+        throw new AppError(
+          'invalid_request',
+          'give name, observation_write_approved, ai_summaries or summary_provider',
+        );
       }
       const changes = {
         ...(name !== undefined ? { name } : {}),
@@ -147,7 +194,10 @@ export async function tenantRoutes(app: FastifyInstance, deps: { db: Kysely<Tabl
         ...(aiSummaries !== undefined ? { aiSummaries } : {}),
         ...(summaryProvider !== undefined ? { summaryProvider } : {}),
       };
-      const row = await changeTenant(db, request.params.code_name, changes, { actor: actorOf(principalOf(request)), ip: request.ip });
+      const row = await changeTenant(db, request.params.code_name, changes, {
+        actor: actorOf(principalOf(request)),
+        ip: request.ip,
+      });
       return presentTenantResource(row, address);
     },
   );

@@ -39,7 +39,8 @@ export function presentTenantResource(row: TenantRow, address: CollectorAddressS
     created_at: new Date(row.created_at).toISOString(),
     collector_url: collectorUrl(address, row.code_name),
     observation_write_approved: row.observation_write_approved_at !== null,
-    observation_write_approved_at: row.observation_write_approved_at === null ? null : new Date(row.observation_write_approved_at).toISOString(),
+    observation_write_approved_at:
+      row.observation_write_approved_at === null ? null : new Date(row.observation_write_approved_at).toISOString(),
     ai_summaries: Number(row.ai_summaries_enabled) === 1 ? 'on' : 'off',
     summary_provider: row.summary_provider,
   };
@@ -73,7 +74,8 @@ export async function changeTenant(
   const changed: Record<string, { from: unknown; to: unknown }> = {};
   const name = changes.name?.trim();
   if (name !== undefined && name !== row.name) {
-    if (name === '' || name.length > 200) throw new AppError('invalid_request', 'name must be 1 to 200 characters', { extensions: { field: 'name' } });
+    if (name === '' || name.length > 200)
+      throw new AppError('invalid_request', 'name must be 1 to 200 characters', { extensions: { field: 'name' } });
     update.name = name;
     changed.name = { from: row.name, to: name };
   }
@@ -96,7 +98,13 @@ export async function changeTenant(
     await updateTenant(trx, row.id, update);
     // Opting out also drops the model input and output cached for the tenant.
     if (update.ai_summaries_enabled === 0) await deleteTenantCache(trx, row.id);
-    await recordAudit(trx, { tenantId: row.id, action: 'tenant.settings_changed', actor: audit.actor, ip: audit.ip, details: { changes: changed } });
+    await recordAudit(trx, {
+      tenantId: row.id,
+      action: 'tenant.settings_changed',
+      actor: audit.actor,
+      ip: audit.ip,
+      details: { changes: changed },
+    });
   });
   return { ...row, ...update };
 }
@@ -105,8 +113,13 @@ export async function createTenant(db: Kysely<Tables>, input: { codeName: string
   if (!isValidCodeName(input.codeName)) {
     throw new AppError('invalid_code_name', `code name ${JSON.stringify(input.codeName)} ${codeNameRule}`);
   }
-  const row = await insertTenant(db, { codeName: input.codeName, name: input.name?.trim() || input.codeName, createdAt: Date.now() });
-  if (!row) throw new AppError('tenant_exists', `a tenant with code name ${JSON.stringify(input.codeName)} already exists`);
+  const row = await insertTenant(db, {
+    codeName: input.codeName,
+    name: input.name?.trim() || input.codeName,
+    createdAt: Date.now(),
+  });
+  if (!row)
+    throw new AppError('tenant_exists', `a tenant with code name ${JSON.stringify(input.codeName)} already exists`);
   return presentTenant(row);
 }
 

@@ -37,7 +37,9 @@ export function findTenantById(db: Kysely<Tables>, id: number): Promise<TenantRo
 export function updateTenant(
   db: Kysely<Tables>,
   id: number,
-  changes: Partial<Pick<TenantRow, 'name' | 'settings' | 'observation_write_approved_at' | 'ai_summaries_enabled' | 'summary_provider'>>,
+  changes: Partial<
+    Pick<TenantRow, 'name' | 'settings' | 'observation_write_approved_at' | 'ai_summaries_enabled' | 'summary_provider'>
+  >,
 ): Promise<unknown> {
   return db.updateTable('tenants').set(changes).where('id', '=', id).execute();
 }
@@ -51,7 +53,10 @@ export function listTenants(db: Kysely<Tables>): Promise<TenantRow[]> {
 }
 
 export async function countTenants(db: Kysely<Tables>): Promise<number> {
-  const row = await db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('tenants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

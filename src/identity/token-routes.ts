@@ -11,7 +11,14 @@ import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
 import { parseIsoTime } from '../time.js';
-import { createToken, deleteToken, getToken, listTenantTokens, MAX_TOKEN_NAME_LENGTH, type TokenStatus } from './token-service.js';
+import {
+  createToken,
+  deleteToken,
+  getToken,
+  listTenantTokens,
+  MAX_TOKEN_NAME_LENGTH,
+  type TokenStatus,
+} from './token-service.js';
 
 const CreateTokenBody = Type.Object(
   {
@@ -22,10 +29,17 @@ const CreateTokenBody = Type.Object(
       description: 'Permissions to grant, or ["all"] for every permission the creator has',
     }),
     expires_at: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Expiry (ISO 8601); null or absent: never expires' }),
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'Expiry (ISO 8601); null or absent: never expires',
+      }),
     ),
   },
-  { additionalProperties: false, examples: [{ name: 'SOAR integration', permissions: ['cases:read', 'cases:write'], expires_at: '2027-02-20T09:15:00Z' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { name: 'SOAR integration', permissions: ['cases:read', 'cases:write'], expires_at: '2027-02-20T09:15:00Z' },
+    ],
+  },
 );
 
 const CreatedTokenSchema = Type.Object(
@@ -46,7 +60,13 @@ const ListTokensQuery = Type.Object(
         description: 'One status or several, comma-separated (e.g. active,expired)',
       }),
     ),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Tokens whose name or creator holds this (case-insensitive)" })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Tokens whose name or creator holds this (case-insensitive)',
+      }),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },
@@ -63,7 +83,8 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       schema: {
         tags: ['API tokens'],
         summary: 'Create a token',
-        description: 'Creates an API token for the tenant. The response holds the token value: it is shown this once and only its hash is stored. A token cannot grant a permission its creator lacks.',
+        description:
+          'Creates an API token for the tenant. The response holds the token value: it is shown this once and only its hash is stored. A token cannot grant a permission its creator lacks.',
         body: CreateTokenBody,
         response: { 201: { ...CreatedTokenSchema, description: 'Created; `value` is the token' } },
       },
@@ -74,9 +95,16 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       const created = await createToken(db, {
         tenantId: tenantOf(request).id,
         name,
-        permissions: permissions.includes('all') ? allPermissions.filter((permission) => principal.permissions.has(permission)) : parsePermissions(permissions),
+        permissions: permissions.includes('all')
+          ? allPermissions.filter((permission) => principal.permissions.has(permission))
+          : parsePermissions(permissions),
         expiresAt: expiresAt ? parseIsoTime('expires_at', expiresAt) : null,
-        creator: { actor: actorOf(principal), userId: principal.userId, permissions: principal.permissions, expiresAt: principal.expiresAt },
+        creator: {
+          actor: actorOf(principal),
+          userId: principal.userId,
+          permissions: principal.permissions,
+          expiresAt: principal.expiresAt,
+        },
         ip: request.ip,
       });
       reply.header('Cache-Control', 'no-store');
@@ -105,9 +133,18 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
     async (request) => {
       const { limit = 50, cursor, status, q } = request.query;
       const before = cursor ? decodeCursor<{ c: number; i: string }>(cursor, { c: 'number', i: 'string' }) : undefined;
-      const filter = { ...(status ? { statuses: status.split(',') as TokenStatus[] } : {}), ...(q !== undefined ? { text: q } : {}) };
-      const page = await listTenantTokens(db, tenantOf(request).id, filter, { limit, ...(before ? { before: { createdAt: before.c, id: before.i } } : {}) });
-      return { tokens: page.tokens, next_cursor: page.next ? encodeCursor({ c: page.next.createdAt, i: page.next.id }) : null };
+      const filter = {
+        ...(status ? { statuses: status.split(',') as TokenStatus[] } : {}),
+        ...(q !== undefined ? { text: q } : {}),
+      };
+      const page = await listTenantTokens(db, tenantOf(request).id, filter, {
+        limit,
+        ...(before ? { before: { createdAt: before.c, id: before.i } } : {}),
+      });
+      return {
+        tokens: page.tokens,
+        next_cursor: page.next ? encodeCursor({ c: page.next.createdAt, i: page.next.id }) : null,
+      };
     },
   );
 
@@ -133,11 +170,13 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       schema: {
         tags: ['API tokens'],
         summary: 'Delete a token',
-        description: 'Marks the token `deleted`: it can never authenticate again, and it stays in the list with who deleted it and when. Deleting a deleted token changes nothing.',
+        description:
+          'Marks the token `deleted`: it can never authenticate again, and it stays in the list with who deleted it and when. Deleting a deleted token changes nothing.',
         params: TokenParams,
         response: { 200: { ...TokenSchema, description: 'The token, now deleted' } },
       },
     },
-    async (request) => deleteToken(db, tenantOf(request).id, request.params.token_id, actorOf(principalOf(request)), request.ip),
+    async (request) =>
+      deleteToken(db, tenantOf(request).id, request.params.token_id, actorOf(principalOf(request)), request.ip),
   );
 }

@@ -9,7 +9,16 @@ import { isPermission, type Permission } from './permissions.js';
 import type { AuditActor, Principal } from './principal.js';
 import { newId, sameSecret, sha256 } from './secrets.js';
 import { generateToken, isWellFormedToken } from './token-format.js';
-import { findToken, findTokenByHash, insertToken, listTokens, markTokenDeleted, recordTokenUse, type TokenRow, type TokenStatus } from './token-store.js';
+import {
+  findToken,
+  findTokenByHash,
+  insertToken,
+  listTokens,
+  markTokenDeleted,
+  recordTokenUse,
+  type TokenRow,
+  type TokenStatus,
+} from './token-store.js';
 
 export const MAX_TOKEN_NAME_LENGTH = 100;
 /** Last-use time and address are written at most this often per token, not on every call. */
@@ -72,29 +81,44 @@ export interface CreateTokenInput {
 }
 
 /** Creates a token; the returned value is the only time it exists outside the caller. */
-export async function createToken(db: Kysely<Tables>, input: CreateTokenInput): Promise<{ token: ApiToken; value: string }> {
+export async function createToken(
+  db: Kysely<Tables>,
+  input: CreateTokenInput,
+): Promise<{ token: ApiToken; value: string }> {
   const name = input.name.trim();
   if (name === '' || name.length > MAX_TOKEN_NAME_LENGTH) {
-    throw new AppError('invalid_request', `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters`, { extensions: { field: 'name' } });
+    throw new AppError('invalid_request', `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters`, {
+      extensions: { field: 'name' },
+    });
   }
   const now = Date.now();
   if (input.expiresAt !== null && input.expiresAt <= now) {
     throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
   }
   if (/[\u0000-\u001f\u007f]/.test(name)) {
-    throw new AppError('invalid_request', 'name must not contain control characters (tabs, newlines)', { extensions: { field: 'name' } });
+    throw new AppError('invalid_request', 'name must not contain control characters (tabs, newlines)', {
+      extensions: { field: 'name' },
+    });
   }
   const creatorEnd = input.creator.expiresAt;
   if (creatorEnd !== null && (input.expiresAt === null || input.expiresAt > creatorEnd)) {
-    throw new AppError('invalid_request', `a token created by a token cannot outlive it: give expires_at no later than ${new Date(creatorEnd).toISOString()}`, {
-      extensions: { field: 'expires_at' },
-    });
+    throw new AppError(
+      'invalid_request',
+      `a token created by a token cannot outlive it: give expires_at no later than ${new Date(creatorEnd).toISOString()}`,
+      {
+        extensions: { field: 'expires_at' },
+      },
+    );
   }
   const beyond = input.permissions.filter((permission) => !input.creator.permissions.has(permission));
   if (beyond.length > 0) {
-    throw new AppError('permission_denied', `a token cannot grant permissions its creator lacks: ${beyond.join(', ')}`, {
-      extensions: { missing_permissions: beyond },
-    });
+    throw new AppError(
+      'permission_denied',
+      `a token cannot grant permissions its creator lacks: ${beyond.join(', ')}`,
+      {
+        extensions: { missing_permissions: beyond },
+      },
+    );
   }
   const value = generateToken();
   const row: TokenRow = {
@@ -142,19 +166,40 @@ export async function listTenantTokens(
   // One clock for the filter and the statuses shown, so a token never shows a status it was not filtered by.
   const now = Date.now();
   const text = filter.text?.trim().toLowerCase();
-  const rows = await listTokens(db, tenantId, { ...(filter.statuses ? { statuses: filter.statuses } : {}), ...(text ? { text } : {}), now }, { ...page, limit: page.limit + 1 });
+  const rows = await listTokens(
+    db,
+    tenantId,
+    { ...(filter.statuses ? { statuses: filter.statuses } : {}), ...(text ? { text } : {}), now },
+    { ...page, limit: page.limit + 1 },
+  );
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
-  return { tokens: shown.map((row) => presentToken(row, now)), ...(rows.length > page.limit && last ? { next: { createdAt: last.created_at, id: last.id } } : {}) };
+  return {
+    tokens: shown.map((row) => presentToken(row, now)),
+    ...(rows.length > page.limit && last ? { next: { createdAt: last.created_at, id: last.id } } : {}),
+  };
 }
 
 /** Marks a token deleted. Deleting an already deleted token is harmless and changes nothing. */
-export async function deleteToken(db: Kysely<Tables>, tenantId: number, id: string, actor: AuditActor, ip: string | null): Promise<ApiToken> {
+export async function deleteToken(
+  db: Kysely<Tables>,
+  tenantId: number,
+  id: string,
+  actor: AuditActor,
+  ip: string | null,
+): Promise<ApiToken> {
   const row = await findToken(db, tenantId, id);
   if (!row) throw new AppError('not_found', `no token ${JSON.stringify(id)}`);
   await db.transaction().execute(async (trx) => {
     if (await markTokenDeleted(trx, tenantId, id, actor.label, Date.now())) {
-      await recordAudit(trx, { tenantId, action: 'token.deleted', actor, ip, target: { type: 'token', id }, details: { name: row.name } });
+      await recordAudit(trx, {
+        tenantId,
+        action: 'token.deleted',
+        actor,
+        ip,
+        target: { type: 'token', id },
+        details: { name: row.name },
+      });
     }
   });
   return getToken(db, tenantId, id);

@@ -15,7 +15,12 @@ export function findTokenByHash(db: Kysely<Tables>, tokenHash: string): Promise<
 }
 
 export function findToken(db: Kysely<Tables>, tenantId: number, id: string): Promise<TokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export type TokenStatus = 'active' | 'expired' | 'deleted';
@@ -46,24 +51,38 @@ export function listTokens(
             ? eb('deleted_at', 'is not', null)
             : eb.and([
                 eb('deleted_at', 'is', null),
-                status === 'expired' ? eb('expires_at', '<=', now) : eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
+                status === 'expired'
+                  ? eb('expires_at', '<=', now)
+                  : eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
               ]),
         ),
       ),
     );
   }
-  if (text !== undefined) query = query.where((eb) => eb.or([likeContains(sql`lower(name)`, text), likeContains(sql`lower(created_by)`, text)]));
+  if (text !== undefined)
+    query = query.where((eb) =>
+      eb.or([likeContains(sql`lower(name)`, text), likeContains(sql`lower(created_by)`, text)]),
+    );
   const before = page.before;
   if (before) {
     query = query.where((eb) =>
-      eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+      eb.or([
+        eb('created_at', '<', before.createdAt),
+        eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+      ]),
     );
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
 }
 
 /** Marks the token deleted; returns false when it was already deleted (or is not the tenant's). */
-export async function markTokenDeleted(db: Kysely<Tables>, tenantId: number, id: string, deletedBy: string, at: number): Promise<boolean> {
+export async function markTokenDeleted(
+  db: Kysely<Tables>,
+  tenantId: number,
+  id: string,
+  deletedBy: string,
+  at: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('api_tokens')
     .set({ deleted_at: at, deleted_by: deletedBy })
@@ -74,6 +93,17 @@ export async function markTokenDeleted(db: Kysely<Tables>, tenantId: number, id:
   return Number(result.numUpdatedRows) > 0;
 }
 
-export function recordTokenUse(db: Kysely<Tables>, tenantId: number, id: string, at: number, ip: string): Promise<unknown> {
-  return db.updateTable('api_tokens').set({ last_used_at: at, last_used_ip: ip }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+export function recordTokenUse(
+  db: Kysely<Tables>,
+  tenantId: number,
+  id: string,
+  at: number,
+  ip: string,
+): Promise<unknown> {
+  return db
+    .updateTable('api_tokens')
+    .set({ last_used_at: at, last_used_ip: ip })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
 }

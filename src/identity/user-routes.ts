@@ -26,7 +26,13 @@ export const MemberSchema = Type.Object(
 
 export const ListUsersQuery = Type.Object(
   {
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Users whose email or name starts with this (case-insensitive)' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 254,
+        description: 'Users whose email or name starts with this (case-insensitive)',
+      }),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },
@@ -42,7 +48,7 @@ export async function userRoutes(app: FastifyInstance, deps: { db: Kysely<Tables
       config: { access: { scope: 'tenant', permission: 'cases:read' } },
       schema: {
         tags: ['Users'],
-        summary: 'List the tenant\'s users',
+        summary: "List the tenant's users",
         description:
           "The tenant's active users (id, email, name, role), by email, for pickers such as a case's assignee; `q` keeps those whose email or name starts with it. Platform operators and disabled users are not listed. Needs `cases:read`: whoever reads cases may see who can be assigned to them.",
         querystring: ListUsersQuery,
@@ -57,7 +63,11 @@ export async function userRoutes(app: FastifyInstance, deps: { db: Kysely<Tables
     async (request) => {
       const { q, limit, cursor } = request.query;
       const afterEmail = cursor ? decodeCursor<{ e: string }>(cursor, { e: 'string' }).e : undefined;
-      const page = await listMembers(db, tenantOf(request).id, { limit: limit ?? 50, ...(q !== undefined ? { q } : {}), ...(afterEmail !== undefined ? { afterEmail } : {}) });
+      const page = await listMembers(db, tenantOf(request).id, {
+        limit: limit ?? 50,
+        ...(q !== undefined ? { q } : {}),
+        ...(afterEmail !== undefined ? { afterEmail } : {}),
+      });
       return { users: page.members, next_cursor: page.nextEmail === null ? null : encodeCursor({ e: page.nextEmail }) };
     },
   );

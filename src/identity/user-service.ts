@@ -33,7 +33,11 @@ export function presentUser(row: UserRow): User {
 
 export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw new AppError('invalid_request', `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, { extensions: { field: 'password' } });
+    throw new AppError(
+      'invalid_request',
+      `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+      { extensions: { field: 'password' } },
+    );
   }
 }
 
@@ -48,12 +52,22 @@ export interface CreateUserInput {
   actor: AuditActor;
 }
 
-export async function createUser(db: Kysely<Tables>, input: CreateUserInput): Promise<{ user: User; generatedPassword?: string }> {
+export async function createUser(
+  db: Kysely<Tables>,
+  input: CreateUserInput,
+): Promise<{ user: User; generatedPassword?: string }> {
   const email = input.email.trim().toLowerCase();
-  if (!isEmail(email)) throw new AppError('invalid_request', `email ${JSON.stringify(input.email)} is not an email address`, { extensions: { field: 'email' } });
-  if (!roles.includes(input.role)) throw new AppError('invalid_request', `role must be one of ${roles.join(', ')}`, { extensions: { field: 'role' } });
+  if (!isEmail(email))
+    throw new AppError('invalid_request', `email ${JSON.stringify(input.email)} is not an email address`, {
+      extensions: { field: 'email' },
+    });
+  if (!roles.includes(input.role))
+    throw new AppError('invalid_request', `role must be one of ${roles.join(', ')}`, { extensions: { field: 'role' } });
   if ((input.role === 'operator') !== (input.tenantId === null)) {
-    throw new AppError('invalid_request', input.role === 'operator' ? 'operators belong to no tenant' : `a ${input.role} belongs to a tenant; name it`);
+    throw new AppError(
+      'invalid_request',
+      input.role === 'operator' ? 'operators belong to no tenant' : `a ${input.role} belongs to a tenant; name it`,
+    );
   }
   const generatedPassword = input.password === undefined ? generatePassword() : undefined;
   const password = input.password ?? generatedPassword!;
@@ -69,7 +83,8 @@ export async function createUser(db: Kysely<Tables>, input: CreateUserInput): Pr
     disabled_at: null,
   };
   await db.transaction().execute(async (trx) => {
-    if (!(await insertUser(trx, row))) throw new AppError('user_exists', `a user with email ${JSON.stringify(email)} already exists`);
+    if (!(await insertUser(trx, row)))
+      throw new AppError('user_exists', `a user with email ${JSON.stringify(email)} already exists`);
     await recordAudit(trx, {
       tenantId: input.tenantId,
       action: 'user.created',
@@ -128,5 +143,8 @@ export async function listMembers(
     ...(options.afterEmail !== undefined ? { afterEmail: options.afterEmail } : {}),
   });
   const page = rows.slice(0, options.limit);
-  return { members: page.map(presentMember), nextEmail: rows.length > options.limit ? page[page.length - 1]!.email : null };
+  return {
+    members: page.map(presentMember),
+    nextEmail: rows.length > options.limit ? page[page.length - 1]!.email : null,
+  };
 }

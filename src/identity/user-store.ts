@@ -15,13 +15,21 @@ export function listTenantUsers(db: Kysely<Tables>, tenantId: number): Promise<U
 }
 
 export async function countUsers(db: Kysely<Tables>): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Inserts a user; returns false when the email is taken. */
 export async function insertUser(db: Kysely<Tables>, user: UserRow): Promise<boolean> {
-  const inserted = await db.insertInto('users').values(user).onConflict((oc) => oc.column('email').doNothing()).returning('id').executeTakeFirst();
+  const inserted = await db
+    .insertInto('users')
+    .values(user)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 

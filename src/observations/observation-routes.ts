@@ -27,8 +27,12 @@ import {
 import { getObservation, searchObservations, writeExternalObservation } from './observation-service.js';
 import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write-request-service.js';
 
-const ObservationParams = Type.Object({ observation_id: Type.String({ maxLength: 64, description: 'Observation id (`obs_…`)' }) });
-const RequestParams = Type.Object({ request_id: Type.String({ maxLength: 64, description: 'Review request id (`owr_…`)' }) });
+const ObservationParams = Type.Object({
+  observation_id: Type.String({ maxLength: 64, description: 'Observation id (`obs_…`)' }),
+});
+const RequestParams = Type.Object({
+  request_id: Type.String({ maxLength: 64, description: 'Review request id (`owr_…`)' }),
+});
 
 export async function observationRoutes(
   app: FastifyInstance,
@@ -44,9 +48,15 @@ export async function observationRoutes(
       schema: {
         tags: ['Observations'],
         summary: 'List observations',
-        description: 'The tenant\'s observations, newest first, filtered by time, level, rule, ATT&CK technique, device or source.',
+        description:
+          "The tenant's observations, newest first, filtered by time, level, rule, ATT&CK technique, device or source.",
         querystring: ListObservationsQuery,
-        response: { 200: Type.Object({ observations: Type.Array(ObservationSchema), next_cursor: NextCursor }, { description: 'A page of observations' }) },
+        response: {
+          200: Type.Object(
+            { observations: Type.Array(ObservationSchema), next_cursor: NextCursor },
+            { description: 'A page of observations' },
+          ),
+        },
       },
     },
     async (request) => {
@@ -67,7 +77,10 @@ export async function observationRoutes(
         },
         { limit: query.limit ?? 50, ...(before !== undefined ? { before } : {}) },
       );
-      return { observations: page.observations, next_cursor: page.next === null ? null : encodeCursor({ s: page.next }) };
+      return {
+        observations: page.observations,
+        next_cursor: page.next === null ? null : encodeCursor({ s: page.next }),
+      };
     },
   );
 
@@ -78,7 +91,8 @@ export async function observationRoutes(
       schema: {
         tags: ['Observations'],
         summary: 'Get an observation',
-        description: 'One observation with its evidence: the triggering records as stored and the fields the rule looked at.',
+        description:
+          'One observation with its evidence: the triggering records as stored and the fields the rule looked at.',
         params: ObservationParams,
         response: { 200: { ...ObservationDetailSchema, description: 'The observation' } },
       },
@@ -139,7 +153,7 @@ export async function observationRoutes(
         tags: ['Observations'],
         summary: 'Request approval to write observations',
         description:
-          "Files the review the platform needs before the tenant may write observations (seed: prior approval): the impact on managed services, how the data correlates with other observations, and the expected volume. Tenant admins only (signed in); one request may be pending at a time. A platform operator approves or rejects it.",
+          'Files the review the platform needs before the tenant may write observations (seed: prior approval): the impact on managed services, how the data correlates with other observations, and the expected volume. Tenant admins only (signed in); one request may be pending at a time. A platform operator approves or rejects it.',
         body: FileWriteRequestBody,
         response: {
           201: { ...WriteRequestSchema, description: 'Filed; pending review' },
@@ -151,13 +165,20 @@ export async function observationRoutes(
     async (request, reply) => {
       const principal = principalOf(request);
       if (principal.role !== 'admin' && !principal.operator) {
-        throw new AppError('tenant_admin_required', 'a review request is filed by a tenant admin, signed in (API tokens cannot file one)');
+        throw new AppError(
+          'tenant_admin_required',
+          'a review request is filed by a tenant admin, signed in (API tokens cannot file one)',
+        );
       }
       const body = request.body;
       const filed = await fileWriteRequest(
         db,
         tenantOf(request),
-        { serviceImpact: body.service_impact, correlation: body.correlation, expectedVolumePerHour: body.expected_volume_per_hour },
+        {
+          serviceImpact: body.service_impact,
+          correlation: body.correlation,
+          expectedVolumePerHour: body.expected_volume_per_hour,
+        },
         actorOf(principal),
         request.ip,
       );
@@ -172,7 +193,8 @@ export async function observationRoutes(
       schema: {
         tags: ['Observations'],
         summary: "List the tenant's review requests",
-        description: 'Every observation-write review request of the tenant with its decision, newest first (at most 500).',
+        description:
+          'Every observation-write review request of the tenant with its decision, newest first (at most 500).',
         response: { 200: Type.Object({ requests: Type.Array(WriteRequestSchema) }, { description: 'The requests' }) },
       },
     },
@@ -186,15 +208,22 @@ export async function observationRoutes(
       schema: {
         tags: ['Observations'],
         summary: 'Review queue (operators)',
-        description: 'Observation-write review requests of every tenant, newest first (at most 500), optionally by status. Platform operators only.',
+        description:
+          'Observation-write review requests of every tenant, newest first (at most 500), optionally by status. Platform operators only.',
         querystring: Type.Object(
-          { status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')])) },
+          {
+            status: Type.Optional(
+              Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ requests: Type.Array(WriteRequestSchema) }, { description: 'The requests' }) },
       },
     },
-    async (request) => ({ requests: await listWriteRequests(db, request.query.status ? { status: request.query.status } : {}) }),
+    async (request) => ({
+      requests: await listWriteRequests(db, request.query.status ? { status: request.query.status } : {}),
+    }),
   );
 
   routes.post(
@@ -204,7 +233,8 @@ export async function observationRoutes(
       schema: {
         tags: ['Observations'],
         summary: 'Approve or reject a review request (operators)',
-        description: "Approving marks the tenant approved to write observations, held to `limit_per_hour` (default: the volume requested). Rejecting leaves the tenant's approval as it was. Audited.",
+        description:
+          "Approving marks the tenant approved to write observations, held to `limit_per_hour` (default: the volume requested). Rejecting leaves the tenant's approval as it was. Audited.",
         params: RequestParams,
         body: DecisionBody,
         response: {
@@ -218,7 +248,11 @@ export async function observationRoutes(
       return decideWriteRequest(
         db,
         request.params.request_id,
-        { approve: body.decision === 'approve', note: body.note ?? null, ...(body.limit_per_hour ? { limitPerHour: body.limit_per_hour } : {}) },
+        {
+          approve: body.decision === 'approve',
+          note: body.note ?? null,
+          ...(body.limit_per_hour ? { limitPerHour: body.limit_per_hour } : {}),
+        },
         actorOf(principalOf(request)),
         request.ip,
       );

@@ -9,13 +9,21 @@ export const LevelSchema = Type.Union(
   { description: 'Sigma level: informational, low, medium, high, critical' },
 );
 
-export const TechniqueId = Type.String({ pattern: '^T[0-9]{4}(\\.[0-9]{3})?$', description: 'ATT&CK technique id, e.g. T1059 or T1059.004' });
+export const TechniqueId = Type.String({
+  pattern: '^T[0-9]{4}(\\.[0-9]{3})?$',
+  description: 'ATT&CK technique id, e.g. T1059 or T1059.004',
+});
 
 const FieldValueSchema = Type.Unknown({ description: 'A field value as the record had it' });
 
 const observationExample = {
   id: 'obs_4Vq9TnXc2LmR8sWb1YkD',
-  rule: { id: '5f0c2c4e-8f1b-4a43-9d0e-1d2b9d0f7a11', title: 'SQL injection attempt in URL query', author: 'Sightline', type: 'detection' },
+  rule: {
+    id: '5f0c2c4e-8f1b-4a43-9d0e-1d2b9d0f7a11',
+    title: 'SQL injection attempt in URL query',
+    author: 'Sightline',
+    type: 'detection',
+  },
   level: 'high',
   source: 'detection',
   techniques: [{ id: 'T1190', name: 'Exploit Public-Facing Application' }],
@@ -35,16 +43,20 @@ export const ObservationSchema = Type.Object(
     id: Type.String({ description: 'Observation id (`obs_…`)' }),
     rule: Type.Object(
       {
-        id: Type.String({ description: 'The Sigma rule id (or the external writer\'s rule id)' }),
+        id: Type.String({ description: "The Sigma rule id (or the external writer's rule id)" }),
         title: Type.String(),
-        author: Type.Union([Type.String(), Type.Null()], { description: "The rule's author, kept as Sigma's rule licence requires" }),
+        author: Type.Union([Type.String(), Type.Null()], {
+          description: "The rule's author, kept as Sigma's rule licence requires",
+        }),
         type: Type.String({ description: '`detection`, `correlation` or `external`' }),
       },
       { description: 'The rule that matched' },
     ),
     level: Type.String({ description: 'Sigma level' }),
-    source: Type.String({ description: '`detection` (Sightline\'s engine) or `external` (written through the API)' }),
-    techniques: Type.Array(Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]) }), { description: 'ATT&CK techniques' }),
+    source: Type.String({ description: "`detection` (Sightline's engine) or `external` (written through the API)" }),
+    techniques: Type.Array(Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]) }), {
+      description: 'ATT&CK techniques',
+    }),
     tactics: Type.Array(
       Type.Object({ id: Type.Union([Type.String(), Type.Null()]), name: Type.String(), known: Type.Boolean() }),
       { description: 'ATT&CK tactics; a tag the catalogue does not know is shown as given with `known: false`' },
@@ -59,7 +71,9 @@ export const ObservationSchema = Type.Object(
       { description: 'For correlation rules: the group-by values and the count that crossed the threshold' },
     ),
     created_at: Timestamp('When the observation was stored'),
-    created_by: Type.Union([Type.String(), Type.Null()], { description: 'External observations: the token or user that wrote it' }),
+    created_by: Type.Union([Type.String(), Type.Null()], {
+      description: 'External observations: the token or user that wrote it',
+    }),
   },
   { examples: [observationExample] },
 );
@@ -78,13 +92,36 @@ export const ObservationDetailSchema = Type.Object(
       { description: `The triggering records (the first ${20}) with the fields the rule looked at` },
     ),
   },
-  { examples: [{ ...observationExample, evidence: [{ record_id: '48213', fields: { 'cs-uri-query': "id=1' UNION SELECT password FROM users--" }, received_at: '2026-11-20T10:04:12.120Z', event_time: '2026-11-20T10:04:12.000Z', record: { remote_addr: '203.0.113.9', request: "GET /item?id=1' UNION SELECT password FROM users-- HTTP/1.1", status: '200' } }] }] },
+  {
+    examples: [
+      {
+        ...observationExample,
+        evidence: [
+          {
+            record_id: '48213',
+            fields: { 'cs-uri-query': "id=1' UNION SELECT password FROM users--" },
+            received_at: '2026-11-20T10:04:12.120Z',
+            event_time: '2026-11-20T10:04:12.000Z',
+            record: {
+              remote_addr: '203.0.113.9',
+              request: "GET /item?id=1' UNION SELECT password FROM users-- HTTP/1.1",
+              status: '200',
+            },
+          },
+        ],
+      },
+    ],
+  },
 );
 
 export const ListObservationsQuery = Type.Object(
   {
-    since: Type.Optional(Type.String({ format: 'date-time', description: 'Observations whose last record is at or after this time' })),
-    until: Type.Optional(Type.String({ format: 'date-time', description: 'Observations whose first record is before this time' })),
+    since: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Observations whose last record is at or after this time' }),
+    ),
+    until: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Observations whose first record is before this time' }),
+    ),
     level: Type.Optional(
       Type.String({
         pattern: '^(informational|low|medium|high|critical)(,(informational|low|medium|high|critical)){0,4}$',
@@ -92,10 +129,15 @@ export const ListObservationsQuery = Type.Object(
       }),
     ),
     rule_id: Type.Optional(Type.String({ maxLength: 200 })),
-    technique: Type.Optional({ ...TechniqueId, description: 'A technique; a parent technique also finds its sub-techniques' }),
+    technique: Type.Optional({
+      ...TechniqueId,
+      description: 'A technique; a parent technique also finds its sub-techniques',
+    }),
     host: Type.Optional(Type.String({ maxLength: 255, description: 'Device host name' })),
     source: Type.Optional(Type.Union([Type.Literal('detection'), Type.Literal('external')])),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Items per page (1-500)' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Items per page (1-500)' }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'The `next_cursor` of the previous page' })),
   },
   { additionalProperties: false },
@@ -103,21 +145,54 @@ export const ListObservationsQuery = Type.Object(
 
 export const CreateObservationBody = Type.Object(
   {
-    external_id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', description: "The writer's own id for it: writing the same external_id again returns the first (idempotent)" }),
+    external_id: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: "The writer's own id for it: writing the same external_id again returns the first (idempotent)",
+    }),
     title: Type.String({ minLength: 1, maxLength: 300 }),
     level: LevelSchema,
-    rule_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "The writer's rule or detector id" })),
+    rule_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "The writer's rule or detector id" }),
+    ),
     author: Type.Optional(Type.String({ maxLength: 200 })),
-    techniques: Type.Array(TechniqueId, { maxItems: 50, uniqueItems: true, description: 'ATT&CK techniques (must exist in the catalogue)' }),
+    techniques: Type.Array(TechniqueId, {
+      maxItems: 50,
+      uniqueItems: true,
+      description: 'ATT&CK techniques (must exist in the catalogue)',
+    }),
     host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Device host name' })),
     first_time: Type.String({ format: 'date-time' }),
     last_time: Type.Optional(Type.String({ format: 'date-time', description: 'Default: first_time' })),
-    record_ids: Type.Optional(Type.Array(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), { maxItems: MAX_EXTERNAL_RECORDS, uniqueItems: true, description: 'Records of this tenant it rests on' })),
-    fields: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 100, description: 'Evidence fields' })),
+    record_ids: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), {
+        maxItems: MAX_EXTERNAL_RECORDS,
+        uniqueItems: true,
+        description: 'Records of this tenant it rests on',
+      }),
+    ),
+    fields: Type.Optional(
+      Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), {
+        maxProperties: 100,
+        description: 'Evidence fields',
+      }),
+    ),
   },
   {
     additionalProperties: false,
-    examples: [{ external_id: 'edr-alert-88121', title: 'Credential dumping tool detected by EDR', level: 'critical', techniques: ['T1003.001'], host: 'ws-042', first_time: '2026-11-20T10:00:00Z', record_ids: ['48213'], fields: { process: 'procdump64.exe' } }],
+    examples: [
+      {
+        external_id: 'edr-alert-88121',
+        title: 'Credential dumping tool detected by EDR',
+        level: 'critical',
+        techniques: ['T1003.001'],
+        host: 'ws-042',
+        first_time: '2026-11-20T10:00:00Z',
+        record_ids: ['48213'],
+        fields: { process: 'procdump64.exe' },
+      },
+    ],
   },
 );
 
@@ -158,16 +233,38 @@ export const FileWriteRequestBody = Type.Object(
   {
     service_impact: Statement('The impact on managed services'),
     correlation: Statement('How the data correlates with other observations'),
-    expected_volume_per_hour: Type.Integer({ minimum: 1, maximum: MAX_VOLUME_PER_HOUR, description: 'Expected observations per hour' }),
+    expected_volume_per_hour: Type.Integer({
+      minimum: 1,
+      maximum: MAX_VOLUME_PER_HOUR,
+      description: 'Expected observations per hour',
+    }),
   },
-  { additionalProperties: false, examples: [{ service_impact: writeRequestExample.service_impact, correlation: writeRequestExample.correlation, expected_volume_per_hour: 50 }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        service_impact: writeRequestExample.service_impact,
+        correlation: writeRequestExample.correlation,
+        expected_volume_per_hour: 50,
+      },
+    ],
+  },
 );
 
 export const DecisionBody = Type.Object(
   {
     decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
     note: Type.Optional(Type.String({ maxLength: MAX_STATEMENT_LENGTH })),
-    limit_per_hour: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_VOLUME_PER_HOUR, description: 'Approvals: the hourly volume writes are held to (default: the volume requested)' })),
+    limit_per_hour: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_VOLUME_PER_HOUR,
+        description: 'Approvals: the hourly volume writes are held to (default: the volume requested)',
+      }),
+    ),
   },
-  { additionalProperties: false, examples: [{ decision: 'approve', note: 'Reviewed with the customer on 2026-11-20', limit_per_hour: 50 }] },
+  {
+    additionalProperties: false,
+    examples: [{ decision: 'approve', note: 'Reviewed with the customer on 2026-11-20', limit_per_hour: 50 }],
+  },
 );

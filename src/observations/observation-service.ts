@@ -50,7 +50,13 @@ export interface ObservationView {
 }
 
 export interface ObservationDetail extends ObservationView {
-  evidence: { record_id: string | null; fields: Record<string, FieldValue>; received_at: string | null; event_time: string | null; record: unknown }[];
+  evidence: {
+    record_id: string | null;
+    fields: Record<string, FieldValue>;
+    received_at: string | null;
+    event_time: string | null;
+    record: unknown;
+  }[];
 }
 
 export function presentObservation(row: ObservationRow, catalogue: AttackCatalogue): ObservationView {
@@ -85,19 +91,35 @@ export async function searchObservations(
   filter: ObservationFilter,
   page: { limit: number; before?: number },
 ): Promise<{ observations: ObservationView[]; next: number | null }> {
-  const rows = await listObservations(db, tenantId, filter, { limit: page.limit + 1, ...(page.before !== undefined ? { before: page.before } : {}) });
+  const rows = await listObservations(db, tenantId, filter, {
+    limit: page.limit + 1,
+    ...(page.before !== undefined ? { before: page.before } : {}),
+  });
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
-  return { observations: shown.map((row) => presentObservation(row, catalogue)), next: more ? Number(shown.at(-1)!.seq) : null };
+  return {
+    observations: shown.map((row) => presentObservation(row, catalogue)),
+    next: more ? Number(shown.at(-1)!.seq) : null,
+  };
 }
 
-export async function getObservation(db: Kysely<Tables>, catalogue: AttackCatalogue, tenantId: number, id: string): Promise<ObservationDetail> {
+export async function getObservation(
+  db: Kysely<Tables>,
+  catalogue: AttackCatalogue,
+  tenantId: number,
+  id: string,
+): Promise<ObservationDetail> {
   const row = await findObservation(db, tenantId, id);
   if (!row) throw new AppError('not_found', `observation ${id} not found`);
   return withEvidence(db, tenantId, row, catalogue);
 }
 
-async function withEvidence(db: Kysely<Tables>, tenantId: number, row: ObservationRow, catalogue: AttackCatalogue): Promise<ObservationDetail> {
+async function withEvidence(
+  db: Kysely<Tables>,
+  tenantId: number,
+  row: ObservationRow,
+  catalogue: AttackCatalogue,
+): Promise<ObservationDetail> {
   const view = presentObservation(row, catalogue);
   const stored = JSON.parse(row.evidence) as { records?: { seq: number; fields: Record<string, FieldValue> }[] };
   const fieldsBySeq = new Map((stored.records ?? []).map((item) => [item.seq, item.fields]));
@@ -115,7 +137,8 @@ async function withEvidence(db: Kysely<Tables>, tenantId: number, row: Observati
   });
   // An external observation citing no record keeps its fields under seq 0.
   const uncited = fieldsBySeq.get(0);
-  if (uncited && !seqs.includes(0)) cited.push({ record_id: null, fields: uncited, received_at: null, event_time: null, record: null });
+  if (uncited && !seqs.includes(0))
+    cited.push({ record_id: null, fields: uncited, received_at: null, event_time: null, record: null });
   return { ...view, evidence: cited };
 }
 
@@ -153,23 +176,36 @@ export async function writeExternalObservation(
 
   const unknown = input.techniques.filter((id) => !catalogue.technique(id));
   if (unknown.length > 0) {
-    throw new AppError('invalid_request', `techniques ${unknown.join(', ')} are not in the ATT&CK catalogue (v${catalogue.version})`, {
-      extensions: { field: 'techniques' },
-    });
+    throw new AppError(
+      'invalid_request',
+      `techniques ${unknown.join(', ')} are not in the ATT&CK catalogue (v${catalogue.version})`,
+      {
+        extensions: { field: 'techniques' },
+      },
+    );
   }
-  if (input.lastTime < input.firstTime) throw new AppError('invalid_request', 'last_time is before first_time', { extensions: { field: 'last_time' } });
+  if (input.lastTime < input.firstTime)
+    throw new AppError('invalid_request', 'last_time is before first_time', { extensions: { field: 'last_time' } });
   const seqs = input.recordIds.map(Number);
   const found = new Set((await findRecords(db, tenant.id, seqs)).map((record) => Number(record.seq)));
   const missing = input.recordIds.filter((id) => !found.has(Number(id)));
   if (missing.length > 0) {
-    throw new AppError('invalid_request', `record_ids ${missing.slice(0, 5).join(', ')} are not records of this tenant`, { extensions: { field: 'record_ids' } });
+    throw new AppError(
+      'invalid_request',
+      `record_ids ${missing.slice(0, 5).join(', ')} are not records of this tenant`,
+      { extensions: { field: 'record_ids' } },
+    );
   }
   const limit = tenant.observation_write_limit_per_hour;
   if (limit !== null && (await countExternalSince(db, tenant.id, now - HOUR_MS)) >= limit) {
-    throw new AppError('observation_rate_limited', `the approved volume is ${limit} observations per hour; it is used up for the last hour`, {
-      extensions: { limit_per_hour: limit },
-      headers: { 'Retry-After': '60' },
-    });
+    throw new AppError(
+      'observation_rate_limited',
+      `the approved volume is ${limit} observations per hour; it is used up for the last hour`,
+      {
+        extensions: { limit_per_hour: limit },
+        headers: { 'Retry-After': '60' },
+      },
+    );
   }
   const techniques = input.techniques.map((id) => catalogue.technique(id)!);
   const draft: ObservationDraft = {
@@ -189,12 +225,18 @@ export async function writeExternalObservation(
     firstTime: input.firstTime,
     lastTime: input.lastTime,
     recordSeqs: seqs,
-    evidence: seqs.length > 0 ? seqs.map((seq, index) => ({ seq, fields: index === 0 ? input.fields : {} })) : [{ seq: 0, fields: input.fields }],
+    evidence:
+      seqs.length > 0
+        ? seqs.map((seq, index) => ({ seq, fields: index === 0 ? input.fields : {} }))
+        : [{ seq: 0, fields: input.fields }],
   };
   // Stored and grouped into a case together: an observation is never left outside a case.
   await writeTransaction(db, grouping.kind, async (trx) => {
     const created = await insertObservations(trx, [draft], now, writer);
-    await groupObservations({ db: trx, kind: grouping.kind, policy: grouping.policy, catalogue, now: Math.max(now, Date.now()) }, created);
+    await groupObservations(
+      { db: trx, kind: grouping.kind, policy: grouping.policy, catalogue, now: Math.max(now, Date.now()) },
+      created,
+    );
   });
   const row = await findObservationByKey(db, tenant.id, dedupeKey);
   if (!row) throw new Error(`external observation ${input.externalId} vanished after insert`);

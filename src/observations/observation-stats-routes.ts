@@ -25,9 +25,21 @@ const emptyDay = { informational: 0, low: 0, medium: 0, high: 0, critical: 0, to
 
 const StatsQuery = Type.Object(
   {
-    days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_STATS_DAYS, default: 14, description: `Days to count, ending today (1-${MAX_STATS_DAYS})` })),
+    days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_STATS_DAYS,
+        default: 14,
+        description: `Days to count, ending today (1-${MAX_STATS_DAYS})`,
+      }),
+    ),
     utc_offset_minutes: Type.Optional(
-      Type.Integer({ minimum: -840, maximum: 840, default: 0, description: 'Where days begin: minutes east of UTC (e.g. 60 for UTC+1). A fixed offset; default 0, UTC days' }),
+      Type.Integer({
+        minimum: -840,
+        maximum: 840,
+        default: 0,
+        description: 'Where days begin: minutes east of UTC (e.g. 60 for UTC+1). A fixed offset; default 0, UTC days',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -35,13 +47,22 @@ const StatsQuery = Type.Object(
 
 export const ObservationStatsSchema = Type.Object(
   {
-    days: Type.Array(Type.Object({ date: Type.String({ description: 'The day (YYYY-MM-DD, in the requested offset)' }), ...levelCounts }), {
-      description: 'One entry per day, oldest first, every day present (zeros included): observations whose first record falls in the day, per level',
-    }),
+    days: Type.Array(
+      Type.Object({
+        date: Type.String({ description: 'The day (YYYY-MM-DD, in the requested offset)' }),
+        ...levelCounts,
+      }),
+      {
+        description:
+          'One entry per day, oldest first, every day present (zeros included): observations whose first record falls in the day, per level',
+      },
+    ),
     since: Timestamp('Start of the first day'),
     until: Timestamp('End of the last day (exclusive): the start of tomorrow'),
     utc_offset_minutes: Type.Integer({ description: 'The offset the days were cut at' }),
-    last_24_hours: Type.Object(levelCounts, { description: 'Observations whose first record is within the last 24 hours, per level' }),
+    last_24_hours: Type.Object(levelCounts, {
+      description: 'Observations whose first record is within the last 24 hours, per level',
+    }),
   },
   {
     description: 'Observation counts per day and level',
@@ -87,7 +108,20 @@ export const ObservationCasesSchema = Type.Object(
   },
   {
     description: 'The case of each observation',
-    examples: [{ cases: { obs_4Vq9TnXc2LmR8sWb1YkD: { id: 'case_2vPq8LmN4xR7tY1wK9sD', number: 42, title: 'Reverse shell to a remote host on web-01', status: 'in_progress', severity: 'high', score: 71 } } }],
+    examples: [
+      {
+        cases: {
+          obs_4Vq9TnXc2LmR8sWb1YkD: {
+            id: 'case_2vPq8LmN4xR7tY1wK9sD',
+            number: 42,
+            title: 'Reverse shell to a remote host on web-01',
+            status: 'in_progress',
+            severity: 'high',
+            score: 71,
+          },
+        },
+      },
+    ],
   },
 );
 
@@ -108,7 +142,11 @@ export async function observationStatsRoutes(app: FastifyInstance, deps: { db: K
         response: { 200: ObservationStatsSchema },
       },
     },
-    async (request) => observationStats(db, tenantOf(request).id, { days: request.query.days ?? 14, utcOffsetMinutes: request.query.utc_offset_minutes ?? 0 }),
+    async (request) =>
+      observationStats(db, tenantOf(request).id, {
+        days: request.query.days ?? 14,
+        utcOffsetMinutes: request.query.utc_offset_minutes ?? 0,
+      }),
   );
 
   routes.get(

@@ -57,7 +57,8 @@ export async function observationStats(
   // The last 24 hours straddle two day buckets, so they are one more small indexed read; records
   // dated a little ahead of the server's clock (skewed senders) count as recent too.
   const recent = emptyCounts();
-  for (const row of await countObservationsByDay(db, tenantId, now - DAY_MS, now + DAY_MS)) add(recent, row.level, row.count);
+  for (const row of await countObservationsByDay(db, tenantId, now - DAY_MS, now + DAY_MS))
+    add(recent, row.level, row.count);
 
   return {
     days,
@@ -78,11 +79,22 @@ export interface ObservationCase {
 }
 
 /** The case of each observation id given that is the tenant's and in a case; the others are left out. */
-export async function casesOfObservations(db: Kysely<Tables>, tenantId: number, observationIds: readonly string[]): Promise<Record<string, ObservationCase>> {
+export async function casesOfObservations(
+  db: Kysely<Tables>,
+  tenantId: number,
+  observationIds: readonly string[],
+): Promise<Record<string, ObservationCase>> {
   const rows = await findObservationCases(db, tenantId, [...new Set(observationIds)]);
   const result: Record<string, ObservationCase> = {};
   for (const row of rows) {
-    result[row.observation_id] = { id: row.id, number: Number(row.number), title: row.title, status: row.status, severity: row.severity, score: Number(row.score) };
+    result[row.observation_id] = {
+      id: row.id,
+      number: Number(row.number),
+      title: row.title,
+      status: row.status,
+      severity: row.severity,
+      score: Number(row.score),
+    };
   }
   return result;
 }

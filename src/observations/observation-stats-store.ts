@@ -17,7 +17,12 @@ export interface DayLevelCount {
  * Observations of the tenant whose first record falls in [since, until), counted per day
  * (`since` + n × 24 h) and level. Reads only the (tenant_id, first_time, level) index.
  */
-export async function countObservationsByDay(db: Kysely<Tables>, tenantId: number, since: number, until: number): Promise<DayLevelCount[]> {
+export async function countObservationsByDay(
+  db: Kysely<Tables>,
+  tenantId: number,
+  since: number,
+  until: number,
+): Promise<DayLevelCount[]> {
   // first_time ≥ since, so truncating is flooring. The cast matters on SQLite, whose driver binds
   // JavaScript numbers as REAL, which would make the division fractional.
   const day = sql<number>`CAST((first_time - ${since}) / ${sql.lit(DAY_MS)} AS INTEGER)`;

@@ -33,18 +33,34 @@ export async function listObservations(
   const technique = filter.technique;
   if (technique !== undefined) {
     // techniques is a JSON array of ids such as ["T1059.004"]; ids hold no LIKE wildcards (validated).
-    query = query.where((eb) => eb.or([eb('techniques', 'like', `%"${technique}"%`), eb('techniques', 'like', `%"${technique}.%`)]));
+    query = query.where((eb) =>
+      eb.or([eb('techniques', 'like', `%"${technique}"%`), eb('techniques', 'like', `%"${technique}.%`)]),
+    );
   }
   if (page.before !== undefined) query = query.where('seq', '<', page.before);
   return query.orderBy('seq', 'desc').limit(page.limit).execute();
 }
 
 export function findObservation(db: Kysely<Tables>, tenantId: number, id: string): Promise<ObservationRow | undefined> {
-  return db.selectFrom('observations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('observations')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
-export function findObservationByKey(db: Kysely<Tables>, tenantId: number, dedupeKey: string): Promise<ObservationRow | undefined> {
-  return db.selectFrom('observations').selectAll().where('tenant_id', '=', tenantId).where('dedupe_key', '=', dedupeKey).executeTakeFirst();
+export function findObservationByKey(
+  db: Kysely<Tables>,
+  tenantId: number,
+  dedupeKey: string,
+): Promise<ObservationRow | undefined> {
+  return db
+    .selectFrom('observations')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('dedupe_key', '=', dedupeKey)
+    .executeTakeFirst();
 }
 
 /** External observations the tenant created since `since` (for the approved hourly volume). */
@@ -80,7 +96,17 @@ export function findObservationCases(
   db: Kysely<Tables>,
   tenantId: number,
   observationIds: readonly string[],
-): Promise<{ observation_id: string; id: string; number: number; title: string; status: string; severity: string; score: number }[]> {
+): Promise<
+  {
+    observation_id: string;
+    id: string;
+    number: number;
+    title: string;
+    status: string;
+    severity: string;
+    score: number;
+  }[]
+> {
   if (observationIds.length === 0) return Promise.resolve([]);
   // The observations drive, through a CROSS JOIN, which SQLite never reorders: without
   // statistics it took `cases.tenant_id = ?` for the narrower side, walked every case of the
@@ -88,7 +114,15 @@ export function findObservationCases(
   return db
     .selectFrom('case_observations')
     .crossJoin('cases')
-    .select(['case_observations.observation_id', 'cases.id', 'cases.number', 'cases.title', 'cases.status', 'cases.severity', 'cases.score'])
+    .select([
+      'case_observations.observation_id',
+      'cases.id',
+      'cases.number',
+      'cases.title',
+      'cases.status',
+      'cases.severity',
+      'cases.score',
+    ])
     .where('case_observations.tenant_id', '=', tenantId)
     .where('case_observations.observation_id', 'in', [...observationIds])
     .whereRef('cases.id', '=', 'case_observations.case_id')

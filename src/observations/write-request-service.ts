@@ -65,7 +65,12 @@ export async function fileWriteRequest(
       .where('tenant_id', '=', tenant.id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
-    if (pending) throw new AppError('review_request_pending', `request ${pending.id} is still waiting for the platform's decision`, { extensions: { request_id: pending.id } });
+    if (pending)
+      throw new AppError(
+        'review_request_pending',
+        `request ${pending.id} is still waiting for the platform's decision`,
+        { extensions: { request_id: pending.id } },
+      );
     const row: WriteRequestRow = {
       id: newId('owr'),
       tenant_id: tenant.id,
@@ -116,11 +121,18 @@ export interface Decision {
 }
 
 /** An operator's decision. Approval also marks the tenant approved with the hourly limit. */
-export async function decideWriteRequest(db: Kysely<Tables>, id: string, decision: Decision, actor: AuditActor, ip: string | null): Promise<WriteRequestView> {
+export async function decideWriteRequest(
+  db: Kysely<Tables>,
+  id: string,
+  decision: Decision,
+  actor: AuditActor,
+  ip: string | null,
+): Promise<WriteRequestView> {
   return db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('observation_write_requests').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw new AppError('not_found', `review request ${id} not found`);
-    if (row.status !== 'pending') throw new AppError('review_request_decided', `request ${id} was already ${row.status}`);
+    if (row.status !== 'pending')
+      throw new AppError('review_request_decided', `request ${id} was already ${row.status}`);
     const now = Date.now();
     const status: WriteRequestStatus = decision.approve ? 'approved' : 'rejected';
     // The pending condition decides a race between two operators: only one update lands.
@@ -130,7 +142,8 @@ export async function decideWriteRequest(db: Kysely<Tables>, id: string, decisio
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new AppError('review_request_decided', `request ${id} was decided meanwhile`);
+    if (Number(updated.numUpdatedRows) !== 1)
+      throw new AppError('review_request_decided', `request ${id} was decided meanwhile`);
     const limit = decision.limitPerHour ?? Number(row.expected_volume_per_hour);
     if (decision.approve) {
       await trx
@@ -148,7 +161,14 @@ export async function decideWriteRequest(db: Kysely<Tables>, id: string, decisio
       target: { type: 'observation_write_request', id },
       details: decision.approve ? { limit_per_hour: limit } : {},
     });
-    const tenant = await trx.selectFrom('tenants').select('code_name').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
-    return presentWriteRequest({ ...row, status, decided_by: actor.label, decided_at: now, decision_note: decision.note }, tenant.code_name);
+    const tenant = await trx
+      .selectFrom('tenants')
+      .select('code_name')
+      .where('id', '=', row.tenant_id)
+      .executeTakeFirstOrThrow();
+    return presentWriteRequest(
+      { ...row, status, decided_by: actor.label, decided_at: now, decision_note: decision.note },
+      tenant.code_name,
+    );
   });
 }

@@ -5,7 +5,13 @@ import type { RecordBatch, RecordLogWriter } from './record-log.js';
 import { AppError } from '../errors.js';
 
 function batch(label: string, count = 1): RecordBatch {
-  return { tenantId: 1, receivedAt: 0, records: Array.from({ length: count }, () => label), eventTimes: [Number.NaN], metas: [null] };
+  return {
+    tenantId: 1,
+    receivedAt: 0,
+    records: Array.from({ length: count }, () => label),
+    eventTimes: [Number.NaN],
+    metas: [null],
+  };
 }
 
 /** A writer whose commits finish only when the test says so, recording what each got. */
@@ -92,7 +98,15 @@ test('when a shared commit fails, each batch is retried alone so only the bad on
   };
   const queue = new GroupCommitQueue(writer, { maxPendingBytes: 1_000_000 });
   const first = queue.append(batch('first'), 1);
-  const results = await Promise.allSettled([first, queue.append(batch('ok1'), 1), queue.append(batch('bad'), 1), queue.append(batch('ok2'), 1)]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  const results = await Promise.allSettled([
+    first,
+    queue.append(batch('ok1'), 1),
+    queue.append(batch('bad'), 1),
+    queue.append(batch('ok2'), 1),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+  );
   assert.deepEqual(calls, [['first'], ['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
 });

@@ -78,7 +78,9 @@ async function openPostgres(url: string): Promise<Database> {
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new ConfigError('invalid configuration: --database (SIGHTLINE_DATABASE_URL) ?schema= must be a lowercase SQL identifier');
+    throw new ConfigError(
+      'invalid configuration: --database (SIGHTLINE_DATABASE_URL) ?schema= must be a lowercase SQL identifier',
+    );
   }
   const pgConfig: pg.PoolConfig = {
     connectionString: parsed.toString(),
@@ -118,7 +120,10 @@ async function openPostgres(url: string): Promise<Database> {
 export function createPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);
   pool.on('error', (error) => {
-    process.emitWarning(`PostgreSQL connection lost (${(error as Error & { code?: string }).code ?? 'error'}); it will be reopened`, 'SightlineDatabaseWarning');
+    process.emitWarning(
+      `PostgreSQL connection lost (${(error as Error & { code?: string }).code ?? 'error'}); it will be reopened`,
+      'SightlineDatabaseWarning',
+    );
   });
   return pool;
 }

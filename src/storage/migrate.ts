@@ -33,7 +33,10 @@ class InCodeMigrations implements MigrationProvider {
 
   async getMigrations(): Promise<Record<string, Migration>> {
     return Object.fromEntries(
-      Object.entries(migrations).map(([name, module]) => [name, { up: (db: Kysely<unknown>) => module.up(db, this.kind) }]),
+      Object.entries(migrations).map(([name, module]) => [
+        name,
+        { up: (db: Kysely<unknown>) => module.up(db, this.kind) },
+      ]),
     );
   }
 }
@@ -50,9 +53,12 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }

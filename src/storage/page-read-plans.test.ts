@@ -55,7 +55,9 @@ describe('page reads on SQLite without statistics', () => {
     await run();
     assert.equal(sent.length, 1, 'one statement');
     const query = sent[0]!;
-    const rows = connection.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...(query.parameters as unknown[])) as { detail: string }[];
+    const rows = connection.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...(query.parameters as unknown[])) as {
+      detail: string;
+    }[];
     return rows.map((row) => row.detail);
   }
 
@@ -63,7 +65,11 @@ describe('page reads on SQLite without statistics', () => {
   function assertByKey(plan: string[], table: string, key: string): void {
     const search = plan.find((line) => new RegExp(`^(SEARCH|SCAN) ${table}\\b`).test(line));
     assert.ok(search, `${table} is read: ${plan.join(' / ')}`);
-    assert.match(search, new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX \\w+ \\((tenant_id=\\? AND )?${key}=\\?\\)`), plan.join(' / '));
+    assert.match(
+      search,
+      new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX \\w+ \\((tenant_id=\\? AND )?${key}=\\?\\)`),
+      plan.join(' / '),
+    );
   }
 
   test('devices by id', async () => {
@@ -94,7 +100,10 @@ describe('page reads on SQLite without statistics', () => {
     for (const filter of [{}, { levels: ['high', 'critical'] }]) {
       const plan = await planOf(() => listObservations(db, 1, filter, { limit: 100 }));
       assert.match(plan[0] ?? '', /^SEARCH observations USING INDEX \w+ \(tenant_id=\?\)$/, plan.join(' / '));
-      assert.ok(!plan.some((line) => line.includes('TEMP B-TREE')), `no sort of the tenant's observations: ${plan.join(' / ')}`);
+      assert.ok(
+        !plan.some((line) => line.includes('TEMP B-TREE')),
+        `no sort of the tenant's observations: ${plan.join(' / ')}`,
+      );
     }
   });
 

@@ -24,7 +24,9 @@ describe('PostgreSQL migrations beside other schemas', { skip: target.skip }, ()
     try {
       while (!stop) {
         const schema = `churn_${randomBytes(4).toString('hex')}`;
-        await client.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.a (x serial PRIMARY KEY, y text); CREATE TABLE ${schema}.b (x int)`);
+        await client.query(
+          `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.a (x serial PRIMARY KEY, y text); CREATE TABLE ${schema}.b (x int)`,
+        );
         await client.query(`DROP SCHEMA ${schema} CASCADE`);
       }
     } finally {
@@ -43,15 +45,24 @@ describe('PostgreSQL migrations beside other schemas', { skip: target.skip }, ()
   test('a fresh schema migrates while other schemas are created and dropped', async () => {
     for (let attempt = 0; attempt < 8; attempt++) {
       const schema = `t_${randomBytes(6).toString('hex')}`;
-      const database = await openDatabase({ databaseUrl: `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`, dataDir: tempDir() });
+      const database = await openDatabase({
+        databaseUrl: `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`,
+        dataDir: tempDir(),
+      });
       try {
         const applied = await migrateToLatest(database);
         assert.ok(applied.length > 0, 'every migration applied to the fresh schema');
         const tables = await database.db.introspection.getTables();
         assert.ok(tables.length > 0);
-        assert.ok(tables.every((table) => table.schema === schema), 'only our schema is introspected');
+        assert.ok(
+          tables.every((table) => table.schema === schema),
+          'only our schema is introspected',
+        );
         assert.ok(tables.some((table) => table.name === 'telemetry_records'));
-        assert.ok(!tables.some((table) => table.name.startsWith('kysely_migration')), 'bookkeeping tables hidden unless asked for');
+        assert.ok(
+          !tables.some((table) => table.name.startsWith('kysely_migration')),
+          'bookkeeping tables hidden unless asked for',
+        );
       } finally {
         await database.close();
         await dropSchema(base, schema);

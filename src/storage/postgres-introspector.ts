@@ -51,7 +51,10 @@ export class SchemaScopedPostgresIntrospector implements DatabaseIntrospector {
         JOIN pg_catalog.pg_namespace tns ON tns.oid = typ.typnamespace
        WHERE ns.nspname = ${this.schema} AND c.relkind IN ('r', 'v', 'p')
        ORDER BY c.relname, a.attnum`.execute(this.db);
-    const tables = new Map<string, { name: string; isView: boolean; schema: string; columns: TableMetadata['columns'][number][] }>();
+    const tables = new Map<
+      string,
+      { name: string; isView: boolean; schema: string; columns: TableMetadata['columns'][number][] }
+    >();
     for (const row of rows) {
       if (!options.withInternalKyselyTables && migrationTables.has(row.table)) continue;
       let table = tables.get(row.table);

@@ -7,7 +7,11 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from './schema.js';
 import type { DatabaseKind } from './database.js';
 
-export async function writeTransaction<T>(db: Kysely<Tables>, kind: DatabaseKind, work: (trx: Kysely<Tables> | Transaction<Tables>) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  work: (trx: Kysely<Tables> | Transaction<Tables>) => Promise<T>,
+): Promise<T> {
   if (kind === 'postgres') return db.transaction().execute(work);
   // Kysely's SQLite driver lends out its one connection under a mutex: nothing else runs on it meanwhile.
   return db.connection().execute(async (connection) => {

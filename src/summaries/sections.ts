@@ -16,4 +16,5 @@ export type SectionKey = (typeof SECTIONS)[number]['key'];
 export const CITATION = /\[(obs_[A-Za-z0-9]{1,40})\]/g;
 
 /** Rule 7 of the seed, shown with every summary. */
-export const INACCURACY_NOTICE = 'AI-generated summaries can be inaccurate or invented. Verify critical information against the case data before acting on it.';
+export const INACCURACY_NOTICE =
+  'AI-generated summaries can be inaccurate or invented. Verify critical information against the case data before acting on it.';

@@ -39,7 +39,10 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
     }
     const unknown = [...line.matchAll(CITATION)].map((match) => match[1]!).filter((id) => !caseObservationIds.has(id));
     if (unknown.length > 0) {
-      flags.push({ code: 'unknown_citation', detail: `dropped a statement citing ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} not in the case` });
+      flags.push({
+        code: 'unknown_citation',
+        detail: `dropped a statement citing ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} not in the case`,
+      });
       continue;
     }
     if (current === undefined) preamble.push(line);
@@ -52,7 +55,9 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
     return { key: section.key, heading: section.heading, markdown: markdown === '' ? '_Empty._' : markdown };
   });
   const intro = preamble.join('\n').trim();
-  const text = [intro, ...sections.map((section) => `## ${section.heading}\n${section.markdown}`)].filter((part) => part !== '').join('\n\n');
+  const text = [intro, ...sections.map((section) => `## ${section.heading}\n${section.markdown}`)]
+    .filter((part) => part !== '')
+    .join('\n\n');
   const citations = [...new Set([...text.matchAll(CITATION)].map((match) => match[1]!))];
   return { text, sections, citations, flags };
 }

@@ -8,7 +8,14 @@ import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseRow } from '../cases/case-store.js';
 import { caseDeviceIds } from '../cases/case-store.js';
 import { findAddresses, findDevicesByIds, findProcesses } from '../devices/device-store.js';
-import { INPUT_LIMITS, type SummaryDevice, type SummaryInput, type SummaryNetworkEvent, type SummaryObservation, type SummaryProcessEvent } from './summary-input.js';
+import {
+  INPUT_LIMITS,
+  type SummaryDevice,
+  type SummaryInput,
+  type SummaryNetworkEvent,
+  type SummaryObservation,
+  type SummaryProcessEvent,
+} from './summary-input.js';
 
 const iso = (time: number) => new Date(time).toISOString();
 /** Evidence around an observation: the device's events this close to it. */
@@ -108,14 +115,29 @@ async function evidenceOf(
     const seen = new Set([...processRows, ...networkRows].map((row) => Number(row.record_seq)));
     const fill = <T extends { record_seq: number }>(rows: T[], around: readonly T[], limit: number) =>
       rows.push(...around.filter((row) => !seen.has(Number(row.record_seq))).slice(0, limit - rows.length));
-    if (processRows.length < processLimit) fill(processRows, await deviceEvents(db, 'endpoint_process_events', tenantId, window, processLimit * 2), processLimit);
-    if (networkRows.length < networkLimit) fill(networkRows, await deviceEvents(db, 'network_process_events', tenantId, window, networkLimit * 2), networkLimit);
+    if (processRows.length < processLimit)
+      fill(
+        processRows,
+        await deviceEvents(db, 'endpoint_process_events', tenantId, window, processLimit * 2),
+        processLimit,
+      );
+    if (networkRows.length < networkLimit)
+      fill(
+        networkRows,
+        await deviceEvents(db, 'network_process_events', tenantId, window, networkLimit * 2),
+        networkLimit,
+      );
   }
   return { process_events: processRows.map(processEvent), network_events: networkRows.map(networkEvent) };
 }
 
 /** The model input of a case: only the data the seed allows, bounded. */
-export async function buildSummaryInput(db: Kysely<Tables>, catalogue: AttackCatalogue, tenant: { id: number; code_name: string }, row: CaseRow): Promise<SummaryInput> {
+export async function buildSummaryInput(
+  db: Kysely<Tables>,
+  catalogue: AttackCatalogue,
+  tenant: { id: number; code_name: string },
+  row: CaseRow,
+): Promise<SummaryInput> {
   const tenantId = tenant.id;
   const deviceIds = ((await caseDeviceIds(db, tenantId, [row.id])).get(row.id) ?? []).slice(0, INPUT_LIMITS.devices);
   const deviceRows = await findDevicesByIds(db, tenantId, deviceIds);
@@ -132,7 +154,11 @@ export async function buildSummaryInput(db: Kysely<Tables>, catalogue: AttackCat
       addresses: addresses
         .filter((address) => address.device_id === device.id)
         .map((address) => ({ ip: address.ip, scope: address.scope, country: address.country, city: address.city })),
-      processes: processes.map((process) => ({ process_name: bounded(process.process_name), pid: process.pid === null ? null : Number(process.pid), executable_path: bounded(process.executable_path) })),
+      processes: processes.map((process) => ({
+        process_name: bounded(process.process_name),
+        pid: process.pid === null ? null : Number(process.pid),
+        executable_path: bounded(process.executable_path),
+      })),
     });
   }
   const deviceByHost = new Map(deviceRows.map((device) => [device.host_key, device.id]));
@@ -141,7 +167,16 @@ export async function buildSummaryInput(db: Kysely<Tables>, catalogue: AttackCat
   const rows = await db
     .selectFrom('case_observations as co')
     .innerJoin('observations as o', 'o.id', 'co.observation_id')
-    .select(['o.id', 'o.rule_title', 'o.level', 'o.techniques', 'o.host', 'o.first_time', 'o.last_time', 'o.record_seqs'])
+    .select([
+      'o.id',
+      'o.rule_title',
+      'o.level',
+      'o.techniques',
+      'o.host',
+      'o.first_time',
+      'o.last_time',
+      'o.record_seqs',
+    ])
     .where('co.tenant_id', '=', tenantId)
     .where('co.case_id', '=', row.id)
     .orderBy('o.last_time', 'desc')
@@ -149,7 +184,8 @@ export async function buildSummaryInput(db: Kysely<Tables>, catalogue: AttackCat
     .execute();
   const observations: SummaryObservation[] = [];
   for (const observation of rows.sort((a, b) => a.first_time - b.first_time || a.id.localeCompare(b.id))) {
-    const deviceId = observation.host === null ? null : (deviceByHost.get(observation.host.trim().toLowerCase()) ?? null);
+    const deviceId =
+      observation.host === null ? null : (deviceByHost.get(observation.host.trim().toLowerCase()) ?? null);
     observations.push({
       id: observation.id,
       rule_title: bounded(observation.rule_title) ?? '',
@@ -164,7 +200,11 @@ export async function buildSummaryInput(db: Kysely<Tables>, catalogue: AttackCat
 
   const techniques = (JSON.parse(row.techniques) as string[]).map((id) => {
     const technique = catalogue.technique(id);
-    return { id, name: technique?.name ?? null, tactics: (technique?.tactics ?? []).map((shortname) => catalogue.tactic(shortname)?.name ?? shortname) };
+    return {
+      id,
+      name: technique?.name ?? null,
+      tactics: (technique?.tactics ?? []).map((shortname) => catalogue.tactic(shortname)?.name ?? shortname),
+    };
   });
   return {
     customer: { code_name: tenant.code_name },

@@ -27,5 +27,7 @@ export function renderPrompt(input: SummaryInput): { system: string; user: strin
 
 /** The cache key: provider, model, prompt version and the exact input. */
 export function fingerprint(provider: string, model: string, prompt: { system: string; user: string }): string {
-  return createHash('sha256').update(JSON.stringify([provider, model, PROMPT_VERSION, prompt.system, prompt.user])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([provider, model, PROMPT_VERSION, prompt.system, prompt.user]))
+    .digest('hex');
 }

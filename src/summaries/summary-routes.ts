@@ -19,7 +19,17 @@ export const OwnRatingSchema = Type.Object(
     comment: Type.Union([Type.String(), Type.Null()]),
     rated_at: Type.Union([Timestamp('When you last rated it'), Type.Null()]),
   },
-  { description: 'Your current rating, or rating null', examples: [{ summary_id: 'sum_8Hq2', rating: 'down', comment: 'The timeline misses the first login.', rated_at: '2026-11-24T10:02:11.000Z' }] },
+  {
+    description: 'Your current rating, or rating null',
+    examples: [
+      {
+        summary_id: 'sum_8Hq2',
+        rating: 'down',
+        comment: 'The timeline misses the first login.',
+        rated_at: '2026-11-24T10:02:11.000Z',
+      },
+    ],
+  },
 );
 
 const disabled = problemResponse('AI summaries are turned off for this tenant (opt-out)', 'ai_summaries_disabled');
@@ -42,12 +52,15 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
           201: SummarySchema,
           403: disabled,
           502: problemResponse('The provider failed (after its retries)', 'provider_error'),
-          503: problemResponse('The tenant\'s provider has no model configured', 'summary_provider_not_configured'),
+          503: problemResponse("The tenant's provider has no model configured", 'summary_provider_not_configured'),
           504: problemResponse('The provider did not answer in time (after its retries)', 'provider_timeout'),
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await generateSummary(deps, tenantOf(request), request.params.case_id, principalOf(request))),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await generateSummary(deps, tenantOf(request), request.params.case_id, principalOf(request))),
   );
 
   routes.get(
@@ -57,9 +70,14 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
       schema: {
         tags: ['Summaries'],
         summary: 'Get the case summary',
-        description: "The case's current summary, with `stale: true` and the reasons when the case changed since it was generated. Never generates one: 404 `summary_not_generated` until someone does.",
+        description:
+          "The case's current summary, with `stale: true` and the reasons when the case changed since it was generated. Never generates one: 404 `summary_not_generated` until someone does.",
         params: CaseParams,
-        response: { 200: SummarySchema, 403: disabled, 404: problemResponse('No summary was generated for this case yet', 'summary_not_generated') },
+        response: {
+          200: SummarySchema,
+          403: disabled,
+          404: problemResponse('No summary was generated for this case yet', 'summary_not_generated'),
+        },
       },
     },
     async (request) => getSummary(deps.db, tenantOf(request), request.params.case_id),
@@ -72,18 +90,29 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
       schema: {
         tags: ['Summaries'],
         summary: 'Rate the case summary',
-        description: 'Thumbs up, or thumbs down with an optional comment (seed rule 5). One current rating per user and summary: rating again replaces it. Kept with your internal user id and copied to the monitoring provider.',
+        description:
+          'Thumbs up, or thumbs down with an optional comment (seed rule 5). One current rating per user and summary: rating again replaces it. Kept with your internal user id and copied to the monitoring provider.',
         params: CaseParams,
         body: Type.Object(
           {
             rating: Rating,
-            comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000, description: 'Only with a thumbs down' })),
+            comment: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 2_000, description: 'Only with a thumbs down' }),
+            ),
           },
-          { additionalProperties: false, examples: [{ rating: 'down', comment: 'The timeline misses the first login.' }, { rating: 'up' }] },
+          {
+            additionalProperties: false,
+            examples: [{ rating: 'down', comment: 'The timeline misses the first login.' }, { rating: 'up' }],
+          },
         ),
         response: {
           200: Type.Object(
-            { summary_id: Type.String(), rating: Rating, comment: Type.Union([Type.String(), Type.Null()]), rated_at: Timestamp('When') },
+            {
+              summary_id: Type.String(),
+              rating: Rating,
+              comment: Type.Union([Type.String(), Type.Null()]),
+              rated_at: Timestamp('When'),
+            },
             { description: 'Your current rating of the summary' },
           ),
           403: disabled,
@@ -100,7 +129,8 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
       schema: {
         tags: ['Summaries'],
         summary: 'Get your rating of the case summary',
-        description: "Your own current rating of the case's current summary (the signed-in user's, or for an API token its creator's), so a client can show it; `rating` is null until you rate it. Others' ratings are not shown.",
+        description:
+          "Your own current rating of the case's current summary (the signed-in user's, or for an API token its creator's), so a client can show it; `rating` is null until you rate it. Others' ratings are not shown.",
         params: CaseParams,
         response: {
           200: OwnRatingSchema,

@@ -27,26 +27,37 @@ const summaryExample = {
 export const SummarySchema = Type.Object(
   {
     id: Type.String({ description: 'Summary id (`sum_…`); a regeneration gets a new one' }),
-    text: Type.String({ description: `Markdown in fixed sections: ${SECTIONS.map((section) => section.heading).join(', ')}. Evidence cites observations as [obs_…].` }),
-    sections: Type.Array(Type.Object({ key: Type.String(), heading: Type.String(), markdown: Type.String() })),
-    citations: Type.Array(Type.Object({ observation_id: Type.String(), href: Type.String({ description: 'The observation in this API' }) }), {
-      description: 'Observations the text cites (all of them belong to the case)',
+    text: Type.String({
+      description: `Markdown in fixed sections: ${SECTIONS.map((section) => section.heading).join(', ')}. Evidence cites observations as [obs_…].`,
     }),
+    sections: Type.Array(Type.Object({ key: Type.String(), heading: Type.String(), markdown: Type.String() })),
+    citations: Type.Array(
+      Type.Object({ observation_id: Type.String(), href: Type.String({ description: 'The observation in this API' }) }),
+      {
+        description: 'Observations the text cites (all of them belong to the case)',
+      },
+    ),
     flags: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() }), {
-      description: 'What the output check changed: missing_section (added, marked), unknown_section (dropped), unknown_citation (statement dropped), empty_output',
+      description:
+        'What the output check changed: missing_section (added, marked), unknown_section (dropped), unknown_citation (statement dropped), empty_output',
     }),
     provider: Type.String({ description: 'builtin, openai or anthropic' }),
     model: Type.String(),
     is_llm: Type.Boolean({ description: 'false for the builtin summariser, which is not a language model' }),
     prompt_version: Type.String(),
     generated_at: Timestamp('Generated'),
-    requested_by: Type.Object({ id: Type.String({ description: 'Internal user id (or token id)' }), label: Type.String() }),
+    requested_by: Type.Object({
+      id: Type.String({ description: 'Internal user id (or token id)' }),
+      label: Type.String(),
+    }),
     input_tokens: Type.Integer(),
     output_tokens: Type.Integer(),
     latency_ms: Type.Integer({ description: 'Time to produce it (a cache answer takes milliseconds)' }),
     from_cache: Type.Boolean({ description: 'Answered from the 24-hour model cache' }),
     stale: Type.Boolean({ description: 'The case changed after generation; regenerate to reflect it' }),
-    stale_reasons: Type.Array(Type.Union([Type.Literal('observations_added'), Type.Literal('status_changed'), Type.Literal('device_changed')])),
+    stale_reasons: Type.Array(
+      Type.Union([Type.Literal('observations_added'), Type.Literal('status_changed'), Type.Literal('device_changed')]),
+    ),
     notice: Type.String({ description: 'Summaries can be inaccurate or invented: verify critical information' }),
   },
   { examples: [summaryExample] },

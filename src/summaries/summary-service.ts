@@ -18,7 +18,15 @@ import { findDevicesByIds } from '../devices/device-store.js';
 import { buildSummaryInput } from './summary-input-builder.js';
 import { fingerprint, PROMPT_VERSION, renderPrompt } from './summary-prompt.js';
 import { checkSummary } from './summary-check.js';
-import { findCachedOutput, findFeedback, findSummary, purgeExpired, saveFeedback, saveSummary, storeCachedOutput } from './summary-store.js';
+import {
+  findCachedOutput,
+  findFeedback,
+  findSummary,
+  purgeExpired,
+  saveFeedback,
+  saveSummary,
+  storeCachedOutput,
+} from './summary-store.js';
 import { basisOf, presentSummary, type SummaryView } from './summary-view.js';
 import { createProvider } from './providers/index.js';
 import { ProviderError, type ProviderName, type ProviderSettings, type SummaryProvider } from './providers/provider.js';
@@ -32,7 +40,16 @@ export interface SummaryDeps {
   catalogue: AttackCatalogue;
   config: Pick<
     Config,
-    'summaryProvider' | 'openaiBaseUrl' | 'openaiModel' | 'openaiApiKey' | 'anthropicBaseUrl' | 'anthropicModel' | 'anthropicApiKey' | 'summaryTimeout' | 'summaryRetries' | 'summaryCacheTtl'
+    | 'summaryProvider'
+    | 'openaiBaseUrl'
+    | 'openaiModel'
+    | 'openaiApiKey'
+    | 'anthropicBaseUrl'
+    | 'anthropicModel'
+    | 'anthropicApiKey'
+    | 'summaryTimeout'
+    | 'summaryRetries'
+    | 'summaryCacheTtl'
   >;
   /** Isolated: its calls always resolve. */
   sink: MonitoringSink;
@@ -51,12 +68,29 @@ function providerFor(deps: SummaryDeps, tenant: TenantRow): SummaryProvider {
   const { config } = deps;
   const settings: ProviderSettings =
     name === 'openai'
-      ? { provider: name, baseUrl: config.openaiBaseUrl, model: config.openaiModel, apiKey: config.openaiApiKey, timeoutMs: config.summaryTimeout, maxRetries: config.summaryRetries }
+      ? {
+          provider: name,
+          baseUrl: config.openaiBaseUrl,
+          model: config.openaiModel,
+          apiKey: config.openaiApiKey,
+          timeoutMs: config.summaryTimeout,
+          maxRetries: config.summaryRetries,
+        }
       : name === 'anthropic'
-        ? { provider: name, baseUrl: config.anthropicBaseUrl, model: config.anthropicModel, apiKey: config.anthropicApiKey, timeoutMs: config.summaryTimeout, maxRetries: config.summaryRetries }
+        ? {
+            provider: name,
+            baseUrl: config.anthropicBaseUrl,
+            model: config.anthropicModel,
+            apiKey: config.anthropicApiKey,
+            timeoutMs: config.summaryTimeout,
+            maxRetries: config.summaryRetries,
+          }
         : { provider: 'builtin', baseUrl: '', model: '', apiKey: '', timeoutMs: config.summaryTimeout, maxRetries: 0 };
   if (name !== 'builtin' && settings.model === '') {
-    throw new AppError('summary_provider_not_configured', `this tenant's summary provider is ${name}, but no model is configured for it (--${name}-model)`);
+    throw new AppError(
+      'summary_provider_not_configured',
+      `this tenant's summary provider is ${name}, but no model is configured for it (--${name}-model)`,
+    );
   }
   const provider = createProvider(settings);
   built.set(name, provider);
@@ -65,7 +99,10 @@ function providerFor(deps: SummaryDeps, tenant: TenantRow): SummaryProvider {
 
 export function requireSummariesEnabled(tenant: TenantRow): void {
   if (Number(tenant.ai_summaries_enabled) !== 1) {
-    throw new AppError('ai_summaries_disabled', `AI summaries are turned off for this organisation; its account manager or support can turn them back on`);
+    throw new AppError(
+      'ai_summaries_disabled',
+      `AI summaries are turned off for this organisation; its account manager or support can turn them back on`,
+    );
   }
 }
 
@@ -78,13 +115,24 @@ function failure(error: unknown, provider: SummaryProvider): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof ProviderError) {
     return error.kind === 'timeout'
-      ? new AppError('provider_timeout', `the ${provider.name} provider did not answer in time (${error.message})`, { cause: error })
-      : new AppError('provider_error', `the ${provider.name} provider failed: ${error.message}`, { extensions: error.status ? { provider_status: error.status } : {}, cause: error });
+      ? new AppError('provider_timeout', `the ${provider.name} provider did not answer in time (${error.message})`, {
+          cause: error,
+        })
+      : new AppError('provider_error', `the ${provider.name} provider failed: ${error.message}`, {
+          extensions: error.status ? { provider_status: error.status } : {},
+          cause: error,
+        });
   }
   return new AppError('provider_error', `the ${provider.name} provider failed unexpectedly`, { cause: error });
 }
 
-export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, caseRef: string, principal: Principal, now = Date.now()): Promise<SummaryView> {
+export async function generateSummary(
+  deps: SummaryDeps,
+  tenant: TenantRow,
+  caseRef: string,
+  principal: Principal,
+  now = Date.now(),
+): Promise<SummaryView> {
   requireSummariesEnabled(tenant);
   const { db } = deps;
   const row = await requireCase(db, tenant.id, caseRef);
@@ -110,13 +158,21 @@ export async function generateSummary(deps: SummaryDeps, tenant: TenantRow, case
   let output: { text: string; inputTokens: number; outputTokens: number; model: string };
   const cached = deps.config.summaryCacheTtl > 0 ? await findCachedOutput(db, key, now) : undefined;
   if (cached) {
-    output = { text: cached.output, inputTokens: Number(cached.input_tokens), outputTokens: Number(cached.output_tokens), model: cached.model };
+    output = {
+      text: cached.output,
+      inputTokens: Number(cached.input_tokens),
+      outputTokens: Number(cached.output_tokens),
+      model: cached.model,
+    };
   } else {
     try {
       output = await provider.generate({ ...prompt, input, maxOutputTokens: MAX_OUTPUT_TOKENS });
     } catch (error) {
       const problem = failure(error, provider);
-      deps.metrics.summaryProviderFailures.inc({ provider: provider.name, kind: problem.code === 'provider_timeout' ? 'timeout' : 'error' });
+      deps.metrics.summaryProviderFailures.inc({
+        provider: provider.name,
+        kind: problem.code === 'provider_timeout' ? 'timeout' : 'error',
+      });
       void deps.sink.recordGeneration({
         ...copy,
         model: provider.model,
@@ -198,7 +254,11 @@ async function requireCurrentSummary(db: Kysely<Tables>, tenant: TenantRow, case
   requireSummariesEnabled(tenant);
   const row = await requireCase(db, tenant.id, caseRef);
   const summary = await findSummary(db, tenant.id, row.id);
-  if (!summary) throw new AppError('summary_not_generated', `case ${row.number} has no summary yet; generate one with POST /v1/cases/${row.id}/summary`);
+  if (!summary)
+    throw new AppError(
+      'summary_not_generated',
+      `case ${row.number} has no summary yet; generate one with POST /v1/cases/${row.id}/summary`,
+    );
   return { row, summary };
 }
 
@@ -232,13 +292,35 @@ export async function rateSummary(
 ) {
   requireSummariesEnabled(tenant);
   if (rating.rating === 'up' && rating.comment !== undefined) {
-    throw new AppError('invalid_request', 'a comment goes with a thumbs down only (seed rule 5)', { extensions: { field: 'comment' } });
+    throw new AppError('invalid_request', 'a comment goes with a thumbs down only (seed rule 5)', {
+      extensions: { field: 'comment' },
+    });
   }
   const { row, summary } = await requireCurrentSummary(deps.db, tenant, caseRef);
   const userId = raterOf(principal);
   const comment = rating.comment?.trim() || null;
-  await saveFeedback(deps.db, { summary_id: summary.id, user_id: userId, tenant_id: tenant.id, rating: rating.rating, comment, now });
-  void deps.sink.recordFeedback({ summary_id: summary.id, case_id: row.id, tenant: tenant.code_name, user_id: userId, rating: rating.rating, comment, at: new Date(now).toISOString() });
+  await saveFeedback(deps.db, {
+    summary_id: summary.id,
+    user_id: userId,
+    tenant_id: tenant.id,
+    rating: rating.rating,
+    comment,
+    now,
+  });
+  void deps.sink.recordFeedback({
+    summary_id: summary.id,
+    case_id: row.id,
+    tenant: tenant.code_name,
+    user_id: userId,
+    rating: rating.rating,
+    comment,
+    at: new Date(now).toISOString(),
+  });
   const saved = await findFeedback(deps.db, tenant.id, summary.id, userId);
-  return { summary_id: summary.id, rating: rating.rating, comment, rated_at: new Date(Number(saved?.updated_at ?? now)).toISOString() };
+  return {
+    summary_id: summary.id,
+    rating: rating.rating,
+    comment,
+    rated_at: new Date(Number(saved?.updated_at ?? now)).toISOString(),
+  };
 }

@@ -9,7 +9,12 @@ export type CacheRow = Selectable<SummaryCacheTable>;
 type Db = Kysely<Tables> | Transaction<Tables>;
 
 export function findCachedOutput(db: Db, fingerprint: string, now: number): Promise<CacheRow | undefined> {
-  return db.selectFrom('summary_cache').selectAll().where('fingerprint', '=', fingerprint).where('expires_at', '>', now).executeTakeFirst();
+  return db
+    .selectFrom('summary_cache')
+    .selectAll()
+    .where('fingerprint', '=', fingerprint)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
 }
 
 export async function storeCachedOutput(db: Db, row: CacheRow): Promise<void> {
@@ -51,12 +56,22 @@ export async function saveSummary(db: Db, row: SummaryRow): Promise<void> {
 }
 
 export function findSummary(db: Db, tenantId: number, caseId: string): Promise<SummaryRow | undefined> {
-  return db.selectFrom('case_summaries').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId).executeTakeFirst();
+  return db
+    .selectFrom('case_summaries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', '=', caseId)
+    .executeTakeFirst();
 }
 
 export function findSummaries(db: Db, tenantId: number, caseIds: readonly string[]): Promise<SummaryRow[]> {
   if (caseIds.length === 0) return Promise.resolve([]);
-  return db.selectFrom('case_summaries').selectAll().where('tenant_id', '=', tenantId).where('case_id', 'in', [...caseIds]).execute();
+  return db
+    .selectFrom('case_summaries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('case_id', 'in', [...caseIds])
+    .execute();
 }
 
 export async function saveFeedback(
@@ -65,11 +80,29 @@ export async function saveFeedback(
 ): Promise<void> {
   await db
     .insertInto('summary_feedback')
-    .values({ summary_id: row.summary_id, user_id: row.user_id, tenant_id: row.tenant_id, rating: row.rating, comment: row.comment, created_at: row.now, updated_at: row.now })
-    .onConflict((oc) => oc.columns(['summary_id', 'user_id']).doUpdateSet({ rating: row.rating, comment: row.comment, updated_at: row.now }))
+    .values({
+      summary_id: row.summary_id,
+      user_id: row.user_id,
+      tenant_id: row.tenant_id,
+      rating: row.rating,
+      comment: row.comment,
+      created_at: row.now,
+      updated_at: row.now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['summary_id', 'user_id'])
+        .doUpdateSet({ rating: row.rating, comment: row.comment, updated_at: row.now }),
+    )
     .execute();
 }
 
 export function findFeedback(db: Db, tenantId: number, summaryId: string, userId: string) {
-  return db.selectFrom('summary_feedback').selectAll().where('tenant_id', '=', tenantId).where('summary_id', '=', summaryId).where('user_id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('summary_feedback')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('summary_id', '=', summaryId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }

@@ -17,11 +17,19 @@ export interface SummaryBasis {
 
 export type StaleReason = 'observations_added' | 'status_changed' | 'device_changed';
 
-const deviceMark = (device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id'>) =>
-  JSON.stringify([device.host_name, device.description, device.criticality, device.last_user, device.endpoint_id]);
+const deviceMark = (
+  device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id'>,
+) => JSON.stringify([device.host_name, device.description, device.criticality, device.last_user, device.endpoint_id]);
 
-export function basisOf(row: Pick<CaseRow, 'observation_count' | 'status'>, devices: readonly DeviceRow[]): SummaryBasis {
-  return { observation_count: Number(row.observation_count), status: row.status, devices: Object.fromEntries(devices.map((device) => [device.id, deviceMark(device)])) };
+export function basisOf(
+  row: Pick<CaseRow, 'observation_count' | 'status'>,
+  devices: readonly DeviceRow[],
+): SummaryBasis {
+  return {
+    observation_count: Number(row.observation_count),
+    status: row.status,
+    devices: Object.fromEntries(devices.map((device) => [device.id, deviceMark(device)])),
+  };
 }
 
 export function staleReasons(then: SummaryBasis, now: SummaryBasis): StaleReason[] {
@@ -63,7 +71,10 @@ export function presentSummary(row: SummaryRow, current: SummaryBasis): SummaryV
     id: row.id,
     text: row.text,
     sections: JSON.parse(row.sections) as SummaryView['sections'],
-    citations: (JSON.parse(row.citations) as string[]).map((id) => ({ observation_id: id, href: `/v1/observations/${id}` })),
+    citations: (JSON.parse(row.citations) as string[]).map((id) => ({
+      observation_id: id,
+      href: `/v1/observations/${id}`,
+    })),
     flags: JSON.parse(row.flags) as SummaryFlag[],
     provider: row.provider,
     model: row.model,

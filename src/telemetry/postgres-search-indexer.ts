@@ -15,7 +15,11 @@ const INDEXED_CHARS = 262_144;
  * PostgreSQL cannot index (a record it cannot tokenise) is redone one record at a time, and a
  * record that still fails is indexed as empty, so one record never stops the index.
  */
-export async function indexPostgresChunk(db: Kysely<Tables>, limit: number, upTo = Number.MAX_SAFE_INTEGER): Promise<number> {
+export async function indexPostgresChunk(
+  db: Kysely<Tables>,
+  limit: number,
+  upTo = Number.MAX_SAFE_INTEGER,
+): Promise<number> {
   try {
     return await indexRange(db, limit, upTo, 'tokens');
   } catch (error) {
@@ -44,9 +48,12 @@ function isDataError(error: unknown): boolean {
 
 async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode: 'tokens' | 'empty'): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const cursor = await sql<{ seq: number }>`SELECT seq FROM log_cursors WHERE name = ${SEARCH_INDEX_CURSOR} FOR UPDATE`.execute(trx);
+    const cursor = await sql<{
+      seq: number;
+    }>`SELECT seq FROM log_cursors WHERE name = ${SEARCH_INDEX_CURSOR} FOR UPDATE`.execute(trx);
     const from = cursor.rows[0]?.seq ?? 0;
-    const vector = mode === 'tokens' ? sql`to_tsvector('simple'::regconfig, left(record, ${INDEXED_CHARS}))` : sql`''::tsvector`;
+    const vector =
+      mode === 'tokens' ? sql`to_tsvector('simple'::regconfig, left(record, ${INDEXED_CHARS}))` : sql`''::tsvector`;
     const result = await sql<{ n: number; last: number | null }>`
       WITH batch AS (
         SELECT seq, tenant_id, record FROM telemetry_records WHERE seq > ${from} AND seq <= ${upTo} ORDER BY seq LIMIT ${limit}
@@ -62,7 +69,6 @@ async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode:
     return n;
   });
 }
-
 
 const CHUNK = 5_000;
 const IDLE_POLL_MS = 1_000;

@@ -11,7 +11,8 @@ import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from '
  * tsx), registers tsx in the thread first: Node 20 does not run `--import` hooks in workers.
  */
 function startThread(path: string): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
   const source = new URL('./sqlite-writer-thread.ts', import.meta.url).href;
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(bootstrap, { eval: true, workerData: { path } });
@@ -35,9 +36,13 @@ export class SqliteRecordWriter implements RecordLogWriter {
   constructor(path: string, onIndexError: (message: string) => void) {
     this.worker = startThread(path);
     this.started = new Promise((resolve, reject) => {
-      this.worker.once('message', (message: unknown) => (message === 'ready' ? resolve() : reject(new Error(`unexpected first message ${String(message)}`))));
+      this.worker.once('message', (message: unknown) =>
+        message === 'ready' ? resolve() : reject(new Error(`unexpected first message ${String(message)}`)),
+      );
       this.worker.once('error', reject);
-      this.worker.once('exit', (code) => reject(new Error(`the SQLite writer thread exited with code ${code} while starting`)));
+      this.worker.once('exit', (code) =>
+        reject(new Error(`the SQLite writer thread exited with code ${code} while starting`)),
+      );
     });
     this.worker.on('message', (response: WriteResponse | IndexFailure | 'ready') => {
       if (response === 'ready') return;

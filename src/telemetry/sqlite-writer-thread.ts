@@ -53,7 +53,13 @@ const writeAll = connection.transaction((batches: RecordBatch[]) => {
     const { tenantId, receivedAt, records, eventTimes, metas } = batch;
     for (let i = 0; i < records.length; i++) {
       const eventTime = eventTimes[i]!;
-      insertRecord.run(tenantId, receivedAt, Number.isNaN(eventTime) ? receivedAt : eventTime, records[i]!, metas[i] ?? null);
+      insertRecord.run(
+        tenantId,
+        receivedAt,
+        Number.isNaN(eventTime) ? receivedAt : eventTime,
+        records[i]!,
+        metas[i] ?? null,
+      );
     }
   }
 });

@@ -4,15 +4,23 @@
 import { AppError } from '../errors.js';
 
 export function storageUnavailable(cause: unknown): AppError {
-  return new AppError('storage_unavailable', 'the record log could not be written; nothing of this request was stored, retry later', {
-    headers: { 'Retry-After': '5' },
-    cause,
-  });
+  return new AppError(
+    'storage_unavailable',
+    'the record log could not be written; nothing of this request was stored, retry later',
+    {
+      headers: { 'Retry-After': '5' },
+      cause,
+    },
+  );
 }
 
 export function searchIndexUnavailable(cause: unknown): AppError {
-  return new AppError('storage_unavailable', 'the search index could not be brought up to date for this text search; retry later', {
-    headers: { 'Retry-After': '5' },
-    cause,
-  });
+  return new AppError(
+    'storage_unavailable',
+    'the search index could not be brought up to date for this text search; retry later',
+    {
+      headers: { 'Retry-After': '5' },
+      cause,
+    },
+  );
 }

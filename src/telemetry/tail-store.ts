@@ -8,7 +8,15 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
-import { hasText, indexedUpTo, logEnd, matchConditions, recordColumns, type RecordMatch, type StoredRecordRow } from './telemetry-store.js';
+import {
+  hasText,
+  indexedUpTo,
+  logEnd,
+  matchConditions,
+  recordColumns,
+  type RecordMatch,
+  type StoredRecordRow,
+} from './telemetry-store.js';
 
 /** A place in the log: every record at or before it has been looked at. */
 export interface TailPosition {
@@ -48,10 +56,18 @@ export async function readTail(
   from: TailPosition,
   bounds: TailBounds,
 ): Promise<TailRead> {
-  return kind === 'sqlite' ? readSqliteTail(db, tenantId, match, from, bounds) : readPostgresTail(db, tenantId, match, from, bounds);
+  return kind === 'sqlite'
+    ? readSqliteTail(db, tenantId, match, from, bounds)
+    : readPostgresTail(db, tenantId, match, from, bounds);
 }
 
-async function readSqliteTail(db: Kysely<Tables>, tenantId: number, match: RecordMatch, from: TailPosition, bounds: TailBounds): Promise<TailRead> {
+async function readSqliteTail(
+  db: Kysely<Tables>,
+  tenantId: number,
+  match: RecordMatch,
+  from: TailPosition,
+  bounds: TailBounds,
+): Promise<TailRead> {
   // Both reads are lower bounds that only grow, so reading them apart is safe: every sequence
   // up to the end is committed, and every one up to the index cursor is indexed.
   let horizon = await logEnd(db);
@@ -66,10 +82,17 @@ async function readSqliteTail(db: Kysely<Tables>, tenantId: number, match: Recor
     .where(sql<boolean>`+r.tenant_id = ${tenantId}`)
     .where('r.seq', '>', from.seq)
     .where('r.seq', '<=', upTo);
-  for (const condition of matchConditions('sqlite', tenantId, match, { kind: 'window', afterSeq: from.seq, upToSeq: upTo })) {
+  for (const condition of matchConditions('sqlite', tenantId, match, {
+    kind: 'window',
+    afterSeq: from.seq,
+    upToSeq: upTo,
+  })) {
     select = select.where(condition);
   }
-  const rows = await select.orderBy('r.seq').limit(bounds.limit + 1).execute();
+  const rows = await select
+    .orderBy('r.seq')
+    .limit(bounds.limit + 1)
+    .execute();
   if (rows.length > bounds.limit) {
     const shown = rows.slice(0, bounds.limit);
     return { rows: shown, position: { seq: shown[shown.length - 1]!.seq, txId: '0' }, caughtUp: false };
@@ -79,7 +102,9 @@ async function readSqliteTail(db: Kysely<Tables>, tenantId: number, match: Recor
 
 /** The oldest transaction still running: every record of an older one is committed and visible. */
 async function visibilityHorizon(db: Kysely<Tables>): Promise<string> {
-  const result = await sql<{ horizon: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`.execute(db);
+  const result = await sql<{
+    horizon: string;
+  }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`.execute(db);
   return result.rows[0]!.horizon;
 }
 
@@ -108,7 +133,13 @@ function compareKeys(a: Key, b: Key): number {
   return a.seq - b.seq;
 }
 
-async function readPostgresTail(db: Kysely<Tables>, tenantId: number, match: RecordMatch, from: TailPosition, bounds: TailBounds): Promise<TailRead> {
+async function readPostgresTail(
+  db: Kysely<Tables>,
+  tenantId: number,
+  match: RecordMatch,
+  from: TailPosition,
+  bounds: TailBounds,
+): Promise<TailRead> {
   const horizon = await visibilityHorizon(db);
   const window = [after(from), sql<boolean>`r.tx_id < ${horizon}::xid8`];
   // The window ends at the scan bound, or else at the horizon: (horizon, 0) is behind every
@@ -132,8 +163,13 @@ async function readPostgresTail(db: Kysely<Tables>, tenantId: number, match: Rec
     .where(after(from))
     .where(atOrBefore(end))
     .where(window[1]!);
-  for (const condition of matchConditions('postgres', tenantId, match, { kind: 'each' })) select = select.where(condition);
-  const rows = await select.orderBy(sql`r.tx_id`).orderBy('r.seq').limit(bounds.limit + 1).execute();
+  for (const condition of matchConditions('postgres', tenantId, match, { kind: 'each' }))
+    select = select.where(condition);
+  const rows = await select
+    .orderBy(sql`r.tx_id`)
+    .orderBy('r.seq')
+    .limit(bounds.limit + 1)
+    .execute();
   const present = (row: (typeof rows)[number]): StoredRecordRow => ({
     seq: Number(row.seq),
     received_at: Number(row.received_at),
@@ -143,7 +179,11 @@ async function readPostgresTail(db: Kysely<Tables>, tenantId: number, match: Rec
   });
   if (rows.length > bounds.limit) {
     const last = rows[bounds.limit - 1]!;
-    return { rows: rows.slice(0, bounds.limit).map(present), position: { seq: Number(last.seq), txId: last.tx_id }, caughtUp: false };
+    return {
+      rows: rows.slice(0, bounds.limit).map(present),
+      position: { seq: Number(last.seq), txId: last.tx_id },
+      caughtUp: false,
+    };
   }
   // Never behind where the caller was (a horizon can trail a position handed out elsewhere).
   const position = compareKeys(end, from) > 0 ? end : from;

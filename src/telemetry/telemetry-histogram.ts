@@ -15,10 +15,28 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const WIDTHS = [
-  SECOND, 2 * SECOND, 5 * SECOND, 10 * SECOND, 15 * SECOND, 30 * SECOND,
-  MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE, 15 * MINUTE, 30 * MINUTE,
-  HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR,
-  DAY, 2 * DAY, 7 * DAY, 14 * DAY, 30 * DAY,
+  SECOND,
+  2 * SECOND,
+  5 * SECOND,
+  10 * SECOND,
+  15 * SECOND,
+  30 * SECOND,
+  MINUTE,
+  2 * MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+  2 * DAY,
+  7 * DAY,
+  14 * DAY,
+  30 * DAY,
 ];
 
 export const MAX_HISTOGRAM_BUCKETS = 200;
@@ -46,11 +64,18 @@ export async function histogramTelemetry(
   maxBuckets: number,
   now = Date.now(),
 ): Promise<Histogram> {
-  const match = parseSearch({ ...input, until: input.until ?? new Date(Math.max(now, Date.parse(input.since) + 1)).toISOString() });
+  const match = parseSearch({
+    ...input,
+    until: input.until ?? new Date(Math.max(now, Date.parse(input.since) + 1)).toISOString(),
+  });
   const since = match.since!;
   const until = match.until!;
   if (maxBuckets < 2 || maxBuckets > MAX_HISTOGRAM_BUCKETS) {
-    throw new AppError('invalid_request', `buckets must be between 2 and ${MAX_HISTOGRAM_BUCKETS} (got ${maxBuckets})`, { extensions: { field: 'buckets' } });
+    throw new AppError(
+      'invalid_request',
+      `buckets must be between 2 and ${MAX_HISTOGRAM_BUCKETS} (got ${maxBuckets})`,
+      { extensions: { field: 'buckets' } },
+    );
   }
   await readYourWrites(reader, match);
   const { db, kind } = reader.database;

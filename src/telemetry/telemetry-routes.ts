@@ -8,7 +8,15 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.js';
 import { tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
-import { exportTelemetry, searchTelemetry, type PageStart, type RecordPage, type SearchOrder, type StoredRecord, type TelemetryReader } from './telemetry-service.js';
+import {
+  exportTelemetry,
+  searchTelemetry,
+  type PageStart,
+  type RecordPage,
+  type SearchOrder,
+  type StoredRecord,
+  type TelemetryReader,
+} from './telemetry-service.js';
 import { decodeTailCursor, encodeTailCursor, tailTelemetry, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
 import { histogramTelemetry } from './telemetry-histogram.js';
 import {
@@ -42,8 +50,16 @@ export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReade
     async (request) => {
       const { limit = 100, cursor, order = 'asc', ...search } = request.body;
       const start = cursor ? decodePageCursor(cursor) : undefined;
-      const page = await searchTelemetry(deps, tenantOf(request).id, search, { limit, order, ...(start ? { start } : {}) });
-      return { records: page.records, next_cursor: encodePageCursor(order, page.next), tail_cursor: encodeTailCursor(page.tail) };
+      const page = await searchTelemetry(deps, tenantOf(request).id, search, {
+        limit,
+        order,
+        ...(start ? { start } : {}),
+      });
+      return {
+        records: page.records,
+        next_cursor: encodePageCursor(order, page.next),
+        tail_cursor: encodeTailCursor(page.tail),
+      };
     },
   );
 
@@ -88,7 +104,10 @@ export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReade
         since: new Date(histogram.since).toISOString(),
         until: new Date(histogram.until).toISOString(),
         interval_ms: histogram.width,
-        buckets: histogram.buckets.map((bucket) => ({ start: new Date(bucket.start).toISOString(), count: bucket.count })),
+        buckets: histogram.buckets.map((bucket) => ({
+          start: new Date(bucket.start).toISOString(),
+          count: bucket.count,
+        })),
         total: histogram.total,
       };
     },
@@ -136,7 +155,9 @@ function decodePageCursor(cursor: string): PageStart {
     return { order: 'desc', before: { receivedAt: r, seq: s } };
   }
   // Well-formed but not a page cursor (e.g. a tail_cursor).
-  throw new AppError('invalid_cursor', 'cursor is not a next_cursor of this search; pass next_cursor unchanged', { extensions: { field: 'cursor' } });
+  throw new AppError('invalid_cursor', 'cursor is not a next_cursor of this search; pass next_cursor unchanged', {
+    extensions: { field: 'cursor' },
+  });
 }
 
 /**
@@ -148,9 +169,13 @@ async function refuseArrayFilterValues(request: FastifyRequest): Promise<void> {
   if (typeof filters !== 'object' || filters === null) return;
   for (const [path, value] of Object.entries(filters)) {
     if (Array.isArray(value)) {
-      throw new AppError('invalid_request', `filters: the value for ${JSON.stringify(path)} is an array; a filter compares with one string, number, boolean or null`, {
-        extensions: { field: 'filters', filter: path },
-      });
+      throw new AppError(
+        'invalid_request',
+        `filters: the value for ${JSON.stringify(path)} is an array; a filter compares with one string, number, boolean or null`,
+        {
+          extensions: { field: 'filters', filter: path },
+        },
+      );
     }
   }
 }

@@ -26,7 +26,9 @@ export const StoredRecordSchema = Type.Object(
     event_time: Timestamp("The record's own time when it carried one, else the receive time"),
     record: Type.Record(Type.String(), Type.Unknown(), { description: 'The record as sent: one JSON object' }),
     meta: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Transport metadata of container-runtime log lines (`stream`, `time`, `logtag`)' }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Transport metadata of container-runtime log lines (`stream`, `time`, `logtag`)',
+      }),
     ),
   },
   { examples: [recordExample] },
@@ -40,12 +42,21 @@ const filterRules = `Each key is a field path: object keys joined by dots (\`htt
 
 const searchFields = {
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Receive time from (inclusive), ISO 8601' })),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'Receive time before (exclusive), ISO 8601; later than `since`' })),
+  until: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Receive time before (exclusive), ISO 8601; later than `since`' }),
+  ),
   query: Type.Optional(
-    Type.String({ maxLength: 1024, description: 'Free text: every word must occur in the record (case-insensitive, whole words; punctuation separates words)' }),
+    Type.String({
+      maxLength: 1024,
+      description:
+        'Free text: every word must occur in the record (case-insensitive, whole words; punctuation separates words)',
+    }),
   ),
   filters: Type.Optional(
-    Type.Record(Type.String(), FieldValueSchema, { maxProperties: MAX_FIELD_FILTERS, description: `Field equality filters. ${filterRules}` }),
+    Type.Record(Type.String(), FieldValueSchema, {
+      maxProperties: MAX_FIELD_FILTERS,
+      description: `Field equality filters. ${filterRules}`,
+    }),
   ),
 };
 
@@ -68,8 +79,15 @@ export const SearchBody = Type.Object(
   {
     ...searchFields,
     order: Order,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page (1-1000)' })),
-    cursor: Type.Optional(Type.String({ maxLength: 512, description: 'The `next_cursor` of the previous page, with the same criteria and `order`' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page (1-1000)' }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 512,
+        description: 'The `next_cursor` of the previous page, with the same criteria and `order`',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ ...searchExample, order: 'desc', limit: 100 }] },
 );
@@ -89,14 +107,21 @@ export const SearchResponse = Type.Object(
         'The log position taken just before this page was read: `POST /v1/telemetry/tail` with it returns what arrives from then on. A record committed while the search ran can come back from both calls: drop repeats by `id`.',
     }),
   },
-  { description: 'A page of records, in the order asked for', examples: [{ records: [recordExample], next_cursor: null, tail_cursor: 'eyJ0IjoidGFpbCIsInMiOjE4MzQyLCJ4IjoiMCJ9' }] },
+  {
+    description: 'A page of records, in the order asked for',
+    examples: [
+      { records: [recordExample], next_cursor: null, tail_cursor: 'eyJ0IjoidGFpbCIsInMiOjE4MzQyLCJ4IjoiMCJ9' },
+    ],
+  },
 );
 
 export const ExportBody = Type.Object(
   {
     ...searchFields,
     order: Order,
-    max_records: Type.Optional(Type.Integer({ minimum: 1, description: 'Stop after this many records; absent: every match' })),
+    max_records: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Stop after this many records; absent: every match' }),
+    ),
   },
   { additionalProperties: false, examples: [{ ...searchExample, max_records: 100000 }] },
 );
@@ -106,28 +131,49 @@ export const TailBody = Type.Object(
     ...searchFields,
     tail_cursor: Type.Optional(TailCursor),
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_TAIL_RECORDS, default: 100, description: `Records per answer (1-${MAX_TAIL_RECORDS})` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_TAIL_RECORDS,
+        default: 100,
+        description: `Records per answer (1-${MAX_TAIL_RECORDS})`,
+      }),
     ),
   },
-  { additionalProperties: false, examples: [{ query: 'timed out', filters: { 'kubernetes.namespace': 'prod' }, tail_cursor: 'eyJ0IjoidGFpbCIsInMiOjE4MzQyLCJ4IjoiMCJ9' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        query: 'timed out',
+        filters: { 'kubernetes.namespace': 'prod' },
+        tail_cursor: 'eyJ0IjoidGFpbCIsInMiOjE4MzQyLCJ4IjoiMCJ9',
+      },
+    ],
+  },
 );
 
 export const TailResponse = Type.Object(
   {
-    records: Type.Array(StoredRecordSchema, { description: 'New matching records, in the order they were stored (oldest first)' }),
+    records: Type.Array(StoredRecordSchema, {
+      description: 'New matching records, in the order they were stored (oldest first)',
+    }),
     tail_cursor: Type.String({ description: 'Pass back as `tail_cursor` on the next call' }),
     caught_up: Type.Boolean({
       description: `True when every readable record was looked at: wait (1-2 s) before the next call. False when the answer stopped at \`limit\` or after ${TAIL_SCAN_RECORDS} log records: call again at once.`,
     }),
   },
-  { description: 'Records that arrived after the position', examples: [{ records: [recordExample], tail_cursor: 'eyJ0IjoidGFpbCIsInMiOjE4MzQzLCJ4IjoiMCJ9', caught_up: true }] },
+  {
+    description: 'Records that arrived after the position',
+    examples: [{ records: [recordExample], tail_cursor: 'eyJ0IjoidGFpbCIsInMiOjE4MzQzLCJ4IjoiMCJ9', caught_up: true }],
+  },
 );
 
 export const HistogramBody = Type.Object(
   {
     ...searchFields,
     since: Type.String({ format: 'date-time', description: 'Receive time from (inclusive), ISO 8601' }),
-    until: Type.Optional(Type.String({ format: 'date-time', description: 'Receive time before (exclusive), ISO 8601; absent: now' })),
+    until: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Receive time before (exclusive), ISO 8601; absent: now' }),
+    ),
     buckets: Type.Optional(
       Type.Integer({
         minimum: 2,
@@ -137,7 +183,10 @@ export const HistogramBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, examples: [{ since: '2026-11-22T00:00:00Z', until: '2026-11-23T00:00:00Z', query: 'timed out', buckets: 48 }] },
+  {
+    additionalProperties: false,
+    examples: [{ since: '2026-11-22T00:00:00Z', until: '2026-11-23T00:00:00Z', query: 'timed out', buckets: 48 }],
+  },
 );
 
 export const HistogramResponse = Type.Object(
@@ -147,10 +196,15 @@ export const HistogramResponse = Type.Object(
     interval_ms: Type.Integer({ description: 'Width of every bucket, milliseconds' }),
     buckets: Type.Array(
       Type.Object({
-        start: Timestamp('Start of the bucket, a multiple of the width since 1970-01-01 UTC; the first and last bucket count only what lies inside [since, until)'),
+        start: Timestamp(
+          'Start of the bucket, a multiple of the width since 1970-01-01 UTC; the first and last bucket count only what lies inside [since, until)',
+        ),
         count: Type.Integer({ description: 'Matching records received in the bucket' }),
       }),
-      { description: 'Every bucket from the one holding `since` to the one holding the end, empty ones included, oldest first' },
+      {
+        description:
+          'Every bucket from the one holding `since` to the one holding the end, empty ones included, oldest first',
+      },
     ),
     total: Type.Integer({ description: 'Matching records in the whole range' }),
   },

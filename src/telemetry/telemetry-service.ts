@@ -3,7 +3,13 @@
 import { parseIsoTime } from '../time.js';
 import { AppError } from '../errors.js';
 import type { Database } from '../storage/database.js';
-import { searchRecords, type FieldFilter, type FieldValue, type RecordMatch, type StoredRecordRow } from './telemetry-store.js';
+import {
+  searchRecords,
+  type FieldFilter,
+  type FieldValue,
+  type RecordMatch,
+  type StoredRecordRow,
+} from './telemetry-store.js';
 import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
 import { tailEnd, type TailPosition } from './tail-store.js';
 
@@ -52,15 +58,24 @@ export function parseSearch(input: SearchInput): RecordFilter {
   const since = parseIsoTime('since', input.since);
   const until = parseIsoTime('until', input.until);
   if (since !== undefined && until !== undefined && since >= until) {
-    throw new AppError('invalid_request', `until (${input.until}) must be later than since (${input.since})`, { extensions: { field: 'until' } });
+    throw new AppError('invalid_request', `until (${input.until}) must be later than since (${input.since})`, {
+      extensions: { field: 'until' },
+    });
   }
   const filters = Object.entries(input.filters ?? {});
   if (filters.length > MAX_FIELD_FILTERS) {
-    throw new AppError('invalid_request', `at most ${MAX_FIELD_FILTERS} filters are allowed (got ${filters.length})`, { extensions: { field: 'filters' } });
+    throw new AppError('invalid_request', `at most ${MAX_FIELD_FILTERS} filters are allowed (got ${filters.length})`, {
+      extensions: { field: 'filters' },
+    });
   }
   const fields = filters.map(([path, value]): FieldFilter => {
-    const problem = fieldPathProblem(path) ?? (typeof value === 'number' && !Number.isFinite(value) ? 'must compare with a finite number' : undefined);
-    if (problem) throw new AppError('invalid_request', `filters: the field ${JSON.stringify(path)} ${problem}`, { extensions: { field: 'filters', filter: path } });
+    const problem =
+      fieldPathProblem(path) ??
+      (typeof value === 'number' && !Number.isFinite(value) ? 'must compare with a finite number' : undefined);
+    if (problem)
+      throw new AppError('invalid_request', `filters: the field ${JSON.stringify(path)} ${problem}`, {
+        extensions: { field: 'filters', filter: path },
+      });
     return { path: path.split('.'), value };
   });
   return {
@@ -71,15 +86,16 @@ export function parseSearch(input: SearchInput): RecordFilter {
   };
 }
 
-
 /**
  * A path is object keys joined by dots. Segments may not be empty, and may not hold `"`, `\` or
  * control characters: each database quotes segments differently, and these are where they differ.
  */
 function fieldPathProblem(path: string): string | undefined {
   if (path.length > MAX_FIELD_PATH_LENGTH) return `is longer than ${MAX_FIELD_PATH_LENGTH} characters`;
-  if (path.split('.').some((segment) => segment === '')) return 'has an empty segment: write nested keys as a.b.c, with no leading, trailing or doubled dots';
-  if (/["\\\u0000-\u001f\u007f]/.test(path)) return 'contains a double quote, a backslash or a control character, which field paths cannot hold';
+  if (path.split('.').some((segment) => segment === ''))
+    return 'has an empty segment: write nested keys as a.b.c, with no leading, trailing or doubled dots';
+  if (/["\\\u0000-\u001f\u007f]/.test(path))
+    return 'contains a double quote, a backslash or a control character, which field paths cannot hold';
   return undefined;
 }
 
@@ -115,9 +131,13 @@ export async function searchTelemetry(
   const filter = parseSearch(input);
   const order = page.order ?? 'asc';
   if (page.start && page.start.order !== order) {
-    throw new AppError('invalid_cursor', `cursor belongs to a search in ${page.start.order} order, not ${order}; pass next_cursor with the same order`, {
-      extensions: { field: 'cursor' },
-    });
+    throw new AppError(
+      'invalid_cursor',
+      `cursor belongs to a search in ${page.start.order} order, not ${order}; pass next_cursor with the same order`,
+      {
+        extensions: { field: 'cursor' },
+      },
+    );
   }
   await readYourWrites(reader, filter);
   const tail = await tailEnd(reader.database.db, reader.database.kind);
@@ -181,7 +201,13 @@ export async function* streamRecords(
   for await (const rows of rowPages(database, tenantId, query, max)) for (const row of rows) yield presentRecord(row);
 }
 
-async function* rowPages(database: Database, tenantId: number, filter: RecordFilter, max: number, order: SearchOrder = 'asc'): AsyncGenerator<StoredRecordRow[]> {
+async function* rowPages(
+  database: Database,
+  tenantId: number,
+  filter: RecordFilter,
+  max: number,
+  order: SearchOrder = 'asc',
+): AsyncGenerator<StoredRecordRow[]> {
   let last: StoredRecordRow | undefined;
   let remaining = max;
   while (remaining > 0) {

@@ -52,11 +52,17 @@ export const recordColumns = ['r.seq', 'r.received_at', 'r.event_time', 'r.recor
  * Newest first runs along the (tenant_id, received_at, seq) index, so the newest page costs the
  * same however many records the tenant has; oldest first keeps the log order it always had.
  */
-export async function searchRecords(db: Kysely<Tables>, kind: DatabaseKind, tenantId: number, query: RecordQuery): Promise<StoredRecordRow[]> {
+export async function searchRecords(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  tenantId: number,
+  query: RecordQuery,
+): Promise<StoredRecordRow[]> {
   let select = db.selectFrom('telemetry_records as r').select(recordColumns).where('r.tenant_id', '=', tenantId);
   for (const condition of matchConditions(kind, tenantId, query)) select = select.where(condition);
   if (query.order === 'desc') {
-    if (query.before) select = select.where(sql<boolean>`(r.received_at, r.seq) < (${query.before.receivedAt}, ${query.before.seq})`);
+    if (query.before)
+      select = select.where(sql<boolean>`(r.received_at, r.seq) < (${query.before.receivedAt}, ${query.before.seq})`);
     return select.orderBy('r.received_at', 'desc').orderBy('r.seq', 'desc').limit(query.limit).execute();
   }
   if (query.afterSeq !== undefined) select = select.where('r.seq', '>', query.afterSeq);
@@ -72,13 +78,20 @@ export async function searchRecords(db: Kysely<Tables>, kind: DatabaseKind, tena
 export type TextScope = { kind: 'all' } | { kind: 'window'; afterSeq: number; upToSeq: number } | { kind: 'each' };
 
 /** The conditions on `r` (telemetry_records) a record must meet; the tenant is filtered by the caller. */
-export function matchConditions(kind: DatabaseKind, tenantId: number, match: RecordMatch, scope: TextScope = { kind: 'all' }): RawBuilder<boolean>[] {
+export function matchConditions(
+  kind: DatabaseKind,
+  tenantId: number,
+  match: RecordMatch,
+  scope: TextScope = { kind: 'all' },
+): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [];
   if (match.since !== undefined) conditions.push(sql<boolean>`r.received_at >= ${match.since}`);
   if (match.until !== undefined) conditions.push(sql<boolean>`r.received_at < ${match.until}`);
   const words = searchWords(match.text);
-  if (words.length > 0) conditions.push(kind === 'sqlite' ? sqliteTextMatch(words, scope) : postgresTextMatch(tenantId, words, scope));
-  if (match.fields && match.fields.length > 0) conditions.push(kind === 'sqlite' ? sqliteFieldsMatch(match.fields) : postgresFieldsMatch(match.fields));
+  if (words.length > 0)
+    conditions.push(kind === 'sqlite' ? sqliteTextMatch(words, scope) : postgresTextMatch(tenantId, words, scope));
+  if (match.fields && match.fields.length > 0)
+    conditions.push(kind === 'sqlite' ? sqliteFieldsMatch(match.fields) : postgresFieldsMatch(match.fields));
   return conditions;
 }
 
@@ -87,13 +100,16 @@ function sqliteTextMatch(words: string[], scope: TextScope): RawBuilder<boolean>
   // FTS5 seeks its lists by rowid, so a window costs what the window holds, not every match;
   // it only seeks with integer bounds, and better-sqlite3 binds JS numbers as reals (hence CAST).
   const window =
-    scope.kind === 'window' ? sql` AND rowid > CAST(${scope.afterSeq} AS INTEGER) AND rowid <= CAST(${scope.upToSeq} AS INTEGER)` : sql``;
+    scope.kind === 'window'
+      ? sql` AND rowid > CAST(${scope.afterSeq} AS INTEGER) AND rowid <= CAST(${scope.upToSeq} AS INTEGER)`
+      : sql``;
   return sql<boolean>`r.seq IN (SELECT rowid FROM telemetry_fts WHERE telemetry_fts MATCH ${match}${window})`;
 }
 
 function postgresTextMatch(tenantId: number, words: string[], scope: TextScope): RawBuilder<boolean> {
   const query = sql`plainto_tsquery('simple'::regconfig, ${words.join(' ')})`;
-  if (scope.kind === 'each') return sql<boolean>`EXISTS (SELECT 1 FROM telemetry_fts f WHERE f.seq = r.seq AND f.tsv @@ ${query})`;
+  if (scope.kind === 'each')
+    return sql<boolean>`EXISTS (SELECT 1 FROM telemetry_fts f WHERE f.seq = r.seq AND f.tsv @@ ${query})`;
   return sql<boolean>`r.seq IN (SELECT f.seq FROM telemetry_fts f WHERE f.tenant_id = ${tenantId} AND f.tsv @@ ${query})`;
 }
 
@@ -120,7 +136,8 @@ export async function countPerBucket(
   match: RecordMatch,
   grid: BucketGrid,
 ): Promise<Map<number, number>> {
-  for (const value of [grid.origin, grid.width]) if (!Number.isSafeInteger(value)) throw new Error(`countPerBucket: grid values must be integers (got ${value})`);
+  for (const value of [grid.origin, grid.width])
+    if (!Number.isSafeInteger(value)) throw new Error(`countPerBucket: grid values must be integers (got ${value})`);
   const bucket = sql<number>`CAST((r.received_at - ${sql.lit(grid.origin)}) / ${sql.lit(grid.width)} AS INTEGER)`;
   let select = db
     .selectFrom('telemetry_records as r')
@@ -132,7 +149,13 @@ export async function countPerBucket(
 }
 
 /** Matching records in the match's time range; `scope` narrows the text lookup (see TextScope). */
-export async function countMatching(db: Kysely<Tables>, kind: DatabaseKind, tenantId: number, match: RecordMatch, scope?: TextScope): Promise<number> {
+export async function countMatching(
+  db: Kysely<Tables>,
+  kind: DatabaseKind,
+  tenantId: number,
+  match: RecordMatch,
+  scope?: TextScope,
+): Promise<number> {
   let select = db
     .selectFrom('telemetry_records as r')
     .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
@@ -155,10 +178,19 @@ export async function lastReceivedAt(db: Kysely<Tables>, tenantId: number): Prom
 }
 
 /** The tenant's records received in [since, until): how many, and their lowest and highest sequence. Reads only the time index. */
-export async function receivedSpan(db: Kysely<Tables>, tenantId: number, since: number, until: number): Promise<{ count: number; firstSeq: number; lastSeq: number }> {
+export async function receivedSpan(
+  db: Kysely<Tables>,
+  tenantId: number,
+  since: number,
+  until: number,
+): Promise<{ count: number; firstSeq: number; lastSeq: number }> {
   const row = await db
     .selectFrom('telemetry_records')
-    .select((eb) => [eb.fn.countAll<number | string | bigint>().as('n'), eb.fn.min('seq').as('first'), eb.fn.max('seq').as('last')])
+    .select((eb) => [
+      eb.fn.countAll<number | string | bigint>().as('n'),
+      eb.fn.min('seq').as('first'),
+      eb.fn.max('seq').as('last'),
+    ])
     .where('tenant_id', '=', tenantId)
     .where('received_at', '>=', since)
     .where('received_at', '<', until)
@@ -246,13 +278,20 @@ export const SEARCH_INDEX_CURSOR = 'search_index';
 
 /** Sequence of the last record in the log (0 when empty). */
 export async function logEnd(db: Kysely<Tables>): Promise<number> {
-  const row = await db.selectFrom('telemetry_records').select((eb) => eb.fn.max('seq').as('end')).executeTakeFirst();
+  const row = await db
+    .selectFrom('telemetry_records')
+    .select((eb) => eb.fn.max('seq').as('end'))
+    .executeTakeFirst();
   return Number(row?.end ?? 0);
 }
 
 /** Sequence of the last record the search indexer has indexed (0 when none). */
 export async function indexedUpTo(db: Kysely<Tables>): Promise<number> {
-  const cursor = await db.selectFrom('log_cursors').select('seq').where('name', '=', SEARCH_INDEX_CURSOR).executeTakeFirst();
+  const cursor = await db
+    .selectFrom('log_cursors')
+    .select('seq')
+    .where('name', '=', SEARCH_INDEX_CURSOR)
+    .executeTakeFirst();
   return Number(cursor?.seq ?? 0);
 }
 

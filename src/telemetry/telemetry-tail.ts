@@ -3,7 +3,14 @@
 // it names a place in the whole log, so it stays valid when the search criteria change.
 import { AppError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
-import { parseSearch, presentRecord, readYourWrites, type SearchInput, type StoredRecord, type TelemetryReader } from './telemetry-service.js';
+import {
+  parseSearch,
+  presentRecord,
+  readYourWrites,
+  type SearchInput,
+  type StoredRecord,
+  type TelemetryReader,
+} from './telemetry-service.js';
 import { readTail, tailEnd, type TailPosition } from './tail-store.js';
 
 /** Log records (all tenants) one read looks at, at most: bounds the cost of an old position. */
@@ -31,7 +38,10 @@ export async function tailTelemetry(
   const { db, kind } = reader.database;
   if (!from) return { records: [], position: await tailEnd(db, kind), caughtUp: true };
   await readYourWrites(reader, match);
-  const read = await readTail(db, kind, tenantId, match, from, { limit: Math.min(limit, MAX_TAIL_RECORDS), scan: TAIL_SCAN_RECORDS });
+  const read = await readTail(db, kind, tenantId, match, from, {
+    limit: Math.min(limit, MAX_TAIL_RECORDS),
+    scan: TAIL_SCAN_RECORDS,
+  });
   return { records: read.rows.map(presentRecord), position: read.position, caughtUp: read.caughtUp };
 }
 
@@ -40,7 +50,12 @@ export function encodeTailCursor(position: TailPosition): string {
 }
 
 export function decodeTailCursor(cursor: string): TailPosition {
-  const bad = () => new AppError('invalid_cursor', 'tail_cursor is not one this API returned; pass the tail_cursor of the last answer unchanged', { extensions: { field: 'tail_cursor' } });
+  const bad = () =>
+    new AppError(
+      'invalid_cursor',
+      'tail_cursor is not one this API returned; pass the tail_cursor of the last answer unchanged',
+      { extensions: { field: 'tail_cursor' } },
+    );
   let decoded: { t: string; s: number; x: string };
   try {
     decoded = decodeCursor<{ t: string; s: number; x: string }>(cursor, { t: 'string', s: 'number', x: 'string' });
@@ -49,6 +64,7 @@ export function decodeTailCursor(cursor: string): TailPosition {
     throw error;
   }
   // xid8 is an unsigned 64-bit integer; SQLite positions carry '0'.
-  if (decoded.t !== 'tail' || decoded.s < 0 || !/^\d{1,20}$/.test(decoded.x) || BigInt(decoded.x) >= 2n ** 64n) throw bad();
+  if (decoded.t !== 'tail' || decoded.s < 0 || !/^\d{1,20}$/.test(decoded.x) || BigInt(decoded.x) >= 2n ** 64n)
+    throw bad();
   return { seq: decoded.s, txId: decoded.x };
 }

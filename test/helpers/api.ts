@@ -19,7 +19,11 @@ export interface ApiResponse {
 }
 
 export interface ApiClient {
-  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
   get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   patch(path: string, body: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
@@ -28,22 +32,33 @@ export interface ApiClient {
 
 /** A client sending the given headers on every call (e.g. a Bearer token). */
 export function apiClient(server: TestServer, fixed: Record<string, string> = {}): ApiClient {
-  const request = async (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => {
+  const request = async (
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...fixed, ...options.headers };
     if (options.body !== undefined) headers['content-type'] ??= 'application/json';
     const response = await fetch(`${server.baseUrl}${path}`, {
       method,
       headers,
-      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+      ...(options.body !== undefined
+        ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+        : {}),
     });
     const text = await response.text();
     const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, body: type.includes('json') && text ? JSON.parse(text) : text };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: type.includes('json') && text ? JSON.parse(text) : text,
+    };
   };
   return {
     request,
     get: (path, headers) => request('GET', path, headers ? { headers } : {}),
-    post: (path, body, headers) => request('POST', path, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) }),
+    post: (path, body, headers) =>
+      request('POST', path, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) }),
     patch: (path, body, headers) => request('PATCH', path, { body, ...(headers ? { headers } : {}) }),
     delete: (path, headers) => request('DELETE', path, headers ? { headers } : {}),
   };
@@ -90,7 +105,13 @@ export async function signIn(
   user: { tenant: Tenant | null; role: Role; email: string; password?: string },
 ): Promise<Session> {
   const password = user.password ?? 'a long enough test password';
-  await createUser(server.sightline.database.db, { tenantId: user.tenant?.id ?? null, email: user.email, role: user.role, password, actor: cliActor });
+  await createUser(server.sightline.database.db, {
+    tenantId: user.tenant?.id ?? null,
+    email: user.email,
+    role: user.role,
+    password,
+    actor: cliActor,
+  });
   const response = await apiClient(server).post('/v1/auth/login', { email: user.email, password });
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
@@ -102,9 +123,17 @@ export async function signIn(
  * `<codeName>-collector.<domain>` (the server's base domain: localhost unless the test set one);
  * the test fails unless they are stored (201).
  */
-export async function ingest(server: TestServer, lines: (Record<string, unknown> | string)[], codeName = 'acme', domain = 'localhost'): Promise<void> {
+export async function ingest(
+  server: TestServer,
+  lines: (Record<string, unknown> | string)[],
+  codeName = 'acme',
+  domain = 'localhost',
+): Promise<void> {
   const body = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
-  const response = await server.post(body, { 'content-type': 'application/x-ndjson', host: `${codeName}-collector.${domain}` });
+  const response = await server.post(body, {
+    'content-type': 'application/x-ndjson',
+    host: `${codeName}-collector.${domain}`,
+  });
   assert.equal(response.status, 201, await response.text());
 }
 
@@ -120,7 +149,11 @@ export async function detectionCaughtUp(server: TestServer, timeoutMs = 20_000):
 }
 
 /** Asserts a problem answer (status, problem+json, code) and returns its body. */
-export function expectProblem(response: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string): Record<string, unknown> {
+export function expectProblem(
+  response: { status: number; headers: Headers; body: Record<string, unknown> },
+  status: number,
+  code: string,
+): Record<string, unknown> {
   assert.equal(response.status, status, JSON.stringify(response.body));
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
   assert.equal(response.body.code, code);

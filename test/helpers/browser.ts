@@ -27,7 +27,15 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: chromiumPath,
     headless: true,
     // This machine's network is closed: Chromium's own background traffic only makes noise.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -41,19 +49,25 @@ export interface UiPage {
 }
 
 /** A fresh browser context (own cookies) at 1280×800 watching for page errors and outside requests. */
-export async function openUi(browser: Browser, server: TestServer, viewport = { width: 1280, height: 800 }): Promise<UiPage> {
+export async function openUi(
+  browser: Browser,
+  server: TestServer,
+  viewport = { width: 1280, height: 800 },
+): Promise<UiPage> {
   const context = await browser.newContext({ viewport, baseURL: server.baseUrl });
   const page = await context.newPage();
   const problems: string[] = [];
   const external: string[] = [];
   page.on('console', (message) => {
     // The browser logs every 4xx a page fetched; the UI handles those (and tests expect some).
-    if (message.type() === 'error' && !/the server responded with a status of 4\d\d/.test(message.text())) problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !/the server responded with a status of 4\d\d/.test(message.text()))
+      problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('request', (request) => {
     const url = request.url();
-    if (!url.startsWith(`${server.baseUrl}/`) && !url.startsWith('data:') && !url.startsWith('blob:')) external.push(url);
+    if (!url.startsWith(`${server.baseUrl}/`) && !url.startsWith('data:') && !url.startsWith('blob:'))
+      external.push(url);
   });
   return { page, context, problems, external };
 }

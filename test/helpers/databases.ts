@@ -25,7 +25,8 @@ export interface DatabaseTarget {
 const pgBase = process.env.SIGHTLINE_TEST_DATABASE_URL;
 
 if (!pgBase) {
-  const message = 'SIGHTLINE_TEST_DATABASE_URL is not set: the PostgreSQL suites are NOT running (set it to postgres://…; .ci/run does)';
+  const message =
+    'SIGHTLINE_TEST_DATABASE_URL is not set: the PostgreSQL suites are NOT running (set it to postgres://…; .ci/run does)';
   if (process.env.CI) throw new Error(`${message}. CI must provide PostgreSQL.`);
   console.warn(`\n*** WARNING: ${message} ***\n`);
 }
@@ -40,7 +41,12 @@ export const databaseTargets: DatabaseTarget[] = [
     skip: false,
     async create() {
       const dataDir = tempDir();
-      return { kind: 'sqlite', dataDir, databaseUrl: '', cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+      return {
+        kind: 'sqlite',
+        dataDir,
+        databaseUrl: '',
+        cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+      };
     },
   },
   {

@@ -101,9 +101,12 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
         .then(() => respond(recorded))
         .then((reply) => {
           const status = reply.status ?? 200;
-          const body = reply.body !== undefined ? reply.body
-            : status === 200 ? defaultSuccess(kind, recorded.body)
-            : errorBody(kind, status, `fake error ${status}`);
+          const body =
+            reply.body !== undefined
+              ? reply.body
+              : status === 200
+                ? defaultSuccess(kind, recorded.body)
+                : errorBody(kind, status, `fake error ${status}`);
           const answer = (): void => send(res, status, body, reply.headers ?? {});
           if (!reply.delayMs) return answer();
           const timer = setTimeout(() => {
@@ -134,7 +137,9 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
 }
 
 /** A Chat Completions success, as OpenAI-compatible servers answer it. */
-export function openAiCompletion(fields: { text?: string | null; model?: string; promptTokens?: number; completionTokens?: number } = {}): Record<string, unknown> {
+export function openAiCompletion(
+  fields: { text?: string | null; model?: string; promptTokens?: number; completionTokens?: number } = {},
+): Record<string, unknown> {
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
@@ -157,7 +162,9 @@ export function openAiCompletion(fields: { text?: string | null; model?: string;
 }
 
 /** A Messages success, as Anthropic answers it; `texts` become one text block each. */
-export function anthropicMessage(fields: { texts?: string[]; model?: string; inputTokens?: number; outputTokens?: number } = {}): Record<string, unknown> {
+export function anthropicMessage(
+  fields: { texts?: string[]; model?: string; inputTokens?: number; outputTokens?: number } = {},
+): Record<string, unknown> {
   return {
     id: 'msg_fake',
     type: 'message',
@@ -181,14 +188,20 @@ export function anthropicError(type: string, message: string): Record<string, un
 }
 
 /** The success the fake sends when a reply has no body: echoes the requested model. */
-export function defaultSuccess(kind: FakeLlmKind, requestBody: Record<string, unknown> | null): Record<string, unknown> {
+export function defaultSuccess(
+  kind: FakeLlmKind,
+  requestBody: Record<string, unknown> | null,
+): Record<string, unknown> {
   const model = typeof requestBody?.['model'] === 'string' ? requestBody['model'] : undefined;
   return kind === 'openai' ? openAiCompletion(model ? { model } : {}) : anthropicMessage(model ? { model } : {});
 }
 
 function errorBody(kind: FakeLlmKind, status: number, message: string): Record<string, unknown> {
   if (kind === 'openai') return openAiError(message, status === 401 ? 'authentication_error' : 'server_error');
-  return anthropicError(status === 401 ? 'authentication_error' : status === 404 ? 'not_found_error' : 'api_error', message);
+  return anthropicError(
+    status === 401 ? 'authentication_error' : status === 404 ? 'not_found_error' : 'api_error',
+    message,
+  );
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
@@ -207,7 +220,9 @@ function parseObject(text: string): Record<string, unknown> | null {
   if (text === '') return null;
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

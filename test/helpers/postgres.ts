@@ -39,7 +39,10 @@ export async function schemaClient(databaseUrl: string): Promise<pg.Client> {
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
-  const client = new pg.Client({ connectionString: url.toString(), ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const client = new pg.Client({
+    connectionString: url.toString(),
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
   await client.connect();
   return client;
 }

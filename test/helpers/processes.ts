@@ -31,7 +31,10 @@ export async function freePort(): Promise<number> {
 
 /** Runs `node --import tsx <script> …args` from the repository root, output captured. */
 export function spawnTsx(script: string, args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // Cap the captured text: a misbehaving server logging per request must not exhaust our memory.
   const cap = 1_000_000;
   let out = '';
@@ -61,7 +64,9 @@ export async function waitReady(child: Child, url: string, timeoutMs: number): P
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.process.exitCode !== null) {
-      throw new Error(`server exited with code ${child.process.exitCode} before it was ready:\n${child.stderr()}${child.stdout()}`);
+      throw new Error(
+        `server exited with code ${child.process.exitCode} before it was ready:\n${child.stderr()}${child.stdout()}`,
+      );
     }
     if ((await getStatus(url)) === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -71,7 +76,8 @@ export async function waitReady(child: Child, url: string, timeoutMs: number): P
 
 /** SIGTERM, then SIGKILL after graceMs: a server stuck closing must not outlive the benchmark. */
 export async function stopChild(child: Child, graceMs = 10_000): Promise<{ code: number | null; killed: boolean }> {
-  if (child.process.exitCode !== null || child.process.signalCode !== null) return { code: child.process.exitCode, killed: false };
+  if (child.process.exitCode !== null || child.process.signalCode !== null)
+    return { code: child.process.exitCode, killed: false };
   child.process.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));

@@ -11,7 +11,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(database: TestDatabase, overrides: CliValues = {}, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+export async function startServer(
+  database: TestDatabase,
+  overrides: CliValues = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<TestServer> {
   const config = loadConfig(
     { dataDir: database.dataDir, databaseUrl: database.databaseUrl, port: 0, logLevel: 'silent', ...overrides },
     env,

@@ -16,7 +16,14 @@ import type { ObservationView } from '../../src/observations/observation-service
 import type { SummaryInput } from '../../src/summaries/summary-input.js';
 
 /** The fixed sections, in order, as the issue names them (written out, not imported). */
-export const HEADINGS = ['Overview', 'Timeline', 'Affected devices and users', 'Techniques', 'Key evidence', 'Recommended next steps'] as const;
+export const HEADINGS = [
+  'Overview',
+  'Timeline',
+  'Affected devices and users',
+  'Techniques',
+  'Key evidence',
+  'Recommended next steps',
+] as const;
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
@@ -31,15 +38,25 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 
 /** Operator changes to a tenant (PATCH /v1/tenants/{code}). */
 export async function setTenant(operator: Session, codeName: string, changes: Record<string, unknown>): Promise<void> {
-  const response = await operator.client.patch(`/v1/tenants/${codeName}`, changes, { 'sightline-tenant': codeName, 'x-csrf-token': operator.csrf });
+  const response = await operator.client.patch(`/v1/tenants/${codeName}`, changes, {
+    'sightline-tenant': codeName,
+    'x-csrf-token': operator.csrf,
+  });
   assert.equal(response.status, 200, JSON.stringify(response.body));
 }
 
 /** A tenant the operator approved to write observations, with an admin token (every permission). */
-export async function approvedTenant(server: TestServer, operator: Session, codeName: string): Promise<{ tenant: Tenant; client: ApiClient }> {
+export async function approvedTenant(
+  server: TestServer,
+  operator: Session,
+  codeName: string,
+): Promise<{ tenant: Tenant; client: ApiClient }> {
   const tenant = await seedTenant(server, codeName);
   await setTenant(operator, codeName, { observation_write_approved: true });
-  const client = apiClient(server, bearer((await issueToken(server, tenant, allPermissions, { name: `${codeName} admin` })).value));
+  const client = apiClient(
+    server,
+    bearer((await issueToken(server, tenant, allPermissions, { name: `${codeName} admin` })).value),
+  );
   return { tenant, client };
 }
 
@@ -71,16 +88,29 @@ export async function caseFor(client: ApiClient, text: string): Promise<CaseView
 }
 
 /** Posts endpoint records (generic shape) to the tenant's collector; waits until detection read them and the host's device exists. */
-export async function postRecords(server: TestServer, client: ApiClient, codeName: string, records: Record<string, unknown>[], host: string): Promise<void> {
+export async function postRecords(
+  server: TestServer,
+  client: ApiClient,
+  codeName: string,
+  records: Record<string, unknown>[],
+  host: string,
+): Promise<void> {
   const body = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-  const response = await server.post(body, { 'content-type': 'application/x-ndjson', host: `${codeName}-collector.localhost` });
+  const response = await server.post(body, {
+    'content-type': 'application/x-ndjson',
+    host: `${codeName}-collector.localhost`,
+  });
   assert.equal(response.status, 201, await response.text());
-  await waitFor(`detection to read ${codeName}'s records`, async () => {
-    const ready = await apiClient(server).get('/readyz');
-    if (ready.body.detection_lag_records !== 0) return false;
-    const devices = await client.get(`/v1/devices?name=${encodeURIComponent(host)}`);
-    return devices.body.devices.length > 0;
-  }, 20_000);
+  await waitFor(
+    `detection to read ${codeName}'s records`,
+    async () => {
+      const ready = await apiClient(server).get('/readyz');
+      if (ready.body.detection_lag_records !== 0) return false;
+      const devices = await client.get(`/v1/devices?name=${encodeURIComponent(host)}`);
+      return devices.body.devices.length > 0;
+    },
+    20_000,
+  );
 }
 
 export interface SentPrompt {
@@ -96,7 +126,10 @@ export interface SentPrompt {
 export function sentPrompt(request: FakeLlmRequest): SentPrompt {
   const body = request.body ?? {};
   const messages = body['messages'] as { role: string; content: string }[];
-  const system = typeof body['system'] === 'string' ? body['system'] : messages.find((message) => message.role === 'system')!.content;
+  const system =
+    typeof body['system'] === 'string'
+      ? body['system']
+      : messages.find((message) => message.role === 'system')!.content;
   const user = messages.find((message) => message.role === 'user')!.content;
   const match = /<case_data>\n([\s\S]*)\n<\/case_data>$/.exec(user);
   assert.ok(match, `the user message delimits the case data: ${user.slice(0, 200)}`);
@@ -106,7 +139,9 @@ export function sentPrompt(request: FakeLlmRequest): SentPrompt {
 /** A well-formed answer in the six sections, citing every observation of the case data. */
 export function wellFormedReply(data: SummaryInput): string {
   const cites = data.observations.map((observation) => `[${observation.id}]`).join(' ');
-  return HEADINGS.map((heading) => `## ${heading}\nAbout ${heading.toLowerCase()} of case #${data.case.number} ${cites}`).join('\n\n');
+  return HEADINGS.map(
+    (heading) => `## ${heading}\nAbout ${heading.toLowerCase()} of case #${data.case.number} ${cites}`,
+  ).join('\n\n');
 }
 
 export interface MonitoringLine {
@@ -145,7 +180,9 @@ export async function metricValue(server: TestServer, name: string, labels: Reco
   for (const line of text.split('\n')) {
     const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1]!, pair[2]!]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1]!, pair[2]!]),
+    );
     if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
   }
   return 0;

@@ -8,7 +8,10 @@ import type { ApiSuite } from './suite.js';
 import type { TestServer } from './server.js';
 
 /** Every record of a search, following next_cursor; also returns how many pages it took. */
-export async function searchAll(client: ApiClient, body: Record<string, unknown>): Promise<{ records: StoredRecord[]; pages: number }> {
+export async function searchAll(
+  client: ApiClient,
+  body: Record<string, unknown>,
+): Promise<{ records: StoredRecord[]; pages: number }> {
   const records: StoredRecord[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -32,7 +35,10 @@ export async function exportRecords(server: TestServer, token: string, body: unk
 }
 
 /** One tail call; asserts success. */
-export async function tail(client: ApiClient, body: Record<string, unknown>): Promise<{ records: StoredRecord[]; tail_cursor: string; caught_up: boolean }> {
+export async function tail(
+  client: ApiClient,
+  body: Record<string, unknown>,
+): Promise<{ records: StoredRecord[]; tail_cursor: string; caught_up: boolean }> {
   const response = await client.post('/v1/telemetry/tail', body);
   assert.equal(response.status, 200, JSON.stringify(response.body));
   return response.body;
@@ -62,7 +68,9 @@ export async function drainTail(
 }
 
 /** Clients with telemetry:read for acme (and its token, for the export) and for globex. */
-export async function telemetryReaders(suite: ApiSuite): Promise<{ acmeToken: string; reader: ApiClient; globexReader: ApiClient }> {
+export async function telemetryReaders(
+  suite: ApiSuite,
+): Promise<{ acmeToken: string; reader: ApiClient; globexReader: ApiClient }> {
   const { server, acme, globex } = suite;
   const acmeToken = (await issueToken(server, acme, ['telemetry:read'])).value;
   return {

@@ -17,7 +17,9 @@ import { startServer, type TestServer } from './server.js';
 export const password = 'a long enough test password';
 
 /** A person to create: in tenant acme with a tenant role, or a platform operator. */
-export type Person = { email: string; name?: string; role: 'admin' | 'analyst' | 'viewer' } | { email: string; name?: string; role: 'operator' };
+export type Person =
+  | { email: string; name?: string; role: 'admin' | 'analyst' | 'viewer' }
+  | { email: string; name?: string; role: 'operator' };
 
 export interface UiServer {
   database: TestDatabase;
@@ -31,7 +33,10 @@ export interface UiServer {
  * outside any tenant) and a Chromium; the browser, server and database are closed afterwards,
  * whatever happened.
  */
-export async function withUiServer(options: { people: Person[]; overrides?: CliValues }, body: (ui: UiServer) => Promise<void>): Promise<void> {
+export async function withUiServer(
+  options: { people: Person[]; overrides?: CliValues },
+  body: (ui: UiServer) => Promise<void>,
+): Promise<void> {
   const database = await databaseTargets[0]!.create();
   const server = await startServer(database, options.overrides ?? {});
   let browser: Browser | undefined;

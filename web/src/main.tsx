@@ -13,7 +13,8 @@ const queryClient = new QueryClient({
     queries: {
       staleTime: 10_000,
       // A 4xx will not change by asking again; network trouble and 5xx might.
-      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+      retry: (failures, error) =>
+        failures < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
     },
     mutations: { retry: false },
   },

@@ -26,9 +26,13 @@ const MAX_ARGS = 4096;
 
 /** execve and execveat numbers per audit arch (the `arch` field, without 0x, or its name). */
 const EXEC_SYSCALLS = new Map<string, readonly number[]>([
-  ['c000003e', [59, 322]], ['x86_64', [59, 322]],
-  ['c00000b7', [221, 281]], ['aarch64', [221, 281]],
-  ['40000003', [11, 358]], ['i386', [11, 358]], ['i686', [11, 358]],
+  ['c000003e', [59, 322]],
+  ['x86_64', [59, 322]],
+  ['c00000b7', [221, 281]],
+  ['aarch64', [221, 281]],
+  ['40000003', [11, 358]],
+  ['i386', [11, 358]],
+  ['i686', [11, 358]],
 ]);
 const X86_64 = EXEC_SYSCALLS.get('x86_64') as readonly number[];
 
@@ -40,7 +44,8 @@ export const auditdRecogniser: Recogniser = {
   recognise(record, fields) {
     if (typeof record.ID === 'string' && AUDIT_ID.test(record.ID)) return laurel(record, fields);
     const type = record.type;
-    if (typeof type === 'string' && AUDIT_TYPE.test(type) && isFlatAuditRecord(record)) return flat(type, record, fields);
+    if (typeof type === 'string' && AUDIT_TYPE.test(type) && isFlatAuditRecord(record))
+      return flat(type, record, fields);
     return undefined;
   },
 };
@@ -75,10 +80,12 @@ function laurel(record: Record<string, unknown>, fields: Fields): Recognised {
       commandLine = argv.join(' ');
     } else if (typeof execve.ARGV_STR === 'string') commandLine = execve.ARGV_STR;
   }
-  if (commandLine === undefined && isObject(record.PROCTITLE) && Array.isArray(record.PROCTITLE.ARGV)) commandLine = record.PROCTITLE.ARGV.join(' ');
+  if (commandLine === undefined && isObject(record.PROCTITLE) && Array.isArray(record.PROCTITLE.ARGV))
+    commandLine = record.PROCTITLE.ARGV.join(' ');
 
   const isExec = syscall ? isExecSyscall(syscall) : execve !== undefined;
-  if (!isExec || (syscall !== undefined && syscall.success === 'no')) return { family: 'other', logsources: OTHER_LOGSOURCES, keywords: commandLine ?? '' };
+  if (!isExec || (syscall !== undefined && syscall.success === 'no'))
+    return { family: 'other', logsources: OTHER_LOGSOURCES, keywords: commandLine ?? '' };
 
   const parent = isObject(record.PARENT_INFO) ? record.PARENT_INFO : undefined;
   if (syscall) {
@@ -117,7 +124,12 @@ function flat(type: string, record: Record<string, unknown>, fields: Fields): Re
       family: 'process',
       logsources: PROCESS_LOGSOURCES,
       keywords: commandLine,
-      endpoint: { kind: 'process', format: 'auditd', endpointId: null, processName: typeof first === 'string' ? basename(first) : null },
+      endpoint: {
+        kind: 'process',
+        format: 'auditd',
+        endpointId: null,
+        processName: typeof first === 'string' ? basename(first) : null,
+      },
     };
   }
   if (type === 'SYSCALL' && isExecSyscall(record) && record.success !== 'no') {
@@ -130,7 +142,12 @@ function flat(type: string, record: Record<string, unknown>, fields: Fields): Re
       family: 'process',
       logsources: PROCESS_LOGSOURCES,
       keywords: '',
-      endpoint: { kind: 'process', format: 'auditd', endpointId: null, processName: typeof comm === 'string' ? comm : null },
+      endpoint: {
+        kind: 'process',
+        format: 'auditd',
+        endpointId: null,
+        processName: typeof comm === 'string' ? comm : null,
+      },
     };
   }
   let keywords = '';
@@ -200,10 +217,10 @@ export function decodeAuditValue(value: string, nulSeparated: boolean): string {
     const code = decoded.charCodeAt(i);
     if (code === 0xfffd) return value; // not valid UTF-8: not auditd hex
     if (code === 0 && nulSeparated) needsEncoding = true;
-    else if (code === 32 || code === 34 || code === 9 || code === 10 || code === 13 || code > 0x7e) needsEncoding = true;
+    else if (code === 32 || code === 34 || code === 9 || code === 10 || code === 13 || code > 0x7e)
+      needsEncoding = true;
     else if (code < 32) return value; // other control characters: hex-looking text, not an encoding
   }
   if (!needsEncoding) return value;
   return nulSeparated ? decoded.replace(TRAILING_NULS, '').replaceAll('\0', ' ') : decoded;
 }
-

@@ -29,10 +29,20 @@ for (const category of ['process_creation', 'network_connection'] as const) {
   CACHE.set(category, freeze([{ category }]));
   for (const product of PRODUCTS) {
     CACHE.set(`${category}|${product}`, freeze([{ category }, { category, product }]));
-    CACHE.set(`${category}|${product}|sysmon`, freeze([{ category }, { category, product }, { product, service: 'sysmon' }]));
+    CACHE.set(
+      `${category}|${product}|sysmon`,
+      freeze([{ category }, { category, product }, { product, service: 'sysmon' }]),
+    );
   }
 }
-CACHE.set('process_creation|linux|auditd', freeze([{ category: 'process_creation' }, { category: 'process_creation', product: 'linux' }, { product: 'linux', service: 'auditd' }]));
+CACHE.set(
+  'process_creation|linux|auditd',
+  freeze([
+    { category: 'process_creation' },
+    { category: 'process_creation', product: 'linux' },
+    { product: 'linux', service: 'auditd' },
+  ]),
+);
 
 /** [{category}, {category, product}] plus {product, service} when a service is given. */
 export function endpointLogsources(category: Category, product: string | null, service?: string): LogSource[] {

@@ -12,7 +12,14 @@ function flatten(record: Record<string, unknown>, limits = FLATTEN_LIMITS) {
 }
 
 test('nested objects become dotted names; scalar arrays stay arrays; top-level keys keep their names', () => {
-  const { fields, truncated } = flatten({ a: { b: { c: 1 } }, 'x.y': 'dotted key', tags: ['a', 'b'], empty: {}, nothing: null, ok: true });
+  const { fields, truncated } = flatten({
+    a: { b: { c: 1 } },
+    'x.y': 'dotted key',
+    tags: ['a', 'b'],
+    empty: {},
+    nothing: null,
+    ok: true,
+  });
   assert.deepEqual(fields, { 'a.b.c': 1, 'x.y': 'dotted key', tags: ['a', 'b'], nothing: null, ok: true });
   assert.equal(truncated, false);
 });
@@ -51,7 +58,10 @@ test('caps: depth, field count and array length are bounded and reported', () =>
   assert.equal(Object.keys(wide.fields).length, 5);
   assert.equal(wide.truncated, true);
   assert.deepEqual(flatten({ list: [1, 2, 3, 4, 5, 6] }, limits), { fields: { list: [1, 2, 3, 4] }, truncated: true });
-  assert.deepEqual(flatten({ list: [{ v: 1 }, { v: 2 }, { v: 3 }, { v: 4 }, { v: 5 }] }, limits), { fields: { 'list.v': [1, 2, 3, 4] }, truncated: true });
+  assert.deepEqual(flatten({ list: [{ v: 1 }, { v: 2 }, { v: 3 }, { v: 4 }, { v: 5 }] }, limits), {
+    fields: { 'list.v': [1, 2, 3, 4] },
+    truncated: true,
+  });
   const manyPaths = flatten({ list: Array.from({ length: 20 }, (_, i) => ({ [`p${i}`]: i })) }, limits);
   assert.equal(Object.keys(manyPaths.fields).length, 5);
 });
@@ -67,11 +77,22 @@ test('a hostile record (nesting as deep as the collector allows, wide and long) 
   };
   const normaliser = createNormaliser(loadPipeline());
   const started = performance.now();
-  const event = normaliser.normalise({ seq: 1, tenantId: 1, receivedAt: 0, eventTime: 0, record: JSON.stringify(record), meta: null });
+  const event = normaliser.normalise({
+    seq: 1,
+    tenantId: 1,
+    receivedAt: 0,
+    eventTime: 0,
+    record: JSON.stringify(record),
+    meta: null,
+  });
   const elapsed = performance.now() - started;
   assert.equal(event.fields[TRUNCATED_FIELD], true);
-  assert.ok(Object.keys(event.fields).length <= FLATTEN_LIMITS.maxFields + 10, 'field count capped (plus the few taxonomy fields)');
-  for (const value of Object.values(event.fields)) if (Array.isArray(value)) assert.ok(value.length <= FLATTEN_LIMITS.maxArrayValues);
+  assert.ok(
+    Object.keys(event.fields).length <= FLATTEN_LIMITS.maxFields + 10,
+    'field count capped (plus the few taxonomy fields)',
+  );
+  for (const value of Object.values(event.fields))
+    if (Array.isArray(value)) assert.ok(value.length <= FLATTEN_LIMITS.maxArrayValues);
   assert.equal(event.keywords, 'hostile');
   assert.ok(elapsed < 500, `took ${elapsed.toFixed(0)} ms`);
 });

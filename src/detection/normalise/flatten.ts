@@ -55,7 +55,11 @@ function dottedName(prefix: string, key: string): string {
 }
 
 /** Adds the record's fields to `fields`; returns true when a cap cut something off. */
-export function flattenInto(record: Record<string, unknown>, fields: Fields, limits: FlattenLimits = FLATTEN_LIMITS): boolean {
+export function flattenInto(
+  record: Record<string, unknown>,
+  fields: Fields,
+  limits: FlattenLimits = FLATTEN_LIMITS,
+): boolean {
   const flattener = new Flattener(fields, limits);
   flattener.object(record, '', 1);
   return flattener.truncated;
@@ -132,13 +136,19 @@ class Flattener {
     }
   }
 
-  private collectObject(collected: Map<string, FieldValue[]>, prefix: string, object: Record<string, unknown>, depth: number): void {
+  private collectObject(
+    collected: Map<string, FieldValue[]>,
+    prefix: string,
+    object: Record<string, unknown>,
+    depth: number,
+  ): void {
     for (const key in object) {
       const value = object[key];
       const path = dottedName(prefix, key);
       if (value === null || typeof value !== 'object') this.push(collected, path, value as Scalar);
       else if (Array.isArray(value)) this.collectArray(collected, path, value, depth);
-      else if (depth < this.limits.maxDepth) this.collectObject(collected, path, value as Record<string, unknown>, depth + 1);
+      else if (depth < this.limits.maxDepth)
+        this.collectObject(collected, path, value as Record<string, unknown>, depth + 1);
       else this.truncated = true;
     }
   }

@@ -28,16 +28,31 @@ import { applyMappings, asText, fixedMappings, isObject, numbersWherePossible } 
 import type { Recogniser } from './recogniser.js';
 
 const PROCESS_FIELDS = fixedMappings([
-  ['Image', 'process.executable'], ['CommandLine', 'process.command_line'], ['ProcessId', 'process.pid'],
-  ['CurrentDirectory', 'process.working_directory'], ['ParentImage', 'parent.executable'],
-  ['ParentCommandLine', 'parent.command_line'], ['ParentProcessId', 'parent.pid'], ['User', 'user'],
+  ['Image', 'process.executable'],
+  ['CommandLine', 'process.command_line'],
+  ['ProcessId', 'process.pid'],
+  ['CurrentDirectory', 'process.working_directory'],
+  ['ParentImage', 'parent.executable'],
+  ['ParentCommandLine', 'parent.command_line'],
+  ['ParentProcessId', 'parent.pid'],
+  ['User', 'user'],
 ]);
 const NETWORK_FIELDS = fixedMappings([
-  ['Image', 'process.executable'], ['ProcessId', 'process.pid'], ['User', 'user'],
-  ['SourceIp', 'source.ip'], ['SourcePort', 'source.port'], ['DestinationIp', 'destination.ip'],
-  ['DestinationPort', 'destination.port'], ['DestinationHostname', 'destination.hostname'],
+  ['Image', 'process.executable'],
+  ['ProcessId', 'process.pid'],
+  ['User', 'user'],
+  ['SourceIp', 'source.ip'],
+  ['SourcePort', 'source.port'],
+  ['DestinationIp', 'destination.ip'],
+  ['DestinationPort', 'destination.port'],
+  ['DestinationHostname', 'destination.hostname'],
 ]);
-const PRODUCTS = new Map<string, string>([['linux', 'linux'], ['windows', 'windows'], ['macos', 'macos'], ['darwin', 'macos']]);
+const PRODUCTS = new Map<string, string>([
+  ['linux', 'linux'],
+  ['windows', 'windows'],
+  ['macos', 'macos'],
+  ['darwin', 'macos'],
+]);
 
 export const genericRecogniser: Recogniser = {
   name: 'generic',
@@ -58,7 +73,13 @@ export const genericRecogniser: Recogniser = {
         logsources: endpointLogsources('process_creation', product),
         keywords: typeof fields.CommandLine === 'string' ? fields.CommandLine : '',
         host,
-        endpoint: { kind: 'process', format: 'generic', endpointId, processName, parentName: parent ? asText(parent.name) : null },
+        endpoint: {
+          kind: 'process',
+          format: 'generic',
+          endpointId,
+          processName,
+          parentName: parent ? asText(parent.name) : null,
+        },
       };
     }
     applyMappings(fields, NETWORK_FIELDS);

@@ -14,7 +14,8 @@ export const kubernetesAuditRecogniser: Recogniser = {
   name: 'kubernetes_audit',
   recognise(record) {
     const apiVersion = record.apiVersion;
-    if (record.kind !== 'Event' || typeof apiVersion !== 'string' || !apiVersion.startsWith('audit.k8s.io/')) return undefined;
+    if (record.kind !== 'Event' || typeof apiVersion !== 'string' || !apiVersion.startsWith('audit.k8s.io/'))
+      return undefined;
     return {
       family: 'kubernetes_audit',
       logsources: AUDIT_LOGSOURCES,

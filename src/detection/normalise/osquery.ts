@@ -6,9 +6,19 @@ import { endpointLogsources, PORT_FIELDS, productFromPath } from './endpoint.js'
 import { firstString, flagText, isObject, numbersWherePossible, setIfPresent, type Fields } from './fields.js';
 import type { Recognised, Recogniser } from './recogniser.js';
 
-const PROTOCOLS = new Map<string, string>([['6', 'tcp'], ['17', 'udp'], ['1', 'icmp'], ['58', 'ipv6-icmp'], ['132', 'sctp']]);
+const PROTOCOLS = new Map<string, string>([
+  ['6', 'tcp'],
+  ['17', 'udp'],
+  ['1', 'icmp'],
+  ['58', 'ipv6-icmp'],
+  ['132', 'sctp'],
+]);
 /** Decoration values (os_version.platform and the like) that name a product. */
-const PLATFORMS = new Map<string, string>([['darwin', 'macos'], ['macos', 'macos'], ['windows', 'windows']]);
+const PLATFORMS = new Map<string, string>([
+  ['darwin', 'macos'],
+  ['macos', 'macos'],
+  ['windows', 'windows'],
+]);
 const NO_LOGSOURCES: LogSource[] = Object.freeze([]) as unknown as LogSource[];
 
 export const osqueryRecogniser: Recogniser = {
@@ -16,7 +26,8 @@ export const osqueryRecogniser: Recogniser = {
   recognise(record, fields) {
     if (typeof record.name !== 'string') return undefined;
     // Every osquery result names its host and time; a stray `name` + `columns` record does not.
-    if (record.hostIdentifier === undefined && record.unixTime === undefined && record.calendarTime === undefined) return undefined;
+    if (record.hostIdentifier === undefined && record.unixTime === undefined && record.calendarTime === undefined)
+      return undefined;
     const columns = record.columns;
     if (!isObject(columns)) {
       // Snapshot (`snapshot: [...]`) and batch (`diffResults: {added, removed}`) results.
@@ -33,7 +44,10 @@ export const osqueryRecogniser: Recogniser = {
 
 function isProcess(name: string, columns: Record<string, unknown>): boolean {
   if (name.endsWith('socket_events')) return false;
-  return name.endsWith('process_events') || (columns.path !== undefined && columns.cmdline !== undefined && columns.pid !== undefined);
+  return (
+    name.endsWith('process_events') ||
+    (columns.path !== undefined && columns.cmdline !== undefined && columns.pid !== undefined)
+  );
 }
 
 function isSocket(name: string, columns: Record<string, unknown>): boolean {
@@ -52,7 +66,12 @@ function processEvent(record: Record<string, unknown>, columns: Record<string, u
     logsources: endpointLogsources('process_creation', product(record.name as string, columns, fields)),
     keywords: typeof columns.cmdline === 'string' ? columns.cmdline : '',
     host: host(record, fields),
-    endpoint: { kind: 'process', format: 'osquery', endpointId: endpointId(record, fields), processName: nameColumn(columns) },
+    endpoint: {
+      kind: 'process',
+      format: 'osquery',
+      endpointId: endpointId(record, fields),
+      processName: nameColumn(columns),
+    },
   };
 }
 
@@ -70,26 +89,39 @@ function socketEvent(record: Record<string, unknown>, columns: Record<string, un
     const known = PROTOCOLS.get(String(protocol));
     // 0 is what audit-based socket_events report when the protocol is not known.
     if (known !== undefined) fields.Protocol = known;
-    else if (typeof protocol === 'string' && protocol !== '0' && protocol !== '') fields.Protocol = protocol.toLowerCase();
+    else if (typeof protocol === 'string' && protocol !== '0' && protocol !== '')
+      fields.Protocol = protocol.toLowerCase();
   }
   const family = String(columns.family ?? '');
   if (family === '10') fields.DestinationIsIpv6 = 'true';
   else if (family === '2') fields.DestinationIsIpv6 = 'false';
   // connect is outgoing; accept is an incoming connection; bind says neither.
   const action = columns.action ?? columns.syscall;
-  const initiated = flagText(action === 'connect' ? true : action === 'accept' || action === 'accept4' ? false : undefined);
+  const initiated = flagText(
+    action === 'connect' ? true : action === 'accept' || action === 'accept4' ? false : undefined,
+  );
   if (initiated !== undefined) fields.Initiated = initiated;
   return {
     family: 'network',
     logsources: endpointLogsources('network_connection', product(record.name as string, columns, fields)),
     keywords: '',
     host: host(record, fields),
-    endpoint: { kind: 'network', format: 'osquery', endpointId: endpointId(record, fields), processName: nameColumn(columns) },
+    endpoint: {
+      kind: 'network',
+      format: 'osquery',
+      endpointId: endpointId(record, fields),
+      processName: nameColumn(columns),
+    },
   };
 }
 
 function other(record: Record<string, unknown>): Recognised {
-  return { family: 'other', logsources: NO_LOGSOURCES, keywords: '', host: typeof record.hostIdentifier === 'string' ? record.hostIdentifier : null };
+  return {
+    family: 'other',
+    logsources: NO_LOGSOURCES,
+    keywords: '',
+    host: typeof record.hostIdentifier === 'string' ? record.hostIdentifier : null,
+  };
 }
 
 /**
@@ -100,18 +132,29 @@ function other(record: Record<string, unknown>): Recognised {
 function product(name: string, columns: Record<string, unknown>, fields: Fields): string {
   if (name.includes('es_process') || name.includes('es_socket')) return 'macos';
   if (name.includes('_etw_')) return 'windows';
-  const platform = firstString(fields, ['decorations.platform', 'decorations.os', 'decorations.os_platform', 'decorations.platform_like']);
+  const platform = firstString(fields, [
+    'decorations.platform',
+    'decorations.os',
+    'decorations.os_platform',
+    'decorations.platform_like',
+  ]);
   if (platform !== undefined) return PLATFORMS.get(platform.toLowerCase()) ?? 'linux';
   return productFromPath(columns.path) ?? 'linux';
 }
 
 function host(record: Record<string, unknown>, fields: Fields): string | null {
-  return firstString(fields, ['decorations.hostname', 'decorations.host_name']) ?? (typeof record.hostIdentifier === 'string' ? record.hostIdentifier : null);
+  return (
+    firstString(fields, ['decorations.hostname', 'decorations.host_name']) ??
+    (typeof record.hostIdentifier === 'string' ? record.hostIdentifier : null)
+  );
 }
 
 /** The agent's identity: the host_uuid decoration when configured, else the host identifier. */
 function endpointId(record: Record<string, unknown>, fields: Fields): string | null {
-  return firstString(fields, ['decorations.host_uuid', 'decorations.uuid']) ?? (typeof record.hostIdentifier === 'string' ? record.hostIdentifier : null);
+  return (
+    firstString(fields, ['decorations.host_uuid', 'decorations.uuid']) ??
+    (typeof record.hostIdentifier === 'string' ? record.hostIdentifier : null)
+  );
 }
 
 function nameColumn(columns: Record<string, unknown>): string | null {

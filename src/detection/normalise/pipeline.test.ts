@@ -13,7 +13,10 @@ const BUNDLED = fs.readFileSync(DEFAULT_PIPELINE_FILE, 'utf8');
 test('the bundled pipeline is config/detection-pipeline.yml at the project root, and is valid', () => {
   const root = fileURLToPath(new URL('../../../', import.meta.url));
   assert.equal(DEFAULT_PIPELINE_FILE, path.join(root, 'config', 'detection-pipeline.yml'));
-  assert.ok(fs.existsSync(path.join(root, 'package.json')), 'three levels up from src/detection/normalise is the project root');
+  assert.ok(
+    fs.existsSync(path.join(root, 'package.json')),
+    'three levels up from src/detection/normalise is the project root',
+  );
   const pipeline = loadPipeline();
   assert.equal(pipeline.file, DEFAULT_PIPELINE_FILE);
   assert.deepEqual(pipeline.placeholders.admin_users, ['root', 'admin', 'administrator', 'Administrator']);
@@ -69,10 +72,17 @@ test('YAML syntax errors and unreadable files name the file', () => {
   assert.match(refusal('version: [1\n').message, /not valid YAML/);
   assert.match(refusal('- a list\n').message, /must be a mapping/);
   const missing = path.join(os.tmpdir(), `sightline-no-such-pipeline-${process.pid}.yml`);
-  assert.throws(() => loadPipeline(missing), (error: unknown) => error instanceof PipelineError && error.message.includes(missing) && error.message.includes('ENOENT'));
+  assert.throws(
+    () => loadPipeline(missing),
+    (error: unknown) =>
+      error instanceof PipelineError && error.message.includes(missing) && error.message.includes('ENOENT'),
+  );
 });
 
 test('placeholders accept numbers as text', () => {
-  const pipeline = parsePipeline(edited(/^ {2}admin_users: .*$/m, '  admin_users: [root]\n  ssh_ports: [22, 2222]'), 'p.yml');
+  const pipeline = parsePipeline(
+    edited(/^ {2}admin_users: .*$/m, '  admin_users: [root]\n  ssh_ports: [22, 2222]'),
+    'p.yml',
+  );
   assert.deepEqual(pipeline.placeholders.ssh_ports, ['22', '2222']);
 });

@@ -82,11 +82,38 @@ export function parsePipeline(text: string, file: string): ProcessingPipeline {
     throw new PipelineError(file, '', `is not valid YAML: ${(error as Error).message}`);
   }
   const reader = new Reader(file);
-  const root = reader.section(document, '', ['version', 'host_fields', 'keyword_fields', 'webserver', 'syslog', 'application', 'orchestrator', 'aliases', 'placeholders']);
-  if (root.version !== 1) throw new PipelineError(file, 'version', `must be 1 (the only version this Sightline reads), got ${JSON.stringify(root.version)}`);
+  const root = reader.section(document, '', [
+    'version',
+    'host_fields',
+    'keyword_fields',
+    'webserver',
+    'syslog',
+    'application',
+    'orchestrator',
+    'aliases',
+    'placeholders',
+  ]);
+  if (root.version !== 1)
+    throw new PipelineError(
+      file,
+      'version',
+      `must be 1 (the only version this Sightline reads), got ${JSON.stringify(root.version)}`,
+    );
 
-  const web = reader.section(root.webserver, 'webserver', ['recognise_any', 'request_line', 'product_fields', 'products', 'fields']);
-  const syslog = reader.section(root.syslog, 'syslog', ['recognise_any', 'product', 'fields', 'programs', 'facilities']);
+  const web = reader.section(root.webserver, 'webserver', [
+    'recognise_any',
+    'request_line',
+    'product_fields',
+    'products',
+    'fields',
+  ]);
+  const syslog = reader.section(root.syslog, 'syslog', [
+    'recognise_any',
+    'product',
+    'fields',
+    'programs',
+    'facilities',
+  ]);
   const application = reader.section(root.application, 'application', ['recognise_any', 'product_fields', 'fields']);
   const orchestrator = reader.section(root.orchestrator, 'orchestrator', ['recognise_any', 'host_fields']);
 
@@ -140,13 +167,15 @@ class Reader {
     if (value === undefined || value === null) this.fail(key, 'is missing');
     if (!isObject(value)) this.fail(key, `must be a mapping, got ${describe(value)}`);
     for (const name of Object.keys(value)) {
-      if (!allowed.includes(name)) this.fail(join(key, name), `is not a known key (expected one of: ${allowed.join(', ')})`);
+      if (!allowed.includes(name))
+        this.fail(join(key, name), `is not a known key (expected one of: ${allowed.join(', ')})`);
     }
     return value;
   }
 
   name(value: unknown, key: string): string {
-    if (typeof value !== 'string' || value.trim() === '') this.fail(key, `must be a non-empty string, got ${describe(value)}`);
+    if (typeof value !== 'string' || value.trim() === '')
+      this.fail(key, `must be a non-empty string, got ${describe(value)}`);
     return value;
   }
 
@@ -188,20 +217,25 @@ class Reader {
 
   placeholders(value: unknown, key: string): Record<string, string[]> {
     const entries = this.entries(value, key).map(([name, list]): [string, string[]] => {
-      if (!PLACEHOLDER_NAME.test(name)) this.fail(join(key, name), 'must be letters, digits, `_`, `-` or `.` (it is written %name% in rules)');
+      if (!PLACEHOLDER_NAME.test(name))
+        this.fail(join(key, name), 'must be letters, digits, `_`, `-` or `.` (it is written %name% in rules)');
       if (!Array.isArray(list)) this.fail(join(key, name), `must be a list of values, got ${describe(list)}`);
       // Numbers are allowed (`ssh_ports: [22, 2222]`); rules compare the expanded values as text.
-      return [name, list.map((item, index) => {
-        if (typeof item === 'string') return item;
-        if (typeof item === 'number') return String(item);
-        return this.fail(`${join(key, name)}[${index}]`, `must be a string or a number, got ${describe(item)}`);
-      })];
+      return [
+        name,
+        list.map((item, index) => {
+          if (typeof item === 'string') return item;
+          if (typeof item === 'number') return String(item);
+          return this.fail(`${join(key, name)}[${index}]`, `must be a string or a number, got ${describe(item)}`);
+        }),
+      ];
     });
     return Object.fromEntries(entries);
   }
 
   requireTarget(mappings: readonly MappedField[], key: string, target: string): void {
-    if (!mappings.some((mapping) => mapping.target === target)) this.fail(join(key, target), 'is missing (the normaliser reads it back)');
+    if (!mappings.some((mapping) => mapping.target === target))
+      this.fail(join(key, target), 'is missing (the normaliser reads it back)');
   }
 
   private entries(value: unknown, key: string): [string, unknown][] {

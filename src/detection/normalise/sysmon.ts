@@ -34,11 +34,20 @@ interface SysmonHeader {
  * a Winlogbeat event lacks.
  */
 const ECS_FALLBACK = fixedMappings([
-  ['Image', 'process.executable'], ['CommandLine', 'process.command_line'], ['ProcessId', 'process.pid'],
-  ['ParentImage', 'process.parent.executable'], ['ParentCommandLine', 'process.parent.command_line'],
-  ['ParentProcessId', 'process.parent.pid'], ['CurrentDirectory', 'process.working_directory'], ['User', 'user.name'],
-  ['SourceIp', 'source.ip'], ['SourcePort', 'source.port'], ['DestinationIp', 'destination.ip'],
-  ['DestinationPort', 'destination.port'], ['DestinationHostname', 'destination.domain'], ['Protocol', 'network.transport'],
+  ['Image', 'process.executable'],
+  ['CommandLine', 'process.command_line'],
+  ['ProcessId', 'process.pid'],
+  ['ParentImage', 'process.parent.executable'],
+  ['ParentCommandLine', 'process.parent.command_line'],
+  ['ParentProcessId', 'process.parent.pid'],
+  ['CurrentDirectory', 'process.working_directory'],
+  ['User', 'user.name'],
+  ['SourceIp', 'source.ip'],
+  ['SourcePort', 'source.port'],
+  ['DestinationIp', 'destination.ip'],
+  ['DestinationPort', 'destination.port'],
+  ['DestinationHostname', 'destination.domain'],
+  ['Protocol', 'network.transport'],
 ]);
 
 /** Sysmon writes these as 'true'/'false'; converters that made them booleans are undone. */
@@ -64,7 +73,12 @@ function flatHeader(record: Record<string, unknown>): SysmonHeader | undefined {
   const channel = sysmonName(record.Channel) ?? sysmonName(record.SourceName) ?? sysmonName(record.ProviderName);
   if (channel === undefined) return undefined;
   // The event data is already top-level under its Sysmon names. NXLog calls the computer Hostname.
-  const computer = typeof record.Computer === 'string' ? record.Computer : typeof record.Hostname === 'string' ? record.Hostname : undefined;
+  const computer =
+    typeof record.Computer === 'string'
+      ? record.Computer
+      : typeof record.Hostname === 'string'
+        ? record.Hostname
+        : undefined;
   return { eventId: record.EventID, channel, computer, endpointId: null };
 }
 
@@ -74,9 +88,17 @@ function winlogHeader(winlog: Record<string, unknown>, fields: Fields): SysmonHe
   const data = winlog.event_data;
   if (isObject(data)) for (const name in data) setIfPresent(fields, name, data[name]);
   applyMappings(fields, ECS_FALLBACK);
-  const computer = typeof winlog.computer_name === 'string' ? winlog.computer_name : firstString(fields, ['host.name', 'host.hostname']);
+  const computer =
+    typeof winlog.computer_name === 'string'
+      ? winlog.computer_name
+      : firstString(fields, ['host.name', 'host.hostname']);
   const agent = fields['agent.id'];
-  return { eventId: winlog.event_id ?? fields['event.code'], channel, computer, endpointId: typeof agent === 'string' ? agent : null };
+  return {
+    eventId: winlog.event_id ?? fields['event.code'],
+    channel,
+    computer,
+    endpointId: typeof agent === 'string' ? agent : null,
+  };
 }
 
 function xmlHeader(event: Record<string, unknown>, fields: Fields): SysmonHeader | undefined {
@@ -88,7 +110,12 @@ function xmlHeader(event: Record<string, unknown>, fields: Fields): SysmonHeader
   if (channel === undefined) return undefined;
   copyEventData(event.EventData, fields);
   const computer = textOf(system.Computer);
-  return { eventId: textOf(system.EventID), channel, computer: typeof computer === 'string' ? computer : undefined, endpointId: null };
+  return {
+    eventId: textOf(system.EventID),
+    channel,
+    computer: typeof computer === 'string' ? computer : undefined,
+    endpointId: null,
+  };
 }
 
 /**
@@ -102,7 +129,9 @@ function copyEventData(data: unknown, fields: Fields): void {
     for (const item of data) copyDataItem(item, fields);
   } else if (isObject(data)) {
     if (data['@Name'] !== undefined || data.Name !== undefined) copyDataItem(data, fields);
-    else for (const name in data) if (name.charCodeAt(0) !== 64 /* @ attributes */) setIfPresent(fields, name, textOf(data[name]));
+    else
+      for (const name in data)
+        if (name.charCodeAt(0) !== 64 /* @ attributes */) setIfPresent(fields, name, textOf(data[name]));
   }
 }
 
@@ -111,13 +140,20 @@ function copyDataItem(item: unknown, fields: Fields): void {
   const name = item['@Name'] ?? item.Name;
   if (typeof name !== 'string') return;
   const value = item['#text'] ?? item.Value ?? item['#value'];
-  fields[name] = value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
+  fields[name] =
+    value === undefined || value === null
+      ? ''
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : (value as string | number | boolean);
 }
 
 function classify(header: SysmonHeader, fields: Fields): Recognised {
-  const product = LINUX_CHANNEL.test(header.channel) ? 'linux'
-    : WINDOWS_CHANNEL.test(header.channel) ? 'windows'
-    : (productFromPath(fields.Image) ?? 'windows');
+  const product = LINUX_CHANNEL.test(header.channel)
+    ? 'linux'
+    : WINDOWS_CHANNEL.test(header.channel)
+      ? 'windows'
+      : (productFromPath(fields.Image) ?? 'windows');
   const eventId = asInt(header.eventId);
   if (eventId !== null) fields.EventID = eventId;
   if (header.computer !== undefined && fields.Computer === undefined) fields.Computer = header.computer;

@@ -42,10 +42,14 @@ export function parseRequestLine(line: string): RequestLine | undefined {
 export function createWebserverRecogniser(pipeline: ProcessingPipeline): Recogniser {
   const config = pipeline.webserver;
   const products: [string, string][] = [];
-  for (const [product, patterns] of Object.entries(config.products)) for (const pattern of patterns) products.push([pattern, product]);
+  for (const [product, patterns] of Object.entries(config.products))
+    for (const pattern of patterns) products.push([pattern, product]);
   const base = freeze([{ category: 'webserver' }]);
   const byProduct = new Map<string, LogSource[]>(
-    Object.keys(config.products).map((product) => [product, freeze([{ category: 'webserver' }, { category: 'webserver', product }])]),
+    Object.keys(config.products).map((product) => [
+      product,
+      freeze([{ category: 'webserver' }, { category: 'webserver', product }]),
+    ]),
   );
 
   function productOf(fields: Fields): LogSource[] {
@@ -53,7 +57,8 @@ export function createWebserverRecogniser(pipeline: ProcessingPipeline): Recogni
       const value = fields[field];
       if (typeof value !== 'string') continue;
       const lower = value.toLowerCase();
-      for (const [pattern, product] of products) if (lower.includes(pattern)) return byProduct.get(product) as LogSource[];
+      for (const [pattern, product] of products)
+        if (lower.includes(pattern)) return byProduct.get(product) as LogSource[];
     }
     return base;
   }

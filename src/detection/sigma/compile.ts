@@ -10,28 +10,47 @@ import type { LogSource } from '../event.js';
 import { ConditionError, parseCondition, resolveNames, type ConditionNode } from './condition.js';
 import { RuleError } from './errors.js';
 import { EventView } from './event-view.js';
-import { bestRequirement, compileItem, ModifierError, type CompiledItem, type ItemContext, type Matcher, type Requirement } from './modifiers.js';
+import {
+  bestRequirement,
+  compileItem,
+  ModifierError,
+  type CompiledItem,
+  type ItemContext,
+  type Matcher,
+  type Requirement,
+} from './modifiers.js';
 import type { CompiledRule } from './types.js';
 
 export const LEVELS = ['informational', 'low', 'medium', 'high', 'critical'];
 
 type Doc = Record<string, unknown>;
 
-export const isMap = (value: unknown): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isMap = (value: unknown): value is Doc =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The rule's identity, for error messages. */
 export function who(doc: Doc): { id?: string; title?: string } {
-  return { id: typeof doc.id === 'string' ? doc.id : undefined, title: typeof doc.title === 'string' ? doc.title : undefined };
+  return {
+    id: typeof doc.id === 'string' ? doc.id : undefined,
+    title: typeof doc.title === 'string' ? doc.title : undefined,
+  };
 }
 
 /** Compiles a detection (the rule's, or a filter's) to one matcher. */
-export function compileDetection(detection: unknown, file: string, doc: Doc, context: ItemContext, section = 'detection'): CompiledItem {
+export function compileDetection(
+  detection: unknown,
+  file: string,
+  doc: Doc,
+  context: ItemContext,
+  section = 'detection',
+): CompiledItem {
   const reject = (construct: string, message: string): never => {
     throw new RuleError(file, construct, message, who(doc));
   };
   if (!isMap(detection)) return reject(section, `${section} must be a mapping of named searches and a condition`);
   const { condition, timeframe, ...searches } = detection;
-  if (timeframe !== undefined) reject(`${section}.timeframe`, 'timeframe (Sigma 1 aggregation) is not supported: write a correlation rule');
+  if (timeframe !== undefined)
+    reject(`${section}.timeframe`, 'timeframe (Sigma 1 aggregation) is not supported: write a correlation rule');
   const compiled = new Map<string, CompiledItem>();
   for (const [name, value] of Object.entries(searches)) {
     if (section === 'filter' && name === 'rules') continue;
@@ -52,7 +71,8 @@ export function compileDetection(detection: unknown, file: string, doc: Doc, con
     try {
       return parseCondition(text as string);
     } catch (error) {
-      if (error instanceof ConditionError) return reject(`${section}.condition`, `condition '${text}': ${error.message}`);
+      if (error instanceof ConditionError)
+        return reject(`${section}.condition`, `condition '${text}': ${error.message}`);
       throw error;
     }
   });
@@ -61,7 +81,10 @@ export function compileDetection(detection: unknown, file: string, doc: Doc, con
     switch (node.type) {
       case 'ref': {
         const item = compiled.get(node.name);
-        return item ?? reject(`${section}.condition`, `condition refers to '${node.name}', which the ${section} does not define`);
+        return (
+          item ??
+          reject(`${section}.condition`, `condition refers to '${node.name}', which the ${section} does not define`)
+        );
       }
       case 'not': {
         const inner = build(node.child);
@@ -91,7 +114,8 @@ export function compileDetection(detection: unknown, file: string, doc: Doc, con
     }
     if (Array.isArray(value)) {
       if (value.length > 0 && value.every(isMap)) return anyOf(value.map(compileSearch));
-      if (value.length > 0 && value.every((item) => typeof item === 'string' || typeof item === 'number')) return compileItem('', value, context);
+      if (value.length > 0 && value.every((item) => typeof item === 'string' || typeof item === 'number'))
+        return compileItem('', value, context);
       throw new ModifierError('search', 'a list must hold only mappings or only keywords');
     }
     if (typeof value === 'string' || typeof value === 'number') return compileItem('', [value], context);
@@ -106,7 +130,11 @@ function allOf(items: CompiledItem[]): CompiledItem {
     for (const matcher of matchers) if (!matcher(view)) return false;
     return true;
   };
-  return { match, requirement: bestRequirement(items.map((item) => item.requirement)), fields: items.flatMap((item) => item.fields) };
+  return {
+    match,
+    requirement: bestRequirement(items.map((item) => item.requirement)),
+    fields: items.flatMap((item) => item.fields),
+  };
 }
 
 function anyOf(items: CompiledItem[]): CompiledItem {
@@ -117,7 +145,9 @@ function anyOf(items: CompiledItem[]): CompiledItem {
     return false;
   };
   const requirements = items.map((item) => item.requirement);
-  const requirement = requirements.some((entry) => entry === null) ? null : dedupe(requirements.flatMap((entry) => entry ?? []));
+  const requirement = requirements.some((entry) => entry === null)
+    ? null
+    : dedupe(requirements.flatMap((entry) => entry ?? []));
   return { match, requirement, fields: items.flatMap((item) => item.fields) };
 }
 
@@ -153,22 +183,36 @@ export interface CompiledFilter {
 
 export function compileFilter(doc: Doc, file: string, context: ItemContext): CompiledFilter {
   const filter = doc.filter;
-  if (!isMap(filter)) throw new RuleError(file, 'filter', 'filter must be a mapping with rules, searches and a condition', who(doc));
+  if (!isMap(filter))
+    throw new RuleError(file, 'filter', 'filter must be a mapping with rules, searches and a condition', who(doc));
   const rules = filter.rules;
   if (!Array.isArray(rules) || rules.length === 0 || rules.some((rule) => typeof rule !== 'string')) {
-    throw new RuleError(file, 'filter.rules', 'filter.rules must list the ids or names of the rules it applies to', who(doc));
+    throw new RuleError(
+      file,
+      'filter.rules',
+      'filter.rules must list the ids or names of the rules it applies to',
+      who(doc),
+    );
   }
-  return { file, ...who(doc), rules: rules as string[], logsource: logsourceOf(doc, file), item: compileDetection(filter, file, doc, context, 'filter') };
+  return {
+    file,
+    ...who(doc),
+    rules: rules as string[],
+    logsource: logsourceOf(doc, file),
+    item: compileDetection(filter, file, doc, context, 'filter'),
+  };
 }
 
 export function logsourceOf(doc: Doc, file: string): LogSource {
   const logsource = doc.logsource;
-  if (!isMap(logsource)) throw new RuleError(file, 'logsource', 'logsource must be a mapping (category, product, service)', who(doc));
+  if (!isMap(logsource))
+    throw new RuleError(file, 'logsource', 'logsource must be a mapping (category, product, service)', who(doc));
   const out: LogSource = {};
   for (const key of ['category', 'product', 'service'] as const) {
     const value = logsource[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' || value.trim() === '') throw new RuleError(file, `logsource.${key}`, `logsource.${key} must be non-empty text`, who(doc));
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new RuleError(file, `logsource.${key}`, `logsource.${key} must be non-empty text`, who(doc));
     out[key] = value.toLowerCase();
   }
   return out;
@@ -181,10 +225,12 @@ export function compileRule(doc: Doc, file: string, context: ItemContext): Compi
     throw new RuleError(file, construct, message, identity);
   };
   if (typeof doc.title !== 'string' || doc.title.trim() === '') reject('title', 'the rule has no title');
-  if (typeof doc.id !== 'string' || doc.id.trim() === '') reject('id', 'the rule has no id (observations name the rule by it)');
+  if (typeof doc.id !== 'string' || doc.id.trim() === '')
+    reject('id', 'the rule has no id (observations name the rule by it)');
   const level = doc.level === undefined ? 'medium' : String(doc.level).toLowerCase();
   if (!LEVELS.includes(level)) reject('level', `level '${String(doc.level)}' is not one of ${LEVELS.join(', ')}`);
-  if (doc.tags !== undefined && (!Array.isArray(doc.tags) || doc.tags.some((tag) => typeof tag !== 'string'))) reject('tags', 'tags must be a list of text');
+  if (doc.tags !== undefined && (!Array.isArray(doc.tags) || doc.tags.some((tag) => typeof tag !== 'string')))
+    reject('tags', 'tags must be a list of text');
   const logsource = logsourceOf(doc, file);
   const item = compileDetection(doc.detection, file, doc, context);
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);

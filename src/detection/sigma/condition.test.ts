@@ -22,29 +22,80 @@ function expected(formula: (a: boolean, b: boolean, c: boolean) => boolean): boo
 }
 
 test('and, or, not', () => {
-  assert.deepEqual(truthTable('a and b'), expected((a, b) => a && b));
-  assert.deepEqual(truthTable('a or b'), expected((a, b) => a || b));
-  assert.deepEqual(truthTable('not a'), expected((a) => !a));
-  assert.deepEqual(truthTable('a and not b'), expected((a, b) => a && !b));
-  assert.deepEqual(truthTable('not not a'), expected((a) => a));
-  assert.deepEqual(truthTable('a AND b'), expected((a, b) => a && b));
-  assert.deepEqual(truthTable('a OR b'), expected((a, b) => a || b));
+  assert.deepEqual(
+    truthTable('a and b'),
+    expected((a, b) => a && b),
+  );
+  assert.deepEqual(
+    truthTable('a or b'),
+    expected((a, b) => a || b),
+  );
+  assert.deepEqual(
+    truthTable('not a'),
+    expected((a) => !a),
+  );
+  assert.deepEqual(
+    truthTable('a and not b'),
+    expected((a, b) => a && !b),
+  );
+  assert.deepEqual(
+    truthTable('not not a'),
+    expected((a) => a),
+  );
+  assert.deepEqual(
+    truthTable('a AND b'),
+    expected((a, b) => a && b),
+  );
+  assert.deepEqual(
+    truthTable('a OR b'),
+    expected((a, b) => a || b),
+  );
 });
 
 test('precedence: not binds tighter than and, and tighter than or', () => {
-  assert.deepEqual(truthTable('a or b and c'), expected((a, b, c) => a || (b && c)));
-  assert.deepEqual(truthTable('a and b or c'), expected((a, b, c) => (a && b) || c));
-  assert.deepEqual(truthTable('not a and b'), expected((a, b) => !a && b));
-  assert.deepEqual(truthTable('not a or b'), expected((a, b) => !a || b));
-  assert.deepEqual(truthTable('a or not b and c'), expected((a, b, c) => a || (!b && c)));
+  assert.deepEqual(
+    truthTable('a or b and c'),
+    expected((a, b, c) => a || (b && c)),
+  );
+  assert.deepEqual(
+    truthTable('a and b or c'),
+    expected((a, b, c) => (a && b) || c),
+  );
+  assert.deepEqual(
+    truthTable('not a and b'),
+    expected((a, b) => !a && b),
+  );
+  assert.deepEqual(
+    truthTable('not a or b'),
+    expected((a, b) => !a || b),
+  );
+  assert.deepEqual(
+    truthTable('a or not b and c'),
+    expected((a, b, c) => a || (!b && c)),
+  );
 });
 
 test('parentheses override precedence', () => {
-  assert.deepEqual(truthTable('(a or b) and c'), expected((a, b, c) => (a || b) && c));
-  assert.deepEqual(truthTable('a and (b or c)'), expected((a, b, c) => a && (b || c)));
-  assert.deepEqual(truthTable('not (a and b)'), expected((a, b) => !(a && b)));
-  assert.deepEqual(truthTable('((a))'), expected((a) => a));
-  assert.deepEqual(truthTable('not (a or b) or c'), expected((a, b, c) => !(a || b) || c));
+  assert.deepEqual(
+    truthTable('(a or b) and c'),
+    expected((a, b, c) => (a || b) && c),
+  );
+  assert.deepEqual(
+    truthTable('a and (b or c)'),
+    expected((a, b, c) => a && (b || c)),
+  );
+  assert.deepEqual(
+    truthTable('not (a and b)'),
+    expected((a, b) => !(a && b)),
+  );
+  assert.deepEqual(
+    truthTable('((a))'),
+    expected((a) => a),
+  );
+  assert.deepEqual(
+    truthTable('not (a or b) or c'),
+    expected((a, b, c) => !(a || b) || c),
+  );
 });
 
 test('a condition list is an OR of its conditions', () => {
@@ -105,8 +156,10 @@ test('resolveNames: wildcard patterns, exact names and them', () => {
   assert.deepEqual(resolveNames('nothing*', names), []);
 });
 
-test('not selection is true when the selection\'s field is absent', () => {
-  const rule = compileOne("selection:\n  Image|endswith: '\\cmd.exe'\nfilter:\n  User: 'SYSTEM'\ncondition: selection and not filter");
+test("not selection is true when the selection's field is absent", () => {
+  const rule = compileOne(
+    "selection:\n  Image|endswith: '\\cmd.exe'\nfilter:\n  User: 'SYSTEM'\ncondition: selection and not filter",
+  );
   assert.equal(rule.match(withFields({ Image: 'C:\\cmd.exe' })), true);
   assert.equal(rule.match(withFields({ Image: 'C:\\cmd.exe', User: 'alice' })), true);
   assert.equal(rule.match(withFields({ Image: 'C:\\cmd.exe', User: 'system' })), false);
@@ -129,23 +182,56 @@ test('a map is an AND of its items, a list of maps an OR', () => {
 test('parseCondition: the tree for precedence, of and them', () => {
   assert.deepEqual(parseCondition('a or b and not c'), {
     type: 'or',
-    children: [{ type: 'ref', name: 'a' }, { type: 'and', children: [{ type: 'ref', name: 'b' }, { type: 'not', child: { type: 'ref', name: 'c' } }] }],
+    children: [
+      { type: 'ref', name: 'a' },
+      {
+        type: 'and',
+        children: [
+          { type: 'ref', name: 'b' },
+          { type: 'not', child: { type: 'ref', name: 'c' } },
+        ],
+      },
+    ],
   });
   assert.deepEqual(parseCondition('1 of sel*'), { type: 'of', quantifier: 1, pattern: 'sel*' });
   assert.deepEqual(parseCondition('any of them'), { type: 'of', quantifier: 1, pattern: 'them' });
   assert.deepEqual(parseCondition('ALL OF them'), { type: 'of', quantifier: 'all', pattern: 'them' });
-  assert.deepEqual(parseCondition('not 1 of filter*'), { type: 'not', child: { type: 'of', quantifier: 1, pattern: 'filter*' } });
+  assert.deepEqual(parseCondition('not 1 of filter*'), {
+    type: 'not',
+    child: { type: 'of', quantifier: 1, pattern: 'filter*' },
+  });
   assert.deepEqual(parseCondition('  (a)  '), { type: 'ref', name: 'a' });
 });
 
 test('parseCondition refuses syntax errors', () => {
-  for (const text of ['', '   ', 'a and', 'or a', 'a b', '(a or b', 'a)', 'not', 'all of', '1 of and', 'x of sel*', 'a and and b', '()', 'a & b']) {
+  for (const text of [
+    '',
+    '   ',
+    'a and',
+    'or a',
+    'a b',
+    '(a or b',
+    'a)',
+    'not',
+    'all of',
+    '1 of and',
+    'x of sel*',
+    'a and and b',
+    '()',
+    'a & b',
+  ]) {
     assert.throws(() => parseCondition(text), ConditionError, `'${text}' should be refused`);
   }
 });
 
 test('a syntax error or an undefined search rejects the rule, naming file and construct', () => {
-  for (const condition of ['selection and', '(selection', 'selection or missing', '1 of nothing*', 'selection | count() > 5']) {
+  for (const condition of [
+    'selection and',
+    '(selection',
+    'selection or missing',
+    '1 of nothing*',
+    'selection | count() > 5',
+  ]) {
     const result = compileRuleText(ruleYaml(`selection:\n  A: 'y'\ncondition: ${condition}`), 'cond_rule.yml');
     assert.equal(result.rules.length, 0, condition);
     assert.equal(result.rejected[0]?.construct, 'detection.condition', condition);

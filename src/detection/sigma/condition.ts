@@ -23,7 +23,10 @@ function tokenize(text: string): Token[] {
     if (found[1]) tokens.push({ kind: '(', text: '(', at });
     else if (found[2]) tokens.push({ kind: ')', text: ')', at });
     else if (found[3]) tokens.push({ kind: 'word', text: found[3], at });
-    else if (found[4]) throw new ConditionError(`aggregation '${text.slice(found.index).trim()}' (Sigma 1) is not supported: write a correlation rule`);
+    else if (found[4])
+      throw new ConditionError(
+        `aggregation '${text.slice(found.index).trim()}' (Sigma 1) is not supported: write a correlation rule`,
+      );
     else if (found[5]) throw new ConditionError(`unexpected '${found[5]}' at ${found.index}`);
     else break;
   }
@@ -79,7 +82,14 @@ export function parseCondition(text: string): ConditionNode {
     const word = token.text.toLowerCase();
     const next = tokens[position + 1];
     if (next?.kind === 'word' && next.text.toLowerCase() === 'of') {
-      const quantifier = word === 'all' ? 'all' : word === 'any' ? 1 : /^[1-9]\d*$/.test(word) ? Number(word) : fail('expected 1, any or all before of');
+      const quantifier =
+        word === 'all'
+          ? 'all'
+          : word === 'any'
+            ? 1
+            : /^[1-9]\d*$/.test(word)
+              ? Number(word)
+              : fail('expected 1, any or all before of');
       const target = tokens[position + 2];
       if (target?.kind !== 'word' || KEYWORDS.has(target.text.toLowerCase())) {
         position += 2;
@@ -103,6 +113,11 @@ export function parseCondition(text: string): ConditionNode {
 export function resolveNames(pattern: string, names: readonly string[]): string[] {
   if (pattern === 'them') return names.filter((name) => !name.startsWith('_'));
   if (!pattern.includes('*')) return names.filter((name) => name === pattern);
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return names.filter((name) => regex.test(name));
 }

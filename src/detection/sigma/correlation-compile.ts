@@ -82,7 +82,10 @@ export interface CorrelationHit {
 type Resolve = (ref: string) => { id: string; kind: 'rule' | 'correlation' } | undefined;
 
 export function compileCorrelation(doc: Record<string, unknown>, file: string, resolve: Resolve): CompiledCorrelation {
-  const who = { id: typeof doc.id === 'string' ? doc.id : undefined, title: typeof doc.title === 'string' ? doc.title : undefined };
+  const who = {
+    id: typeof doc.id === 'string' ? doc.id : undefined,
+    title: typeof doc.title === 'string' ? doc.title : undefined,
+  };
   function fail(construct: string, message: string): never {
     throw new RuleError(file, construct, message, who);
   }
@@ -94,10 +97,13 @@ export function compileCorrelation(doc: Record<string, unknown>, file: string, r
   };
   const title = text('title') ?? fail('title', 'a correlation needs a title');
   const name = text('name');
-  const id = text('id') ?? name ?? fail('id', 'a correlation needs an id or a name: alerts and window state are keyed by it');
+  const id =
+    text('id') ?? name ?? fail('id', 'a correlation needs an id or a name: alerts and window state are keyed by it');
   const level = (text('level') ?? 'medium').toLowerCase();
   if (!LEVELS.includes(level)) fail('level', `level must be one of ${LEVELS.join(', ')}`);
-  const tags = stringList(doc.tags, () => fail('tags', 'tags must be a list of strings')).map((tag) => tag.toLowerCase());
+  const tags = stringList(doc.tags, () => fail('tags', 'tags must be a list of strings')).map((tag) =>
+    tag.toLowerCase(),
+  );
 
   const section = doc.correlation;
   if (!isRecord(section)) fail('correlation', 'correlation must be a mapping');
@@ -105,9 +111,13 @@ export function compileCorrelation(doc: Record<string, unknown>, file: string, r
     if (!SECTION_KEYS.includes(key)) fail(`correlation.${key}`, `unknown correlation attribute '${key}'`);
   }
   const type = section.type;
-  if (typeof type !== 'string' || !TYPES.includes(type)) fail('correlation.type', `type must be one of ${TYPES.join(', ')}, not ${JSON.stringify(type)}`);
+  if (typeof type !== 'string' || !TYPES.includes(type))
+    fail('correlation.type', `type must be one of ${TYPES.join(', ')}, not ${JSON.stringify(type)}`);
 
-  const refs = typeof section.rules === 'string' ? [section.rules] : stringList(section.rules, () => fail('correlation.rules', 'rules must be a list of rule names or ids'));
+  const refs =
+    typeof section.rules === 'string'
+      ? [section.rules]
+      : stringList(section.rules, () => fail('correlation.rules', 'rules must be a list of rule names or ids'));
   if (refs.length === 0) fail('correlation.rules', 'rules must name at least one rule');
   const resolveRef = (ref: string, construct: string): string => {
     const target = resolve(ref) ?? fail(construct, `no rule or correlation has the name or id '${ref}'`);
@@ -117,24 +127,34 @@ export function compileCorrelation(doc: Record<string, unknown>, file: string, r
   const rules = refs.map((ref) => resolveRef(ref, 'correlation.rules'));
   if (new Set(rules).size !== rules.length) fail('correlation.rules', 'rules lists the same rule twice');
 
-  const groupBy = typeof section['group-by'] === 'string' ? [section['group-by']] : stringList(section['group-by'], () => fail('correlation.group-by', 'group-by must be a list of field names'));
+  const groupBy =
+    typeof section['group-by'] === 'string'
+      ? [section['group-by']]
+      : stringList(section['group-by'], () => fail('correlation.group-by', 'group-by must be a list of field names'));
   if (new Set(groupBy).size !== groupBy.length) fail('correlation.group-by', 'group-by lists the same field twice');
 
   const timespan = section.timespan;
   const span = typeof timespan === 'string' ? /^([1-9][0-9]*)([smhd])$/.exec(timespan) : null;
-  if (!span) fail('correlation.timespan', `timespan must be a number and one of s, m, h, d (e.g. 30s, 5m, 1h, 1d), not ${JSON.stringify(timespan)}`);
+  if (!span)
+    fail(
+      'correlation.timespan',
+      `timespan must be a number and one of s, m, h, d (e.g. 30s, 5m, 1h, 1d), not ${JSON.stringify(timespan)}`,
+    );
   const timespanMs = Number(span[1]) * (UNIT_MS[span[2] ?? ''] ?? 0);
 
   const aliases: Record<string, Record<string, string>> = {};
   if (section.aliases !== undefined && section.aliases !== null) {
-    if (!isRecord(section.aliases)) fail('correlation.aliases', 'aliases must map alias names to {rule: field} mappings');
+    if (!isRecord(section.aliases))
+      fail('correlation.aliases', 'aliases must map alias names to {rule: field} mappings');
     for (const [alias, mapping] of Object.entries(section.aliases)) {
       if (!isRecord(mapping)) fail('correlation.aliases', `alias '${alias}' must map rule names to field names`);
       const byRule: Record<string, string> = {};
       for (const [ref, field] of Object.entries(mapping)) {
-        if (typeof field !== 'string' || field === '') fail('correlation.aliases', `alias '${alias}': the field for '${ref}' must be a string`);
+        if (typeof field !== 'string' || field === '')
+          fail('correlation.aliases', `alias '${alias}': the field for '${ref}' must be a string`);
         const ruleId = resolveRef(ref, 'correlation.aliases');
-        if (!rules.includes(ruleId)) fail('correlation.aliases', `alias '${alias}' names '${ref}', which the correlation does not refer to`);
+        if (!rules.includes(ruleId))
+          fail('correlation.aliases', `alias '${alias}' names '${ref}', which the correlation does not refer to`);
         byRule[ruleId] = field;
       }
       aliases[alias] = byRule;
@@ -143,13 +163,31 @@ export function compileCorrelation(doc: Record<string, unknown>, file: string, r
 
   const { condition, valueField } = compileCondition(section.condition, type as CorrelationType, rules.length, fail);
   const threshold = smallestAccepted(condition) ?? fail('correlation.condition', 'the condition can never hold');
-  if (threshold > MAX_THRESHOLD) fail('correlation.condition', `counts above ${MAX_THRESHOLD} are not supported (window state is kept per group)`);
+  if (threshold > MAX_THRESHOLD)
+    fail('correlation.condition', `counts above ${MAX_THRESHOLD} are not supported (window state is kept per group)`);
   if ((type === 'temporal' || type === 'temporal_ordered') && threshold > rules.length) {
-    fail('correlation.condition', `the condition needs ${threshold} rules but the correlation refers to ${rules.length}`);
+    fail(
+      'correlation.condition',
+      `the condition needs ${threshold} rules but the correlation refers to ${rules.length}`,
+    );
   }
 
   const generate = generateFlag(doc.generate, section.generate, fail);
-  const correlation: CompiledCorrelation = { id, title, level, tags, type: type as CorrelationType, rules, groupBy, timespanMs, file, generate, condition, threshold, aliases };
+  const correlation: CompiledCorrelation = {
+    id,
+    title,
+    level,
+    tags,
+    type: type as CorrelationType,
+    rules,
+    groupBy,
+    timespanMs,
+    file,
+    generate,
+    condition,
+    threshold,
+    aliases,
+  };
   if (name !== undefined) correlation.name = name;
   for (const key of ['description', 'status', 'author'] as const) {
     const value = text(key);
@@ -176,28 +214,41 @@ function compileCondition(
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'field') {
       if (type !== 'value_count') fail('correlation.condition.field', `field is only for value_count, not ${type}`);
-      if (typeof value !== 'string' || value === '') fail('correlation.condition.field', 'field must be one field name');
+      if (typeof value !== 'string' || value === '')
+        fail('correlation.condition.field', 'field must be one field name');
       valueField = value;
     } else if ((OPERATORS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail('correlation.condition', `${key} must be a non-negative integer`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        fail('correlation.condition', `${key} must be a non-negative integer`);
       condition[key as Operator] = value;
     } else {
       fail('correlation.condition', `unknown condition operator '${key}' (use gt, gte, lt, lte, eq, neq)`);
     }
   }
-  if (type === 'value_count' && valueField === undefined) fail('correlation.condition.field', 'value_count needs condition.field, the field whose distinct values are counted');
+  if (type === 'value_count' && valueField === undefined)
+    fail(
+      'correlation.condition.field',
+      'value_count needs condition.field, the field whose distinct values are counted',
+    );
   if (condition.gt === undefined && condition.gte === undefined && condition.eq === undefined) {
-    fail('correlation.condition', 'the condition needs a lower bound (gt, gte or eq): it is checked as each match arrives, so "fewer than N in the window" cannot be decided');
+    fail(
+      'correlation.condition',
+      'the condition needs a lower bound (gt, gte or eq): it is checked as each match arrives, so "fewer than N in the window" cannot be decided',
+    );
   }
   return valueField === undefined ? { condition } : { condition, valueField };
 }
 
 function generateFlag(top: unknown, inSection: unknown, fail: (construct: string, message: string) => never): boolean {
   // The spec lists generate beside level; pySigma reads it inside the correlation section. Accept both.
-  for (const [construct, value] of [['generate', top], ['correlation.generate', inSection]] as const) {
+  for (const [construct, value] of [
+    ['generate', top],
+    ['correlation.generate', inSection],
+  ] as const) {
     if (value !== undefined && typeof value !== 'boolean') fail(construct, 'generate must be true or false');
   }
-  if (typeof top === 'boolean' && typeof inSection === 'boolean' && top !== inSection) fail('generate', 'generate is given twice with different values');
+  if (typeof top === 'boolean' && typeof inSection === 'boolean' && top !== inSection)
+    fail('generate', 'generate is given twice with different values');
   return (top ?? inSection ?? false) as boolean;
 }
 

@@ -4,9 +4,24 @@
 import { createHash } from 'node:crypto';
 import type { DetectionEvent, FieldValue } from '../event.js';
 import { RuleError } from './errors.js';
-import { isRecord, MAX_HIT_EVENTS, satisfies, type CompiledCorrelation, type CorrelationHit } from './correlation-compile.js';
+import {
+  isRecord,
+  MAX_HIT_EVENTS,
+  satisfies,
+  type CompiledCorrelation,
+  type CorrelationHit,
+} from './correlation-compile.js';
 
-export { compileCorrelation, MAX_HIT_EVENTS, MAX_THRESHOLD, satisfies, type CompiledCorrelation, type CorrelationCondition, type CorrelationHit, type CorrelationType } from './correlation-compile.js';
+export {
+  compileCorrelation,
+  MAX_HIT_EVENTS,
+  MAX_THRESHOLD,
+  satisfies,
+  type CompiledCorrelation,
+  type CorrelationCondition,
+  type CorrelationHit,
+  type CorrelationType,
+} from './correlation-compile.js';
 
 interface Entry {
   seq: number;
@@ -45,10 +60,12 @@ export class CorrelationEngine {
 
   constructor(correlations: readonly CompiledCorrelation[]) {
     for (const correlation of correlations) {
-      if (this.byId.has(correlation.id)) throw new RuleError(correlation.file, 'id', `two correlations have the id '${correlation.id}'`, correlation);
+      if (this.byId.has(correlation.id))
+        throw new RuleError(correlation.file, 'id', `two correlations have the id '${correlation.id}'`, correlation);
       this.byId.set(correlation.id, correlation);
       this.fingerprints.set(correlation.id, fingerprint(correlation));
-      for (const ruleId of correlation.rules) this.byRule.set(ruleId, [...(this.byRule.get(ruleId) ?? []), correlation]);
+      for (const ruleId of correlation.rules)
+        this.byRule.set(ruleId, [...(this.byRule.get(ruleId) ?? []), correlation]);
     }
     for (const [ruleId, users] of this.byRule) {
       if (users.some((user) => user.generate)) continue;
@@ -66,7 +83,8 @@ export class CorrelationEngine {
         const hit = this.feed(correlation, item.ruleId, event, item.fields);
         if (!hit) continue;
         if (!this.hidden.has(correlation.id)) hits.push(hit);
-        if (this.byRule.has(correlation.id)) queue.push({ ruleId: correlation.id, fields: { ...item.fields, ...hit.group } });
+        if (this.byRule.has(correlation.id))
+          queue.push({ ruleId: correlation.id, fields: { ...item.fields, ...hit.group } });
       }
     }
     return hits;
@@ -113,7 +131,12 @@ export class CorrelationEngine {
     }
   }
 
-  private feed(correlation: CompiledCorrelation, ruleId: string, event: DetectionEvent, fields: Record<string, FieldValue>): CorrelationHit | undefined {
+  private feed(
+    correlation: CompiledCorrelation,
+    ruleId: string,
+    event: DetectionEvent,
+    fields: Record<string, FieldValue>,
+  ): CorrelationHit | undefined {
     const field = (name: string): FieldValue | undefined => fields[correlation.aliases[name]?.[ruleId] ?? name];
     const entry: Entry = { seq: event.seq, time: event.time, ruleId };
     if (correlation.valueField !== undefined) {
@@ -163,7 +186,12 @@ export class CorrelationEngine {
 
   private checkAcyclic(correlation: CompiledCorrelation, path: string[]): void {
     if (path.includes(correlation.id)) {
-      throw new RuleError(correlation.file, 'correlation.rules', `correlations refer to each other in a cycle: ${[...path, correlation.id].join(' → ')}`, correlation);
+      throw new RuleError(
+        correlation.file,
+        'correlation.rules',
+        `correlations refer to each other in a cycle: ${[...path, correlation.id].join(' → ')}`,
+        correlation,
+      );
     }
     for (const ruleId of correlation.rules) {
       const inner = this.byId.get(ruleId);
@@ -181,7 +209,8 @@ function add(correlation: CompiledCorrelation, state: GroupState, entry: Entry):
       return;
     case 'value_count':
     case 'temporal': {
-      const same = (item: Entry): boolean => (correlation.type === 'temporal' ? item.ruleId === entry.ruleId : item.value === entry.value);
+      const same = (item: Entry): boolean =>
+        correlation.type === 'temporal' ? item.ruleId === entry.ruleId : item.value === entry.value;
       const existing = state.entries.find(same);
       if (existing && existing.time > entry.time) return;
       state.entries = [...state.entries.filter((item) => !same(item)), entry];
@@ -201,13 +230,15 @@ function add(correlation: CompiledCorrelation, state: GroupState, entry: Entry):
 
 function valueOf(correlation: CompiledCorrelation, state: GroupState): number {
   if (correlation.type === 'event_count') return state.times.length;
-  if (correlation.type === 'temporal_ordered') return state.chains.reduce((longest, chain, index) => (chain ? index + 1 : longest), 0);
+  if (correlation.type === 'temporal_ordered')
+    return state.chains.reduce((longest, chain, index) => (chain ? index + 1 : longest), 0);
   return state.entries.length;
 }
 
 function hitEvents(correlation: CompiledCorrelation, state: GroupState): Entry[] {
   if (correlation.type === 'event_count') return state.entries;
-  if (correlation.type === 'temporal_ordered') return state.chains.reduce<Entry[]>((longest, chain) => chain ?? longest, []);
+  if (correlation.type === 'temporal_ordered')
+    return state.chains.reduce<Entry[]>((longest, chain) => chain ?? longest, []);
   return [...state.entries].sort((a, b) => a.time - b.time || a.seq - b.seq);
 }
 
@@ -230,13 +261,24 @@ function start(chain: readonly Entry[]): number {
 
 function fingerprint(correlation: CompiledCorrelation): string {
   const { type, rules, groupBy, timespanMs, condition, valueField, aliases } = correlation;
-  return createHash('sha256').update(JSON.stringify([type, rules, groupBy, timespanMs, condition, valueField ?? null, aliases])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([type, rules, groupBy, timespanMs, condition, valueField ?? null, aliases]))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A stored row back to state; a malformed one is an error, never silently dropped. */
 function parseState(key: string, value: string): GroupState {
   const state: unknown = JSON.parse(value);
-  const entries = (list: unknown): boolean => Array.isArray(list) && list.every((entry) => isRecord(entry) && typeof entry.seq === 'number' && typeof entry.time === 'number' && typeof entry.ruleId === 'string');
+  const entries = (list: unknown): boolean =>
+    Array.isArray(list) &&
+    list.every(
+      (entry) =>
+        isRecord(entry) &&
+        typeof entry.seq === 'number' &&
+        typeof entry.time === 'number' &&
+        typeof entry.ruleId === 'string',
+    );
   if (
     !isRecord(state) ||
     typeof state.correlationId !== 'string' ||

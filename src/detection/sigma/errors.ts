@@ -10,7 +10,10 @@ export class RuleError extends Error {
     message: string,
     readonly rule?: { id?: string; title?: string },
   ) {
-    const who = rule?.title !== undefined || rule?.id !== undefined ? ` rule ${JSON.stringify(rule?.title ?? '')}${rule?.id ? ` (id ${rule.id})` : ''}:` : '';
+    const who =
+      rule?.title !== undefined || rule?.id !== undefined
+        ? ` rule ${JSON.stringify(rule?.title ?? '')}${rule?.id ? ` (id ${rule.id})` : ''}:`
+        : '';
     super(`${file}:${who} ${message}`);
   }
 }

@@ -69,7 +69,7 @@ test('unknown modifiers and conflicting modifiers are rejected by construct', ()
     ["F|base64offset|contains: 'a?b'", "modifier 'base64offset'"],
     ["F|fieldref: ''", "modifier 'fieldref'"],
     ["F|cidr|contains: '10.0.0.0/8'", "modifier 'cidr|contains'"],
-    ["F|lt|gt: 5", "modifier 'lt|gt'"],
+    ['F|lt|gt: 5', "modifier 'lt|gt'"],
     ["F|windash: '-a -b -c -d -e'", "modifier 'windash'"],
   ];
   for (const [search, construct] of cases) {
@@ -92,7 +92,9 @@ test('Sigma 1 constructs are rejected: aggregations, timeframe, action: global',
   assert.match(aggregation.message, /aggregation/);
   const timeframe = rejected(ruleYaml("selection:\n  A: 'x'\ntimeframe: 5m\ncondition: selection"));
   assert.equal(timeframe.construct, 'detection.timeframe');
-  const global = rejected(`action: global\ntitle: Collection\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n`);
+  const global = rejected(
+    `action: global\ntitle: Collection\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n`,
+  );
   assert.equal(global.construct, 'action');
 });
 
@@ -106,7 +108,8 @@ test('condition: syntax errors and undefined searches', () => {
 });
 
 test('a rule or correlation without an id (optional in the spec) gets a stable one derived from its content', () => {
-  const noId = "title: T\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
+  const noId =
+    "title: T\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
   const first = compileRuleText(noId, 'a.yml');
   const again = compileRuleText(noId, 'moved/b.yml');
   assert.deepEqual(first.rejected, []);
@@ -129,21 +132,34 @@ test('missing or wrong rule parts are rejected by construct', () => {
   assert.equal(rejected(noCondition).construct, 'detection.condition');
   const noSearch = 'title: T\nid: x-3\nlogsource:\n  product: windows\ndetection:\n  condition: selection\n';
   assert.equal(rejected(noSearch).construct, 'detection');
-  const noTitle = "id: x-4\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
+  const noTitle =
+    "id: x-4\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
   assert.equal(rejected(noTitle).construct, 'title');
-  const badId = "title: T\nid: 42\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
+  const badId =
+    "title: T\nid: 42\nlogsource:\n  product: windows\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
   const idRejection = rejected(badId);
   assert.equal(idRejection.construct, 'id');
   assert.equal(idRejection.title, 'T');
-  assert.equal(rejected(ruleYaml("selection:\n  A: 'x'\ncondition: selection", { more: 'level: severe\n' })).construct, 'level');
-  assert.equal(rejected(ruleYaml("selection:\n  A: 'x'\ncondition: selection", { more: 'tags: attack.t1059\n' })).construct, 'tags');
+  assert.equal(
+    rejected(ruleYaml("selection:\n  A: 'x'\ncondition: selection", { more: 'level: severe\n' })).construct,
+    'level',
+  );
+  assert.equal(
+    rejected(ruleYaml("selection:\n  A: 'x'\ncondition: selection", { more: 'tags: attack.t1059\n' })).construct,
+    'tags',
+  );
   const noLogsource = "title: T\nid: x-5\ndetection:\n  selection:\n    A: 'x'\n  condition: selection\n";
   assert.equal(rejected(noLogsource).construct, 'logsource');
-  assert.equal(rejected(ruleYaml("selection:\n  A: 'x'\ncondition: selection", { logsource: '  product: [a, b]' })).construct, 'logsource.product');
+  assert.equal(
+    rejected(ruleYaml("selection:\n  A: 'x'\ncondition: selection", { logsource: '  product: [a, b]' })).construct,
+    'logsource.product',
+  );
 });
 
-test('a rejection names the rule\'s id and title when it has them', () => {
-  const rejection = rejected(ruleYaml("selection:\n  F|bogus: 'x'\ncondition: selection", { id: 'id-42', title: 'Named rule' }));
+test("a rejection names the rule's id and title when it has them", () => {
+  const rejection = rejected(
+    ruleYaml("selection:\n  F|bogus: 'x'\ncondition: selection", { id: 'id-42', title: 'Named rule' }),
+  );
   assert.equal(rejection.id, 'id-42');
   assert.equal(rejection.title, 'Named rule');
   assert.match(rejection.message, /id-42/);
@@ -162,7 +178,10 @@ test('one bad document does not stop the others in the same text', () => {
     good('good-3'),
   ].join('---\n');
   const result = compileRuleText(text, FILE);
-  assert.deepEqual(result.rules.map((rule) => rule.id), ['good-1', 'good-2', 'good-3']);
+  assert.deepEqual(
+    result.rules.map((rule) => rule.id),
+    ['good-1', 'good-2', 'good-3'],
+  );
   assert.deepEqual(result.rejected.map((entry) => entry.construct).sort(), ['document', "modifier 'bogus'", 'yaml']);
   for (const entry of result.rejected) {
     assert.equal(entry.file, FILE);
@@ -182,7 +201,10 @@ test('a duplicate id across documents rejects the later one', () => {
     ruleYaml("selection:\n  B: 'x'\ncondition: selection", { id: 'same-id', title: 'Second' }),
   ].join('---\n');
   const result = compileRuleText(text, FILE);
-  assert.deepEqual(result.rules.map((rule) => rule.title), ['First']);
+  assert.deepEqual(
+    result.rules.map((rule) => rule.title),
+    ['First'],
+  );
   assert.equal(result.rejected.length, 1);
   assert.equal(result.rejected[0]?.construct, 'id');
   assert.equal(result.rejected[0]?.title, 'Second');
@@ -190,10 +212,20 @@ test('a duplicate id across documents rejects the later one', () => {
 });
 
 // Meta filters: the rule, and a filter document naming it by id and by name.
-const BASE_RULE = ruleYaml("selection:\n  Image|endswith: '\\rar.exe'\ncondition: selection", { id: 'rule-rar', title: 'Rar', more: 'name: rar_usage\n' });
-const OTHER_RULE = ruleYaml("selection:\n  Image|endswith: '\\7z.exe'\ncondition: selection", { id: 'rule-7z', title: '7z' });
+const BASE_RULE = ruleYaml("selection:\n  Image|endswith: '\\rar.exe'\ncondition: selection", {
+  id: 'rule-rar',
+  title: 'Rar',
+  more: 'name: rar_usage\n',
+});
+const OTHER_RULE = ruleYaml("selection:\n  Image|endswith: '\\7z.exe'\ncondition: selection", {
+  id: 'rule-7z',
+  title: '7z',
+});
 
-function filterDoc(rules: string[], body = "selection:\n    User|startswith: 'adm_'\n  condition: not selection"): string {
+function filterDoc(
+  rules: string[],
+  body = "selection:\n    User|startswith: 'adm_'\n  condition: not selection",
+): string {
   return `title: Filter admins\nid: filter-1\nlogsource:\n  category: process_creation\n  product: windows\nfilter:\n  rules:\n${rules.map((rule) => `    - ${rule}\n`).join('')}  ${body}\n`;
 }
 
@@ -221,11 +253,22 @@ test('a filter may name several rules, and filters are counted per rule', () => 
   assert.deepEqual(result.rejected, []);
   assert.equal(result.filters, 2);
   for (const rule of result.rules) {
-    assert.equal(rule.match(withFields({ Image: `C:\\${rule.id === 'rule-rar' ? 'rar' : '7z'}.exe`, User: 'adm_x' })), false, rule.id);
-    assert.equal(rule.match(withFields({ Image: `C:\\${rule.id === 'rule-rar' ? 'rar' : '7z'}.exe`, User: 'x' })), true, rule.id);
+    assert.equal(
+      rule.match(withFields({ Image: `C:\\${rule.id === 'rule-rar' ? 'rar' : '7z'}.exe`, User: 'adm_x' })),
+      false,
+      rule.id,
+    );
+    assert.equal(
+      rule.match(withFields({ Image: `C:\\${rule.id === 'rule-rar' ? 'rar' : '7z'}.exe`, User: 'x' })),
+      true,
+      rule.id,
+    );
   }
   // Two filters on one rule both apply.
-  const second = filterDoc(['rule-rar'], "selection:\n    User: 'svc_backup'\n  condition: not selection").replace('id: filter-1', 'id: filter-2');
+  const second = filterDoc(['rule-rar'], "selection:\n    User: 'svc_backup'\n  condition: not selection").replace(
+    'id: filter-1',
+    'id: filter-2',
+  );
   const both = compileRuleText([BASE_RULE, filterDoc(['rule-rar']), second].join('---\n'), FILE);
   assert.equal(both.filters, 2);
   const rar = both.rules[0];
@@ -245,9 +288,18 @@ test('a filter naming an unknown rule, or malformed, is rejected and the rules l
   assert.match(result.rejected[0]?.message ?? '', /win_bad_rule\.yml/);
   assert.equal(result.rules[0]?.match(withFields({ Image: 'C:\\rar.exe', User: 'adm_bob' })), true);
 
-  const noRules = compileRuleText([BASE_RULE, 'title: F\nid: f-2\nlogsource:\n  product: windows\nfilter:\n  selection:\n    A: x\n  condition: selection\n'].join('---\n'), FILE);
+  const noRules = compileRuleText(
+    [
+      BASE_RULE,
+      'title: F\nid: f-2\nlogsource:\n  product: windows\nfilter:\n  selection:\n    A: x\n  condition: selection\n',
+    ].join('---\n'),
+    FILE,
+  );
   assert.equal(noRules.rejected[0]?.construct, 'filter.rules');
-  const badCondition = compileRuleText([BASE_RULE, filterDoc(['rule-rar'], "selection:\n    A: x\n  condition: not missing")].join('---\n'), FILE);
+  const badCondition = compileRuleText(
+    [BASE_RULE, filterDoc(['rule-rar'], 'selection:\n    A: x\n  condition: not missing')].join('---\n'),
+    FILE,
+  );
   assert.equal(badCondition.rejected[0]?.construct, 'filter.condition');
   assert.equal(badCondition.filters, 0);
 });

@@ -34,7 +34,8 @@ export function loadRuleDirectories(paths: readonly string[], options: LoadOptio
   const rejected: RejectedRule[] = [];
   const documents: SourceDocument[] = [];
   for (const root of paths) {
-    for (const file of listRuleFiles(root, rejected)) documents.push(...readDocuments(file, fs.readFileSync(file, 'utf8'), rejected));
+    for (const file of listRuleFiles(root, rejected))
+      documents.push(...readDocuments(file, fs.readFileSync(file, 'utf8'), rejected));
   }
   return compileDocuments(documents, options, rejected);
 }
@@ -70,7 +71,11 @@ function readDocuments(file: string, text: string, rejected: RejectedRule[]): So
   const out: SourceDocument[] = [];
   for (const parsed of parseAllDocuments(text)) {
     if (parsed.errors.length > 0) {
-      rejected.push({ file, construct: 'yaml', message: `${file}: YAML: ${(parsed.errors[0]?.message ?? 'invalid').split('\n')[0]}` });
+      rejected.push({
+        file,
+        construct: 'yaml',
+        message: `${file}: YAML: ${(parsed.errors[0]?.message ?? 'invalid').split('\n')[0]}`,
+      });
       continue;
     }
     const doc: unknown = parsed.toJS({ maxAliasCount: 100 });
@@ -96,7 +101,11 @@ function withId(doc: Record<string, unknown>): Record<string, unknown> {
   return { ...doc, id: `derived-${createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 24)}` };
 }
 
-function compileDocuments(documents: SourceDocument[], options: LoadOptions, rejected: RejectedRule[]): RuleCompilation {
+function compileDocuments(
+  documents: SourceDocument[],
+  options: LoadOptions,
+  rejected: RejectedRule[],
+): RuleCompilation {
   const context: ItemContext = { placeholders: options.placeholders ?? {} };
   const refuse = (error: unknown, file: string, doc: Record<string, unknown>) => {
     if (!(error instanceof RuleError)) throw error;
@@ -107,7 +116,17 @@ function compileDocuments(documents: SourceDocument[], options: LoadOptions, rej
   const correlations: SourceDocument[] = [];
   for (const entry of documents) {
     const { doc, file } = entry;
-    if (doc.action !== undefined) refuse(new RuleError(file, 'action', `'action: ${String(doc.action)}' (Sigma 1 rule collections) is not supported: write each rule whole`, who(doc)), file, doc);
+    if (doc.action !== undefined)
+      refuse(
+        new RuleError(
+          file,
+          'action',
+          `'action: ${String(doc.action)}' (Sigma 1 rule collections) is not supported: write each rule whole`,
+          who(doc),
+        ),
+        file,
+        doc,
+      );
     else if (doc.correlation !== undefined) correlations.push(entry);
     else if (doc.filter !== undefined) filters.push(entry);
     else detection.push(entry);
@@ -119,7 +138,8 @@ function compileDocuments(documents: SourceDocument[], options: LoadOptions, rej
     try {
       const rule = compileRule(doc, file, context);
       const earlier = ids.get(rule.id);
-      if (earlier !== undefined) throw new RuleError(file, 'id', `id ${rule.id} is already used by a rule in ${earlier}`, who(doc));
+      if (earlier !== undefined)
+        throw new RuleError(file, 'id', `id ${rule.id} is already used by a rule in ${earlier}`, who(doc));
       ids.set(rule.id, file);
       rules.push(rule);
     } catch (error) {
@@ -143,7 +163,13 @@ function compileDocuments(documents: SourceDocument[], options: LoadOptions, rej
       const filter: CompiledFilter = compileFilter(doc, file, context);
       const targets = filter.rules.map((ref) => ({ ref, id: ruleRefs.get(ref) }));
       const unknown = targets.filter((target) => target.id === undefined).map((target) => target.ref);
-      if (unknown.length > 0) throw new RuleError(file, 'filter.rules', `the filter names rules that are not loaded: ${unknown.join(', ')}`, who(doc));
+      if (unknown.length > 0)
+        throw new RuleError(
+          file,
+          'filter.rules',
+          `the filter names rules that are not loaded: ${unknown.join(', ')}`,
+          who(doc),
+        );
       const wanted = new Set(targets.map((target) => target.id));
       rules = rules.map((rule) => (wanted.has(rule.id) ? applyFilter(rule, filter) : rule));
       applied += wanted.size;
@@ -153,7 +179,9 @@ function compileDocuments(documents: SourceDocument[], options: LoadOptions, rej
   }
 
   const correlationRefs = lookup(
-    correlations.flatMap(({ doc }) => (typeof doc.id === 'string' ? [{ id: doc.id, name: typeof doc.name === 'string' ? doc.name : undefined }] : [])),
+    correlations.flatMap(({ doc }) =>
+      typeof doc.id === 'string' ? [{ id: doc.id, name: typeof doc.name === 'string' ? doc.name : undefined }] : [],
+    ),
   );
   const resolve = (ref: string): { id: string; kind: 'rule' | 'correlation' } | undefined => {
     const rule = ruleRefs.get(ref);
@@ -165,7 +193,13 @@ function compileDocuments(documents: SourceDocument[], options: LoadOptions, rej
   for (const { doc, file } of correlations) {
     try {
       const correlation = compileCorrelation(doc, file, resolve);
-      if (ids.has(correlation.id)) throw new RuleError(file, 'id', `id ${correlation.id} is already used by a rule in ${ids.get(correlation.id)}`, who(doc));
+      if (ids.has(correlation.id))
+        throw new RuleError(
+          file,
+          'id',
+          `id ${correlation.id} is already used by a rule in ${ids.get(correlation.id)}`,
+          who(doc),
+        );
       ids.set(correlation.id, file);
       compiledCorrelations.push(correlation);
     } catch (error) {

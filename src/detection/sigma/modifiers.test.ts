@@ -29,7 +29,10 @@ test('contains, startswith, endswith', () => {
 });
 
 test('contains, startswith and endswith exclude each other', () => {
-  const result = compileRuleText(ruleYaml("selection:\n  F|startswith|endswith: 'x'\ncondition: selection"), 'wraps.yml');
+  const result = compileRuleText(
+    ruleYaml("selection:\n  F|startswith|endswith: 'x'\ncondition: selection"),
+    'wraps.yml',
+  );
   assert.equal(result.rules.length, 0);
   assert.match(result.rejected[0]?.construct ?? '', /modifier/);
 });
@@ -98,7 +101,7 @@ test('base64: the encoded value', () => {
   assert.equal(on("F|base64|contains: 'http://'", `x ${base64('https://')} y`), false);
 });
 
-test('base64offset|contains: the three offsets of the specification\'s /bin/bash example', () => {
+test("base64offset|contains: the three offsets of the specification's /bin/bash example", () => {
   const item = "F|base64offset|contains: '/bin/bash'";
   // pySigma's expected encodings, and what Buffer makes of the value at offsets 0, 1 and 2.
   assert.equal(base64('/bin/bash'), 'L2Jpbi9iYXNo');
@@ -134,7 +137,8 @@ test('utf16le, utf16be and utf16 (with a byte order mark), each followed by base
   assert.equal(on("F|utf16be|base64offset|contains: 'whoami'", be), true);
   // (Not the little-endian stream: at an odd offset, that holds the big-endian bytes too.)
   assert.equal(on("F|utf16be|base64offset|contains: 'whoami'", base64(script)), false);
-  const bom = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]).toString('base64');
+  const bom = (text: string) =>
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]).toString('base64');
   assert.equal(on("F|utf16|base64: 'cmd'", bom('cmd')), true);
   assert.equal(on("F|utf16|base64: 'cmd'", wideBase64('cmd')), false);
   assert.equal(on("F|utf16|base64offset|contains: 'cmd'", bom(script)), true);
@@ -258,7 +262,11 @@ test('expand: placeholders from the options, each a list of patterns', () => {
 });
 
 test('expand: an unknown placeholder rejects the rule', () => {
-  const result = compileRuleText(ruleYaml("selection:\n  F|expand: '%Nope%'\ncondition: selection"), 'expand_rule.yml', { placeholders: { Admins: ['root'] } });
+  const result = compileRuleText(
+    ruleYaml("selection:\n  F|expand: '%Nope%'\ncondition: selection"),
+    'expand_rule.yml',
+    { placeholders: { Admins: ['root'] } },
+  );
   assert.equal(result.rules.length, 0);
   assert.equal(result.rejected[0]?.construct, "modifier 'expand'");
   assert.match(result.rejected[0]?.message ?? '', /expand_rule\.yml/);
@@ -361,10 +369,11 @@ test('keywords: a list of strings searched in the event text, contains, any case
   const single = compileOne("keywords: 'evil'\ncondition: keywords");
   assert.equal(single.match(withKeywords('an EVIL thing')), true);
   assert.equal(single.match(withKeywords('an eval thing')), false);
-  const all = compileOne("keywords:\n  '|all':\n    - 'OabVirtualDirectory'\n    - ' -ExternalUrl '\ncondition: keywords");
+  const all = compileOne(
+    "keywords:\n  '|all':\n    - 'OabVirtualDirectory'\n    - ' -ExternalUrl '\ncondition: keywords",
+  );
   assert.equal(all.match(withKeywords('Set-OabVirtualDirectory -ExternalUrl http://x')), true);
   assert.equal(all.match(withKeywords('Set-OabVirtualDirectory -InternalUrl http://x')), false);
   // Keyword text spans lines.
   assert.equal(single.match(withKeywords('first line\nsecond evil line')), true);
 });
-

@@ -35,7 +35,20 @@ const WRAPS = new Set(['contains', 'startswith', 'endswith']);
 const COMPARE = new Set(['lt', 'lte', 'gt', 'gte']);
 const TIME_PARTS = new Set(['minute', 'hour', 'day', 'week', 'month', 'year']);
 const RE_FLAGS = new Set(['i', 'm', 's']);
-const KNOWN = new Set([...TRANSFORMS, ...WRAPS, ...COMPARE, ...TIME_PARTS, ...RE_FLAGS, 're', 'cidr', 'neq', 'exists', 'fieldref', 'all', 'cased']);
+const KNOWN = new Set([
+  ...TRANSFORMS,
+  ...WRAPS,
+  ...COMPARE,
+  ...TIME_PARTS,
+  ...RE_FLAGS,
+  're',
+  'cidr',
+  'neq',
+  'exists',
+  'fieldref',
+  'all',
+  'cased',
+]);
 const WINDASH_CHARS = ['-', '/', '\u2013', '\u2014', '\u2015'];
 const WINDASH_MAX = 4;
 
@@ -49,7 +62,8 @@ export function compileItem(key: string, value: unknown, context: ItemContext): 
   const keyword = rawField === '';
   const field = keyword ? KEYWORDS : rawField;
   for (const modifier of modifiers) {
-    if (!KNOWN.has(modifier)) throw new ModifierError(`modifier '${modifier}'`, `unknown value modifier '${modifier}' on '${key}'`);
+    if (!KNOWN.has(modifier))
+      throw new ModifierError(`modifier '${modifier}'`, `unknown value modifier '${modifier}' on '${key}'`);
   }
   const has = (name: string) => modifiers.includes(name);
   const values = Array.isArray(value) ? value : [value];
@@ -57,17 +71,30 @@ export function compileItem(key: string, value: unknown, context: ItemContext): 
   const fields = keyword ? [] : [field];
   const all = has('all');
 
-  const kinds = modifiers.filter((modifier) => WRAPS.has(modifier) || COMPARE.has(modifier) || ['re', 'cidr', 'neq', 'exists', 'fieldref'].includes(modifier));
+  const kinds = modifiers.filter(
+    (modifier) =>
+      WRAPS.has(modifier) || COMPARE.has(modifier) || ['re', 'cidr', 'neq', 'exists', 'fieldref'].includes(modifier),
+  );
   const wraps = kinds.filter((kind) => WRAPS.has(kind));
   // fieldref|neq (spec v2.1): the two fields differ; neq is then a flag of fieldref.
   const fieldrefNeq = kinds.includes('fieldref') && kinds.includes('neq');
   const special = kinds.filter((kind) => !WRAPS.has(kind) && !(fieldrefNeq && kind === 'neq'));
-  if (special.length > 1 || (special.length === 1 && wraps.length > 0 && !['fieldref', 'neq'].includes(special[0] ?? ''))) {
-    throw new ModifierError(`modifier '${kinds.join('|')}'`, `'${key}' combines match types that exclude each other (${kinds.join(', ')})`);
+  if (
+    special.length > 1 ||
+    (special.length === 1 && wraps.length > 0 && !['fieldref', 'neq'].includes(special[0] ?? ''))
+  ) {
+    throw new ModifierError(
+      `modifier '${kinds.join('|')}'`,
+      `'${key}' combines match types that exclude each other (${kinds.join(', ')})`,
+    );
   }
-  if (wraps.length > 1) throw new ModifierError(`modifier '${wraps.join('|')}'`, `'${key}' combines ${wraps.join(' and ')}`);
+  if (wraps.length > 1)
+    throw new ModifierError(`modifier '${wraps.join('|')}'`, `'${key}' combines ${wraps.join(' and ')}`);
   if (modifiers.some((modifier) => RE_FLAGS.has(modifier)) && special[0] !== 're') {
-    throw new ModifierError(`modifier '${modifiers.find((modifier) => RE_FLAGS.has(modifier))}'`, `'${key}': i, m and s are flags of the re modifier`);
+    throw new ModifierError(
+      `modifier '${modifiers.find((modifier) => RE_FLAGS.has(modifier))}'`,
+      `'${key}': i, m and s are flags of the re modifier`,
+    );
   }
   const timePart = modifiers.find((modifier) => TIME_PARTS.has(modifier));
   const kind = special[0];
@@ -77,13 +104,25 @@ export function compileItem(key: string, value: unknown, context: ItemContext): 
   else if (kind === 'cidr') item = cidrItem(field, values, key, all);
   else if (kind === 're') item = regexItem(field, values, key, modifiers, all);
   else if (kind === 'fieldref') item = fieldrefItem(field, values, key, wraps[0], has('cased'), all, fieldrefNeq);
-  else if (timePart !== undefined || (kind !== undefined && COMPARE.has(kind))) item = numericItem(field, values, key, kind, timePart, all);
-  else item = stringItem(field, values, key, modifiers, wraps[0] ?? (keyword ? 'contains' : undefined), kind === 'neq', all, context);
+  else if (timePart !== undefined || (kind !== undefined && COMPARE.has(kind)))
+    item = numericItem(field, values, key, kind, timePart, all);
+  else
+    item = stringItem(
+      field,
+      values,
+      key,
+      modifiers,
+      wraps[0] ?? (keyword ? 'contains' : undefined),
+      kind === 'neq',
+      all,
+      context,
+    );
   return { ...item, fields: fields.concat(item.fields) };
 }
 
 function existsItem(field: string, values: unknown[], key: string): CompiledItem {
-  if (values.length !== 1 || typeof values[0] !== 'boolean') throw new ModifierError('modifier \'exists\'', `'${key}' takes true or false`);
+  if (values.length !== 1 || typeof values[0] !== 'boolean')
+    throw new ModifierError("modifier 'exists'", `'${key}' takes true or false`);
   const wanted = values[0];
   return { match: (view) => view.has(field) === wanted, requirement: null, fields: [] };
 }
@@ -94,8 +133,14 @@ function cidrItem(field: string, values: unknown[], key: string, all: boolean): 
     const [address = '', bits, extra] = String(value).split('/');
     const family = net.isIP(address);
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (family === 0 || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
-      throw new ModifierError('modifier \'cidr\'', `'${key}': ${JSON.stringify(value)} is not an IPv4 or IPv6 network`);
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > (family === 6 ? 128 : 32)
+    ) {
+      throw new ModifierError("modifier 'cidr'", `'${key}': ${JSON.stringify(value)} is not an IPv4 or IPv6 network`);
     }
     list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
     return list;
@@ -118,20 +163,22 @@ function cidrItem(field: string, values: unknown[], key: string, all: boolean): 
 
 function regexItem(field: string, values: unknown[], key: string, modifiers: string[], all: boolean): CompiledItem {
   const regexes = values.map((value) => {
-    if (typeof value !== 'string') throw new ModifierError('modifier \'re\'', `'${key}': a regular expression must be a string`);
+    if (typeof value !== 'string')
+      throw new ModifierError("modifier 're'", `'${key}': a regular expression must be a string`);
     let source = value;
     let flags = modifiers.filter((modifier) => RE_FLAGS.has(modifier)).join('');
     // PCRE's leading inline flags, which SigmaHQ rules use and JavaScript lacks.
     const inline = /^\(\?([imsx]+)\)/.exec(source);
     if (inline?.[1]) {
-      if (inline[1].includes('x')) throw new ModifierError('modifier \'re\'', `'${key}': the x (extended) regex flag is not supported`);
+      if (inline[1].includes('x'))
+        throw new ModifierError("modifier 're'", `'${key}': the x (extended) regex flag is not supported`);
       source = source.slice(inline[0].length);
       flags += [...inline[1]].filter((flag) => !flags.includes(flag)).join('');
     }
     try {
       return new RegExp(source, flags);
     } catch (error) {
-      throw new ModifierError('modifier \'re\'', `'${key}': ${(error as Error).message}`);
+      throw new ModifierError("modifier 're'", `'${key}': ${(error as Error).message}`);
     }
   });
   return {
@@ -146,13 +193,28 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
   };
 }
 
-function fieldrefItem(field: string, values: unknown[], key: string, wrap: string | undefined, cased: boolean, all: boolean, negate: boolean): CompiledItem {
+function fieldrefItem(
+  field: string,
+  values: unknown[],
+  key: string,
+  wrap: string | undefined,
+  cased: boolean,
+  all: boolean,
+  negate: boolean,
+): CompiledItem {
   const others = values.map((value) => {
-    if (typeof value !== 'string' || value === '') throw new ModifierError('modifier \'fieldref\'', `'${key}': fieldref takes field names`);
+    if (typeof value !== 'string' || value === '')
+      throw new ModifierError("modifier 'fieldref'", `'${key}': fieldref takes field names`);
     return value;
   });
   const compare = (text: string, other: string) =>
-    wrap === 'contains' ? text.includes(other) : wrap === 'startswith' ? text.startsWith(other) : wrap === 'endswith' ? text.endsWith(other) : text === other;
+    wrap === 'contains'
+      ? text.includes(other)
+      : wrap === 'startswith'
+        ? text.startsWith(other)
+        : wrap === 'endswith'
+          ? text.endsWith(other)
+          : text === other;
   const test = (view: EventView, other: string) => {
     const mine = cased ? view.texts(field) : view.folded(field);
     const theirs = cased ? view.texts(other) : view.folded(other);
@@ -167,20 +229,35 @@ function fieldrefItem(field: string, values: unknown[], key: string, wrap: strin
   };
 }
 
-function numericItem(field: string, values: unknown[], key: string, kind: string | undefined, timePart: string | undefined, all: boolean): CompiledItem {
+function numericItem(
+  field: string,
+  values: unknown[],
+  key: string,
+  kind: string | undefined,
+  timePart: string | undefined,
+  all: boolean,
+): CompiledItem {
   const limits = values.map((value) => {
-    const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-    if (!Number.isFinite(number)) throw new ModifierError(`modifier '${kind ?? timePart}'`, `'${key}': ${JSON.stringify(value)} is not a number`);
+    const number =
+      typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+    if (!Number.isFinite(number))
+      throw new ModifierError(`modifier '${kind ?? timePart}'`, `'${key}': ${JSON.stringify(value)} is not a number`);
     return number;
   });
   const compare = (actual: number, limit: number) => {
     switch (kind) {
-      case 'lt': return actual < limit;
-      case 'lte': return actual <= limit;
-      case 'gt': return actual > limit;
-      case 'gte': return actual >= limit;
-      case 'neq': return actual !== limit;
-      default: return actual === limit;
+      case 'lt':
+        return actual < limit;
+      case 'lte':
+        return actual <= limit;
+      case 'gt':
+        return actual > limit;
+      case 'gte':
+        return actual >= limit;
+      case 'neq':
+        return actual !== limit;
+      default:
+        return actual === limit;
     }
   };
   const read = (value: string | number | boolean | null): number | null => {
@@ -194,7 +271,9 @@ function numericItem(field: string, values: unknown[], key: string, kind: string
   };
   return {
     match: (view) => {
-      const numbers = scalars(view.raw(field)).map(read).filter((number): number is number => number !== null);
+      const numbers = scalars(view.raw(field))
+        .map(read)
+        .filter((number): number is number => number !== null);
       if (numbers.length === 0) return false;
       const test = (limit: number) => numbers.some((number) => compare(number, limit));
       return all ? limits.every(test) : limits.some(test);
@@ -218,17 +297,28 @@ function stringItem(
   // Encoded values are exact bytes: base64 text is compared as written.
   const cased = modifiers.includes('cased') || transforms.some((name) => name === 'base64' || name === 'base64offset');
   const hasNull = values.some((value) => value === null);
-  const strings = values.filter((value) => value !== null).map((value) => {
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-    throw new ModifierError(`value of '${key}'`, `'${key}' has a value that is neither text, number, boolean nor null: ${JSON.stringify(value)}`);
-  });
+  const strings = values
+    .filter((value) => value !== null)
+    .map((value) => {
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+      throw new ModifierError(
+        `value of '${key}'`,
+        `'${key}' has a value that is neither text, number, boolean nor null: ${JSON.stringify(value)}`,
+      );
+    });
   // Each original value becomes one or more patterns (windash, expand, base64offset variants).
   const groups = strings.map((value) => applyTransforms(value, transforms, key, context));
   // Encoded values are exact bytes rendered as text: their wildcards are not wildcards.
   const encoded = transforms.some((name) => name === 'base64' || name === 'base64offset');
   const toPattern = (text: string) => {
     const pattern = encoded ? SigmaString.literal(text) : SigmaString.parse(text);
-    return wrap === 'contains' ? pattern.wrap(true, true) : wrap === 'startswith' ? pattern.wrap(false, true) : wrap === 'endswith' ? pattern.wrap(true, false) : pattern;
+    return wrap === 'contains'
+      ? pattern.wrap(true, true)
+      : wrap === 'startswith'
+        ? pattern.wrap(false, true)
+        : wrap === 'endswith'
+          ? pattern.wrap(true, false)
+          : pattern;
   };
   const patterns = groups.map((group) => group.map(toPattern));
   const tests = patterns.map((group) => group.map((pattern) => compilePattern(pattern, cased)));
@@ -286,7 +376,6 @@ export function bestRequirement(requirements: Requirement[]): Requirement {
   return best;
 }
 
-
 function applyTransforms(value: string, transforms: string[], key: string, context: ItemContext): string[] {
   let texts = [value];
   let bytes: Buffer[] | null = null;
@@ -306,25 +395,36 @@ function applyTransforms(value: string, transforms: string[], key: string, conte
         bytes = texts.map((text) => Buffer.from(plain(text, transform, key), 'utf16le').swap16());
         break;
       case 'utf16':
-        bytes = texts.map((text) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plain(text, transform, key), 'utf16le')]));
+        bytes = texts.map((text) =>
+          Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plain(text, transform, key), 'utf16le')]),
+        );
         break;
       case 'base64':
       case 'base64offset': {
         const input = bytes ?? texts.map((text) => Buffer.from(plain(text, transform, key), 'utf8'));
-        texts = transform === 'base64' ? input.map((buffer) => buffer.toString('base64')) : input.flatMap(base64Offsets);
+        texts =
+          transform === 'base64' ? input.map((buffer) => buffer.toString('base64')) : input.flatMap(base64Offsets);
         bytes = null;
         break;
       }
     }
   }
-  if (bytes !== null) throw new ModifierError(`modifier '${transforms.find((name) => name.startsWith('utf16') || name === 'wide')}'`, `'${key}': utf16/wide must be followed by base64 or base64offset`);
+  if (bytes !== null)
+    throw new ModifierError(
+      `modifier '${transforms.find((name) => name.startsWith('utf16') || name === 'wide')}'`,
+      `'${key}': utf16/wide must be followed by base64 or base64offset`,
+    );
   return texts;
 }
 
 /** The value's text with its escapes resolved (`\\` is one backslash), for encoding: wildcards cannot be encoded. */
 function plain(text: string, transform: string, key: string): string {
   const parsed = SigmaString.parse(text);
-  if (parsed.hasWildcards) throw new ModifierError(`modifier '${transform}'`, `'${key}': a value with wildcards cannot be encoded (${transform})`);
+  if (parsed.hasWildcards)
+    throw new ModifierError(
+      `modifier '${transform}'`,
+      `'${key}': a value with wildcards cannot be encoded (${transform})`,
+    );
   return parsed.plain;
 }
 
@@ -344,10 +444,13 @@ function windash(value: string, key: string): string[] {
   const positions: number[] = [];
   const pattern = /\B[-/]\b/g;
   for (let found = pattern.exec(value); found; found = pattern.exec(value)) positions.push(found.index);
-  if (positions.length > WINDASH_MAX) throw new ModifierError('modifier \'windash\'', `'${key}': more than ${WINDASH_MAX} switches in one windash value`);
+  if (positions.length > WINDASH_MAX)
+    throw new ModifierError("modifier 'windash'", `'${key}': more than ${WINDASH_MAX} switches in one windash value`);
   let variants = [value];
   for (const position of positions) {
-    variants = variants.flatMap((variant) => WINDASH_CHARS.map((dash) => variant.slice(0, position) + dash + variant.slice(position + 1)));
+    variants = variants.flatMap((variant) =>
+      WINDASH_CHARS.map((dash) => variant.slice(0, position) + dash + variant.slice(position + 1)),
+    );
   }
   return variants;
 }
@@ -360,7 +463,11 @@ function expand(value: string, key: string, context: ItemContext): string[] {
   for (const found of value.matchAll(/(?<!\\)%([A-Za-z0-9_.-]+)%/g)) {
     const name = found[1] ?? '';
     const replacements = context.placeholders[name];
-    if (replacements === undefined) throw new ModifierError('modifier \'expand\'', `'${key}': placeholder %${name}% is not defined in the processing pipeline`);
+    if (replacements === undefined)
+      throw new ModifierError(
+        "modifier 'expand'",
+        `'${key}': placeholder %${name}% is not defined in the processing pipeline`,
+      );
     const before = value.slice(rest, found.index).replaceAll('\\%', '%');
     variants = variants.flatMap((variant) => replacements.map((replacement: string) => variant + before + replacement));
     rest = (found.index ?? 0) + found[0].length;

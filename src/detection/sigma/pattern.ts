@@ -59,7 +59,9 @@ export class SigmaString {
 
   /** Each literal run transformed (e.g. the windash variants), wildcards kept. */
   mapLiterals(transform: (literal: string) => string): SigmaString {
-    return new SigmaString(this.tokens.map((token) => ('literal' in token ? { literal: transform(token.literal) } : token)));
+    return new SigmaString(
+      this.tokens.map((token) => ('literal' in token ? { literal: transform(token.literal) } : token)),
+    );
   }
 
   /** The longest literal run: what the pre-filter looks for. */
@@ -79,7 +81,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * folded (the caller folds each event value once and reuses it across rules).
  */
 export function compilePattern(pattern: SigmaString, cased: boolean): TextTest {
-  const tokens = cased ? pattern.tokens : pattern.tokens.map((token) => ('literal' in token ? { literal: fold(token.literal) } : token));
+  const tokens = cased
+    ? pattern.tokens
+    : pattern.tokens.map((token) => ('literal' in token ? { literal: fold(token.literal) } : token));
   const literals = tokens.map((token) => ('literal' in token ? token.literal : null));
   const onlyStars = tokens.every((token) => 'literal' in token || token.wildcard === '*');
   if (onlyStars) {
@@ -95,7 +99,9 @@ export function compilePattern(pattern: SigmaString, cased: boolean): TextTest {
       return (text) => text === value;
     }
   }
-  const source = tokens.map((token) => ('literal' in token ? escapeRegExp(token.literal) : token.wildcard === '*' ? '.*' : '.')).join('');
+  const source = tokens
+    .map((token) => ('literal' in token ? escapeRegExp(token.literal) : token.wildcard === '*' ? '.*' : '.'))
+    .join('');
   const regex = new RegExp(`^${source}$`, 'su');
   return (text) => regex.test(text);
 }

@@ -11,7 +11,11 @@ import { seededRandom } from '../../random.js';
 
 const ids = (rules: readonly CompiledRule[]) => rules.map((rule) => rule.id).sort();
 
-function ruleWith(id: string, logsource: string, detection = "selection:\n  Image|contains: 'evil'\ncondition: selection"): CompiledRule {
+function ruleWith(
+  id: string,
+  logsource: string,
+  detection = "selection:\n  Image|contains: 'evil'\ncondition: selection",
+): CompiledRule {
   const result = compileRuleText(ruleYaml(detection, { id, logsource }), `${id}.yml`);
   assert.deepEqual(result.rejected, []);
   return result.rules[0] as CompiledRule;
@@ -36,7 +40,13 @@ test('routing by logsource: a rule applies when one event logsource has every ke
     [[{ category: 'PROCESS_CREATION', product: 'Windows' }], ['everywhere', 'win-any', 'win-proc']],
     [[{ category: 'process_creation', product: 'linux' }], ['everywhere', 'linux']],
     [[{ product: 'linux', service: 'sshd' }], ['everywhere', 'linux', 'sshd']],
-    [[{ product: 'linux', service: 'auth' }, { product: 'linux', service: 'sshd' }], ['everywhere', 'linux', 'sshd']],
+    [
+      [
+        { product: 'linux', service: 'auth' },
+        { product: 'linux', service: 'sshd' },
+      ],
+      ['everywhere', 'linux', 'sshd'],
+    ],
     [[{ category: 'webserver' }], ['everywhere']],
     [[{ service: 'sshd' }], ['everywhere']],
     [[], []],
@@ -45,7 +55,12 @@ test('routing by logsource: a rule applies when one event logsource has every ke
     const event = evil(logsources);
     assert.deepEqual(ids(set.match(event)), expected, JSON.stringify(logsources));
     assert.deepEqual(ids(matchNaively(ALL, event)), expected, JSON.stringify(logsources));
-    assert.deepEqual(ALL.filter((rule) => appliesTo(rule, event)).map((rule) => rule.id).sort(), expected);
+    assert.deepEqual(
+      ALL.filter((rule) => appliesTo(rule, event))
+        .map((rule) => rule.id)
+        .sort(),
+      expected,
+    );
   }
   // Routed, but the condition still decides.
   assert.deepEqual(set.match(makeEvent({ logsources: [{ product: 'linux' }], fields: { Image: '/bin/ls' } })), []);
@@ -54,33 +69,45 @@ test('routing by logsource: a rule applies when one event logsource has every ke
 test('routing is the same for frozen (cached) logsource arrays', () => {
   const set = new RuleSet(ALL);
   const shared = Object.freeze([Object.freeze({ product: 'linux', service: 'sshd' })]) as LogSource[];
-  for (let round = 0; round < 3; round++) assert.deepEqual(ids(set.match(evil(shared))), ['everywhere', 'linux', 'sshd']);
+  for (let round = 0; round < 3; round++)
+    assert.deepEqual(ids(set.match(evil(shared))), ['everywhere', 'linux', 'sshd']);
   const windows = Object.freeze([Object.freeze({ category: 'process_creation', product: 'windows' })]) as LogSource[];
   assert.deepEqual(ids(set.match(evil(windows))), ['everywhere', 'win-any', 'win-proc']);
 });
 
 test('a logsource key stated as empty text is refused, not routed as if absent', () => {
-  const compiled = compileRuleText(`title: Blank\nid: blank-service\nlogsource:\n  product: linux\n  service: ''\ndetection:\n  selection:\n    message: evil\n  condition: selection\n`, 'blank.yml');
+  const compiled = compileRuleText(
+    `title: Blank\nid: blank-service\nlogsource:\n  product: linux\n  service: ''\ndetection:\n  selection:\n    message: evil\n  condition: selection\n`,
+    'blank.yml',
+  );
   assert.equal(compiled.rules.length, 0);
   assert.equal(compiled.rejected[0]?.construct, 'logsource.service');
   assert.match(compiled.rejected[0]?.message ?? '', /blank\.yml/);
 });
 
 test('requirement: a literal rule needs a literal; not, lt, re, exists and null need none', () => {
-  assert.deepEqual(compileOne("selection:\n  Image|endswith: '\\CMD.exe'\ncondition: selection").requirement, [{ field: 'Image', literal: '\\cmd.exe' }]);
+  assert.deepEqual(compileOne("selection:\n  Image|endswith: '\\CMD.exe'\ncondition: selection").requirement, [
+    { field: 'Image', literal: '\\cmd.exe' },
+  ]);
   assert.deepEqual(compileOne("selection:\n  Image: ['a*bcd', 'xy?z']\ncondition: selection").requirement, [
     { field: 'Image', literal: 'bcd' },
     { field: 'Image', literal: 'xy' },
   ]);
   // AND: the best of the items; OR: all of them.
-  assert.deepEqual(compileOne("selection:\n  A: 'ab'\n  B: 'abcdef'\ncondition: selection").requirement, [{ field: 'B', literal: 'abcdef' }]);
+  assert.deepEqual(compileOne("selection:\n  A: 'ab'\n  B: 'abcdef'\ncondition: selection").requirement, [
+    { field: 'B', literal: 'abcdef' },
+  ]);
   assert.deepEqual(compileOne("a:\n  A: 'one'\nb:\n  B: 'two'\ncondition: a or b").requirement, [
     { field: 'A', literal: 'one' },
     { field: 'B', literal: 'two' },
   ]);
-  assert.deepEqual(compileOne("a:\n  A: 'one'\nb:\n  B: 'two'\ncondition: a and not b").requirement, [{ field: 'A', literal: 'one' }]);
+  assert.deepEqual(compileOne("a:\n  A: 'one'\nb:\n  B: 'two'\ncondition: a and not b").requirement, [
+    { field: 'A', literal: 'one' },
+  ]);
   // contains|all: the one value whose literal is best.
-  assert.deepEqual(compileOne("selection:\n  A|contains|all: ['ab', 'abcd']\ncondition: selection").requirement, [{ field: 'A', literal: 'abcd' }]);
+  assert.deepEqual(compileOne("selection:\n  A|contains|all: ['ab', 'abcd']\ncondition: selection").requirement, [
+    { field: 'A', literal: 'abcd' },
+  ]);
   for (const detection of [
     "selection:\n  A: 'one'\ncondition: not selection",
     'selection:\n  A|lt: 5\ncondition: selection',
@@ -104,9 +131,15 @@ test('the pre-filter prunes: rules whose literal is absent are not evaluated', (
       return rule.test(view);
     },
   });
-  const literal = counted(ruleWith('literal', '  product: windows', "selection:\n  Image|contains: 'mimikatz'\ncondition: selection"));
-  const notOnly = counted(ruleWith('not-only', '  product: windows', "filter:\n  Image|contains: 'benign'\ncondition: not filter"));
-  const short = counted(ruleWith('short', '  product: windows', "selection:\n  Image|endswith: '.z'\ncondition: selection"));
+  const literal = counted(
+    ruleWith('literal', '  product: windows', "selection:\n  Image|contains: 'mimikatz'\ncondition: selection"),
+  );
+  const notOnly = counted(
+    ruleWith('not-only', '  product: windows', "filter:\n  Image|contains: 'benign'\ncondition: not filter"),
+  );
+  const short = counted(
+    ruleWith('short', '  product: windows', "selection:\n  Image|endswith: '.z'\ncondition: selection"),
+  );
   const set = new RuleSet([literal, notOnly, short]);
   const on = (image: string) => makeEvent({ logsources: [{ product: 'windows' }], fields: { Image: image } });
 
@@ -133,13 +166,41 @@ test('the pre-filter prunes: rules whose literal is absent are not evaluated', (
 const random = seededRandom;
 
 const FIELDS = ['Image', 'CommandLine', 'User', 'EventID', 'Port'];
-const WORDS = ['cmd', 'CMD.exe', 'powershell', '-enc', '/c', 'admin', 'ärger', 'ÄRGER', 'straße', 'STRASSE', 'ΟΔΟΣ', 'οδος', 'a*b', 'x?z', 'ab', 'c', '\\temp\\', 'σ'];
+const WORDS = [
+  'cmd',
+  'CMD.exe',
+  'powershell',
+  '-enc',
+  '/c',
+  'admin',
+  'ärger',
+  'ÄRGER',
+  'straße',
+  'STRASSE',
+  'ΟΔΟΣ',
+  'οδος',
+  'a*b',
+  'x?z',
+  'ab',
+  'c',
+  '\\temp\\',
+  'σ',
+];
 const NUMBERS = [0, 1, 7, 10, 22, 443, 4624];
-const LOGSOURCES: string[] = ['  {}', '  product: windows', '  category: process_creation\n  product: windows', '  product: linux', '  product: linux\n  service: sshd'];
+const LOGSOURCES: string[] = [
+  '  {}',
+  '  product: windows',
+  '  category: process_creation\n  product: windows',
+  '  product: linux',
+  '  product: linux\n  service: sshd',
+];
 const EVENT_LOGSOURCES: LogSource[][] = [
   [{ category: 'process_creation', product: 'windows' }],
   [{ product: 'windows' }],
-  [{ product: 'linux', service: 'sshd' }, { product: 'linux', service: 'auth' }],
+  [
+    { product: 'linux', service: 'sshd' },
+    { product: 'linux', service: 'auth' },
+  ],
   [{ category: 'process_creation', product: 'linux' }],
   [{ category: 'webserver' }],
 ];
@@ -157,19 +218,32 @@ function randomItem(next: () => number): string {
     return list.length === 1 ? (list[0] as string) : `[${list.join(', ')}]`;
   };
   switch (Math.floor(next() * 13)) {
-    case 0: return `${field}: ${values()}`;
-    case 1: return `${field}|contains: ${values()}`;
-    case 2: return `${field}|startswith: ${values()}`;
-    case 3: return `${field}|endswith: ${values()}`;
-    case 4: return `${field}|contains|all: [${words(2).join(', ')}]`;
-    case 5: return `${field}|contains|cased: ${values()}`;
-    case 6: return `${field}|cased: ${values()}`;
-    case 7: return `${field}|re: ${quote(pick(['^c', 'md', 'ab?', 'ä', '[0-9]{2}', 'enc$']))}`;
-    case 8: return `${field}|${pick(['lt', 'lte', 'gt', 'gte'])}: ${pick(NUMBERS)}`;
-    case 9: return `${field}|exists: ${next() < 0.5}`;
-    case 10: return `${field}: ${next() < 0.5 ? 'null' : `[null, ${quote(pick(WORDS))}]`}`;
-    case 11: return `${field}: ${pick(NUMBERS)}`;
-    default: return `${field}|windash|contains: ${quote(pick(['-enc', '/c', ' -w hidden']))}`;
+    case 0:
+      return `${field}: ${values()}`;
+    case 1:
+      return `${field}|contains: ${values()}`;
+    case 2:
+      return `${field}|startswith: ${values()}`;
+    case 3:
+      return `${field}|endswith: ${values()}`;
+    case 4:
+      return `${field}|contains|all: [${words(2).join(', ')}]`;
+    case 5:
+      return `${field}|contains|cased: ${values()}`;
+    case 6:
+      return `${field}|cased: ${values()}`;
+    case 7:
+      return `${field}|re: ${quote(pick(['^c', 'md', 'ab?', 'ä', '[0-9]{2}', 'enc$']))}`;
+    case 8:
+      return `${field}|${pick(['lt', 'lte', 'gt', 'gte'])}: ${pick(NUMBERS)}`;
+    case 9:
+      return `${field}|exists: ${next() < 0.5}`;
+    case 10:
+      return `${field}: ${next() < 0.5 ? 'null' : `[null, ${quote(pick(WORDS))}]`}`;
+    case 11:
+      return `${field}: ${pick(NUMBERS)}`;
+    default:
+      return `${field}|windash|contains: ${quote(pick(['-enc', '/c', ' -w hidden']))}`;
   }
 }
 
@@ -210,7 +284,9 @@ function randomRule(index: number, next: () => number): string {
 function randomValue(next: () => number): FieldValue {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const text = () => {
-    const parts = Array.from({ length: Math.floor(next() * 4) }, () => pick([...WORDS, 'x', 'yz', ' ', '\u2013enc', '—c', 'ASS']));
+    const parts = Array.from({ length: Math.floor(next() * 4) }, () =>
+      pick([...WORDS, 'x', 'yz', ' ', '\u2013enc', '—c', 'ASS']),
+    );
     return parts.join(pick(['', ' ', '\\']));
   };
   const roll = next();
@@ -226,7 +302,11 @@ function randomEvent(next: () => number): DetectionEvent {
   const fields: Record<string, FieldValue> = {};
   for (const field of FIELDS) if (next() < 0.7) fields[field] = randomValue(next);
   const keywords = next() < 0.6 ? String(randomValue(next) ?? '') : '';
-  return makeEvent({ logsources: EVENT_LOGSOURCES[Math.floor(next() * EVENT_LOGSOURCES.length)] as LogSource[], fields, keywords });
+  return makeEvent({
+    logsources: EVENT_LOGSOURCES[Math.floor(next() * EVENT_LOGSOURCES.length)] as LogSource[],
+    fields,
+    keywords,
+  });
 }
 
 test('property: the RuleSet matches exactly what matchNaively matches, over random rules and events', () => {
@@ -265,6 +345,9 @@ test('the candidate marks survive their counter wrapping: no rule is skipped aft
 test('routes built for logsource values taken from records are bounded', () => {
   const rule = compileOne("selection:\n  message|contains: 'evil'\ncondition: selection");
   const set = new RuleSet([rule]);
-  for (let index = 0; index < 3_000; index++) set.match(makeEvent({ logsources: [{ category: 'application', product: `app-${index}` }], fields: { message: 'evil' } }));
+  for (let index = 0; index < 3_000; index++)
+    set.match(
+      makeEvent({ logsources: [{ category: 'application', product: `app-${index}` }], fields: { message: 'evil' } }),
+    );
   assert.ok((set as unknown as { routes: Map<string, unknown> }).routes.size <= 1_024);
 });

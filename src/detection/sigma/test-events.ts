@@ -47,7 +47,10 @@ export function withKeywords(keywords: string): DetectionEvent {
 let nextRule = 1;
 
 /** A whole rule document around a detection section (indented under `detection:`). */
-export function ruleYaml(detection: string, extra: { id?: string; title?: string; logsource?: string; more?: string } = {}): string {
+export function ruleYaml(
+  detection: string,
+  extra: { id?: string; title?: string; logsource?: string; more?: string } = {},
+): string {
   const id = extra.id ?? `rule-${nextRule++}`;
   const logsource = extra.logsource ?? '  category: process_creation\n  product: windows';
   const body = detection
@@ -61,7 +64,11 @@ export function ruleYaml(detection: string, extra: { id?: string; title?: string
 /** Compiles exactly one rule from a detection section; fails the test if it is rejected. */
 export function compileOne(detection: string, options: LoadOptions = {}): CompiledRule {
   const result = compileRuleText(ruleYaml(detection), 'test.yml', options);
-  assert.deepEqual(result.rejected, [], `the rule was rejected: ${result.rejected.map((entry) => entry.message).join('; ')}`);
+  assert.deepEqual(
+    result.rejected,
+    [],
+    `the rule was rejected: ${result.rejected.map((entry) => entry.message).join('; ')}`,
+  );
   assert.equal(result.rules.length, 1);
   return result.rules[0] as CompiledRule;
 }
@@ -70,4 +77,3 @@ export function compileOne(detection: string, options: LoadOptions = {}): Compil
 export function compileItem(item: string, options: LoadOptions = {}): CompiledRule {
   return compileOne(`selection:\n${item.replace(/^/gm, '  ')}\ncondition: selection`, options);
 }
-

@@ -5,17 +5,24 @@
 export function timeComponent(value: string | number | boolean | null, part: string): number | null {
   let ms: number;
   if (typeof value === 'number') ms = epochMs(value);
-  else if (typeof value === 'string') ms = /^\d+(\.\d+)?$/.test(value) ? epochMs(Number(value)) : Date.parse(asUtc(value));
+  else if (typeof value === 'string')
+    ms = /^\d+(\.\d+)?$/.test(value) ? epochMs(Number(value)) : Date.parse(asUtc(value));
   else return null;
   if (!Number.isFinite(ms)) return null;
   const date = new Date(ms);
   switch (part) {
-    case 'minute': return date.getUTCMinutes();
-    case 'hour': return date.getUTCHours();
-    case 'day': return date.getUTCDate();
-    case 'month': return date.getUTCMonth() + 1;
-    case 'year': return date.getUTCFullYear();
-    default: return isoWeek(date);
+    case 'minute':
+      return date.getUTCMinutes();
+    case 'hour':
+      return date.getUTCHours();
+    case 'day':
+      return date.getUTCDate();
+    case 'month':
+      return date.getUTCMonth() + 1;
+    case 'year':
+      return date.getUTCFullYear();
+    default:
+      return isoWeek(date);
   }
 }
 

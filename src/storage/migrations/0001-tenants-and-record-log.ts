@@ -25,7 +25,9 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     record TEXT NOT NULL,
     meta TEXT
   )`.execute(db);
-  await sql`CREATE INDEX telemetry_records_tenant_received ON telemetry_records (tenant_id, received_at, seq)`.execute(db);
+  await sql`CREATE INDEX telemetry_records_tenant_received ON telemetry_records (tenant_id, received_at, seq)`.execute(
+    db,
+  );
 
   // Each follower of the record log keeps the last sequence it has fully processed.
   await sql`CREATE TABLE log_cursors (name TEXT PRIMARY KEY, seq ${bigint} NOT NULL)`.execute(db);

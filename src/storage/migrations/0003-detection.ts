@@ -40,7 +40,9 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     parent_command_line TEXT,
     source_format TEXT NOT NULL
   )`.execute(db);
-  await sql`CREATE INDEX endpoint_process_events_host ON endpoint_process_events (tenant_id, host, event_time)`.execute(db);
+  await sql`CREATE INDEX endpoint_process_events_host ON endpoint_process_events (tenant_id, host, event_time)`.execute(
+    db,
+  );
   await sql`CREATE INDEX endpoint_process_events_time ON endpoint_process_events (tenant_id, event_time)`.execute(db);
 
   await sql`CREATE TABLE network_process_events (
@@ -63,7 +65,9 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     direction TEXT,
     source_format TEXT NOT NULL
   )`.execute(db);
-  await sql`CREATE INDEX network_process_events_host ON network_process_events (tenant_id, host, event_time)`.execute(db);
+  await sql`CREATE INDEX network_process_events_host ON network_process_events (tenant_id, host, event_time)`.execute(
+    db,
+  );
   await sql`CREATE INDEX network_process_events_time ON network_process_events (tenant_id, event_time)`.execute(db);
 
   await sql`CREATE TABLE observations (
@@ -122,6 +126,10 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     decided_at ${bigint},
     decision_note TEXT
   )`.execute(db);
-  await sql`CREATE INDEX observation_write_requests_tenant ON observation_write_requests (tenant_id, requested_at)`.execute(db);
-  await sql`CREATE INDEX observation_write_requests_status ON observation_write_requests (status, requested_at)`.execute(db);
+  await sql`CREATE INDEX observation_write_requests_tenant ON observation_write_requests (tenant_id, requested_at)`.execute(
+    db,
+  );
+  await sql`CREATE INDEX observation_write_requests_status ON observation_write_requests (status, requested_at)`.execute(
+    db,
+  );
 }

@@ -45,9 +45,13 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   // Normalised rows name their device, so a device's processes are found whatever the spelling
   // of its host name in each record.
   await sql`ALTER TABLE endpoint_process_events ADD COLUMN device_id TEXT`.execute(db);
-  await sql`CREATE INDEX endpoint_process_events_device ON endpoint_process_events (tenant_id, device_id, event_time)`.execute(db);
+  await sql`CREATE INDEX endpoint_process_events_device ON endpoint_process_events (tenant_id, device_id, event_time)`.execute(
+    db,
+  );
   await sql`ALTER TABLE network_process_events ADD COLUMN device_id TEXT`.execute(db);
-  await sql`CREATE INDEX network_process_events_device ON network_process_events (tenant_id, device_id, event_time)`.execute(db);
+  await sql`CREATE INDEX network_process_events_device ON network_process_events (tenant_id, device_id, event_time)`.execute(
+    db,
+  );
 
   // The last case number given out per tenant: people say "case 42", not an opaque id.
   await sql`CREATE TABLE case_counters (

@@ -30,9 +30,10 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     await sql`DROP INDEX ${sql.id(name)}`.execute(db);
     // PostgreSQL keeps the carried columns out of the inner pages (INCLUDE); SQLite has no
     // INCLUDE, and trailing key columns cost little more.
-    await (kind === 'postgres'
-      ? sql`CREATE INDEX ${sql.id(name)} ON cases (${sql.join(key)}) INCLUDE (${sql.join(carried)})`
-      : sql`CREATE INDEX ${sql.id(name)} ON cases (${sql.join([...key, ...carried])})`
+    await (
+      kind === 'postgres'
+        ? sql`CREATE INDEX ${sql.id(name)} ON cases (${sql.join(key)}) INCLUDE (${sql.join(carried)})`
+        : sql`CREATE INDEX ${sql.id(name)} ON cases (${sql.join([...key, ...carried])})`
     ).execute(db);
   }
 
@@ -58,8 +59,12 @@ const CASE_TEXT_TENANT_SHIFT = 40;
  */
 async function sqliteTextIndex(db: Kysely<unknown>): Promise<void> {
   const rowid = (row: 'new' | 'old') => sql.raw(`(${row}.tenant_id << ${CASE_TEXT_TENANT_SHIFT}) + ${row}.seq`);
-  await sql`CREATE VIRTUAL TABLE case_text USING fts5(search_text, content='', contentless_delete=1, tokenize='trigram')`.execute(db);
-  await sql`INSERT INTO case_text (rowid, search_text) SELECT (tenant_id << ${sql.lit(CASE_TEXT_TENANT_SHIFT)}) + seq, search_text FROM cases`.execute(db);
+  await sql`CREATE VIRTUAL TABLE case_text USING fts5(search_text, content='', contentless_delete=1, tokenize='trigram')`.execute(
+    db,
+  );
+  await sql`INSERT INTO case_text (rowid, search_text) SELECT (tenant_id << ${sql.lit(CASE_TEXT_TENANT_SHIFT)}) + seq, search_text FROM cases`.execute(
+    db,
+  );
   await sql`CREATE TRIGGER case_text_insert AFTER INSERT ON cases BEGIN
     INSERT INTO case_text (rowid, search_text) VALUES (${rowid('new')}, new.search_text);
   END`.execute(db);
@@ -81,7 +86,13 @@ async function sqliteTextIndex(db: Kysely<unknown>): Promise<void> {
  */
 async function postgresTextIndex(db: Kysely<unknown>): Promise<void> {
   const installed = async () =>
-    (await sql<{ schema: string }>`SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`.execute(db)).rows[0]?.schema;
+    (
+      await sql<{
+        schema: string;
+      }>`SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`.execute(
+        db,
+      )
+    ).rows[0]?.schema;
   let schema = await installed();
   if (schema === undefined) {
     try {
@@ -96,5 +107,7 @@ async function postgresTextIndex(db: Kysely<unknown>): Promise<void> {
     }
     schema = (await installed()) ?? 'public';
   }
-  await sql`CREATE INDEX cases_search_text_trgm ON cases USING GIN (search_text ${sql.id(schema, 'gin_trgm_ops')})`.execute(db);
+  await sql`CREATE INDEX cases_search_text_trgm ON cases USING GIN (search_text ${sql.id(schema, 'gin_trgm_ops')})`.execute(
+    db,
+  );
 }

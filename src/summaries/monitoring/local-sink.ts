@@ -28,10 +28,15 @@ export const utcDay = (time: number): string => new Date(time).toISOString().sli
 export const monitoringFile = (dataDir: string, kind: Kind, time: number): string =>
   path.join(monitoringDir(dataDir), `${FILE_PREFIX[kind]}-${utcDay(time)}.ndjson`);
 
-export function createLocalSink(settings: Pick<MonitoringSettings, 'dataDir' | 'retentionDays'>, options: LocalSinkOptions = {}): MonitoringSink {
+export function createLocalSink(
+  settings: Pick<MonitoringSettings, 'dataDir' | 'retentionDays'>,
+  options: LocalSinkOptions = {},
+): MonitoringSink {
   if (!settings.dataDir) throw new Error('the local monitoring sink needs a data directory');
   if (!Number.isInteger(settings.retentionDays) || settings.retentionDays < 0) {
-    throw new Error(`monitoring retention must be a whole number of days, 0 for indefinite (got ${settings.retentionDays})`);
+    throw new Error(
+      `monitoring retention must be a whole number of days, 0 for indefinite (got ${settings.retentionDays})`,
+    );
   }
   const dir = monitoringDir(settings.dataDir);
   const now = options.now ?? Date.now;

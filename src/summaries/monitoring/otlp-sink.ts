@@ -6,7 +6,8 @@ import type { FeedbackRecord, GenerationRecord, MonitoringSettings, MonitoringSi
 
 // OTLP/JSON (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): ids are lowercase
 // hex, int64 values (times, intValue) decimal strings, enums integers.
-export type OtlpAnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+export type OtlpAnyValue =
+  { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 export interface OtlpKeyValue {
   key: string;
   value: OtlpAnyValue;
@@ -56,7 +57,8 @@ export class OtlpExportError extends Error {
 }
 
 /** The trace of a summary: the first 32 hex digits of sha256(summary_id), so its feedback joins it later. */
-export const traceIdFor = (summaryId: string): string => createHash('sha256').update(summaryId, 'utf8').digest('hex').slice(0, 32);
+export const traceIdFor = (summaryId: string): string =>
+  createHash('sha256').update(summaryId, 'utf8').digest('hex').slice(0, 32);
 
 /** A random, valid (not all-zero) span id. */
 export function newSpanId(): string {
@@ -81,7 +83,8 @@ export function tracesUrl(endpoint: string): URL {
   } catch {
     throw new Error(`the OTLP endpoint must be an http(s) URL (got ${JSON.stringify(endpoint)})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`the OTLP endpoint must be an http(s) URL (got ${url.protocol})`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`the OTLP endpoint must be an http(s) URL (got ${url.protocol})`);
   const base = url.pathname.replace(/\/+$/, '');
   url.pathname = base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
   return url;
@@ -133,10 +136,21 @@ export function generationSpan(record: GenerationRecord, spanId: string = newSpa
     .int('gen_ai.usage.input_tokens', record.input_tokens)
     .int('gen_ai.usage.output_tokens', record.output_tokens)
     .string('gen_ai.system_instructions', JSON.stringify([{ type: 'text', content: record.input.system }]))
-    .string('gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: record.input.user }] }]))
+    .string(
+      'gen_ai.input.messages',
+      JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: record.input.user }] }]),
+    )
     .string(
       'gen_ai.output.messages',
-      answered ? JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: record.output }], finish_reason: failed ? 'error' : 'stop' }]) : undefined,
+      answered
+        ? JSON.stringify([
+            {
+              role: 'assistant',
+              parts: [{ type: 'text', content: record.output }],
+              finish_reason: failed ? 'error' : 'stop',
+            },
+          ])
+        : undefined,
     )
     .string('error.type', failed ? (record.error_type ?? '_OTHER') : undefined)
     .string('user.id', record.user_id)
@@ -244,9 +258,12 @@ function rejectedSpans(text: string): { count: number; message: string } {
   return { count: Number.isFinite(count) ? count : 0, message };
 }
 
-export function createOtlpSink(settings: Pick<MonitoringSettings, 'otlpEndpoint' | 'otlpHeaders' | 'timeoutMs'>): MonitoringSink {
+export function createOtlpSink(
+  settings: Pick<MonitoringSettings, 'otlpEndpoint' | 'otlpHeaders' | 'timeoutMs'>,
+): MonitoringSink {
   const url = tracesUrl(settings.otlpEndpoint);
-  if (!Number.isFinite(settings.timeoutMs) || settings.timeoutMs <= 0) throw new Error(`the OTLP export timeout must be a positive number of milliseconds (got ${settings.timeoutMs})`);
+  if (!Number.isFinite(settings.timeoutMs) || settings.timeoutMs <= 0)
+    throw new Error(`the OTLP export timeout must be a positive number of milliseconds (got ${settings.timeoutMs})`);
   // Built once so that a malformed header name stops start-up rather than every export.
   const headers = new Headers(settings.otlpHeaders);
   headers.set('content-type', 'application/json');
@@ -265,17 +282,30 @@ export function createOtlpSink(settings: Pick<MonitoringSettings, 'otlpEndpoint'
       response = await fetch(url, { method: 'POST', headers, body, signal });
       if (!response.ok) {
         await response.body?.cancel().catch(() => {});
-        throw new OtlpExportError(`OTLP export to ${where} answered ${response.status} ${response.statusText}`.trimEnd(), response.status);
+        throw new OtlpExportError(
+          `OTLP export to ${where} answered ${response.status} ${response.statusText}`.trimEnd(),
+          response.status,
+        );
       }
       text = await response.text();
     } catch (error) {
       if (error instanceof OtlpExportError) throw error;
-      if (signal.aborted) throw new OtlpExportError(`OTLP export to ${where} timed out after ${timeoutMs} ms`, undefined, { cause: error });
-      throw new OtlpExportError(`OTLP export to ${where} failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+      if (signal.aborted)
+        throw new OtlpExportError(`OTLP export to ${where} timed out after ${timeoutMs} ms`, undefined, {
+          cause: error,
+        });
+      throw new OtlpExportError(
+        `OTLP export to ${where} failed: ${error instanceof Error ? error.message : String(error)}`,
+        undefined,
+        { cause: error },
+      );
     }
     const rejected = rejectedSpans(text);
     if (rejected.count > 0) {
-      throw new OtlpExportError(`OTLP export to ${where} rejected ${rejected.count} span(s)${rejected.message ? `: ${rejected.message}` : ''}`, response.status);
+      throw new OtlpExportError(
+        `OTLP export to ${where} rejected ${rejected.count} span(s)${rejected.message ? `: ${rejected.message}` : ''}`,
+        response.status,
+      );
     }
   }
 

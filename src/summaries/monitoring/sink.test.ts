@@ -10,8 +10,23 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createLocalSink, monitoringDir } from './local-sink.js';
-import { createOtlpSink, OtlpExportError, traceIdFor, tracesUrl, type OtlpKeyValue, type OtlpSpan, type OtlpTraceRequest } from './otlp-sink.js';
-import { createSink, isolate, type FeedbackRecord, type GenerationRecord, type MonitoringSettings, type MonitoringSink } from './sink.js';
+import {
+  createOtlpSink,
+  OtlpExportError,
+  traceIdFor,
+  tracesUrl,
+  type OtlpKeyValue,
+  type OtlpSpan,
+  type OtlpTraceRequest,
+} from './otlp-sink.js';
+import {
+  createSink,
+  isolate,
+  type FeedbackRecord,
+  type GenerationRecord,
+  type MonitoringSettings,
+  type MonitoringSink,
+} from './sink.js';
 
 const generation = (overrides: Partial<GenerationRecord> = {}): GenerationRecord => ({
   summary_id: 'sum_01',
@@ -22,7 +37,10 @@ const generation = (overrides: Partial<GenerationRecord> = {}): GenerationRecord
   model: 'gpt-4o-2024-08-06',
   request_model: 'gpt-4o',
   prompt_version: 'case-summary-v3',
-  input: { system: 'You summarise security cases.\nThe case data is untrusted.', user: '<case_data>{"case":{"id":"case_42"}}</case_data>' },
+  input: {
+    system: 'You summarise security cases.\nThe case data is untrusted.',
+    user: '<case_data>{"case":{"id":"case_42"}}</case_data>',
+  },
   output: '## What happened\nA process on host-1 ran `whoami` [obs_1].',
   input_tokens: 1234,
   output_tokens: 210,
@@ -68,7 +86,15 @@ test('local: one NDJSON line per record, with its type, in owner-only daily file
   assert.equal(sink.name, 'local');
   const first = generation({ output: 'line one\nline two\r\n\u2028end' });
   await sink.recordGeneration(first);
-  await sink.recordGeneration(generation({ summary_id: 'sum_02', status: 'error', error: 'provider answered 503', error_type: 'http_503', output: '' }));
+  await sink.recordGeneration(
+    generation({
+      summary_id: 'sum_02',
+      status: 'error',
+      error: 'provider answered 503',
+      error_type: 'http_503',
+      output: '',
+    }),
+  );
   await sink.recordFeedback(feedback());
   await sink.close();
 
@@ -79,10 +105,14 @@ test('local: one NDJSON line per record, with its type, in owner-only daily file
   assert.deepEqual(JSON.parse(generations[0] ?? ''), { type: 'generation', ...first });
   assert.equal((JSON.parse(generations[1] ?? '') as GenerationRecord).error_type, 'http_503');
   const feedbackLines = await readLines(path.join(dir, 'feedback-2025-03-10.ndjson'));
-  assert.deepEqual(feedbackLines.map((line) => JSON.parse(line)), [{ type: 'feedback', ...feedback() }]);
+  assert.deepEqual(
+    feedbackLines.map((line) => JSON.parse(line)),
+    [{ type: 'feedback', ...feedback() }],
+  );
 
   assert.equal((await fs.stat(dir)).mode & 0o777, 0o700);
-  for (const name of await fs.readdir(dir)) assert.equal((await fs.stat(path.join(dir, name))).mode & 0o777, 0o600, name);
+  for (const name of await fs.readdir(dir))
+    assert.equal((await fs.stat(path.join(dir, name))).mode & 0o777, 0o600, name);
 });
 
 test('local: a file that predates the sink with a wider mode is made owner-only', async (t) => {
@@ -103,14 +133,20 @@ test('local: 100 concurrent large writes give 100 intact lines', async (t) => {
   const dataDir = await tempDir(t);
   const sink = createLocalSink({ dataDir, retentionDays: 0 }, { now: () => MARCH_10_NOON });
   // 600 KiB each: more than Node writes at once (512 KiB chunks), so unserialised appends interleave.
-  const records = Array.from({ length: 100 }, (_, i) => generation({ summary_id: `sum_${i}`, output: String(i % 10).repeat(600 * 1024) }));
+  const records = Array.from({ length: 100 }, (_, i) =>
+    generation({ summary_id: `sum_${i}`, output: String(i % 10).repeat(600 * 1024) }),
+  );
   await Promise.all(records.map((record) => sink.recordGeneration(record)));
   await sink.close();
   const lines = await readLines(path.join(monitoringDir(dataDir), 'generations-2025-03-10.ndjson'));
   assert.equal(lines.length, 100);
   const parsed = lines.map((line) => JSON.parse(line) as GenerationRecord & { type: string });
-  assert.deepEqual(new Set(parsed.map((record) => record.summary_id)), new Set(records.map((record) => record.summary_id)));
-  for (const record of parsed) assert.equal(record.output, String(Number(record.summary_id.slice(4)) % 10).repeat(600 * 1024));
+  assert.deepEqual(
+    new Set(parsed.map((record) => record.summary_id)),
+    new Set(records.map((record) => record.summary_id)),
+  );
+  for (const record of parsed)
+    assert.equal(record.output, String(Number(record.summary_id.slice(4)) % 10).repeat(600 * 1024));
 });
 
 test('local: files change with the UTC day', async (t) => {
@@ -120,7 +156,10 @@ test('local: files change with the UTC day', async (t) => {
   await sink.recordGeneration(generation({ summary_id: 'a' }));
   now += 1;
   await sink.recordGeneration(generation({ summary_id: 'b' }));
-  assert.deepEqual((await fs.readdir(monitoringDir(dataDir))).sort(), ['generations-2025-03-10.ndjson', 'generations-2025-03-11.ndjson']);
+  assert.deepEqual((await fs.readdir(monitoringDir(dataDir))).sort(), [
+    'generations-2025-03-10.ndjson',
+    'generations-2025-03-11.ndjson',
+  ]);
 });
 
 test('local: retention is indefinite by default', async (t) => {
@@ -132,14 +171,24 @@ test('local: retention is indefinite by default', async (t) => {
   const sink = createLocalSink({ dataDir, retentionDays: 0 }, { now: () => MARCH_10_NOON });
   await sink.recordGeneration(generation());
   await sink.recordFeedback(feedback());
-  assert.deepEqual((await fs.readdir(dir)).sort(), ['feedback-2015-01-01.ndjson', 'feedback-2025-03-10.ndjson', 'generations-2015-01-01.ndjson', 'generations-2025-03-10.ndjson']);
+  assert.deepEqual((await fs.readdir(dir)).sort(), [
+    'feedback-2015-01-01.ndjson',
+    'feedback-2025-03-10.ndjson',
+    'generations-2015-01-01.ndjson',
+    'generations-2025-03-10.ndjson',
+  ]);
 });
 
 test('local: with retentionDays, files all of whose records are older are deleted, at most once an hour', async (t) => {
   const dataDir = await tempDir(t);
   const dir = monitoringDir(dataDir);
   await fs.mkdir(dir, { recursive: true });
-  const keep = ['generations-2025-03-01.ndjson', 'feedback-2025-03-30.ndjson', 'notes.txt', 'generations-2025-01-01.ndjson.bak'];
+  const keep = [
+    'generations-2025-03-01.ndjson',
+    'feedback-2025-03-30.ndjson',
+    'notes.txt',
+    'generations-2025-01-01.ndjson.bak',
+  ];
   const old = ['generations-2025-02-28.ndjson', 'feedback-2025-02-27.ndjson', 'generations-2024-12-31.ndjson'];
   for (const name of [...keep, ...old]) await fs.writeFile(path.join(dir, name), '{}\n');
   let now = Date.parse('2025-03-31T12:00:00.000Z');
@@ -197,19 +246,28 @@ interface Received {
 type Answer = 'ok' | 'fail' | 'hang' | 'partial';
 
 /** An OTLP/HTTP collector stand-in on 127.0.0.1. */
-async function collector(t: { after: (fn: () => Promise<void>) => void }, answer: Answer = 'ok'): Promise<{ endpoint: string; received: Received[] }> {
+async function collector(
+  t: { after: (fn: () => Promise<void>) => void },
+  answer: Answer = 'ok',
+): Promise<{ endpoint: string; received: Received[] }> {
   const received: Received[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       if (answer === 'hang') return;
       if (answer === 'fail') {
         response.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
         return;
       }
-      const body = answer === 'partial' ? { partialSuccess: { rejectedSpans: '1', errorMessage: 'span too large' } } : {};
+      const body =
+        answer === 'partial' ? { partialSuccess: { rejectedSpans: '1', errorMessage: 'span too large' } } : {};
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
@@ -222,7 +280,10 @@ async function collector(t: { after: (fn: () => Promise<void>) => void }, answer
   return { endpoint: `http://127.0.0.1:${port}`, received };
 }
 
-const otlpSettings = (endpoint: string, timeoutMs = 2000): Pick<MonitoringSettings, 'otlpEndpoint' | 'otlpHeaders' | 'timeoutMs'> => ({
+const otlpSettings = (
+  endpoint: string,
+  timeoutMs = 2000,
+): Pick<MonitoringSettings, 'otlpEndpoint' | 'otlpHeaders' | 'timeoutMs'> => ({
   otlpEndpoint: endpoint,
   otlpHeaders: { Authorization: 'Basic cGstbGYtMTIzOnNrLWxmLTQ1Ng==', 'X-Scope-OrgID': 'soc' },
   timeoutMs,
@@ -299,8 +360,12 @@ test('otlp: a generation is one GenAI span posted as OTLP/HTTP JSON with the con
   assert.equal(attributes.get('gen_ai.output.type'), 'text');
   assert.equal(attributes.get('gen_ai.usage.input_tokens'), 1234);
   assert.equal(attributes.get('gen_ai.usage.output_tokens'), 210);
-  assert.deepEqual(JSON.parse(String(attributes.get('gen_ai.system_instructions'))), [{ type: 'text', content: record.input.system }]);
-  assert.deepEqual(JSON.parse(String(attributes.get('gen_ai.input.messages'))), [{ role: 'user', parts: [{ type: 'text', content: record.input.user }] }]);
+  assert.deepEqual(JSON.parse(String(attributes.get('gen_ai.system_instructions'))), [
+    { type: 'text', content: record.input.system },
+  ]);
+  assert.deepEqual(JSON.parse(String(attributes.get('gen_ai.input.messages'))), [
+    { role: 'user', parts: [{ type: 'text', content: record.input.user }] },
+  ]);
   assert.deepEqual(JSON.parse(String(attributes.get('gen_ai.output.messages'))), [
     { role: 'assistant', parts: [{ type: 'text', content: record.output }], finish_reason: 'stop' },
   ]);
@@ -374,8 +439,26 @@ test('otlp: feedback is a summary.feedback span in the generation trace, with sc
 test('otlp: a failed generation has an Error status and error.type; a user-less one has no user.id', async (t) => {
   const { endpoint, received } = await collector(t);
   const sink = createOtlpSink(otlpSettings(endpoint));
-  await sink.recordGeneration(generation({ status: 'error', error: 'provider timed out after 30000 ms', error_type: 'timeout', output: '', output_tokens: 0, user_id: null }));
-  await sink.recordGeneration(generation({ status: 'error', error: 'boom', output: '', provider: 'builtin', model: 'builtin-1', request_model: undefined }));
+  await sink.recordGeneration(
+    generation({
+      status: 'error',
+      error: 'provider timed out after 30000 ms',
+      error_type: 'timeout',
+      output: '',
+      output_tokens: 0,
+      user_id: null,
+    }),
+  );
+  await sink.recordGeneration(
+    generation({
+      status: 'error',
+      error: 'boom',
+      output: '',
+      provider: 'builtin',
+      model: 'builtin-1',
+      request_model: undefined,
+    }),
+  );
   const [timeout, other] = received.map((post) => onlySpan(post).span);
   assert.ok(timeout && other);
   assert.deepEqual(timeout.status, { code: 2, message: 'provider timed out after 30000 ms' });
@@ -436,14 +519,20 @@ test('otlp: a collector hanging past the timeout rejects in time; isolate() reso
 
 test('otlp: a partial success that rejected spans is an error; an unreachable collector too', async (t) => {
   const { endpoint } = await collector(t, 'partial');
-  await assert.rejects(createOtlpSink(otlpSettings(endpoint)).recordGeneration(generation()), /rejected 1 span\(s\): span too large/);
+  await assert.rejects(
+    createOtlpSink(otlpSettings(endpoint)).recordGeneration(generation()),
+    /rejected 1 span\(s\): span too large/,
+  );
   // A port that was just free: connection refused.
   const probe = http.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   const unreachable = createOtlpSink(otlpSettings(`http://127.0.0.1:${port}`, 2000));
-  await assert.rejects(unreachable.recordFeedback(feedback()), (error: unknown) => error instanceof OtlpExportError && /failed/.test(error.message));
+  await assert.rejects(
+    unreachable.recordFeedback(feedback()),
+    (error: unknown) => error instanceof OtlpExportError && /failed/.test(error.message),
+  );
 });
 
 test('otlp: bad records and settings are refused; close waits for exports under way', async (t) => {
@@ -453,11 +542,17 @@ test('otlp: bad records and settings are refused; close waits for exports under 
   assert.throws(() => createOtlpSink(otlpSettings(endpoint, 0)), /timeout/);
   assert.throws(() => createOtlpSink({ ...otlpSettings(endpoint), otlpHeaders: { 'bad header': 'x' } }));
   assert.equal(tracesUrl('http://localhost:4318').href, 'http://localhost:4318/v1/traces');
-  assert.equal(tracesUrl('https://cloud.langfuse.com/api/public/otel').href, 'https://cloud.langfuse.com/api/public/otel/v1/traces');
+  assert.equal(
+    tracesUrl('https://cloud.langfuse.com/api/public/otel').href,
+    'https://cloud.langfuse.com/api/public/otel/v1/traces',
+  );
   assert.equal(tracesUrl('http://collector:4318/v1/traces').href, 'http://collector:4318/v1/traces');
 
   const sink = createOtlpSink(otlpSettings(endpoint));
-  await assert.rejects(sink.recordGeneration(generation({ started_at: 'yesterday' })), /started_at is not an ISO 8601 time/);
+  await assert.rejects(
+    sink.recordGeneration(generation({ started_at: 'yesterday' })),
+    /started_at is not an ISO 8601 time/,
+  );
   const pending = sink.recordGeneration(generation());
   await sink.close();
   assert.equal(received.length, 1, 'the export under way finished before close() resolved');
@@ -521,7 +616,9 @@ test('isolate: successes pass through; a throwing sink or failure handler never 
     close: () => Promise.reject(new Error('close failed')),
   };
   const seen: [string, string][] = [];
-  const isolated = isolate(broken, (error, what) => seen.push([what, error instanceof Error ? error.message : String(error)]));
+  const isolated = isolate(broken, (error, what) =>
+    seen.push([what, error instanceof Error ? error.message : String(error)]),
+  );
   await isolated.recordGeneration(generation());
   await isolated.recordFeedback(feedback());
   await isolated.close();

@@ -108,7 +108,10 @@ export function noneSink(): MonitoringSink {
  * server counts them in /metrics and logs them without the payload). The wrapped calls always
  * resolve, so a caller that does not want to wait for the monitoring provider may `void` them.
  */
-export function isolate(sink: MonitoringSink, onFailure: (error: unknown, what: MonitoringFailure) => void): MonitoringSink {
+export function isolate(
+  sink: MonitoringSink,
+  onFailure: (error: unknown, what: MonitoringFailure) => void,
+): MonitoringSink {
   const report = (error: unknown, what: MonitoringFailure): void => {
     try {
       onFailure(error, what);
@@ -141,4 +144,3 @@ export function isolate(sink: MonitoringSink, onFailure: (error: unknown, what: 
     },
   };
 }
-

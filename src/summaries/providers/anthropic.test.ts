@@ -3,7 +3,13 @@
 // Timeouts are 200 ms so the retry tests finish in a couple of seconds.
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
-import { anthropicError, anthropicMessage, startFakeLlm, type FakeLlm, type FakeLlmOptions } from '../../../test/helpers/fake-llm.js';
+import {
+  anthropicError,
+  anthropicMessage,
+  startFakeLlm,
+  type FakeLlm,
+  type FakeLlmOptions,
+} from '../../../test/helpers/fake-llm.js';
 import { createProvider, describeProvider } from './index.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderError, type ProviderRequest, type ProviderSettings } from './provider.js';
@@ -14,17 +20,30 @@ const KEY = 'sk-ant-test-secret-4f9a';
 const INPUT: SummaryInput = {
   customer: { code_name: 'blue-heron' },
   case: {
-    id: 'case_1', number: 1, score: 70, status: 'new', description: 'Suspicious PowerShell',
-    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-    first_observation_at: '2026-01-01T00:00:00.000Z', last_observation_at: '2026-01-01T00:00:00.000Z',
-    observation_count: 0, techniques: [],
+    id: 'case_1',
+    number: 1,
+    score: 70,
+    status: 'new',
+    description: 'Suspicious PowerShell',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    first_observation_at: '2026-01-01T00:00:00.000Z',
+    last_observation_at: '2026-01-01T00:00:00.000Z',
+    observation_count: 0,
+    techniques: [],
   },
   devices: [],
   observations: [],
 };
 
 function request(overrides: Partial<ProviderRequest> = {}): ProviderRequest {
-  return { system: 'You summarise cases.', user: '<case_data>{}</case_data>', input: INPUT, maxOutputTokens: 800, ...overrides };
+  return {
+    system: 'You summarise cases.',
+    user: '<case_data>{}</case_data>',
+    input: INPUT,
+    maxOutputTokens: 800,
+    ...overrides,
+  };
 }
 
 let fake: FakeLlm | undefined;
@@ -33,17 +52,29 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function setup(respond?: FakeLlmOptions['respond'], overrides: Partial<ProviderSettings> = {}): Promise<{ llm: FakeLlm; provider: AnthropicProvider }> {
+async function setup(
+  respond?: FakeLlmOptions['respond'],
+  overrides: Partial<ProviderSettings> = {},
+): Promise<{ llm: FakeLlm; provider: AnthropicProvider }> {
   const llm = await startFakeLlm({ kind: 'anthropic', ...(respond ? { respond } : {}) });
   fake = llm;
   const provider = new AnthropicProvider({
-    provider: 'anthropic', baseUrl: llm.baseUrl, model: 'claude-test', apiKey: KEY, timeoutMs: 200, maxRetries: 2, ...overrides,
+    provider: 'anthropic',
+    baseUrl: llm.baseUrl,
+    model: 'claude-test',
+    apiKey: KEY,
+    timeoutMs: 200,
+    maxRetries: 2,
+    ...overrides,
   });
   return { llm, provider };
 }
 
 async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
   return error;
 }
@@ -51,10 +82,20 @@ async function providerError(promise: Promise<unknown>): Promise<ProviderError> 
 describe('AnthropicProvider', () => {
   test('sends the system prompt, the user message, model, limits and the key; returns text, tokens and the answering model', async () => {
     const { llm, provider } = await setup(() => ({
-      body: anthropicMessage({ texts: ['## Overview\n', 'Done.'], model: 'claude-test-20260101', inputTokens: 321, outputTokens: 45 }),
+      body: anthropicMessage({
+        texts: ['## Overview\n', 'Done.'],
+        model: 'claude-test-20260101',
+        inputTokens: 321,
+        outputTokens: 45,
+      }),
     }));
     const result = await provider.generate(request());
-    assert.deepEqual(result, { text: '## Overview\nDone.', inputTokens: 321, outputTokens: 45, model: 'claude-test-20260101' });
+    assert.deepEqual(result, {
+      text: '## Overview\nDone.',
+      inputTokens: 321,
+      outputTokens: 45,
+      model: 'claude-test-20260101',
+    });
 
     assert.equal(llm.requests.length, 1);
     const [received] = llm.requests;
@@ -92,7 +133,9 @@ describe('AnthropicProvider', () => {
   });
 
   test('a 500 then a 200 succeeds after one retry', async () => {
-    const { llm, provider } = await setup((req) => (req.index === 0 ? { status: 500, body: anthropicError('api_error', 'boom') } : {}));
+    const { llm, provider } = await setup((req) =>
+      req.index === 0 ? { status: 500, body: anthropicError('api_error', 'boom') } : {},
+    );
     const result = await provider.generate(request());
     assert.equal(result.model, 'claude-test');
     assert.equal(llm.requests.length, 2);
@@ -100,7 +143,9 @@ describe('AnthropicProvider', () => {
 
   test('a 429 with retry-after: 0 is retried', async () => {
     const { llm, provider } = await setup((req) =>
-      req.index === 0 ? { status: 429, headers: { 'retry-after': '0' }, body: anthropicError('rate_limit_error', 'Rate limited') } : {},
+      req.index === 0
+        ? { status: 429, headers: { 'retry-after': '0' }, body: anthropicError('rate_limit_error', 'Rate limited') }
+        : {},
     );
     const result = await provider.generate(request());
     assert.ok(result.text.length > 0);
@@ -119,7 +164,10 @@ describe('AnthropicProvider', () => {
     assert.ok(!error.message.includes(KEY), error.message);
     assert.ok(!String(error.stack).includes(KEY));
     assert.equal(error.cause, undefined, 'the SDK error (which holds the body) is not kept');
-    assert.equal(error.message, 'The Anthropic provider answered HTTP 401: the provider refused the configured credentials');
+    assert.equal(
+      error.message,
+      'The Anthropic provider answered HTTP 401: the provider refused the configured credentials',
+    );
   });
 
   test('an answer without text blocks is an error', async () => {
@@ -133,7 +181,12 @@ describe('AnthropicProvider', () => {
     const llm = await startFakeLlm({ kind: 'anthropic' });
     await llm.close();
     const provider = new AnthropicProvider({
-      provider: 'anthropic', baseUrl: llm.baseUrl, model: 'claude-test', apiKey: KEY, timeoutMs: 200, maxRetries: 0,
+      provider: 'anthropic',
+      baseUrl: llm.baseUrl,
+      model: 'claude-test',
+      apiKey: KEY,
+      timeoutMs: 200,
+      maxRetries: 0,
     });
     const error = await providerError(provider.generate(request()));
     assert.equal(error.kind, 'error');
@@ -155,7 +208,12 @@ describe('AnthropicProvider', () => {
 
   test('createProvider builds it from settings and describeProvider reports it as an LLM', () => {
     const provider = createProvider({
-      provider: 'anthropic', baseUrl: '', model: 'claude-test', apiKey: KEY, timeoutMs: 1_000, maxRetries: 0,
+      provider: 'anthropic',
+      baseUrl: '',
+      model: 'claude-test',
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      maxRetries: 0,
     });
     assert.ok(provider instanceof AnthropicProvider);
     assert.deepEqual(describeProvider(provider), { provider: 'anthropic', model: 'claude-test', is_llm: true });

@@ -2,7 +2,14 @@
 // the per-attempt timeout and the retries (408/409/429/5xx and connection failures, exponential
 // backoff). A non-empty base URL points it at a proxy or, in tests, at a local fake.
 import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import { ProviderError, toProviderError, type ProviderRequest, type ProviderResult, type ProviderSettings, type SummaryProvider } from './provider.js';
+import {
+  ProviderError,
+  toProviderError,
+  type ProviderRequest,
+  type ProviderResult,
+  type ProviderSettings,
+  type SummaryProvider,
+} from './provider.js';
 
 const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
 
@@ -51,9 +58,7 @@ export class AnthropicProvider implements SummaryProvider {
       throw toProviderError(error, 'Anthropic', sdkErrors, this.#apiKey, request.signal);
     }
 
-    const text = message.content
-      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-      .join('');
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
     if (text.trim() === '') {
       throw new ProviderError('error', `The Anthropic provider returned no text (stop_reason ${message.stop_reason}).`);
     }

@@ -11,11 +11,14 @@ export const BUILTIN_MODEL = 'sightline-builtin-1';
 /** Log-derived text as inline code: backticks and line breaks cannot escape it. */
 function quote(value: string | number | null | undefined, max = 160): string {
   if (value === null || value === undefined || value === '') return '–';
-  const text = String(value).replace(/[\r\n\t]+/g, ' ').replace(/`/g, "'");
+  const text = String(value)
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/`/g, "'");
   return `\`${text.length > max ? `${text.slice(0, max - 1)}…` : text}\``;
 }
 
-const cite = (observations: readonly SummaryObservation[]) => observations.map((observation) => `[${observation.id}]`).join(' ');
+const cite = (observations: readonly SummaryObservation[]) =>
+  observations.map((observation) => `[${observation.id}]`).join(' ');
 const utc = (time: string) => `${time.slice(0, 19).replace('T', ' ')} UTC`;
 
 function overview(input: SummaryInput): string[] {
@@ -32,7 +35,12 @@ function overview(input: SummaryInput): string[] {
 
 function timeline(input: SummaryInput): string[] {
   const ordered = [...input.observations].sort((a, b) => a.first_time.localeCompare(b.first_time));
-  const lines = ordered.slice(0, 20).map((observation) => `- ${utc(observation.first_time)}: ${quote(observation.rule_title)} (${observation.level}) on ${quote(observation.host)} [${observation.id}]`);
+  const lines = ordered
+    .slice(0, 20)
+    .map(
+      (observation) =>
+        `- ${utc(observation.first_time)}: ${quote(observation.rule_title)} (${observation.level}) on ${quote(observation.host)} [${observation.id}]`,
+    );
   if (ordered.length > 20) lines.push(`- … ${ordered.length - 20} more observations in the case data.`);
   return lines.length > 0 ? lines : ['- No observations are in the case data.'];
 }
@@ -41,9 +49,14 @@ function affected(input: SummaryInput): string[] {
   if (input.devices.length === 0) return ['No device is named by the observations.'];
   return input.devices.map((device) => {
     const places = device.addresses
-      .map((address) => `${address.ip} (${address.scope === 'public' ? [address.city, address.country].filter(Boolean).join(', ') || 'unknown location' : address.scope})`)
+      .map(
+        (address) =>
+          `${address.ip} (${address.scope === 'public' ? [address.city, address.country].filter(Boolean).join(', ') || 'unknown location' : address.scope})`,
+      )
       .join(', ');
-    const related = input.observations.filter((observation) => observation.host?.toLowerCase() === device.host_name.toLowerCase());
+    const related = input.observations.filter(
+      (observation) => observation.host?.toLowerCase() === device.host_name.toLowerCase(),
+    );
     return (
       `- ${quote(device.host_name)}${device.host_description ? `, described as ${quote(device.host_description)}` : ''}; ` +
       `last user ${quote(device.user)}; endpoint ${quote(device.endpoint_id)}${places ? `; addresses ${places}` : ''}${related.length > 0 ? ` ${cite(related.slice(0, 5))}` : ''}`
@@ -54,7 +67,9 @@ function affected(input: SummaryInput): string[] {
 function techniques(input: SummaryInput): string[] {
   if (input.case.techniques.length === 0) return ['No MITRE ATT&CK technique is tagged on the observations.'];
   return input.case.techniques.map((technique) => {
-    const related = input.observations.filter((observation) => observation.techniques.some((id) => id === technique.id || id.startsWith(`${technique.id}.`)));
+    const related = input.observations.filter((observation) =>
+      observation.techniques.some((id) => id === technique.id || id.startsWith(`${technique.id}.`)),
+    );
     return `- ${technique.id}${technique.name ? ` ${technique.name}` : ''}${technique.tactics.length > 0 ? ` (${technique.tactics.join(', ')})` : ''} ${cite(related.slice(0, 5))}`.trimEnd();
   });
 }
@@ -63,7 +78,9 @@ function evidence(input: SummaryInput): string[] {
   const lines: string[] = [];
   for (const observation of input.observations) {
     for (const event of observation.evidence.process_events.slice(0, 2)) {
-      lines.push(`- Process ${quote(event.process_name)} (PID ${event.pid ?? '–'}) run by ${quote(event.user)} on ${quote(event.host)}: ${quote(event.command_line ?? event.executable_path, 200)}, parent ${quote(event.parent_process_name)} [${observation.id}]`);
+      lines.push(
+        `- Process ${quote(event.process_name)} (PID ${event.pid ?? '–'}) run by ${quote(event.user)} on ${quote(event.host)}: ${quote(event.command_line ?? event.executable_path, 200)}, parent ${quote(event.parent_process_name)} [${observation.id}]`,
+      );
     }
     for (const event of observation.evidence.network_events.slice(0, 2)) {
       lines.push(
@@ -72,25 +89,33 @@ function evidence(input: SummaryInput): string[] {
     }
     if (lines.length >= 15) break;
   }
-  if (lines.length === 0) return ['- The observations carry no endpoint process or network events; see each observation\'s records.'];
+  if (lines.length === 0)
+    return ["- The observations carry no endpoint process or network events; see each observation's records."];
   return lines;
 }
 
 function nextSteps(input: SummaryInput): string[] {
   const steps: string[] = [];
   const high = input.observations.some((observation) => levelRank(observation.level) >= levelRank('high'));
-  const tactics = new Set(input.case.techniques.flatMap((technique) => technique.tactics.map((tactic) => tactic.toLowerCase())));
+  const tactics = new Set(
+    input.case.techniques.flatMap((technique) => technique.tactics.map((tactic) => tactic.toLowerCase())),
+  );
   if (high) steps.push('- Confirm whether the activity was authorised; if not, isolate the affected devices.');
-  if (input.observations.some((observation) => observation.evidence.network_events.length > 0)) steps.push('- Block or investigate the remote addresses in the key evidence and look for the same destinations on other devices.');
-  if (tactics.has('credential access') || tactics.has('initial access')) steps.push('- Reset the credentials of the users involved and review sign-ins from the addresses seen.');
-  if (tactics.has('persistence') || tactics.has('execution')) steps.push('- Look for persistence (cron, services, web shells, new accounts) on the devices and remove it.');
+  if (input.observations.some((observation) => observation.evidence.network_events.length > 0))
+    steps.push(
+      '- Block or investigate the remote addresses in the key evidence and look for the same destinations on other devices.',
+    );
+  if (tactics.has('credential access') || tactics.has('initial access'))
+    steps.push('- Reset the credentials of the users involved and review sign-ins from the addresses seen.');
+  if (tactics.has('persistence') || tactics.has('execution'))
+    steps.push('- Look for persistence (cron, services, web shells, new accounts) on the devices and remove it.');
   steps.push('- Record the outcome on the case and close it with a resolution.');
   return steps;
 }
 
 export function builtinSummary(input: SummaryInput): string {
   return [
-    '_Written by Sightline\'s builtin summariser from the case data (not a language model)._',
+    "_Written by Sightline's builtin summariser from the case data (not a language model)._",
     '',
     '## Overview',
     ...overview(input),
@@ -120,6 +145,11 @@ export class BuiltinProvider implements SummaryProvider {
   async generate(request: ProviderRequest): Promise<ProviderResult> {
     const text = builtinSummary(request.input);
     // No tokenizer: a character count / 4 is the usual estimate, reported so the figures stay comparable.
-    return { text, inputTokens: Math.ceil((request.system.length + request.user.length) / 4), outputTokens: Math.ceil(text.length / 4), model: BUILTIN_MODEL };
+    return {
+      text,
+      inputTokens: Math.ceil((request.system.length + request.user.length) / 4),
+      outputTokens: Math.ceil(text.length / 4),
+      model: BUILTIN_MODEL,
+    };
   }
 }

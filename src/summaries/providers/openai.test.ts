@@ -3,7 +3,13 @@
 // Timeouts are 200 ms so the retry tests finish in a couple of seconds.
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
-import { openAiCompletion, openAiError, startFakeLlm, type FakeLlm, type FakeLlmOptions } from '../../../test/helpers/fake-llm.js';
+import {
+  openAiCompletion,
+  openAiError,
+  startFakeLlm,
+  type FakeLlm,
+  type FakeLlmOptions,
+} from '../../../test/helpers/fake-llm.js';
 import { createProvider, describeProvider } from './index.js';
 import { OpenAiProvider } from './openai.js';
 import { ProviderError, type ProviderRequest, type ProviderSettings } from './provider.js';
@@ -14,17 +20,30 @@ const KEY = 'sk-test-secret-4f9a';
 const INPUT: SummaryInput = {
   customer: { code_name: 'blue-heron' },
   case: {
-    id: 'case_1', number: 1, score: 70, status: 'new', description: 'Suspicious PowerShell',
-    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-    first_observation_at: '2026-01-01T00:00:00.000Z', last_observation_at: '2026-01-01T00:00:00.000Z',
-    observation_count: 0, techniques: [],
+    id: 'case_1',
+    number: 1,
+    score: 70,
+    status: 'new',
+    description: 'Suspicious PowerShell',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    first_observation_at: '2026-01-01T00:00:00.000Z',
+    last_observation_at: '2026-01-01T00:00:00.000Z',
+    observation_count: 0,
+    techniques: [],
   },
   devices: [],
   observations: [],
 };
 
 function request(overrides: Partial<ProviderRequest> = {}): ProviderRequest {
-  return { system: 'You summarise cases.', user: '<case_data>{}</case_data>', input: INPUT, maxOutputTokens: 800, ...overrides };
+  return {
+    system: 'You summarise cases.',
+    user: '<case_data>{}</case_data>',
+    input: INPUT,
+    maxOutputTokens: 800,
+    ...overrides,
+  };
 }
 
 let fake: FakeLlm | undefined;
@@ -33,17 +52,29 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function setup(respond?: FakeLlmOptions['respond'], overrides: Partial<ProviderSettings> = {}): Promise<{ llm: FakeLlm; provider: OpenAiProvider }> {
+async function setup(
+  respond?: FakeLlmOptions['respond'],
+  overrides: Partial<ProviderSettings> = {},
+): Promise<{ llm: FakeLlm; provider: OpenAiProvider }> {
   const llm = await startFakeLlm({ kind: 'openai', ...(respond ? { respond } : {}) });
   fake = llm;
   const provider = new OpenAiProvider({
-    provider: 'openai', baseUrl: llm.baseUrl, model: 'gpt-test', apiKey: KEY, timeoutMs: 200, maxRetries: 2, ...overrides,
+    provider: 'openai',
+    baseUrl: llm.baseUrl,
+    model: 'gpt-test',
+    apiKey: KEY,
+    timeoutMs: 200,
+    maxRetries: 2,
+    ...overrides,
   });
   return { llm, provider };
 }
 
 async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
   return error;
 }
@@ -51,10 +82,20 @@ async function providerError(promise: Promise<unknown>): Promise<ProviderError> 
 describe('OpenAiProvider', () => {
   test('sends system and user messages, model, limits and the key; returns text, tokens and the answering model', async () => {
     const { llm, provider } = await setup(() => ({
-      body: openAiCompletion({ text: '## Overview\nDone.', model: 'gpt-test-2026-01-01', promptTokens: 321, completionTokens: 45 }),
+      body: openAiCompletion({
+        text: '## Overview\nDone.',
+        model: 'gpt-test-2026-01-01',
+        promptTokens: 321,
+        completionTokens: 45,
+      }),
     }));
     const result = await provider.generate(request());
-    assert.deepEqual(result, { text: '## Overview\nDone.', inputTokens: 321, outputTokens: 45, model: 'gpt-test-2026-01-01' });
+    assert.deepEqual(result, {
+      text: '## Overview\nDone.',
+      inputTokens: 321,
+      outputTokens: 45,
+      model: 'gpt-test-2026-01-01',
+    });
 
     assert.equal(llm.requests.length, 1);
     const [received] = llm.requests;
@@ -74,7 +115,12 @@ describe('OpenAiProvider', () => {
     const llm = await startFakeLlm({ kind: 'openai' });
     fake = llm;
     const provider = new OpenAiProvider({
-      provider: 'openai', baseUrl: `${llm.baseUrl}/`, model: 'llama3.1', apiKey: '', timeoutMs: 200, maxRetries: 0,
+      provider: 'openai',
+      baseUrl: `${llm.baseUrl}/`,
+      model: 'llama3.1',
+      apiKey: '',
+      timeoutMs: 200,
+      maxRetries: 0,
     });
     const result = await provider.generate(request());
     assert.equal(result.model, 'llama3.1');
@@ -93,7 +139,9 @@ describe('OpenAiProvider', () => {
   });
 
   test('a 500 then a 200 succeeds after one retry', async () => {
-    const { llm, provider } = await setup((req) => (req.index === 0 ? { status: 500, body: openAiError('boom', 'server_error') } : {}));
+    const { llm, provider } = await setup((req) =>
+      req.index === 0 ? { status: 500, body: openAiError('boom', 'server_error') } : {},
+    );
     const result = await provider.generate(request());
     assert.equal(result.model, 'gpt-test');
     assert.equal(llm.requests.length, 2);
@@ -101,7 +149,9 @@ describe('OpenAiProvider', () => {
 
   test('a 429 with retry-after: 0 is retried', async () => {
     const { llm, provider } = await setup((req) =>
-      req.index === 0 ? { status: 429, headers: { 'retry-after': '0' }, body: openAiError('Rate limit reached', 'requests') } : {},
+      req.index === 0
+        ? { status: 429, headers: { 'retry-after': '0' }, body: openAiError('Rate limit reached', 'requests') }
+        : {},
     );
     const result = await provider.generate(request());
     assert.ok(result.text.length > 0);
@@ -121,7 +171,10 @@ describe('OpenAiProvider', () => {
     assert.ok(!String(error.stack).includes(KEY));
     assert.equal(error.cause, undefined, 'the SDK error (which holds the body) is not kept');
     // Not even the provider's text: OpenAI's quotes a masked key (sk-…abcd), which redaction cannot catch.
-    assert.equal(error.message, 'The OpenAI-compatible provider answered HTTP 401: the provider refused the configured credentials');
+    assert.equal(
+      error.message,
+      'The OpenAI-compatible provider answered HTTP 401: the provider refused the configured credentials',
+    );
   });
 
   test('an answer without content is an error', async () => {
@@ -135,7 +188,12 @@ describe('OpenAiProvider', () => {
     const llm = await startFakeLlm({ kind: 'openai' });
     await llm.close();
     const provider = new OpenAiProvider({
-      provider: 'openai', baseUrl: llm.baseUrl, model: 'gpt-test', apiKey: KEY, timeoutMs: 200, maxRetries: 0,
+      provider: 'openai',
+      baseUrl: llm.baseUrl,
+      model: 'gpt-test',
+      apiKey: KEY,
+      timeoutMs: 200,
+      maxRetries: 0,
     });
     const error = await providerError(provider.generate(request()));
     assert.equal(error.kind, 'error');
@@ -157,7 +215,12 @@ describe('OpenAiProvider', () => {
 
   test('createProvider builds it from settings and describeProvider reports it as an LLM', () => {
     const provider = createProvider({
-      provider: 'openai', baseUrl: '', model: 'gpt-test', apiKey: KEY, timeoutMs: 1_000, maxRetries: 0,
+      provider: 'openai',
+      baseUrl: '',
+      model: 'gpt-test',
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      maxRetries: 0,
     });
     assert.ok(provider instanceof OpenAiProvider);
     assert.deepEqual(describeProvider(provider), { provider: 'openai', model: 'gpt-test', is_llm: true });

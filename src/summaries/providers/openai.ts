@@ -2,7 +2,14 @@
 // Ollama, vLLM, llama.cpp server) through the official `openai` SDK, which owns the per-attempt
 // timeout and the retries (408/409/429/5xx and connection failures, exponential backoff).
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { ProviderError, toProviderError, type ProviderRequest, type ProviderResult, type ProviderSettings, type SummaryProvider } from './provider.js';
+import {
+  ProviderError,
+  toProviderError,
+  type ProviderRequest,
+  type ProviderResult,
+  type ProviderSettings,
+  type SummaryProvider,
+} from './provider.js';
 
 const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
 

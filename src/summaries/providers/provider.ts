@@ -74,24 +74,44 @@ export interface SdkErrorClasses {
 }
 
 /** Maps an SDK failure to a ProviderError, never letting the API key into the message. */
-export function toProviderError(error: unknown, label: string, classes: SdkErrorClasses, apiKey: string, signal: AbortSignal | undefined): ProviderError {
+export function toProviderError(
+  error: unknown,
+  label: string,
+  classes: SdkErrorClasses,
+  apiKey: string,
+  signal: AbortSignal | undefined,
+): ProviderError {
   // Subclasses of the API error without a status, so they are told apart before the status check.
-  if (error instanceof classes.timeout) return new ProviderError('timeout', `The ${label} provider did not answer in time.`, undefined, { cause: error });
+  if (error instanceof classes.timeout)
+    return new ProviderError('timeout', `The ${label} provider did not answer in time.`, undefined, { cause: error });
   if (error instanceof classes.abort) {
     // The caller's own deadline (AbortSignal.timeout) is a timeout; any other abort is a cancellation.
     const timedOut = signal?.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
-    return new ProviderError(timedOut ? 'timeout' : 'error', `The request to the ${label} provider was cancelled.`, undefined, { cause: error });
+    return new ProviderError(
+      timedOut ? 'timeout' : 'error',
+      `The request to the ${label} provider was cancelled.`,
+      undefined,
+      { cause: error },
+    );
   }
   if (error instanceof classes.api && typeof error.status === 'number') {
     // No `cause`: the SDK error carries the provider's body, which may echo the key. An
     // authentication failure's text often quotes part of the key (sk-…abcd): not passed on at all.
     const auth = error.status === 401 || error.status === 403;
-    const detail = auth ? 'the provider refused the configured credentials' : redact(error.message.replace(/^\d{3}\s*/, ''), apiKey);
-    return new ProviderError('error', `The ${label} provider answered HTTP ${error.status}${detail ? `: ${detail}` : ''}`, error.status);
+    const detail = auth
+      ? 'the provider refused the configured credentials'
+      : redact(error.message.replace(/^\d{3}\s*/, ''), apiKey);
+    return new ProviderError(
+      'error',
+      `The ${label} provider answered HTTP ${error.status}${detail ? `: ${detail}` : ''}`,
+      error.status,
+    );
   }
   if (error instanceof classes.api) {
     // Connection refused, DNS, TLS: the message is the SDK's and names no credentials.
-    return new ProviderError('error', `Could not reach the ${label} provider: ${error.message}`, undefined, { cause: error });
+    return new ProviderError('error', `Could not reach the ${label} provider: ${error.message}`, undefined, {
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError('error', `The ${label} provider failed: ${redact(message, apiKey)}`);

@@ -67,14 +67,24 @@ export async function request<T>(method: string, path: string, options: RequestO
     });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError(0, 'network_error', 'the server could not be reached; check the connection and try again', undefined);
+    throw new ApiError(
+      0,
+      'network_error',
+      'the server could not be reached; check the connection and try again',
+      undefined,
+    );
   }
   if (response.status === 204) return undefined as T;
   const type = response.headers.get('content-type') ?? '';
   const body: unknown = type.includes('json') ? await response.json() : await response.text();
   if (!response.ok) {
     const problem = typeof body === 'object' && body !== null ? (body as Problem) : undefined;
-    const error = new ApiError(response.status, problem?.code ?? 'http_error', problem?.detail ?? `${response.status} ${response.statusText}`, problem);
+    const error = new ApiError(
+      response.status,
+      problem?.code ?? 'http_error',
+      problem?.detail ?? `${response.status} ${response.statusText}`,
+      problem,
+    );
     if (response.status === 401 && path !== '/v1/auth/login') state.onSignedOut();
     throw error;
   }

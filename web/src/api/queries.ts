@@ -16,7 +16,12 @@ export interface ListOptions {
 }
 
 /** GET `path` with `query` as one page of `K` items; the key is `[...key, query]`. */
-export function useListQuery<K extends string, T>(key: readonly string[], path: string, query: QueryParameters, options: ListOptions = {}) {
+export function useListQuery<K extends string, T>(
+  key: readonly string[],
+  path: string,
+  query: QueryParameters,
+  options: ListOptions = {},
+) {
   return useQuery({
     queryKey: [...key, query],
     queryFn: ({ signal }) => api.get<Page<K, T>>(path, { query, signal }),

@@ -28,7 +28,9 @@ function TenantPage({ children, permission }: { children: ReactNode; permission?
   if (!tenant) {
     return (
       <Empty>
-        {me.operator ? 'There is no tenant yet. Create one under Operator › Tenants, then pick it at the top.' : 'Your account belongs to no tenant.'}
+        {me.operator
+          ? 'There is no tenant yet. Create one under Operator › Tenants, then pick it at the top.'
+          : 'Your account belongs to no tenant.'}
       </Empty>
     );
   }
@@ -57,22 +59,106 @@ export function App() {
     <Layout>
       <Suspense fallback={<Loading />}>
         <Routes>
-          <Route path="/" element={<TenantPage><OverviewPage /></TenantPage>} />
+          <Route
+            path="/"
+            element={
+              <TenantPage>
+                <OverviewPage />
+              </TenantPage>
+            }
+          />
           <Route path="/login" element={<Navigate to="/" replace />} />
-          <Route path="/cases" element={<TenantPage permission="cases:read"><CasesPage /></TenantPage>} />
-          <Route path="/cases/:caseId" element={<TenantPage permission="cases:read"><CaseDetailPage /></TenantPage>} />
-          <Route path="/observations" element={<TenantPage permission="observations:read"><ObservationsPage /></TenantPage>} />
-          <Route path="/devices" element={<TenantPage permission="devices:read"><DevicesPage /></TenantPage>} />
-          <Route path="/devices/:deviceId" element={<TenantPage permission="devices:read"><DeviceDetailPage /></TenantPage>} />
-          <Route path="/telemetry" element={<TenantPage permission="telemetry:read"><TelemetryPage /></TenantPage>} />
+          <Route
+            path="/cases"
+            element={
+              <TenantPage permission="cases:read">
+                <CasesPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/cases/:caseId"
+            element={
+              <TenantPage permission="cases:read">
+                <CaseDetailPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/observations"
+            element={
+              <TenantPage permission="observations:read">
+                <ObservationsPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/devices"
+            element={
+              <TenantPage permission="devices:read">
+                <DevicesPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/devices/:deviceId"
+            element={
+              <TenantPage permission="devices:read">
+                <DeviceDetailPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/telemetry"
+            element={
+              <TenantPage permission="telemetry:read">
+                <TelemetryPage />
+              </TenantPage>
+            }
+          />
           <Route path="/settings" element={<Navigate to="/settings/integrations/api" replace />} />
           <Route path="/settings/integrations" element={<Navigate to="/settings/integrations/api" replace />} />
-          <Route path="/settings/integrations/api" element={<TenantPage permission="tokens:read"><ApiConfigurationPage /></TenantPage>} />
-          <Route path="/settings/collector" element={<TenantPage><CollectorPage /></TenantPage>} />
-          <Route path="/settings/ai" element={<TenantPage><AiSummariesPage /></TenantPage>} />
+          <Route
+            path="/settings/integrations/api"
+            element={
+              <TenantPage permission="tokens:read">
+                <ApiConfigurationPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/settings/collector"
+            element={
+              <TenantPage>
+                <CollectorPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/settings/ai"
+            element={
+              <TenantPage>
+                <AiSummariesPage />
+              </TenantPage>
+            }
+          />
           <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
-          <Route path="/operator/tenants" element={<OperatorPage><TenantsPage /></OperatorPage>} />
-          <Route path="/operator/reviews" element={<OperatorPage><ReviewsPage /></OperatorPage>} />
+          <Route
+            path="/operator/tenants"
+            element={
+              <OperatorPage>
+                <TenantsPage />
+              </OperatorPage>
+            }
+          />
+          <Route
+            path="/operator/reviews"
+            element={
+              <OperatorPage>
+                <ReviewsPage />
+              </OperatorPage>
+            }
+          />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </Suspense>

@@ -146,7 +146,13 @@ export function Layout({ children }: { children: ReactNode }) {
       </aside>
       <div className="main-column">
         <header className="topbar">
-          <button type="button" className="menu-button" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen((open) => !open)}>
+          <button
+            type="button"
+            className="menu-button"
+            aria-label="Menu"
+            aria-expanded={menuOpen}
+            onClick={() => setMenuOpen((open) => !open)}
+          >
             ☰
           </button>
           <TenantSwitcher />

@@ -36,17 +36,33 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
           </div>
         </div>
         <Field label="Email">
-          <input type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Field>
         <Field label="Password">
-          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </Field>
         {error && <Notice tone="danger">{error}</Notice>}
         <Button variant="primary" type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </Button>
         <p className="login-help muted">
-          Integrations use API tokens, not this page. The first start printed the operator&apos;s password; <code>sightline user create</code> adds people.
+          Integrations use API tokens, not this page. The first start printed the operator&apos;s password;{' '}
+          <code>sightline user create</code> adds people.
         </p>
       </form>
     </main>

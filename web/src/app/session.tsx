@@ -31,7 +31,13 @@ export function useSession(): SessionState {
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [signedOut, setSignedOut] = useState(false);
-  const me = useQuery({ queryKey: ['me'], queryFn: () => api.get<Me>('/v1/me', { noTenant: true }), retry: false, staleTime: 60_000, enabled: !signedOut });
+  const me = useQuery({
+    queryKey: ['me'],
+    queryFn: () => api.get<Me>('/v1/me', { noTenant: true }),
+    retry: false,
+    staleTime: 60_000,
+    enabled: !signedOut,
+  });
 
   useEffect(() => {
     configureClient({ onSignedOut: () => setSignedOut(true) });
@@ -50,7 +56,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [picked, setPicked] = useState<string | null>(() => localStorage.getItem(TENANT_KEY));
   const tenantList = tenants.data?.tenants ?? [];
   const operatorTenant = tenantList.find((t) => t.code_name === picked) ?? tenantList[0];
-  const tenant = operator ? (operatorTenant ? { code_name: operatorTenant.code_name, name: operatorTenant.name } : null) : (me.data?.tenant ?? null);
+  const tenant = operator
+    ? operatorTenant
+      ? { code_name: operatorTenant.code_name, name: operatorTenant.name }
+      : null
+    : (me.data?.tenant ?? null);
   // Set during render, before children query: the first request of a page already names the tenant.
   configureClient({ tenant: operator ? (tenant?.code_name ?? null) : null });
 
@@ -60,7 +70,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       configureClient({ tenant: codeName });
       setPicked(codeName);
       // Nothing of the previous tenant may show under the new one.
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'me' && query.queryKey[0] !== 'operator' });
+      queryClient.removeQueries({
+        predicate: (query) => query.queryKey[0] !== 'me' && query.queryKey[0] !== 'operator',
+      });
     },
     [queryClient],
   );
@@ -102,9 +114,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     );
   }
   if (me.isPending) return <Loading what="Starting Sightline" />;
-  if (me.error) return <ErrorState error={me.error} retry={() => void me.refetch()} title="Could not reach Sightline" />;
+  if (me.error)
+    return <ErrorState error={me.error} retry={() => void me.refetch()} title="Could not reach Sightline" />;
   if (operator && tenants.isPending) return <Loading what="Loading tenants" />;
   // Without the list an operator would be told there is no tenant yet, which is not so.
-  if (operator && tenants.error) return <ErrorState error={tenants.error} retry={() => void tenants.refetch()} title="Could not load the tenants" />;
+  if (operator && tenants.error)
+    return <ErrorState error={tenants.error} retry={() => void tenants.refetch()} title="Could not load the tenants" />;
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

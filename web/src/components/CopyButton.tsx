@@ -17,7 +17,15 @@ async function copyText(text: string): Promise<void> {
   if (!copied) throw new Error('the browser refused to copy');
 }
 
-export function CopyButton({ value, label = 'Copy', small = true }: { value: string; label?: string; small?: boolean }) {
+export function CopyButton({
+  value,
+  label = 'Copy',
+  small = true,
+}: {
+  value: string;
+  label?: string;
+  small?: boolean;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   return (
     <Button

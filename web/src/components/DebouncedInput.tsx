@@ -8,7 +8,11 @@ export function DebouncedInput({
   onSettle,
   ms,
   ...rest
-}: Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'> & { value: string; onSettle: (value: string) => void; ms?: number }) {
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'> & {
+  value: string;
+  onSettle: (value: string) => void;
+  ms?: number;
+}) {
   const { text, setText, flush } = useDebouncedText(value, onSettle, ms);
   return (
     <input

@@ -3,7 +3,19 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Button } from './ui';
 
-export function Dialog({ title, onClose, children, footer, wide }: { title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  footer,
+  wide,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -53,7 +65,12 @@ export function DialogActions({
   return (
     <>
       <Button onClick={onCancel}>Cancel</Button>
-      <Button variant={variant} disabled={disabled} autoFocus={autoFocus} {...('form' in action ? { type: 'submit', form: action.form } : { onClick: action.onConfirm })}>
+      <Button
+        variant={variant}
+        disabled={disabled}
+        autoFocus={autoFocus}
+        {...('form' in action ? { type: 'submit', form: action.form } : { onClick: action.onConfirm })}
+      >
         {label}
       </Button>
     </>

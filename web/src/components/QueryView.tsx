@@ -40,7 +40,9 @@ export function QueryView<T>({
   const nothing = empty?.(query.data);
   return (
     <>
-      {Boolean(query.error) && <ErrorState error={query.error} retry={retry} title="Could not refresh: showing the last answer" />}
+      {Boolean(query.error) && (
+        <ErrorState error={query.error} retry={retry} title="Could not refresh: showing the last answer" />
+      )}
       {nothing ? <Empty>{nothing}</Empty> : children(query.data)}
     </>
   );

@@ -3,7 +3,17 @@
 import { useId } from 'react';
 import { humanize } from '../lib/format';
 
-export function ToggleGroup({ label, options, value, onChange }: { label: string; options: readonly string[]; value: string | undefined; onChange: (value: string) => void }) {
+export function ToggleGroup({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: readonly string[];
+  value: string | undefined;
+  onChange: (value: string) => void;
+}) {
   const labelId = useId();
   const chosen = new Set((value ?? '').split(',').filter(Boolean));
   const toggle = (option: string) => {
@@ -20,7 +30,13 @@ export function ToggleGroup({ label, options, value, onChange }: { label: string
       <div className="toggle-group" role="group" aria-labelledby={labelId}>
         {options.map((option) => (
           // The level-… class colours a pressed toggle like its badge.
-          <button key={option} type="button" className={`toggle level-${option}`} aria-pressed={chosen.has(option)} onClick={() => toggle(option)}>
+          <button
+            key={option}
+            type="button"
+            className={`toggle level-${option}`}
+            aria-pressed={chosen.has(option)}
+            onClick={() => toggle(option)}
+          >
             {humanize(option)}
           </button>
         ))}

@@ -55,7 +55,13 @@ export const statusColors: Record<string, string> = {
 };
 
 /** ATT&CK technique ids, the first `max` shown (names on hover) and how many more. */
-export function TechniqueIds({ techniques, max = 1 }: { techniques: { id: string; name: string | null; tactics?: string[] }[]; max?: number }) {
+export function TechniqueIds({
+  techniques,
+  max = 1,
+}: {
+  techniques: { id: string; name: string | null; tactics?: string[] }[];
+  max?: number;
+}) {
   if (techniques.length === 0) return <span className="faint">—</span>;
   const describe = (technique: (typeof techniques)[number]) =>
     `${technique.id} ${technique.name ?? '(not in the catalogue)'}${technique.tactics?.length ? ` — ${technique.tactics.join(', ')}` : ''}`;

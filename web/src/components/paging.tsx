@@ -49,7 +49,9 @@ export function Pager({
     <nav className="pager" aria-label="Pages">
       <span className="pager-range">
         {shown === 0 ? 'No items' : `${formatNumber(from)}–${formatNumber(to)}`}
-        {total !== undefined && total !== null && ` of ${totalRelation === 'gte' ? 'at least ' : ''}${formatNumber(total)}`}
+        {total !== undefined &&
+          total !== null &&
+          ` of ${totalRelation === 'gte' ? 'at least ' : ''}${formatNumber(total)}`}
       </span>
       <Button small disabled={pager.index === 0} onClick={pager.first} aria-label="First page">
         «

@@ -7,10 +7,14 @@ import { useHotkeys } from '../lib/hotkeys';
  * toggle, a link): Enter then opens the row, where it would otherwise press that control again.
  */
 function leaveControl(): void {
-  if (document.activeElement instanceof HTMLElement && document.activeElement !== document.body) document.activeElement.blur();
+  if (document.activeElement instanceof HTMLElement && document.activeElement !== document.body)
+    document.activeElement.blur();
 }
 
-export function useRowNavigation(count: number, open: (index: number) => void): { selected: number; setSelected: (index: number) => void } {
+export function useRowNavigation(
+  count: number,
+  open: (index: number) => void,
+): { selected: number; setSelected: (index: number) => void } {
   const [selected, setSelected] = useState(-1);
   useEffect(() => {
     if (selected >= count) setSelected(count - 1);

@@ -7,8 +7,19 @@ import { formatDateTime, formatRelative } from '../lib/format';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
-export function Button({ variant = 'secondary', small, className, ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; small?: boolean }) {
-  return <button type="button" className={['btn', `btn-${variant}`, small ? 'btn-small' : '', className ?? ''].join(' ').trim()} {...rest} />;
+export function Button({
+  variant = 'secondary',
+  small,
+  className,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; small?: boolean }) {
+  return (
+    <button
+      type="button"
+      className={['btn', `btn-${variant}`, small ? 'btn-small' : '', className ?? ''].join(' ').trim()}
+      {...rest}
+    />
+  );
 }
 
 /**
@@ -53,7 +64,17 @@ export function Badge({ tone = 'neutral', children, title }: { tone?: Tone; chil
   );
 }
 
-export function Panel({ title, actions, children, className }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Panel({
+  title,
+  actions,
+  children,
+  className,
+}: {
+  title?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`panel ${className ?? ''}`.trim()}>
       {(title || actions) && (
@@ -84,7 +105,17 @@ export function Breadcrumb({ trail }: { trail: Crumb[] }) {
   );
 }
 
-export function PageHeader({ title, subtitle, actions, trail }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; trail?: Crumb[] }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+  trail,
+}: {
+  title: ReactNode;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+  trail?: Crumb[];
+}) {
   return (
     <header className="page-header">
       <div>
@@ -110,7 +141,15 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
 }
 
 /** An error with what went wrong (the problem's detail and code) and a way to retry. */
-export function ErrorState({ error, retry, title = 'Could not load this' }: { error: unknown; retry?: () => void; title?: string }) {
+export function ErrorState({
+  error,
+  retry,
+  title = 'Could not load this',
+}: {
+  error: unknown;
+  retry?: () => void;
+  title?: string;
+}) {
   const code = error instanceof ApiError ? error.code : undefined;
   return (
     <div className="state state-error" role="alert">
@@ -143,7 +182,17 @@ export function Time({ iso, exact }: { iso: string | null | undefined; exact?: b
 }
 
 /** A labelled control. The hint and the error sit outside the label, so they are not part of the control's name. */
-export function Field({ label, hint, children, error }: { label: string; hint?: ReactNode; children: ReactNode; error?: string | undefined }) {
+export function Field({
+  label,
+  hint,
+  children,
+  error,
+}: {
+  label: string;
+  hint?: ReactNode;
+  children: ReactNode;
+  error?: string | undefined;
+}) {
   return (
     <div className="field">
       <label className="field-control">
@@ -178,10 +227,29 @@ export function KeyHints({ keys, className }: { keys: [string, string][]; classN
 }
 
 /** A labelled on/off switch (a checkbox with role switch, so it reads as one). */
-export function Switch({ label, checked, disabled, onChange, children }: { label: string; checked: boolean; disabled?: boolean; onChange: (next: boolean) => void; children?: ReactNode }) {
+export function Switch({
+  label,
+  checked,
+  disabled,
+  onChange,
+  children,
+}: {
+  label: string;
+  checked: boolean;
+  disabled?: boolean;
+  onChange: (next: boolean) => void;
+  children?: ReactNode;
+}) {
   return (
     <label className="switch">
-      <input type="checkbox" role="switch" aria-label={label} checked={checked} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
+      <input
+        type="checkbox"
+        role="switch"
+        aria-label={label}
+        checked={checked}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.checked)}
+      />
       <span className="switch-track" aria-hidden="true" />
       {children && <span className="switch-text">{children}</span>}
     </label>
@@ -189,7 +257,13 @@ export function Switch({ label, checked, disabled, onChange, children }: { label
 }
 
 /** A short message after an action, e.g. "Status changed"; errors read as alerts. */
-export function Notice({ tone = 'info', children }: { tone?: 'info' | 'success' | 'warning' | 'danger'; children: ReactNode }) {
+export function Notice({
+  tone = 'info',
+  children,
+}: {
+  tone?: 'info' | 'success' | 'warning' | 'danger';
+  children: ReactNode;
+}) {
   return (
     <div className={`notice notice-${tone}`} role={tone === 'danger' ? 'alert' : 'status'}>
       {children}

@@ -7,7 +7,11 @@ import { useCallback, useEffect, useRef, useState } from 'react';
  * `ms` after the last change (or at once through `flush`, e.g. on Enter). When `value` changes
  * from elsewhere (a link, "Clear filters") the field shows it.
  */
-export function useDebouncedText(value: string, onSettle: (text: string) => void, ms = 300): { text: string; setText: (text: string) => void; flush: () => void } {
+export function useDebouncedText(
+  value: string,
+  onSettle: (text: string) => void,
+  ms = 300,
+): { text: string; setText: (text: string) => void; flush: () => void } {
   const [text, setText] = useState(value);
   // The newest callback, so a timer started earlier applies to the current filters.
   const settle = useRef(onSettle);

@@ -1,7 +1,19 @@
 // How times, numbers and sizes read in the UI: exact time on hover, relative time at a glance.
 
-const dateTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-const shortDateTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+const shortDateTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 const numberFormat = new Intl.NumberFormat();
 const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
@@ -33,7 +45,8 @@ export function formatRelative(iso: string | null | undefined, now = Date.now())
   const difference = new Date(iso).getTime() - now;
   if (Math.abs(difference) < 5_000) return 'now';
   for (const [unit, size] of units) {
-    if (Math.abs(difference) >= size || unit === 'second') return relativeFormat.format(Math.round(difference / size), unit);
+    if (Math.abs(difference) >= size || unit === 'second')
+      return relativeFormat.format(Math.round(difference / size), unit);
   }
   return '—';
 }

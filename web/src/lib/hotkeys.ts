@@ -14,7 +14,11 @@ function typingIn(target: EventTarget | null): boolean {
 /** Enter or space on a focused link, button, tab or other control keeps its own meaning (following the link, pressing the button). */
 function activatesControl(event: KeyboardEvent): boolean {
   if (event.key !== 'Enter' && event.key !== ' ') return false;
-  return event.target instanceof Element && event.target.closest('a[href], button, summary, [role="button"], [role="tab"], [role="switch"], [role="link"]') !== null;
+  return (
+    event.target instanceof Element &&
+    event.target.closest('a[href], button, summary, [role="button"], [role="tab"], [role="switch"], [role="link"]') !==
+      null
+  );
 }
 
 // One listener for every bound map, so a two-key sequence (`g c`) always wins over a page's

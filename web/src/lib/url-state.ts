@@ -5,7 +5,9 @@ import { useSearchParams } from 'react-router';
 export type UrlFilters<K extends string> = Partial<Record<K, string>>;
 
 /** The named query parameters as an object, and a setter that merges changes (empty removes). */
-export function useUrlFilters<K extends string>(names: readonly K[]): [UrlFilters<K>, (changes: UrlFilters<K>) => void] {
+export function useUrlFilters<K extends string>(
+  names: readonly K[],
+): [UrlFilters<K>, (changes: UrlFilters<K>) => void] {
   const [params, setParams] = useSearchParams();
   const key = params.toString();
   const filters = useMemo(() => {

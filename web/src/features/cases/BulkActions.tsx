@@ -40,7 +40,11 @@ export function BulkActions({ selected, onClear }: { selected: Case[]; onClear: 
       const byId = new Map(selected.map((item) => [item.id, item]));
       const failed = result.results
         .filter((item) => item.status !== 200)
-        .map((item) => ({ number: byId.get(item.id)?.number ?? item.id, code: item.error?.code ?? String(item.status), detail: item.error?.detail ?? 'failed' }));
+        .map((item) => ({
+          number: byId.get(item.id)?.number ?? item.id,
+          code: item.error?.code ?? String(item.status),
+          detail: item.error?.detail ?? 'failed',
+        }));
       setOutcome({ action, succeeded: result.results.length - failed.length, failed });
       setClosing(false);
       if (failed.length === 0) onClear();
@@ -49,8 +53,11 @@ export function BulkActions({ selected, onClear }: { selected: Case[]; onClear: 
   });
 
   // Statuses at least one selected case can move to.
-  const reachable = statuses.filter((target) => selected.some((item) => item.status !== target && transitions[item.status].includes(target)));
-  const movable = (target: Status) => (item: Case) => (item.status !== target && transitions[item.status].includes(target) ? { status: target } : null);
+  const reachable = statuses.filter((target) =>
+    selected.some((item) => item.status !== target && transitions[item.status].includes(target)),
+  );
+  const movable = (target: Status) => (item: Case) =>
+    item.status !== target && transitions[item.status].includes(target) ? { status: target } : null;
 
   const applyStatus = () => {
     if (status === 'closed') setClosing(true);
@@ -80,66 +87,93 @@ export function BulkActions({ selected, onClear }: { selected: Case[]; onClear: 
 
   return (
     <>
-    {report}
-    <div className="bulk-bar" role="region" aria-label="Bulk actions">
-      <strong>{selected.length} selected</strong>
-      <div className="bulk-action">
-        <PersonSelect label="Assign selected to" hideLabel value={assignee} anyLabel="Assign to…" withMe onChange={setAssignee} />
-        <Button
-          small
-          disabled={assignee === '' || bulk.isPending}
-          onClick={() => {
-            const to = assignee === 'none' ? null : assignee === 'me' ? me : assignee;
-            bulk.mutate({ action: to === null ? 'Unassign' : 'Assign', changes: () => ({ assignee: to }) });
-          }}
-        >
-          Assign
+      {report}
+      <div className="bulk-bar" role="region" aria-label="Bulk actions">
+        <strong>{selected.length} selected</strong>
+        <div className="bulk-action">
+          <PersonSelect
+            label="Assign selected to"
+            hideLabel
+            value={assignee}
+            anyLabel="Assign to…"
+            withMe
+            onChange={setAssignee}
+          />
+          <Button
+            small
+            disabled={assignee === '' || bulk.isPending}
+            onClick={() => {
+              const to = assignee === 'none' ? null : assignee === 'me' ? me : assignee;
+              bulk.mutate({ action: to === null ? 'Unassign' : 'Assign', changes: () => ({ assignee: to }) });
+            }}
+          >
+            Assign
+          </Button>
+        </div>
+        <div className="bulk-action">
+          <label className="picker">
+            <span className="visually-hidden">Set status of selected</span>
+            <select
+              aria-label="Set status of selected"
+              value={status}
+              onChange={(event) => setStatus(event.target.value)}
+            >
+              <option value="">Set status…</option>
+              {reachable.map((target) => (
+                <option key={target} value={target}>
+                  {target === 'closed' ? 'Closed…' : humanize(target)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <Button small disabled={status === '' || bulk.isPending} onClick={applyStatus}>
+            Apply
+          </Button>
+        </div>
+        <div className="bulk-action">
+          <input
+            type="text"
+            aria-label="Tag to add to selected"
+            placeholder="Tag"
+            size={10}
+            value={tag}
+            onChange={(event) => setTag(event.target.value)}
+          />
+          <Button
+            small
+            disabled={!/^[^\s,]{1,64}$/.test(tag.trim()) || bulk.isPending}
+            onClick={() => {
+              const added = tag.trim().toLowerCase();
+              bulk.mutate({
+                action: `Tag "${added}"`,
+                changes: (item) => (item.tags.includes(added) ? null : { tags: [...item.tags, added] }),
+              });
+              setTag('');
+            }}
+          >
+            Add tag
+          </Button>
+        </div>
+        <Button small variant="ghost" onClick={onClear}>
+          Clear selection
         </Button>
+        {bulk.isError && <ErrorState error={bulk.error} title="The bulk update failed" />}
+        {closing && (
+          <CloseDialog
+            title={`Close ${selected.filter((item) => transitions[item.status].includes('closed')).length} cases`}
+            pending={bulk.isPending}
+            error={bulk.error}
+            onClose={() => setClosing(false)}
+            onSubmit={(close) =>
+              bulk.mutate({
+                action: 'Close',
+                changes: (item) =>
+                  transitions[item.status].includes('closed') ? { status: 'closed', ...close } : null,
+              })
+            }
+          />
+        )}
       </div>
-      <div className="bulk-action">
-        <label className="picker">
-          <span className="visually-hidden">Set status of selected</span>
-          <select aria-label="Set status of selected" value={status} onChange={(event) => setStatus(event.target.value)}>
-            <option value="">Set status…</option>
-            {reachable.map((target) => (
-              <option key={target} value={target}>
-                {target === 'closed' ? 'Closed…' : humanize(target)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <Button small disabled={status === '' || bulk.isPending} onClick={applyStatus}>
-          Apply
-        </Button>
-      </div>
-      <div className="bulk-action">
-        <input type="text" aria-label="Tag to add to selected" placeholder="Tag" size={10} value={tag} onChange={(event) => setTag(event.target.value)} />
-        <Button
-          small
-          disabled={!/^[^\s,]{1,64}$/.test(tag.trim()) || bulk.isPending}
-          onClick={() => {
-            const added = tag.trim().toLowerCase();
-            bulk.mutate({ action: `Tag "${added}"`, changes: (item) => (item.tags.includes(added) ? null : { tags: [...item.tags, added] }) });
-            setTag('');
-          }}
-        >
-          Add tag
-        </Button>
-      </div>
-      <Button small variant="ghost" onClick={onClear}>
-        Clear selection
-      </Button>
-      {bulk.isError && <ErrorState error={bulk.error} title="The bulk update failed" />}
-      {closing && (
-        <CloseDialog
-          title={`Close ${selected.filter((item) => transitions[item.status].includes('closed')).length} cases`}
-          pending={bulk.isPending}
-          error={bulk.error}
-          onClose={() => setClosing(false)}
-          onSubmit={(close) => bulk.mutate({ action: 'Close', changes: (item) => (transitions[item.status].includes('closed') ? { status: 'closed', ...close } : null) })}
-        />
-      )}
-    </div>
     </>
   );
 }

@@ -30,8 +30,14 @@ const criticalityOrder = ['low', 'medium', 'high', 'critical'];
 
 /** What the score is made of (the formula is in the API reference), for the hover text. */
 function scoreExplanation(detail: CaseDetail): string {
-  const top = detail.observations.reduce((best, o) => (levelOrder.indexOf(o.level) > levelOrder.indexOf(best) ? o.level : best), 'informational');
-  const critical = detail.devices.reduce((best, d) => (criticalityOrder.indexOf(d.criticality) > criticalityOrder.indexOf(best) ? d.criticality : best), detail.devices.length ? 'low' : 'medium');
+  const top = detail.observations.reduce(
+    (best, o) => (levelOrder.indexOf(o.level) > levelOrder.indexOf(best) ? o.level : best),
+    'informational',
+  );
+  const critical = detail.devices.reduce(
+    (best, d) => (criticalityOrder.indexOf(d.criticality) > criticalityOrder.indexOf(best) ? d.criticality : best),
+    detail.devices.length ? 'low' : 'medium',
+  );
   return [
     `Score ${detail.score} of 100 = round((level + volume + breadth) × criticality)`,
     `level: highest observation level ${top}`,
@@ -49,7 +55,17 @@ function transitionLabel(from: Status, to: Status): string {
   return 'Resume';
 }
 
-function StatusControl({ detail, edit, onClose, canWrite }: { detail: CaseDetail; edit: CaseUpdate; onClose: () => void; canWrite: boolean }) {
+function StatusControl({
+  detail,
+  edit,
+  onClose,
+  canWrite,
+}: {
+  detail: CaseDetail;
+  edit: CaseUpdate;
+  onClose: () => void;
+  canWrite: boolean;
+}) {
   if (!canWrite) return null;
   // A merged case stays closed: work continues on the case it was merged into.
   const allowed = detail.merged_into ? [] : transitions[detail.status];
@@ -105,7 +121,13 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
   const commentBox = useRef<HTMLTextAreaElement>(null);
 
   const observationIndex = useMemo(
-    () => new Map(detail.observations.map((observation, index) => [observation.id, { position: index + 1, title: observation.rule.title }])),
+    () =>
+      new Map(
+        detail.observations.map((observation, index) => [
+          observation.id,
+          { position: index + 1, title: observation.rule.title },
+        ]),
+      ),
     [detail.observations],
   );
   const toggle = (id: string) =>
@@ -148,13 +170,15 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
         </div>
         <h1 className="case-title">{detail.title}</h1>
         <p className="case-subtitle muted">
-          {detail.observation_count} observation{detail.observation_count === 1 ? '' : 's'} · {detail.devices.map((d) => d.host_name).join(', ') || 'no device'} · created <Time iso={detail.created_at} /> · updated{' '}
-          <Time iso={detail.updated_at} />
+          {detail.observation_count} observation{detail.observation_count === 1 ? '' : 's'} ·{' '}
+          {detail.devices.map((d) => d.host_name).join(', ') || 'no device'} · created <Time iso={detail.created_at} />{' '}
+          · updated <Time iso={detail.updated_at} />
           {detail.assignee ? ` · assigned to ${detail.assignee.name}` : ' · unassigned'}
         </p>
         {detail.merged_into && (
           <Notice tone="info">
-            This case was merged into <Link to={`/cases/${detail.merged_into}`}>another case</Link>; work continues there.
+            This case was merged into <Link to={`/cases/${detail.merged_into}`}>another case</Link>; work continues
+            there.
           </Notice>
         )}
         {edit.conflict && (
@@ -190,7 +214,13 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
           <Description text={detail.description} />
           <SummaryPanel detail={detail} caseRef={caseRef} observationIndex={observationIndex} onCite={cite} />
           <Panel title={`Observations (${detail.observation_count})`}>
-            <ObservationTimeline observations={detail.observations} total={detail.observation_count} expanded={expanded} highlighted={highlighted} onToggle={toggle} />
+            <ObservationTimeline
+              observations={detail.observations}
+              total={detail.observation_count}
+              expanded={expanded}
+              highlighted={highlighted}
+              onToggle={toggle}
+            />
           </Panel>
           <Panel title="Comments">
             <Comments caseId={detail.id} canWrite={canWrite} ref={commentBox} />

@@ -7,7 +7,18 @@ import type { UrlFilters } from '../../lib/url-state';
 import { TechniqueInput, PersonSelect } from './pickers';
 import { openCaseCount, severities, statuses, type CaseCounts, type Status } from './types';
 
-export const filterNames = ['status', 'severity', 'score_min', 'score_max', 'assignee', 'technique', 'tag', 'q', 'sort', 'order'] as const;
+export const filterNames = [
+  'status',
+  'severity',
+  'score_min',
+  'score_max',
+  'assignee',
+  'technique',
+  'tag',
+  'q',
+  'sort',
+  'order',
+] as const;
 export type CaseFilterName = (typeof filterNames)[number];
 export type CaseUrlFilters = UrlFilters<CaseFilterName>;
 
@@ -31,7 +42,15 @@ function tabCount(tab: Tab, counts: CaseCounts | undefined): number | undefined 
   return by[tab];
 }
 
-export function StatusTabs({ active, counts, onChange }: { active: Tab; counts: CaseCounts | undefined; onChange: (tab: Tab) => void }) {
+export function StatusTabs({
+  active,
+  counts,
+  onChange,
+}: {
+  active: Tab;
+  counts: CaseCounts | undefined;
+  onChange: (tab: Tab) => void;
+}) {
   return (
     <div className="tabs" role="tablist" aria-label="Case status">
       {tabs.map((tab) => {
@@ -54,35 +73,84 @@ export function StatusTabs({ active, counts, onChange }: { active: Tab; counts: 
   );
 }
 
-export function CaseFilterBar({ filters, update }: { filters: CaseUrlFilters; update: (changes: CaseUrlFilters) => void }) {
+export function CaseFilterBar({
+  filters,
+  update,
+}: {
+  filters: CaseUrlFilters;
+  update: (changes: CaseUrlFilters) => void;
+}) {
   const active = filterNames.some((name) => name !== 'status' && name !== 'sort' && name !== 'order' && filters[name]);
 
   return (
     <div className="filters case-filters">
       <label className="field">
         <span className="field-label">Search</span>
-        <DebouncedInput type="search" data-search aria-label="Search cases" placeholder="#42, title, host, tag" value={filters.q ?? ''} onSettle={(q) => update({ q })} />
+        <DebouncedInput
+          type="search"
+          data-search
+          aria-label="Search cases"
+          placeholder="#42, title, host, tag"
+          value={filters.q ?? ''}
+          onSettle={(q) => update({ q })}
+        />
       </label>
-      <ToggleGroup label="Severity" options={severities} value={filters.severity} onChange={(severity) => update({ severity })} />
+      <ToggleGroup
+        label="Severity"
+        options={severities}
+        value={filters.severity}
+        onChange={(severity) => update({ severity })}
+      />
       <div className="field">
         <span className="field-label">Score</span>
         <span className="score-range">
-          <DebouncedInput type="number" min={0} max={100} aria-label="Minimum score" placeholder="min" value={filters.score_min ?? ''} onSettle={(value) => update({ score_min: value })} />
+          <DebouncedInput
+            type="number"
+            min={0}
+            max={100}
+            aria-label="Minimum score"
+            placeholder="min"
+            value={filters.score_min ?? ''}
+            onSettle={(value) => update({ score_min: value })}
+          />
           <span className="faint">–</span>
-          <DebouncedInput type="number" min={0} max={100} aria-label="Maximum score" placeholder="max" value={filters.score_max ?? ''} onSettle={(value) => update({ score_max: value })} />
+          <DebouncedInput
+            type="number"
+            min={0}
+            max={100}
+            aria-label="Maximum score"
+            placeholder="max"
+            value={filters.score_max ?? ''}
+            onSettle={(value) => update({ score_max: value })}
+          />
         </span>
       </div>
-      <PersonSelect label="Assignee" value={filters.assignee ?? ''} anyLabel="Anyone" withMe onChange={(assignee) => update({ assignee })} />
+      <PersonSelect
+        label="Assignee"
+        value={filters.assignee ?? ''}
+        anyLabel="Anyone"
+        withMe
+        onChange={(assignee) => update({ assignee })}
+      />
       <TechniqueInput value={filters.technique ?? ''} onChange={(technique) => update({ technique })} />
       <label className="field">
         <span className="field-label">Tag</span>
-        <DebouncedInput type="search" aria-label="Tag" placeholder="tag" size={10} value={filters.tag ?? ''} onSettle={(value) => update({ tag: value.toLowerCase() })} />
+        <DebouncedInput
+          type="search"
+          aria-label="Tag"
+          placeholder="tag"
+          size={10}
+          value={filters.tag ?? ''}
+          onSettle={(value) => update({ tag: value.toLowerCase() })}
+        />
       </label>
       {active && (
         <Button
           small
           variant="ghost"
-          onClick={() => update({ severity: '', score_min: '', score_max: '', assignee: '', technique: '', tag: '', q: '' })}
+          onClick={() =>
+            update({ severity: '', score_min: '', score_max: '', assignee: '', technique: '', tag: '', q: '' })
+          }
         >
           Clear filters
         </Button>

@@ -10,7 +10,19 @@ import type { Case } from './types';
 type SortKey = 'created' | 'updated' | 'score';
 
 /** A column header that sorts; `title` names the sort key when the label does not (# sorts by creation). */
-function SortHeader({ label, title = label, sortKey, filters, update }: { label: string; title?: string; sortKey: SortKey; filters: CaseUrlFilters; update: (changes: CaseUrlFilters) => void }) {
+function SortHeader({
+  label,
+  title = label,
+  sortKey,
+  filters,
+  update,
+}: {
+  label: string;
+  title?: string;
+  sortKey: SortKey;
+  filters: CaseUrlFilters;
+  update: (changes: CaseUrlFilters) => void;
+}) {
   const active = (filters.sort ?? 'created') === sortKey;
   const order = filters.order === 'asc' ? 'asc' : 'desc';
   return (
@@ -20,7 +32,9 @@ function SortHeader({ label, title = label, sortKey, filters, update }: { label:
       aria-pressed={active}
       aria-label={`Sort by ${title.toLowerCase()}`}
       title={`Sort by ${title.toLowerCase()}`}
-      onClick={() => update({ sort: sortKey === 'created' ? '' : sortKey, order: active && order === 'desc' ? 'asc' : '' })}
+      onClick={() =>
+        update({ sort: sortKey === 'created' ? '' : sortKey, order: active && order === 'desc' ? 'asc' : '' })
+      }
     >
       {label} {active ? (order === 'desc' ? '↓' : '↑') : ''}
     </button>
@@ -109,7 +123,12 @@ export function CaseListTable({
             >
               {canWrite && (
                 <td className="check" onClick={(event) => event.stopPropagation()}>
-                  <input type="checkbox" aria-label={`Select case ${item.number}`} checked={selectedIds.has(item.id)} onChange={() => onToggle(item.id)} />
+                  <input
+                    type="checkbox"
+                    aria-label={`Select case ${item.number}`}
+                    checked={selectedIds.has(item.id)}
+                    onChange={() => onToggle(item.id)}
+                  />
                 </td>
               )}
               <td className="num mono">{item.number}</td>
@@ -137,7 +156,13 @@ export function CaseListTable({
                 <StatusBadge value={item.status} />
                 {item.resolution && <span className="faint small-text"> {humanize(item.resolution)}</span>}
               </td>
-              <td className="nowrap">{item.assignee ? <span title={item.assignee.email}>{item.assignee.name}</span> : <span className="faint">—</span>}</td>
+              <td className="nowrap">
+                {item.assignee ? (
+                  <span title={item.assignee.email}>{item.assignee.name}</span>
+                ) : (
+                  <span className="faint">—</span>
+                )}
+              </td>
               <td className="nowrap">
                 <Devices item={item} />
               </td>

@@ -12,11 +12,17 @@ import { severities, type CaseDetail, type Device, type Severity } from './types
 const criticalityTone = { low: 'neutral', medium: 'info', high: 'warning', critical: 'critical' } as const;
 
 function Address({ address }: { address: Device['addresses'][number] }) {
-  const place = address.scope === 'public' ? [address.city, address.country].filter(Boolean).join(', ') || 'location unknown' : humanize(address.scope);
+  const place =
+    address.scope === 'public'
+      ? [address.city, address.country].filter(Boolean).join(', ') || 'location unknown'
+      : humanize(address.scope);
   return (
     <li className="address">
       <span className="mono">{address.ip}</span>{' '}
-      <span className={address.scope === 'public' ? '' : 'faint'} title={address.country_code ? `${address.country} (${address.country_code})` : undefined}>
+      <span
+        className={address.scope === 'public' ? '' : 'faint'}
+        title={address.country_code ? `${address.country} (${address.country_code})` : undefined}
+      >
         {address.country_code && <span className="country-code">{address.country_code}</span>} {place}
       </span>
     </li>
@@ -33,12 +39,21 @@ export function DeviceList({ devices }: { devices: Device[] }) {
             <Link to={`/devices/${device.id}`} className="device-name">
               {device.host_name}
             </Link>
-            <Badge tone={criticalityTone[device.criticality] ?? 'neutral'} title="Device criticality (weighs into the score)">
+            <Badge
+              tone={criticalityTone[device.criticality] ?? 'neutral'}
+              title="Device criticality (weighs into the score)"
+            >
               {humanize(device.criticality)}
             </Badge>
           </div>
           <div className="device-meta faint">
-            {[device.os, device.last_user && `user ${device.last_user}`, device.endpoint_id && `endpoint ${device.endpoint_id}`].filter(Boolean).join(' · ') || 'No endpoint details'}
+            {[
+              device.os,
+              device.last_user && `user ${device.last_user}`,
+              device.endpoint_id && `endpoint ${device.endpoint_id}`,
+            ]
+              .filter(Boolean)
+              .join(' · ') || 'No endpoint details'}
           </div>
           {device.description && <div className="device-meta">{device.description}</div>}
           {device.addresses.length > 0 && (
@@ -46,7 +61,9 @@ export function DeviceList({ devices }: { devices: Device[] }) {
               {device.addresses.slice(0, 6).map((address) => (
                 <Address key={address.ip} address={address} />
               ))}
-              {device.addresses.length > 6 && <li className="faint">+{device.addresses.length - 6} more on the device page</li>}
+              {device.addresses.length > 6 && (
+                <li className="faint">+{device.addresses.length - 6} more on the device page</li>
+              )}
             </ul>
           )}
         </li>
@@ -81,9 +98,21 @@ export function CaseFacts({ detail, edit, canWrite }: { detail: CaseDetail; edit
         <dd>
           {canWrite ? (
             <div className="inline-control">
-              <PersonSelect label="Assignee" hideLabel value={detail.assignee?.id ?? 'none'} disabled={locked} onChange={(value) => edit.update({ assignee: value === 'none' ? null : value })} />
+              <PersonSelect
+                label="Assignee"
+                hideLabel
+                value={detail.assignee?.id ?? 'none'}
+                disabled={locked}
+                onChange={(value) => edit.update({ assignee: value === 'none' ? null : value })}
+              />
               {me && detail.assignee?.id !== me && (
-                <Button small variant="ghost" disabled={locked} onClick={() => edit.update({ assignee: me })} title="Shortcut: a">
+                <Button
+                  small
+                  variant="ghost"
+                  disabled={locked}
+                  onClick={() => edit.update({ assignee: me })}
+                  title="Shortcut: a"
+                >
                   Assign to me
                 </Button>
               )}
@@ -97,7 +126,12 @@ export function CaseFacts({ detail, edit, canWrite }: { detail: CaseDetail; edit
         <dt>Severity</dt>
         <dd>
           {canWrite ? (
-            <select aria-label="Severity" value={detail.severity} disabled={locked} onChange={(event) => edit.update({ severity: event.target.value as Severity })}>
+            <select
+              aria-label="Severity"
+              value={detail.severity}
+              disabled={locked}
+              onChange={(event) => edit.update({ severity: event.target.value as Severity })}
+            >
               {severities.map((severity) => (
                 <option key={severity} value={severity}>
                   {humanize(severity)}
@@ -151,7 +185,8 @@ export function TechniqueList({ techniques }: { techniques: CaseDetail['techniqu
     <ul className="technique-list">
       {techniques.map((technique) => (
         <li key={technique.id}>
-          <span className="mono technique-id">{technique.id}</span> <span>{technique.name ?? <span className="faint">not in the catalogue</span>}</span>
+          <span className="mono technique-id">{technique.id}</span>{' '}
+          <span>{technique.name ?? <span className="faint">not in the catalogue</span>}</span>
           {technique.tactics.length > 0 && <div className="faint small-text">{technique.tactics.join(' · ')}</div>}
         </li>
       ))}

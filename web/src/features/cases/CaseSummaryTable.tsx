@@ -32,7 +32,11 @@ export function CaseSummaryTable({ cases, label }: { cases: CaseSummary[]; label
         </thead>
         <tbody>
           {cases.map((kase) => (
-            <tr key={kase.id} className={`clickable ${kase.status === 'closed' ? 'row-muted' : ''}`} onClick={() => navigate(`/cases/${kase.id}`)}>
+            <tr
+              key={kase.id}
+              className={`clickable ${kase.status === 'closed' ? 'row-muted' : ''}`}
+              onClick={() => navigate(`/cases/${kase.id}`)}
+            >
               <td className="num">
                 <Link to={`/cases/${kase.id}`} onClick={(event) => event.stopPropagation()}>
                   #{kase.number}
@@ -42,7 +46,9 @@ export function CaseSummaryTable({ cases, label }: { cases: CaseSummary[]; label
                 <Link to={`/cases/${kase.id}`} onClick={(event) => event.stopPropagation()}>
                   {kase.title}
                 </Link>
-                {kase.devices && kase.devices.length > 0 && <span className="subline">{kase.devices.map((device) => device.host_name).join(', ')}</span>}
+                {kase.devices && kase.devices.length > 0 && (
+                  <span className="subline">{kase.devices.map((device) => device.host_name).join(', ')}</span>
+                )}
               </td>
               {withSeverity && <td>{kase.severity && <SeverityBadge value={kase.severity} />}</td>}
               <td>

@@ -28,7 +28,9 @@ function scoreBound(value: string | undefined): number | undefined {
 
 /** The POST /v1/cases body for the URL's filters (without the cursor). */
 function searchBody(filters: CaseUrlFilters, tab: Tab, me: string | null): Record<string, unknown> {
-  const severity = (filters.severity ?? '').split(',').filter((value) => (severities as readonly string[]).includes(value));
+  const severity = (filters.severity ?? '')
+    .split(',')
+    .filter((value) => (severities as readonly string[]).includes(value));
   const scoreMin = scoreBound(filters.score_min);
   const scoreMax = scoreBound(filters.score_max);
   const assignee = filters.assignee === 'none' ? null : filters.assignee === 'me' ? me : filters.assignee;
@@ -100,7 +102,9 @@ export default function CasesPage() {
     setSelectedIds(new Set());
     update({ status: next === 'open' ? '' : next });
   };
-  const filtered = filterNames.some((name) => name !== 'status' && name !== 'sort' && name !== 'order' && Boolean(filters[name]));
+  const filtered = filterNames.some(
+    (name) => name !== 'status' && name !== 'sort' && name !== 'order' && Boolean(filters[name]),
+  );
 
   return (
     <>
@@ -122,7 +126,14 @@ export default function CasesPage() {
           query={search}
           loading="Loading cases"
           error="Could not load cases"
-          empty={(data) => data.cases.length === 0 && (filtered ? 'No case matches these filters.' : tab === 'open' ? 'No open cases. Everything is handled.' : 'No cases here.')}
+          empty={(data) =>
+            data.cases.length === 0 &&
+            (filtered
+              ? 'No case matches these filters.'
+              : tab === 'open'
+                ? 'No open cases. Everything is handled.'
+                : 'No cases here.')
+          }
         >
           {(data) => (
             <CaseListTable
@@ -142,7 +153,14 @@ export default function CasesPage() {
             />
           )}
         </QueryView>
-        <Pager pager={pager} nextCursor={search.data?.next_cursor} shown={cases.length} pageSize={PAGE_SIZE} total={search.data?.total} totalRelation={search.data?.total_relation ?? undefined} />
+        <Pager
+          pager={pager}
+          nextCursor={search.data?.next_cursor}
+          shown={cases.length}
+          pageSize={PAGE_SIZE}
+          total={search.data?.total}
+          totalRelation={search.data?.total_relation ?? undefined}
+        />
         <KeyHints keys={[...rowKeys, ...(canWrite ? [['x', 'selects'] as [string, string]] : []), ['/', 'searches']]} />
       </section>
     </>

@@ -29,7 +29,14 @@ export function CloseDialog({
     <Dialog
       title={title}
       onClose={onClose}
-      footer={<DialogActions onCancel={onClose} label={pending ? 'Closing…' : 'Close case'} disabled={!resolution || pending} onConfirm={submit} />}
+      footer={
+        <DialogActions
+          onCancel={onClose}
+          label={pending ? 'Closing…' : 'Close case'}
+          disabled={!resolution || pending}
+          onConfirm={submit}
+        />
+      }
     >
       <form
         onSubmit={(event) => {
@@ -42,7 +49,13 @@ export function CloseDialog({
           <legend className="field-label">Resolution (required)</legend>
           {resolutions.map((value) => (
             <label key={value} className="resolution-choice">
-              <input type="radio" name="resolution" value={value} checked={resolution === value} onChange={() => setResolution(value)} />
+              <input
+                type="radio"
+                name="resolution"
+                value={value}
+                checked={resolution === value}
+                onChange={() => setResolution(value)}
+              />
               <span>
                 <strong>{resolutionLabels[value]}</strong>
                 <span className="muted"> — {resolutionHints[value]}</span>

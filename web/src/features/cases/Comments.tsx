@@ -11,7 +11,17 @@ import { caseKeys, useComments } from './api';
 import { Markdown } from './Markdown';
 import type { Comment } from './types';
 
-function CommentItem({ comment, caseId, mine, canWrite }: { comment: Comment; caseId: string; mine: boolean; canWrite: boolean }) {
+function CommentItem({
+  comment,
+  caseId,
+  mine,
+  canWrite,
+}: {
+  comment: Comment;
+  caseId: string;
+  mine: boolean;
+  canWrite: boolean;
+}) {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(comment.body);
@@ -65,7 +75,14 @@ function CommentItem({ comment, caseId, mine, canWrite }: { comment: Comment; ca
             if (text.trim()) save.mutate();
           }}
         >
-          <textarea aria-label="Edit comment" rows={3} value={text} maxLength={10_000} onChange={(event) => setText(event.target.value)} autoFocus />
+          <textarea
+            aria-label="Edit comment"
+            rows={3}
+            value={text}
+            maxLength={10_000}
+            onChange={(event) => setText(event.target.value)}
+            autoFocus
+          />
           {save.isError && <ErrorState error={save.error} title="The comment was not saved" />}
           <div className="toolbar">
             <Button variant="primary" small type="submit" disabled={!text.trim() || save.isPending}>
@@ -83,7 +100,15 @@ function CommentItem({ comment, caseId, mine, canWrite }: { comment: Comment; ca
         <Dialog
           title="Delete comment"
           onClose={() => setConfirming(false)}
-          footer={<DialogActions onCancel={() => setConfirming(false)} label="Delete comment" variant="danger" disabled={remove.isPending} onConfirm={() => remove.mutate()} />}
+          footer={
+            <DialogActions
+              onCancel={() => setConfirming(false)}
+              label="Delete comment"
+              variant="danger"
+              disabled={remove.isPending}
+              onConfirm={() => remove.mutate()}
+            />
+          }
         >
           {remove.isError && <ErrorState error={remove.error} title="The comment was not deleted" />}
           <p>Delete this comment? The case history keeps its text.</p>
@@ -93,7 +118,10 @@ function CommentItem({ comment, caseId, mine, canWrite }: { comment: Comment; ca
   );
 }
 
-export const Comments = forwardRef<HTMLTextAreaElement, { caseId: string; canWrite: boolean }>(function Comments({ caseId, canWrite }, box) {
+export const Comments = forwardRef<HTMLTextAreaElement, { caseId: string; canWrite: boolean }>(function Comments(
+  { caseId, canWrite },
+  box,
+) {
   const { me } = useSession();
   const queryClient = useQueryClient();
   const comments = useComments(caseId);
@@ -118,7 +146,13 @@ export const Comments = forwardRef<HTMLTextAreaElement, { caseId: string; canWri
           ) : (
             <ul className="comment-list">
               {all.map((comment) => (
-                <CommentItem key={comment.id} comment={comment} caseId={caseId} mine={comment.author.id === me.id} canWrite={canWrite} />
+                <CommentItem
+                  key={comment.id}
+                  comment={comment}
+                  caseId={caseId}
+                  mine={comment.author.id === me.id}
+                  canWrite={canWrite}
+                />
               ))}
             </ul>
           );

@@ -72,7 +72,8 @@ function Changes({ changes, lookups }: { changes: HistoryEntry['changes']; looku
             <ObservationLinks ids={value} lookups={lookups} />
           ) : isFromTo(value) ? (
             <>
-              <span className="history-from">{show(value.from, lookups.people)}</span> → <strong>{show(value.to, lookups.people)}</strong>
+              <span className="history-from">{show(value.from, lookups.people)}</span> →{' '}
+              <strong>{show(value.to, lookups.people)}</strong>
             </>
           ) : (
             <span className="history-value">{show(value, lookups.people).slice(0, 300)}</span>
@@ -89,7 +90,12 @@ export function History({ caseId, observationIndex, onCite }: { caseId: string }
   const people = new Map((members.data?.users ?? []).map((user) => [user.id, user.name]));
   const lookups: Lookups = { people, observationIndex, onCite };
   return (
-    <QueryView query={history} loading="Loading history" error="Could not load the history" empty={(data) => data.pages[0]?.history.length === 0 && 'No changes yet.'}>
+    <QueryView
+      query={history}
+      loading="Loading history"
+      error="Could not load the history"
+      empty={(data) => data.pages[0]?.history.length === 0 && 'No changes yet.'}
+    >
       {(data) => (
         <>
           <ol className="timeline history">
@@ -98,7 +104,10 @@ export function History({ caseId, observationIndex, onCite }: { caseId: string }
               .map((entry, index) => (
                 <li key={index}>
                   <div>
-                    <strong>{humanize(entry.action)}</strong> <span className="muted">by {entry.actor.type === 'system' ? `${entry.actor.label} (system)` : entry.actor.label}</span>{' '}
+                    <strong>{humanize(entry.action)}</strong>{' '}
+                    <span className="muted">
+                      by {entry.actor.type === 'system' ? `${entry.actor.label} (system)` : entry.actor.label}
+                    </span>{' '}
                     <span className="faint">
                       <Time iso={entry.at} />
                     </span>

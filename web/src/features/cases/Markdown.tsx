@@ -45,7 +45,8 @@ function parseBlocks(source: string): Block[] {
   return blocks;
 }
 
-const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[obs_[A-Za-z0-9]{1,40}\])|((?<![\w])_[^_\n]+_(?![\w]))|((?<![\w*])\*[^*\n]+\*(?![\w*]))/g;
+const INLINE =
+  /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[obs_[A-Za-z0-9]{1,40}\])|((?<![\w])_[^_\n]+_(?![\w]))|((?<![\w*])\*[^*\n]+\*(?![\w*]))/g;
 
 function renderInline(text: string, citation: ((id: string) => ReactNode) | undefined): ReactNode[] {
   const parts: ReactNode[] = [];
@@ -67,7 +68,17 @@ function renderInline(text: string, citation: ((id: string) => ReactNode) | unde
   return parts;
 }
 
-export function Markdown({ source, citation, headingOffset = 2, className }: { source: string; citation?: (id: string) => ReactNode; headingOffset?: number; className?: string }) {
+export function Markdown({
+  source,
+  citation,
+  headingOffset = 2,
+  className,
+}: {
+  source: string;
+  citation?: (id: string) => ReactNode;
+  headingOffset?: number;
+  className?: string;
+}) {
   const blocks = parseBlocks(source);
   return (
     <div className={`markdown ${className ?? ''}`.trim()}>

@@ -41,13 +41,16 @@ function EvidenceList({ observation, detail }: { observation: Observation; detai
           .
         </p>
       )}
-      {evidence.length === 0 && <p className="muted">This observation carries no records (written through the API without any).</p>}
+      {evidence.length === 0 && (
+        <p className="muted">This observation carries no records (written through the API without any).</p>
+      )}
       {evidence.map((item, index) => (
         <EvidenceRecord key={item.record_id ?? index} evidence={item} index={index} collapsed />
       ))}
       {observation.record_ids.length > evidence.length && (
         <p className="faint">
-          {observation.record_ids.length - evidence.length} more triggering records are not shown (the first {evidence.length} are).
+          {observation.record_ids.length - evidence.length} more triggering records are not shown (the first{' '}
+          {evidence.length} are).
         </p>
       )}
     </div>
@@ -70,7 +73,9 @@ export function ObservationTimeline({
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
     if (!highlighted) return;
-    list.current?.querySelector(`#obs-${CSS.escape(highlighted)}`)?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    list.current
+      ?.querySelector(`#obs-${CSS.escape(highlighted)}`)
+      ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
   }, [highlighted]);
   if (observations.length === 0) return <p className="muted">No observations.</p>;
   return (
@@ -79,12 +84,20 @@ export function ObservationTimeline({
         {observations.map((observation, index) => {
           const open = expanded.has(observation.id);
           return (
-            <li key={observation.id} id={`obs-${observation.id}`} className={`observation level-${observation.level} ${highlighted === observation.id ? 'is-highlighted' : ''}`}>
+            <li
+              key={observation.id}
+              id={`obs-${observation.id}`}
+              className={`observation level-${observation.level} ${highlighted === observation.id ? 'is-highlighted' : ''}`}
+            >
               <div className="observation-head">
                 <span className="observation-index" title="Position in the case (summaries cite it)">
                   {index + 1}
                 </span>
-                <time className="mono observation-time" dateTime={observation.first_time} title={observation.first_time}>
+                <time
+                  className="mono observation-time"
+                  dateTime={observation.first_time}
+                  title={observation.first_time}
+                >
                   {formatDateTime(observation.first_time)}
                 </time>
                 <SeverityBadge value={observation.level} />
@@ -97,12 +110,20 @@ export function ObservationTimeline({
                     {technique.id}
                   </abbr>
                 ))}
-                {observation.tactics.length > 0 && <span className="faint">{observation.tactics.map((tactic) => tactic.name).join(', ')}</span>}
+                {observation.tactics.length > 0 && (
+                  <span className="faint">{observation.tactics.map((tactic) => tactic.name).join(', ')}</span>
+                )}
                 <span className="faint">
                   {observation.record_ids.length} record{observation.record_ids.length === 1 ? '' : 's'}
                   {observation.source === 'external' ? ' · external' : ''}
                 </span>
-                <Button small variant="ghost" aria-expanded={open} aria-controls={`evidence-${observation.id}`} onClick={() => onToggle(observation.id)}>
+                <Button
+                  small
+                  variant="ghost"
+                  aria-expanded={open}
+                  aria-controls={`evidence-${observation.id}`}
+                  onClick={() => onToggle(observation.id)}
+                >
                   {open ? 'Hide evidence' : 'Show evidence'}
                 </Button>
               </div>

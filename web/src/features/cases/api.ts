@@ -39,7 +39,10 @@ export function useCaseCounts(options: ListOptions = {}) {
 }
 
 export function useCase(ref: string) {
-  return useQuery({ queryKey: caseKeys.detail(ref), queryFn: ({ signal }) => api.get<CaseDetail>(`/v1/cases/${encodeURIComponent(ref)}`, { signal }) });
+  return useQuery({
+    queryKey: caseKeys.detail(ref),
+    queryFn: ({ signal }) => api.get<CaseDetail>(`/v1/cases/${encodeURIComponent(ref)}`, { signal }),
+  });
 }
 
 /** The tenant's users for the assignee pickers (one page of 500 covers a tenant's analysts). */
@@ -55,7 +58,11 @@ export function useMembers(enabled = true) {
 export function useTechniqueSearch(q: string) {
   return useQuery({
     queryKey: ['attack', 'techniques', q],
-    queryFn: ({ signal }) => api.get<{ techniques: Technique[]; attack_version: string }>('/v1/attack/techniques', { query: { q, limit: 15 }, signal }),
+    queryFn: ({ signal }) =>
+      api.get<{ techniques: Technique[]; attack_version: string }>('/v1/attack/techniques', {
+        query: { q, limit: 15 },
+        signal,
+      }),
     enabled: q.trim().length >= 2,
     staleTime: Infinity,
     placeholderData: keepPreviousData,
@@ -65,7 +72,11 @@ export function useTechniqueSearch(q: string) {
 export function useComments(caseId: string) {
   return useInfiniteQuery({
     queryKey: caseKeys.comments(caseId),
-    queryFn: ({ pageParam, signal }) => api.get<Page<'comments', Comment>>(`/v1/cases/${caseId}/comments`, { query: { limit: 100, cursor: pageParam }, signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<'comments', Comment>>(`/v1/cases/${caseId}/comments`, {
+        query: { limit: 100, cursor: pageParam },
+        signal,
+      }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
@@ -74,7 +85,11 @@ export function useComments(caseId: string) {
 export function useHistory(caseId: string) {
   return useInfiniteQuery({
     queryKey: caseKeys.history(caseId),
-    queryFn: ({ pageParam, signal }) => api.get<Page<'history', HistoryEntry>>(`/v1/cases/${caseId}/history`, { query: { limit: 50, cursor: pageParam }, signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<'history', HistoryEntry>>(`/v1/cases/${caseId}/history`, {
+        query: { limit: 50, cursor: pageParam },
+        signal,
+      }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });

@@ -16,12 +16,17 @@ export function describeChanges(before: Case, after: Case): string[] {
     if (from !== to) changes.push(`${label}: ${from} → ${to}`);
   };
   say('status', humanize(before.status), humanize(after.status));
-  say('resolution', before.resolution ? humanize(before.resolution) : 'none', after.resolution ? humanize(after.resolution) : 'none');
+  say(
+    'resolution',
+    before.resolution ? humanize(before.resolution) : 'none',
+    after.resolution ? humanize(after.resolution) : 'none',
+  );
   say('assignee', person(before.assignee), person(after.assignee));
   say('severity', humanize(before.severity), humanize(after.severity));
   say('tags', before.tags.join(', ') || 'none', after.tags.join(', ') || 'none');
   say('score', String(before.score), String(after.score));
-  if (after.observation_count !== before.observation_count) changes.push(`${after.observation_count - before.observation_count} new observation(s)`);
+  if (after.observation_count !== before.observation_count)
+    changes.push(`${after.observation_count - before.observation_count} new observation(s)`);
   say('title', before.title, after.title);
   return changes;
 }
@@ -39,7 +44,8 @@ export function useCaseUpdate(detail: CaseDetail, ref: string) {
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const key = caseKeys.detail(ref);
   const mutation = useMutation({
-    mutationFn: ({ changes, base }: { changes: CaseChanges; base: CaseDetail }) => api.patch<Case>(`/v1/cases/${base.id}`, { version: base.version, ...changes }),
+    mutationFn: ({ changes, base }: { changes: CaseChanges; base: CaseDetail }) =>
+      api.patch<Case>(`/v1/cases/${base.id}`, { version: base.version, ...changes }),
     onMutate: () => setConflict(null),
     onSuccess: (updated) => {
       // The answer is the list form: keep the detail's own devices, observations and comments.
@@ -49,7 +55,11 @@ export function useCaseUpdate(detail: CaseDetail, ref: string) {
     onError: async (error, { base }) => {
       if (!(error instanceof ApiError && error.code === 'version_conflict')) return;
       try {
-        const fresh = await queryClient.fetchQuery({ queryKey: key, queryFn: () => api.get<CaseDetail>(`/v1/cases/${encodeURIComponent(ref)}`), staleTime: 0 });
+        const fresh = await queryClient.fetchQuery({
+          queryKey: key,
+          queryFn: () => api.get<CaseDetail>(`/v1/cases/${encodeURIComponent(ref)}`),
+          staleTime: 0,
+        });
         setConflict({ from: base.version, to: fresh.version, changes: describeChanges(base, fresh) });
       } catch (reload) {
         setConflict({ from: base.version, to: null, changes: [], reloadError: errorMessage(reload) });

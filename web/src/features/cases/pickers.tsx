@@ -58,7 +58,6 @@ export function PersonSelect({
   );
 }
 
-
 /** A technique id field with suggestions by id or name; calls onChange with an id, or '' when cleared. */
 export function TechniqueInput({ value, onChange }: { value: string; onChange: (id: string) => void }) {
   const [text, setText] = useState(value);
@@ -104,7 +103,15 @@ export function TechniqueInput({ value, onChange }: { value: string; onChange: (
 const TAG = /^[^\s,]{1,64}$/;
 
 /** Chips with a remove button each, and a field that adds one (Enter or comma). */
-export function TagsEditor({ tags, onChange, disabled }: { tags: readonly string[]; onChange: (tags: string[]) => void; disabled?: boolean }) {
+export function TagsEditor({
+  tags,
+  onChange,
+  disabled,
+}: {
+  tags: readonly string[];
+  onChange: (tags: string[]) => void;
+  disabled?: boolean;
+}) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const add = () => {
@@ -130,7 +137,12 @@ export function TagsEditor({ tags, onChange, disabled }: { tags: readonly string
           <li key={tag} className="tag-chip">
             {tag}
             {!disabled && (
-              <button type="button" className="tag-remove" aria-label={`Remove tag ${tag}`} onClick={() => onChange(tags.filter((t) => t !== tag))}>
+              <button
+                type="button"
+                className="tag-remove"
+                aria-label={`Remove tag ${tag}`}
+                onClick={() => onChange(tags.filter((t) => t !== tag))}
+              >
                 ×
               </button>
             )}

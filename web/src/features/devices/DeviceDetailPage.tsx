@@ -40,7 +40,13 @@ function DescriptionEditor({ device }: { device: DeviceDetail }) {
       }}
     >
       <Field label="Description" error={edit.isError ? errorMessage(edit.error) : undefined}>
-        <textarea rows={3} maxLength={2000} value={draft} autoFocus onChange={(event) => setDraft(event.target.value)} />
+        <textarea
+          rows={3}
+          maxLength={2000}
+          value={draft}
+          autoFocus
+          onChange={(event) => setDraft(event.target.value)}
+        />
       </Field>
       <div className="toolbar">
         <Button type="submit" variant="primary" small disabled={edit.isPending}>
@@ -71,7 +77,11 @@ function CriticalityControl({ device }: { device: DeviceDetail }) {
         ))}
       </select>
       {edit.isError && <Notice tone="danger">Could not change the criticality: {errorMessage(edit.error)}</Notice>}
-      {edit.isSuccess && <Notice tone="success">Criticality set to {humanize(edit.data.criticality)}; the device&apos;s open cases were rescored.</Notice>}
+      {edit.isSuccess && (
+        <Notice tone="success">
+          Criticality set to {humanize(edit.data.criticality)}; the device&apos;s open cases were rescored.
+        </Notice>
+      )}
     </>
   );
 }
@@ -107,7 +117,10 @@ function Facts({ device }: { device: DeviceDetail }) {
         </dd>
         <dt>Last seen</dt>
         <dd>
-          <Time iso={device.last_seen} exact /> <span className="faint">(<Time iso={device.last_seen} />)</span>
+          <Time iso={device.last_seen} exact />{' '}
+          <span className="faint">
+            (<Time iso={device.last_seen} />)
+          </span>
         </dd>
         <dt>Device ID</dt>
         <dd className="mono">
@@ -115,14 +128,27 @@ function Facts({ device }: { device: DeviceDetail }) {
         </dd>
       </dl>
       <h3 className="device-subtitle">Description</h3>
-      {admin ? <DescriptionEditor device={device} /> : device.description ? <p>{device.description}</p> : <p className="faint">No description. Tenant admins can add one.</p>}
+      {admin ? (
+        <DescriptionEditor device={device} />
+      ) : device.description ? (
+        <p>{device.description}</p>
+      ) : (
+        <p className="faint">No description. Tenant admins can add one.</p>
+      )}
     </Panel>
   );
 }
 
 function Addresses({ device }: { device: DeviceDetail }) {
   return (
-    <Panel title={<>Addresses <Badge>{device.addresses.length}</Badge></>} className="flush">
+    <Panel
+      title={
+        <>
+          Addresses <Badge>{device.addresses.length}</Badge>
+        </>
+      }
+      className="flush"
+    >
       {device.addresses.length === 0 ? (
         <Empty>No addresses seen yet: they come from endpoint and network events.</Empty>
       ) : (
@@ -147,7 +173,13 @@ function Addresses({ device }: { device: DeviceDetail }) {
                     </Link>
                   </td>
                   <td>{address.scope === 'public' ? 'Public' : <Badge>{placeOf(address)}</Badge>}</td>
-                  <td className="nowrap">{address.country ? `${address.country} (${address.country_code})` : <span className="faint">—</span>}</td>
+                  <td className="nowrap">
+                    {address.country ? (
+                      `${address.country} (${address.country_code})`
+                    ) : (
+                      <span className="faint">—</span>
+                    )}
+                  </td>
                   <td className="nowrap">{address.city ?? <span className="faint">—</span>}</td>
                   <td className="nowrap">
                     <Time iso={address.first_seen} />
@@ -177,19 +209,34 @@ function Addresses({ device }: { device: DeviceDetail }) {
 
 function Processes({ device }: { device: DeviceDetail }) {
   const [filter, setFilter] = useState('');
-  const shown = device.processes.filter((process) => matchesText(filter, process.process_name, process.executable_path, process.user, process.pid));
+  const shown = device.processes.filter((process) =>
+    matchesText(filter, process.process_name, process.executable_path, process.user, process.pid),
+  );
   return (
     <Panel
-      title={<>Processes <Badge>{formatNumber(device.processes.length)}</Badge></>}
+      title={
+        <>
+          Processes <Badge>{formatNumber(device.processes.length)}</Badge>
+        </>
+      }
       className="flush"
       actions={
         device.processes.length > 0 && (
-          <input type="search" aria-label="Filter processes" placeholder="Filter processes" className="process-filter" value={filter} onChange={(event) => setFilter(event.target.value)} />
+          <input
+            type="search"
+            aria-label="Filter processes"
+            placeholder="Filter processes"
+            className="process-filter"
+            value={filter}
+            onChange={(event) => setFilter(event.target.value)}
+          />
         )
       }
     >
       {device.processes.length === 0 ? (
-        <Empty>No processes seen: they come from endpoint process events (Sysmon, auditd, osquery, the generic shape).</Empty>
+        <Empty>
+          No processes seen: they come from endpoint process events (Sysmon, auditd, osquery, the generic shape).
+        </Empty>
       ) : shown.length === 0 ? (
         <Empty>No process matches “{filter}”.</Empty>
       ) : (
@@ -229,8 +276,19 @@ function Processes({ device }: { device: DeviceDetail }) {
 function Cases({ device }: { device: DeviceDetail }) {
   const open = device.cases.filter((kase) => kase.status !== 'closed').length;
   return (
-    <Panel title={<>Cases <Badge tone={open > 0 ? 'warning' : 'neutral'}>{open} open</Badge></>} className="flush">
-      {device.cases.length === 0 ? <Empty>No cases on this device.</Empty> : <CaseSummaryTable cases={device.cases} label="Cases on this device" />}
+    <Panel
+      title={
+        <>
+          Cases <Badge tone={open > 0 ? 'warning' : 'neutral'}>{open} open</Badge>
+        </>
+      }
+      className="flush"
+    >
+      {device.cases.length === 0 ? (
+        <Empty>No cases on this device.</Empty>
+      ) : (
+        <CaseSummaryTable cases={device.cases} label="Cases on this device" />
+      )}
     </Panel>
   );
 }
@@ -249,7 +307,10 @@ function DeviceView({ device }: { device: DeviceDetail }) {
         }
         actions={
           can('observations:read') && (
-            <Link className="btn btn-secondary btn-small" to={`/observations?host=${encodeURIComponent(device.host_name)}`}>
+            <Link
+              className="btn btn-secondary btn-small"
+              to={`/observations?host=${encodeURIComponent(device.host_name)}`}
+            >
               Observations on this host
             </Link>
           )

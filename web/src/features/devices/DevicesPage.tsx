@@ -30,7 +30,11 @@ export default function DevicesPage() {
       ...(filters.name ? { name: filters.name } : {}),
       ...(filters.ip ? { ip: filters.ip } : {}),
       ...(seenSince ? { seen_since: seenSince } : {}),
-      ...(filters.open_case === 'yes' ? { has_open_case: true } : filters.open_case === 'no' ? { has_open_case: false } : {}),
+      ...(filters.open_case === 'yes'
+        ? { has_open_case: true }
+        : filters.open_case === 'no'
+          ? { has_open_case: false }
+          : {}),
       limit: PAGE_SIZE,
       cursor: pager.cursor,
     };
@@ -52,10 +56,22 @@ export default function DevicesPage() {
       />
       <div className="filters" role="search" aria-label="Filter devices">
         <Field label="Host name">
-          <DebouncedInput type="search" data-search placeholder="Part of the name  ( / )" value={filters.name ?? ''} onSettle={(name) => update({ name })} />
+          <DebouncedInput
+            type="search"
+            data-search
+            placeholder="Part of the name  ( / )"
+            value={filters.name ?? ''}
+            onSettle={(name) => update({ name })}
+          />
         </Field>
         <Field label="IP address">
-          <DebouncedInput type="search" className="ip-input" placeholder="Exact address" value={filters.ip ?? ''} onSettle={(ip) => update({ ip })} />
+          <DebouncedInput
+            type="search"
+            className="ip-input"
+            placeholder="Exact address"
+            value={filters.ip ?? ''}
+            onSettle={(ip) => update({ ip })}
+          />
         </Field>
         <Field label="Seen">
           <select value={filters.seen ?? ''} onChange={(event) => update({ seen: event.target.value })}>
@@ -86,7 +102,10 @@ export default function DevicesPage() {
           loading="Loading devices"
           error="Could not load devices"
           empty={(data) =>
-            data.devices.length === 0 && (filtered ? 'No device matches these filters.' : 'No devices yet. They appear when the collector receives records that name their host.')
+            data.devices.length === 0 &&
+            (filtered
+              ? 'No device matches these filters.'
+              : 'No devices yet. They appear when the collector receives records that name their host.')
           }
         >
           {(data) => (
@@ -117,10 +136,16 @@ export default function DevicesPage() {
                       }}
                     >
                       <td className="nowrap">
-                        <Link to={`/devices/${device.id}`} className="device-name" onClick={(event) => event.stopPropagation()}>
+                        <Link
+                          to={`/devices/${device.id}`}
+                          className="device-name"
+                          onClick={(event) => event.stopPropagation()}
+                        >
                           {device.host_name}
                         </Link>
-                        {device.description && <span className="subline truncate device-description">{device.description}</span>}
+                        {device.description && (
+                          <span className="subline truncate device-description">{device.description}</span>
+                        )}
                       </td>
                       <td className="nowrap">{device.os ?? <span className="faint">—</span>}</td>
                       <td>
@@ -130,7 +155,13 @@ export default function DevicesPage() {
                       <td>
                         <SeverityBadge value={device.criticality} />
                       </td>
-                      <td className="num">{device.open_case_ids.length > 0 ? <strong>{device.open_case_ids.length}</strong> : <span className="faint">0</span>}</td>
+                      <td className="num">
+                        {device.open_case_ids.length > 0 ? (
+                          <strong>{device.open_case_ids.length}</strong>
+                        ) : (
+                          <span className="faint">0</span>
+                        )}
+                      </td>
                       <td className="nowrap">
                         <Time iso={device.first_seen} />
                       </td>

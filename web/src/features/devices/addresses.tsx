@@ -13,8 +13,16 @@ export function placeOf(address: Address): string {
 export function AddressLabel({ address }: { address: Address }) {
   const located = address.scope === 'public' && (address.city || address.country);
   return (
-    <span className="address" title={located ? `${address.city ?? ''}${address.city ? ', ' : ''}${address.country ?? ''}` : `Not looked up: ${address.scope} address`}>
-      <span className="mono">{address.ip}</span> <span className={located ? 'address-place' : 'address-scope'}>{placeOf(address)}</span>
+    <span
+      className="address"
+      title={
+        located
+          ? `${address.city ?? ''}${address.city ? ', ' : ''}${address.country ?? ''}`
+          : `Not looked up: ${address.scope} address`
+      }
+    >
+      <span className="mono">{address.ip}</span>{' '}
+      <span className={located ? 'address-place' : 'address-scope'}>{placeOf(address)}</span>
     </span>
   );
 }
@@ -22,7 +30,9 @@ export function AddressLabel({ address }: { address: Address }) {
 /** The first addresses of a device (public ones first) and how many more. */
 export function AddressList({ addresses, max = 2 }: { addresses: Address[]; max?: number }) {
   if (addresses.length === 0) return <span className="faint">—</span>;
-  const ordered = [...addresses].sort((a, b) => Number(b.scope === 'public') - Number(a.scope === 'public') || b.last_seen.localeCompare(a.last_seen));
+  const ordered = [...addresses].sort(
+    (a, b) => Number(b.scope === 'public') - Number(a.scope === 'public') || b.last_seen.localeCompare(a.last_seen),
+  );
   return (
     <span className="address-list">
       {ordered.slice(0, max).map((address) => (

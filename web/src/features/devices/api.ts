@@ -28,7 +28,10 @@ export function useEditDevice(id: string) {
   return useMutation({
     mutationFn: (changes: DeviceChanges) => api.patch<Device>(`/v1/devices/${encodeURIComponent(id)}`, changes),
     onSuccess: async () => {
-      await Promise.all([client.invalidateQueries({ queryKey: ['devices'] }), client.invalidateQueries({ queryKey: ['cases'] })]);
+      await Promise.all([
+        client.invalidateQueries({ queryKey: ['devices'] }),
+        client.invalidateQueries({ queryKey: ['cases'] }),
+      ]);
     },
   });
 }

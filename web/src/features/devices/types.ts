@@ -1,6 +1,12 @@
 // Types of the device pages, from the server's own route schemas (type-only imports).
 import type { Static } from 'typebox';
-import type { AddressSchema, CriticalitySchema, DeviceDetailSchema, DeviceSchema, PatchDeviceBody } from '../../../../src/devices/device-schemas.js';
+import type {
+  AddressSchema,
+  CriticalitySchema,
+  DeviceDetailSchema,
+  DeviceSchema,
+  PatchDeviceBody,
+} from '../../../../src/devices/device-schemas.js';
 
 export type Device = Static<typeof DeviceSchema>;
 export type DeviceDetail = Static<typeof DeviceDetailSchema>;
@@ -12,4 +18,9 @@ export type DeviceChanges = Static<typeof PatchDeviceBody>;
 export const criticalities = ['low', 'medium', 'high', 'critical'] as const satisfies readonly Criticality[];
 
 /** The GeoIP attribution DB-IP's licence (CC BY 4.0) requires wherever its locations show. */
-export const GEOIP_ATTRIBUTION = { text: 'IP Geolocation by DB-IP', href: 'https://db-ip.com', licence: 'CC BY 4.0', licenceHref: 'https://creativecommons.org/licenses/by/4.0/' };
+export const GEOIP_ATTRIBUTION = {
+  text: 'IP Geolocation by DB-IP',
+  href: 'https://db-ip.com',
+  licence: 'CC BY 4.0',
+  licenceHref: 'https://creativecommons.org/licenses/by/4.0/',
+};

@@ -45,7 +45,14 @@ function matches(matcher: Matcher, key: string | null, value: unknown): boolean 
  * Pretty-printed JSON (2-space indent, as JSON.stringify) with the matching lines marked; a key
  * named like a matched field marks its whole value. `path` keys the elements (unique per node).
  */
-function renderJson(value: unknown, matcher: Matcher, path: string, depth: number, key: string | null, last: boolean): ReactNode[] {
+function renderJson(
+  value: unknown,
+  matcher: Matcher,
+  path: string,
+  depth: number,
+  key: string | null,
+  last: boolean,
+): ReactNode[] {
   const indent = '  '.repeat(depth);
   const comma = last ? '' : ',';
   const prefix = (
@@ -59,7 +66,9 @@ function renderJson(value: unknown, matcher: Matcher, path: string, depth: numbe
     </>
   );
   if (value !== null && typeof value === 'object') {
-    const entries: [string | null, unknown][] = Array.isArray(value) ? value.map((item) => [null, item]) : Object.entries(value);
+    const entries: [string | null, unknown][] = Array.isArray(value)
+      ? value.map((item) => [null, item])
+      : Object.entries(value);
     const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
     if (entries.length === 0) {
       return [
@@ -73,7 +82,14 @@ function renderJson(value: unknown, matcher: Matcher, path: string, depth: numbe
       ];
     }
     const children = entries.flatMap(([childKey, child], index) =>
-      renderJson(child, matcher, `${path}.${JSON.stringify(childKey ?? index)}`, depth + 1, childKey, index === entries.length - 1),
+      renderJson(
+        child,
+        matcher,
+        `${path}.${JSON.stringify(childKey ?? index)}`,
+        depth + 1,
+        childKey,
+        index === entries.length - 1,
+      ),
     );
     const lines = [
       <span key={`${path}{`}>
@@ -157,7 +173,9 @@ export function EvidenceRecord({
         </table>
       )}
       {evidence.record === null ? (
-        <p className="faint">{evidence.record_id ? 'The record is no longer stored.' : 'Written through the API without a record.'}</p>
+        <p className="faint">
+          {evidence.record_id ? 'The record is no longer stored.' : 'Written through the API without a record.'}
+        </p>
       ) : collapsed ? (
         <details className="raw-record">
           <summary>Raw record</summary>

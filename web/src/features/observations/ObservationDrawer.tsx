@@ -32,7 +32,13 @@ function CaseLink({ id }: { id: string }) {
   );
 }
 
-function Facts({ observation, onFilter }: { observation: ObservationDetail; onFilter: (changes: Record<string, string>) => void }) {
+function Facts({
+  observation,
+  onFilter,
+}: {
+  observation: ObservationDetail;
+  onFilter: (changes: Record<string, string>) => void;
+}) {
   return (
     <dl className="facts observation-facts">
       <dt>Level</dt>
@@ -45,7 +51,12 @@ function Facts({ observation, onFilter }: { observation: ObservationDetail; onFi
       </dd>
       <dt>Rule</dt>
       <dd>
-        <button type="button" className="link-button" onClick={() => onFilter({ rule_id: observation.rule.id })} title="Show this rule's observations">
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => onFilter({ rule_id: observation.rule.id })}
+          title="Show this rule's observations"
+        >
           {observation.rule.title}
         </button>
         <div className="faint mono">
@@ -57,7 +68,13 @@ function Facts({ observation, onFilter }: { observation: ObservationDetail; onFi
       <dd className="chips">
         {observation.techniques.length === 0 && <span className="faint">—</span>}
         {observation.techniques.map((technique) => (
-          <button key={technique.id} type="button" className="chip-button" onClick={() => onFilter({ technique: technique.id })} title={`Show ${technique.id} observations`}>
+          <button
+            key={technique.id}
+            type="button"
+            className="chip-button"
+            onClick={() => onFilter({ technique: technique.id })}
+            title={`Show ${technique.id} observations`}
+          >
             <span className="mono">{technique.id}</span> {technique.name ?? ''}
           </button>
         ))}
@@ -72,7 +89,12 @@ function Facts({ observation, onFilter }: { observation: ObservationDetail; onFi
       <dd>
         {observation.host ? (
           <>
-            <button type="button" className="link-button" onClick={() => onFilter({ host: observation.host! })} title="Show this host's observations">
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => onFilter({ host: observation.host! })}
+              title="Show this host's observations"
+            >
               {observation.host}
             </button>{' '}
             <Link to={`/devices?name=${encodeURIComponent(observation.host)}`} className="faint">
@@ -85,7 +107,10 @@ function Facts({ observation, onFilter }: { observation: ObservationDetail; onFi
       </dd>
       <dt>First record</dt>
       <dd>
-        {formatDateTime(observation.first_time)} <span className="faint">(<Time iso={observation.first_time} />)</span>
+        {formatDateTime(observation.first_time)}{' '}
+        <span className="faint">
+          (<Time iso={observation.first_time} />)
+        </span>
       </dd>
       {observation.last_time !== observation.first_time && (
         <>
@@ -120,7 +145,15 @@ function Facts({ observation, onFilter }: { observation: ObservationDetail; onFi
   );
 }
 
-export function ObservationDrawer({ id, onClose, onFilter }: { id: string; onClose: () => void; onFilter: (changes: Record<string, string>) => void }) {
+export function ObservationDrawer({
+  id,
+  onClose,
+  onFilter,
+}: {
+  id: string;
+  onClose: () => void;
+  onFilter: (changes: Record<string, string>) => void;
+}) {
   const observation = useObservation(id);
   useHotkeys({ Escape: onClose });
   const data = observation.data;
@@ -149,8 +182,10 @@ export function ObservationDrawer({ id, onClose, onFilter }: { id: string; onClo
               ))}
               {data.record_ids.length > data.evidence.length && (
                 <p className="faint">
-                  {data.record_ids.length - data.evidence.length} more records are cited (ids {data.record_ids.slice(data.evidence.length, data.evidence.length + 10).join(', ')}
-                  {data.record_ids.length > data.evidence.length + 10 ? ', …' : ''}); the first {data.evidence.length} are shown.
+                  {data.record_ids.length - data.evidence.length} more records are cited (ids{' '}
+                  {data.record_ids.slice(data.evidence.length, data.evidence.length + 10).join(', ')}
+                  {data.record_ids.length > data.evidence.length + 10 ? ', …' : ''}); the first {data.evidence.length}{' '}
+                  are shown.
                 </p>
               )}
             </>

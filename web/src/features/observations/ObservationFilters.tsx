@@ -10,7 +10,17 @@ import type { UrlFilters } from '../../lib/url-state';
 import { useRules } from './api';
 import { levels } from './types';
 
-export const filterNames = ['level', 'rule_id', 'technique', 'host', 'source', 'range', 'since', 'until', 'id'] as const;
+export const filterNames = [
+  'level',
+  'rule_id',
+  'technique',
+  'host',
+  'source',
+  'range',
+  'since',
+  'until',
+  'id',
+] as const;
 export type ObservationFilterName = (typeof filterNames)[number];
 export type ObservationUrlFilters = UrlFilters<ObservationFilterName>;
 
@@ -21,8 +31,15 @@ function RuleSelect({ value, onChange }: { value: string | undefined; onChange: 
   const unknown = value && !list.some((rule) => rule.id === value);
   return (
     <Field label="Rule">
-      <select value={value ?? ''} onChange={(event) => onChange(event.target.value)} className="rule-select" disabled={rules.isPending}>
-        <option value="">{rules.isPending ? 'Loading rules…' : rules.isError ? 'Any rule (list unavailable)' : 'Any rule'}</option>
+      <select
+        value={value ?? ''}
+        onChange={(event) => onChange(event.target.value)}
+        className="rule-select"
+        disabled={rules.isPending}
+      >
+        <option value="">
+          {rules.isPending ? 'Loading rules…' : rules.isError ? 'Any rule (list unavailable)' : 'Any rule'}
+        </option>
         {unknown && <option value={value}>{value}</option>}
         {list.map((rule) => (
           <option key={rule.id} value={rule.id}>
@@ -34,7 +51,13 @@ function RuleSelect({ value, onChange }: { value: string | undefined; onChange: 
   );
 }
 
-export function ObservationFilterBar({ filters, update }: { filters: ObservationUrlFilters; update: (changes: ObservationUrlFilters) => void }) {
+export function ObservationFilterBar({
+  filters,
+  update,
+}: {
+  filters: ObservationUrlFilters;
+  update: (changes: ObservationUrlFilters) => void;
+}) {
   const custom = Boolean(filters.since || filters.until);
   const rangeValue = custom ? 'custom' : (filters.range ?? '');
   const technique = filters.technique ?? '';
@@ -43,11 +66,25 @@ export function ObservationFilterBar({ filters, update }: { filters: Observation
   return (
     <div className="filters observation-filters" role="search" aria-label="Filter observations">
       <Field label="Host">
-        <DebouncedInput type="search" data-search placeholder="Exact host name  ( / )" value={filters.host ?? ''} onSettle={(host) => update({ host, id: '' })} />
+        <DebouncedInput
+          type="search"
+          data-search
+          placeholder="Exact host name  ( / )"
+          value={filters.host ?? ''}
+          onSettle={(host) => update({ host, id: '' })}
+        />
       </Field>
-      <ToggleGroup label="Level" options={levels} value={filters.level} onChange={(level) => update({ level, id: '' })} />
+      <ToggleGroup
+        label="Level"
+        options={levels}
+        value={filters.level}
+        onChange={(level) => update({ level, id: '' })}
+      />
       <RuleSelect value={filters.rule_id} onChange={(rule_id) => update({ rule_id, id: '' })} />
-      <Field label="Technique" error={technique && !TECHNIQUE_ID.test(technique) ? 'e.g. T1059 or T1059.004' : undefined}>
+      <Field
+        label="Technique"
+        error={technique && !TECHNIQUE_ID.test(technique) ? 'e.g. T1059 or T1059.004' : undefined}
+      >
         <DebouncedInput
           type="text"
           className="technique-input"
@@ -68,7 +105,8 @@ export function ObservationFilterBar({ filters, update }: { filters: Observation
           value={rangeValue}
           onChange={(event) => {
             const value = event.target.value;
-            if (value === 'custom') update({ range: '', since: new Date(Date.now() - 86_400_000).toISOString(), id: '' });
+            if (value === 'custom')
+              update({ range: '', since: new Date(Date.now() - 86_400_000).toISOString(), id: '' });
             else update({ range: value, since: '', until: '', id: '' });
           }}
         >
@@ -84,10 +122,18 @@ export function ObservationFilterBar({ filters, update }: { filters: Observation
       {custom && (
         <>
           <Field label="From">
-            <input type="datetime-local" value={isoToLocalInput(filters.since)} onChange={(event) => update({ since: localInputToIso(event.target.value) ?? '', id: '' })} />
+            <input
+              type="datetime-local"
+              value={isoToLocalInput(filters.since)}
+              onChange={(event) => update({ since: localInputToIso(event.target.value) ?? '', id: '' })}
+            />
           </Field>
           <Field label="To">
-            <input type="datetime-local" value={isoToLocalInput(filters.until)} onChange={(event) => update({ until: localInputToIso(event.target.value) ?? '', id: '' })} />
+            <input
+              type="datetime-local"
+              value={isoToLocalInput(filters.until)}
+              onChange={(event) => update({ until: localInputToIso(event.target.value) ?? '', id: '' })}
+            />
           </Field>
         </>
       )}

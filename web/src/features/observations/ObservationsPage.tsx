@@ -28,7 +28,9 @@ function queryOf(filters: ObservationUrlFilters, now: number): ObservationQuery 
     ...(filters.until ? { until: filters.until } : {}),
     ...(filters.level ? { level: filters.level } : {}),
     ...(filters.rule_id ? { rule_id: filters.rule_id } : {}),
-    ...(filters.technique && TECHNIQUE_ID.test(filters.technique) ? { technique: filters.technique.toUpperCase() } : {}),
+    ...(filters.technique && TECHNIQUE_ID.test(filters.technique)
+      ? { technique: filters.technique.toUpperCase() }
+      : {}),
     ...(filters.host ? { host: filters.host } : {}),
     ...(filters.source ? { source: filters.source } : {}),
   };
@@ -55,7 +57,12 @@ function Row({
   onOpen: () => void;
 }) {
   return (
-    <tr className={`clickable ${open ? 'is-open' : ''}`} data-row-index={index} aria-selected={selected || open} onClick={onOpen}>
+    <tr
+      className={`clickable ${open ? 'is-open' : ''}`}
+      data-row-index={index}
+      aria-selected={selected || open}
+      onClick={onOpen}
+    >
       {/* The list runs in detection order, so the time shown is when it was detected (the record times are in the flyout). */}
       <td className="nowrap" title={`First record ${observation.first_time}`}>
         <Time iso={observation.created_at} />
@@ -105,7 +112,10 @@ export default function ObservationsPage() {
   const { id: openId, ...listFilters } = filters;
   const resetKey = JSON.stringify(listFilters);
   const pager = useCursorPager(resetKey);
-  const query = useMemo(() => ({ ...queryOf(filters, now), limit: PAGE_SIZE, cursor: pager.cursor }), [resetKey, now, pager.cursor]);
+  const query = useMemo(
+    () => ({ ...queryOf(filters, now), limit: PAGE_SIZE, cursor: pager.cursor }),
+    [resetKey, now, pager.cursor],
+  );
   const list = useObservationList(query);
   const rows = list.data?.observations ?? [];
   const showCases = can('cases:read');
@@ -140,12 +150,17 @@ export default function ObservationsPage() {
             error="Could not load observations"
             empty={(data) =>
               data.observations.length === 0 &&
-              (resetKey === '{}' ? 'No observations yet. They appear as soon as a rule matches a record the collector received.' : 'No observation matches these filters.')
+              (resetKey === '{}'
+                ? 'No observations yet. They appear as soon as a rule matches a record the collector received.'
+                : 'No observation matches these filters.')
             }
           >
             {(data) => (
               <div className="table-wrap">
-                <table className={`table observation-table ${list.isFetching ? 'is-refreshing' : ''}`} aria-label="Observations">
+                <table
+                  className={`table observation-table ${list.isFetching ? 'is-refreshing' : ''}`}
+                  aria-label="Observations"
+                >
                   <thead>
                     <tr>
                       <th>Detected</th>
@@ -182,7 +197,13 @@ export default function ObservationsPage() {
           <Pager pager={pager} nextCursor={list.data?.next_cursor} shown={rows.length} pageSize={PAGE_SIZE} />
           <KeyHints keys={[...rowKeys, ['Esc', 'closes'], ['/', 'host filter']]} />
         </section>
-        {openId && <ObservationDrawer id={openId} onClose={() => update({ id: '' })} onFilter={(changes) => update({ ...changes, id: '' })} />}
+        {openId && (
+          <ObservationDrawer
+            id={openId}
+            onClose={() => update({ id: '' })}
+            onFilter={(changes) => update({ ...changes, id: '' })}
+          />
+        )}
       </div>
     </>
   );

@@ -34,7 +34,8 @@ export function useObservation(id: string | undefined, enabled = true) {
 export function useObservationCases(ids: string[], enabled: boolean) {
   return useQuery({
     queryKey: ['observations', 'cases', ids],
-    queryFn: ({ signal }) => api.get<ObservationCases>('/v1/observations/cases', { query: { ids: ids.join(',') }, signal }),
+    queryFn: ({ signal }) =>
+      api.get<ObservationCases>('/v1/observations/cases', { query: { ids: ids.join(',') }, signal }),
     enabled: enabled && ids.length > 0,
     staleTime: 30_000,
   });
@@ -45,7 +46,8 @@ export function useObservationStats(days: number, options: ListOptions = {}) {
   const offset = -new Date().getTimezoneOffset();
   return useQuery({
     queryKey: ['observations', 'stats', days, offset],
-    queryFn: ({ signal }) => api.get<ObservationStats>('/v1/observations/stats', { query: { days, utc_offset_minutes: offset }, signal }),
+    queryFn: ({ signal }) =>
+      api.get<ObservationStats>('/v1/observations/stats', { query: { days, utc_offset_minutes: offset }, signal }),
     refetchInterval: options.refetchInterval ?? false,
     enabled: options.enabled ?? true,
   });
@@ -55,7 +57,8 @@ export function useObservationStats(days: number, options: ListOptions = {}) {
 export function useRules() {
   return useQuery({
     queryKey: ['rules', 'all'],
-    queryFn: ({ signal }) => api.get<Page<'rules', Rule> & { total: number }>('/v1/rules', { query: { limit: 500 }, signal }),
+    queryFn: ({ signal }) =>
+      api.get<Page<'rules', Rule> & { total: number }>('/v1/rules', { query: { limit: 500 }, signal }),
     staleTime: 5 * 60_000,
   });
 }

@@ -1,7 +1,10 @@
 // Types of the observation pages, from the server's own route schemas (type-only imports).
 import type { Static } from 'typebox';
 import type { ObservationDetailSchema, ObservationSchema } from '../../../../src/observations/observation-schemas.js';
-import type { ObservationCasesSchema, ObservationStatsSchema } from '../../../../src/observations/observation-stats-routes.js';
+import type {
+  ObservationCasesSchema,
+  ObservationStatsSchema,
+} from '../../../../src/observations/observation-stats-routes.js';
 import type { RuleView } from '../../../../src/detection/rule-routes.js';
 
 export type Observation = Static<typeof ObservationSchema>;

@@ -18,7 +18,15 @@ import './operator.css';
 
 type Decision = { request: WriteRequest; approve: boolean };
 
-function DecisionDialog({ decision, tenantName, onClose }: { decision: Decision; tenantName: string; onClose: () => void }) {
+function DecisionDialog({
+  decision,
+  tenantName,
+  onClose,
+}: {
+  decision: Decision;
+  tenantName: string;
+  onClose: () => void;
+}) {
   const queryClient = useQueryClient();
   const { request, approve } = decision;
   const [note, setNote] = useState('');
@@ -27,11 +35,18 @@ function DecisionDialog({ decision, tenantName, onClose }: { decision: Decision;
     mutationFn: () =>
       api.post<WriteRequest>(
         `/v1/operator/observation-write-requests/${encodeURIComponent(request.id)}/decision`,
-        { decision: approve ? 'approve' : 'reject', ...(note.trim() ? { note: note.trim() } : {}), ...(approve ? { limit_per_hour: Number(limit) } : {}) },
+        {
+          decision: approve ? 'approve' : 'reject',
+          ...(note.trim() ? { note: note.trim() } : {}),
+          ...(approve ? { limit_per_hour: Number(limit) } : {}),
+        },
         { noTenant: true },
       ),
     onSuccess: async () => {
-      await Promise.all([queryClient.invalidateQueries({ queryKey: ['operator'] }), queryClient.invalidateQueries({ queryKey: ['tenant'] })]);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['operator'] }),
+        queryClient.invalidateQueries({ queryKey: ['tenant'] }),
+      ]);
       onClose();
     },
   });
@@ -45,19 +60,47 @@ function DecisionDialog({ decision, tenantName, onClose }: { decision: Decision;
     <Dialog
       title={approve ? 'Approve observation writing' : 'Reject the request'}
       onClose={onClose}
-      footer={<DialogActions onCancel={onClose} label={approve ? 'Approve' : 'Reject'} variant={approve ? 'primary' : 'danger'} form="decision-form" disabled={!ready || decide.isPending} />}
+      footer={
+        <DialogActions
+          onCancel={onClose}
+          label={approve ? 'Approve' : 'Reject'}
+          variant={approve ? 'primary' : 'danger'}
+          form="decision-form"
+          disabled={!ready || decide.isPending}
+        />
+      }
     >
       <form id="decision-form" onSubmit={submit} aria-label="Decision">
         <p>
-          {approve ? 'Approve' : 'Reject'} the request of <strong>{tenantName}</strong> (<code>{request.tenant}</code>) filed by {request.requested_by}?
+          {approve ? 'Approve' : 'Reject'} the request of <strong>{tenantName}</strong> (<code>{request.tenant}</code>)
+          filed by {request.requested_by}?
         </p>
         {approve && (
-          <Field label="Hourly limit" hint={`Observations per hour the tenant's writes are held to. Requested: ${formatNumber(request.expected_volume_per_hour)}.`}>
-            <input type="number" min={1} max={1_000_000} step={1} value={limit} onChange={(event) => setLimit(event.target.value)} />
+          <Field
+            label="Hourly limit"
+            hint={`Observations per hour the tenant's writes are held to. Requested: ${formatNumber(request.expected_volume_per_hour)}.`}
+          >
+            <input
+              type="number"
+              min={1}
+              max={1_000_000}
+              step={1}
+              value={limit}
+              onChange={(event) => setLimit(event.target.value)}
+            />
           </Field>
         )}
-        <Field label={approve ? 'Note (optional)' : 'Reason'} hint={approve ? undefined : 'The tenant sees it with the decision.'}>
-          <textarea rows={3} value={note} onChange={(event) => setNote(event.target.value)} maxLength={4000} autoFocus={!approve} />
+        <Field
+          label={approve ? 'Note (optional)' : 'Reason'}
+          hint={approve ? undefined : 'The tenant sees it with the decision.'}
+        >
+          <textarea
+            rows={3}
+            value={note}
+            onChange={(event) => setNote(event.target.value)}
+            maxLength={4000}
+            autoFocus={!approve}
+          />
         </Field>
         {decide.error && <Notice tone="danger">{errorMessage(decide.error)}</Notice>}
       </form>
@@ -81,12 +124,21 @@ export default function ReviewsPage() {
   const apiStatus = status === '' ? 'pending' : status === 'approved' || status === 'rejected' ? status : undefined;
   const requests = useQuery({
     queryKey: ['operator', 'reviews', apiStatus ?? 'all'],
-    queryFn: () => api.get<{ requests: WriteRequest[] }>('/v1/operator/observation-write-requests', { query: { status: apiStatus }, noTenant: true }),
+    queryFn: () =>
+      api.get<{ requests: WriteRequest[] }>('/v1/operator/observation-write-requests', {
+        query: { status: apiStatus },
+        noTenant: true,
+      }),
   });
   const [decision, setDecision] = useState<Decision | null>(null);
   const names = useMemo(() => new Map(tenants.map((t) => [t.code_name, t.name])), [tenants]);
   const shown = useMemo(
-    () => (requests.data?.requests ?? []).filter((r) => (status !== 'decided' || r.status !== 'pending') && matchesText(filters.q, r.tenant, names.get(r.tenant), r.requested_by)),
+    () =>
+      (requests.data?.requests ?? []).filter(
+        (r) =>
+          (status !== 'decided' || r.status !== 'pending') &&
+          matchesText(filters.q, r.tenant, names.get(r.tenant), r.requested_by),
+      ),
     [requests.data, status, filters.q, names],
   );
   const { selected, setSelected } = useRowNavigation(shown.length, (i) => {
@@ -96,10 +148,20 @@ export default function ReviewsPage() {
 
   return (
     <>
-      <PageHeader trail={['Operator']} title="Observation-write reviews" subtitle="Tenants ask to write observations through the API; the platform reviews each request before approving it." />
+      <PageHeader
+        trail={['Operator']}
+        title="Observation-write reviews"
+        subtitle="Tenants ask to write observations through the API; the platform reviews each request before approving it."
+      />
       <div className="filters">
         <Field label="Search">
-          <input type="search" data-search placeholder="Tenant or requester" value={filters.q ?? ''} onChange={(event) => setFilters({ q: event.target.value })} />
+          <input
+            type="search"
+            data-search
+            placeholder="Tenant or requester"
+            value={filters.q ?? ''}
+            onChange={(event) => setFilters({ q: event.target.value })}
+          />
         </Field>
         <Field label="Status">
           <select value={status} onChange={(event) => setFilters({ status: event.target.value })}>
@@ -115,12 +177,21 @@ export default function ReviewsPage() {
         query={requests}
         loading="Loading review requests"
         error="Could not load review requests"
-        empty={() => shown.length === 0 && (status === '' ? 'No request is waiting for a decision.' : 'No request matches.')}
+        empty={() =>
+          shown.length === 0 && (status === '' ? 'No request is waiting for a decision.' : 'No request matches.')
+        }
       >
         {() => (
           <ol className="review-list" aria-label="Review requests">
             {shown.map((r, i) => (
-              <li key={r.id} className="panel review" data-row-index={i} aria-selected={selected === i} onClick={() => setSelected(i)} aria-label={`Request of ${r.tenant}`}>
+              <li
+                key={r.id}
+                className="panel review"
+                data-row-index={i}
+                aria-selected={selected === i}
+                onClick={() => setSelected(i)}
+                aria-label={`Request of ${r.tenant}`}
+              >
                 <header className="panel-header">
                   <div>
                     <strong>{names.get(r.tenant) ?? r.tenant}</strong> <code className="muted">{r.tenant}</code>
@@ -154,7 +225,8 @@ export default function ReviewsPage() {
                       <>
                         <dt>Decision</dt>
                         <dd>
-                          {r.status === 'approved' ? 'Approved' : 'Rejected'} by {r.decided_by} <Time iso={r.decided_at} />
+                          {r.status === 'approved' ? 'Approved' : 'Rejected'} by {r.decided_by}{' '}
+                          <Time iso={r.decided_at} />
                           {r.decision_note && <>: “{r.decision_note}”</>}
                         </dd>
                       </>
@@ -166,7 +238,13 @@ export default function ReviewsPage() {
           </ol>
         )}
       </QueryView>
-      {decision && <DecisionDialog decision={decision} tenantName={names.get(decision.request.tenant) ?? decision.request.tenant} onClose={() => setDecision(null)} />}
+      {decision && (
+        <DecisionDialog
+          decision={decision}
+          tenantName={names.get(decision.request.tenant) ?? decision.request.tenant}
+          onClose={() => setDecision(null)}
+        />
+      )}
     </>
   );
 }

@@ -26,7 +26,12 @@ function CreateTenantDialog({ onClose }: { onClose: (created?: Tenant) => void }
   const [code, setCode] = useState('');
   const [name, setName] = useState('');
   const create = useMutation({
-    mutationFn: () => api.post<Tenant>('/v1/tenants', { code_name: code, ...(name.trim() ? { name: name.trim() } : {}) }, { noTenant: true }),
+    mutationFn: () =>
+      api.post<Tenant>(
+        '/v1/tenants',
+        { code_name: code, ...(name.trim() ? { name: name.trim() } : {}) },
+        { noTenant: true },
+      ),
     onSuccess: async (tenant) => {
       await queryClient.invalidateQueries({ queryKey: ['operator'] });
       onClose(tenant);
@@ -41,14 +46,39 @@ function CreateTenantDialog({ onClose }: { onClose: (created?: Tenant) => void }
     <Dialog
       title="Create tenant"
       onClose={() => onClose()}
-      footer={<DialogActions onCancel={() => onClose()} label={create.isPending ? 'Creating…' : 'Create tenant'} form="create-tenant-form" disabled={!valid || create.isPending} />}
+      footer={
+        <DialogActions
+          onCancel={() => onClose()}
+          label={create.isPending ? 'Creating…' : 'Create tenant'}
+          form="create-tenant-form"
+          disabled={!valid || create.isPending}
+        />
+      }
     >
       <form id="create-tenant-form" onSubmit={submit} aria-label="Create tenant">
-        <Field label="Code name" hint={`The anonymised identifier and the first label of the collector address; it ${codeNameRule}. It cannot be changed later.`} error={code && !valid ? `The code name ${codeNameRule}` : undefined}>
-          <input type="text" value={code} onChange={(event) => setCode(event.target.value.toLowerCase())} autoFocus maxLength={63} spellCheck={false} placeholder="acme" />
+        <Field
+          label="Code name"
+          hint={`The anonymised identifier and the first label of the collector address; it ${codeNameRule}. It cannot be changed later.`}
+          error={code && !valid ? `The code name ${codeNameRule}` : undefined}
+        >
+          <input
+            type="text"
+            value={code}
+            onChange={(event) => setCode(event.target.value.toLowerCase())}
+            autoFocus
+            maxLength={63}
+            spellCheck={false}
+            placeholder="acme"
+          />
         </Field>
         <Field label="Display name" hint="Shown to people; never given to AI models. Default: the code name.">
-          <input type="text" value={name} onChange={(event) => setName(event.target.value)} maxLength={200} placeholder="Acme Corp" />
+          <input
+            type="text"
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            maxLength={200}
+            placeholder="Acme Corp"
+          />
         </Field>
         {create.error && <Notice tone="danger">{errorMessage(create.error)}</Notice>}
       </form>
@@ -67,7 +97,14 @@ function RenameDialog({ tenant, onClose }: { tenant: Tenant; onClose: () => void
     <Dialog
       title={`Rename ${tenant.code_name}`}
       onClose={onClose}
-      footer={<DialogActions onCancel={onClose} label="Rename" form="rename-tenant-form" disabled={!name.trim() || change.isPending} />}
+      footer={
+        <DialogActions
+          onCancel={onClose}
+          label="Rename"
+          form="rename-tenant-form"
+          disabled={!name.trim() || change.isPending}
+        />
+      }
     >
       <form id="rename-tenant-form" onSubmit={submit} aria-label="Rename tenant">
         <Field label="Display name">
@@ -93,7 +130,14 @@ const consequences = {
 function ConfirmChange({ change, onClose }: { change: Change; onClose: () => void }) {
   const mutation = useTenantChange(change.tenant.code_name);
   const what = change.field === 'ai_summaries' ? 'AI summaries' : 'observation writing';
-  const verb = change.field === 'ai_summaries' ? (change.on ? 'Turn on' : 'Turn off') : change.on ? 'Approve' : 'Withdraw approval of';
+  const verb =
+    change.field === 'ai_summaries'
+      ? change.on
+        ? 'Turn on'
+        : 'Turn off'
+      : change.on
+        ? 'Approve'
+        : 'Withdraw approval of';
   return (
     <Dialog
       title={`${verb} ${what}`}
@@ -105,7 +149,12 @@ function ConfirmChange({ change, onClose }: { change: Change; onClose: () => voi
           variant={change.on ? 'primary' : 'danger'}
           disabled={mutation.isPending}
           onConfirm={() =>
-            mutation.mutate(change.field === 'ai_summaries' ? { ai_summaries: change.on ? 'on' : 'off' } : { observation_write_approved: change.on }, { onSuccess: onClose })
+            mutation.mutate(
+              change.field === 'ai_summaries'
+                ? { ai_summaries: change.on ? 'on' : 'off' }
+                : { observation_write_approved: change.on },
+              { onSuccess: onClose },
+            )
           }
         />
       }
@@ -126,14 +175,21 @@ export default function TenantsPage() {
   const pager = useCursorPager('tenants');
   const tenants = useQuery({
     queryKey: ['operator', 'tenants', 'page', pager.cursor ?? null],
-    queryFn: () => api.get<Page<'tenants', Tenant>>('/v1/tenants', { query: { limit: PAGE_SIZE, cursor: pager.cursor }, noTenant: true }),
+    queryFn: () =>
+      api.get<Page<'tenants', Tenant>>('/v1/tenants', {
+        query: { limit: PAGE_SIZE, cursor: pager.cursor },
+        noTenant: true,
+      }),
     placeholderData: (previous) => previous,
   });
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Tenant | null>(null);
   const [renaming, setRenaming] = useState<Tenant | null>(null);
   const [confirming, setConfirming] = useState<Change | null>(null);
-  const shown = useMemo(() => (tenants.data?.tenants ?? []).filter((t) => matchesText(filters.q, t.code_name, t.name)), [tenants.data, filters.q]);
+  const shown = useMemo(
+    () => (tenants.data?.tenants ?? []).filter((t) => matchesText(filters.q, t.code_name, t.name)),
+    [tenants.data, filters.q],
+  );
   const workIn = (t: Tenant) => {
     switchTenant(t.code_name);
     navigate('/');
@@ -163,7 +219,13 @@ export default function TenantsPage() {
       <Panel className="flush">
         <div className="filters">
           <Field label="Search">
-            <input type="search" data-search placeholder="Code name or name" value={filters.q ?? ''} onChange={(event) => setFilters({ q: event.target.value })} />
+            <input
+              type="search"
+              data-search
+              placeholder="Code name or name"
+              value={filters.q ?? ''}
+              onChange={(event) => setFilters({ q: event.target.value })}
+            />
           </Field>
         </div>
         <QueryView
@@ -189,7 +251,12 @@ export default function TenantsPage() {
                 </thead>
                 <tbody>
                   {shown.map((t, i) => (
-                    <tr key={t.code_name} data-row-index={i} aria-selected={selected === i} onClick={() => setSelected(i)}>
+                    <tr
+                      key={t.code_name}
+                      data-row-index={i}
+                      aria-selected={selected === i}
+                      onClick={() => setSelected(i)}
+                    >
                       <td className="nowrap">
                         <strong>{t.name}</strong>
                         <span className="subline mono">
@@ -198,13 +265,18 @@ export default function TenantsPage() {
                         </span>
                       </td>
                       <td className="nowrap">
-                        <span className="mono">{t.collector_url}</span> <CopyButton value={t.collector_url} label="Copy" />
+                        <span className="mono">{t.collector_url}</span>{' '}
+                        <CopyButton value={t.collector_url} label="Copy" />
                       </td>
                       <td className="nowrap">
                         <Time iso={t.created_at} />
                       </td>
                       <td>
-                        <Switch label={`AI summaries for ${t.code_name}`} checked={t.ai_summaries === 'on'} onChange={(on) => setConfirming({ tenant: t, field: 'ai_summaries', on })}>
+                        <Switch
+                          label={`AI summaries for ${t.code_name}`}
+                          checked={t.ai_summaries === 'on'}
+                          onChange={(on) => setConfirming({ tenant: t, field: 'ai_summaries', on })}
+                        >
                           {t.ai_summaries === 'on' ? 'On' : 'Off'}
                         </Switch>
                       </td>
@@ -223,7 +295,12 @@ export default function TenantsPage() {
                         )}
                       </td>
                       <td className="nowrap">
-                        <Button small variant="ghost" onClick={() => setRenaming(t)} aria-label={`Rename ${t.code_name}`}>
+                        <Button
+                          small
+                          variant="ghost"
+                          onClick={() => setRenaming(t)}
+                          aria-label={`Rename ${t.code_name}`}
+                        >
                           Rename
                         </Button>
                         <Button small variant="ghost" onClick={() => workIn(t)} aria-label={`Work in ${t.code_name}`}>
@@ -237,7 +314,12 @@ export default function TenantsPage() {
             </div>
           )}
         </QueryView>
-        <Pager pager={pager} nextCursor={tenants.data?.next_cursor} shown={tenants.data?.tenants.length ?? 0} pageSize={PAGE_SIZE} />
+        <Pager
+          pager={pager}
+          nextCursor={tenants.data?.next_cursor}
+          shown={tenants.data?.tenants.length ?? 0}
+          pageSize={PAGE_SIZE}
+        />
       </Panel>
       {creating && (
         <CreateTenantDialog

@@ -11,7 +11,13 @@ const DAY_MS = 86_400_000;
 const dayLabel = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
 
 const tooltipStyle = {
-  contentStyle: { background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6, fontSize: 12.5, color: 'var(--text)' },
+  contentStyle: {
+    background: 'var(--surface)',
+    border: '1px solid var(--border)',
+    borderRadius: 6,
+    fontSize: 12.5,
+    color: 'var(--text)',
+  },
   labelStyle: { fontWeight: 600, color: 'var(--text)' },
   cursor: { fill: 'var(--surface-hover)' },
 };
@@ -34,12 +40,26 @@ export function ObservationsPerDayChart({ stats }: { stats: ObservationStats }) 
     navigate(`/observations?${query.toString()}`);
   };
   return (
-    <figure className="overview-chart" aria-label={`Observations per day by level: ${formatNumber(total)} in ${stats.days.length} days`}>
+    <figure
+      className="overview-chart"
+      aria-label={`Observations per day by level: ${formatNumber(total)} in ${stats.days.length} days`}
+    >
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }} onClick={(state) => open(data[Number(state.activeIndex ?? -1)])}>
+          <BarChart
+            data={data}
+            margin={{ top: 8, right: 8, bottom: 0, left: -12 }}
+            onClick={(state) => open(data[Number(state.activeIndex ?? -1)])}
+          >
             <CartesianGrid vertical={false} stroke="var(--border)" />
-            <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={{ stroke: 'var(--border)' }} interval="preserveStartEnd" minTickGap={8} />
+            <XAxis
+              dataKey="label"
+              tick={axisTick}
+              tickLine={false}
+              axisLine={{ stroke: 'var(--border)' }}
+              interval="preserveStartEnd"
+              minTickGap={8}
+            />
             <YAxis allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={44} />
             {/* The tooltip lists the levels as the stack shows them, most severe on top; the legend reads least to most. */}
             <Tooltip
@@ -73,7 +93,9 @@ export function ObservationsPerDayChart({ stats }: { stats: ObservationStats }) 
           </BarChart>
         </ResponsiveContainer>
       </div>
-      {total === 0 && <figcaption className="chart-empty">No observations in the last {stats.days.length} days.</figcaption>}
+      {total === 0 && (
+        <figcaption className="chart-empty">No observations in the last {stats.days.length} days.</figcaption>
+      )}
     </figure>
   );
 }
@@ -83,7 +105,10 @@ export function CasesByStatusChart({ counts }: { counts: CaseCounts }) {
   const data = statuses.map((status) => ({ status, label: humanize(status), count: counts.by_status[status] ?? 0 }));
   const total = data.reduce((sum, item) => sum + item.count, 0);
   return (
-    <figure className="overview-chart" aria-label={`Cases by status: ${data.map((item) => `${item.label} ${item.count}`).join(', ')}`}>
+    <figure
+      className="overview-chart"
+      aria-label={`Cases by status: ${data.map((item) => `${item.label} ${item.count}`).join(', ')}`}
+    >
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} layout="vertical" margin={{ top: 8, right: 40, bottom: 0, left: 8 }}>

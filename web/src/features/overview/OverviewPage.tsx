@@ -28,11 +28,35 @@ interface TileState {
   error: unknown;
 }
 
-function Tile({ to, label, value, detail, state, tone }: { to: string; label: string; value: ReactNode; detail?: ReactNode; state: TileState; tone?: 'danger' | 'accent' }) {
+function Tile({
+  to,
+  label,
+  value,
+  detail,
+  state,
+  tone,
+}: {
+  to: string;
+  label: string;
+  value: ReactNode;
+  detail?: ReactNode;
+  state: TileState;
+  tone?: 'danger' | 'accent';
+}) {
   return (
     <Link to={to} className={`tile ${tone ? `tile-${tone}` : ''}`} aria-busy={state.isPending}>
       <span className="tile-label">{label}</span>
-      <span className="tile-value">{state.isPending ? <span className="faint">…</span> : state.isError ? <span className="faint" title={errorMessage(state.error)}>—</span> : value}</span>
+      <span className="tile-value">
+        {state.isPending ? (
+          <span className="faint">…</span>
+        ) : state.isError ? (
+          <span className="faint" title={errorMessage(state.error)}>
+            —
+          </span>
+        ) : (
+          value
+        )}
+      </span>
       <span className="tile-detail">{state.isError ? 'Could not load' : detail}</span>
     </Link>
   );
@@ -51,13 +75,31 @@ function Tiles() {
     <div className="tiles" aria-label="Key figures" role="group">
       {can('cases:read') && (
         <>
-          <Tile to="/cases" label="Open cases" value={formatNumber(open)} detail={c && `${formatNumber(c.by_status.in_progress)} in progress, ${formatNumber(c.by_status.on_hold)} on hold`} state={counts} />
-          <Tile to="/cases?status=new" label="New cases" value={formatNumber(c?.by_status.new)} detail="Not yet picked up" state={counts} tone={c && c.by_status.new > 0 ? 'accent' : undefined} />
+          <Tile
+            to="/cases"
+            label="Open cases"
+            value={formatNumber(open)}
+            detail={
+              c && `${formatNumber(c.by_status.in_progress)} in progress, ${formatNumber(c.by_status.on_hold)} on hold`
+            }
+            state={counts}
+          />
+          <Tile
+            to="/cases?status=new"
+            label="New cases"
+            value={formatNumber(c?.by_status.new)}
+            detail="Not yet picked up"
+            state={counts}
+            tone={c && c.by_status.new > 0 ? 'accent' : undefined}
+          />
           <Tile
             to="/cases?severity=high,critical"
             label="Critical / high open"
             value={formatNumber(severe)}
-            detail={c && `${formatNumber(c.open_by_severity.critical)} critical, ${formatNumber(c.open_by_severity.high)} high`}
+            detail={
+              c &&
+              `${formatNumber(c.open_by_severity.critical)} critical, ${formatNumber(c.open_by_severity.high)} high`
+            }
             state={counts}
             tone={severe > 0 ? 'danger' : undefined}
           />
@@ -110,8 +152,17 @@ function CasesChartPanel() {
 function TopCases() {
   const cases = useCaseSearch(topOpenCases, { refetchInterval: REFRESH_MS });
   return (
-    <Panel title="Highest-scoring open cases" className="flush" actions={<Link to="/cases?sort=score">By score →</Link>}>
-      <QueryView query={cases} loading="Loading cases" error="Could not load cases" empty={(data) => data.cases.length === 0 && 'No open cases. Everything is handled.'}>
+    <Panel
+      title="Highest-scoring open cases"
+      className="flush"
+      actions={<Link to="/cases?sort=score">By score →</Link>}
+    >
+      <QueryView
+        query={cases}
+        loading="Loading cases"
+        error="Could not load cases"
+        empty={(data) => data.cases.length === 0 && 'No open cases. Everything is handled.'}
+      >
         {(data) => <CaseSummaryTable cases={data.cases} label="Highest-scoring open cases" />}
       </QueryView>
     </Panel>
@@ -123,7 +174,12 @@ function RecentObservations() {
   const list = useObservationList({ limit: 10 }, { refetchInterval: REFRESH_MS });
   return (
     <Panel title="Recent observations" className="flush" actions={<Link to="/observations">All observations →</Link>}>
-      <QueryView query={list} loading="Loading observations" error="Could not load observations" empty={(data) => data.observations.length === 0 && 'No observations yet.'}>
+      <QueryView
+        query={list}
+        loading="Loading observations"
+        error="Could not load observations"
+        empty={(data) => data.observations.length === 0 && 'No observations yet.'}
+      >
         {(data) => (
           <div className="table-wrap">
             <table className="table" aria-label="Recent observations">
@@ -136,7 +192,11 @@ function RecentObservations() {
               </thead>
               <tbody>
                 {data.observations.map((observation) => (
-                  <tr key={observation.id} className="clickable" onClick={() => navigate(`/observations?id=${observation.id}`)}>
+                  <tr
+                    key={observation.id}
+                    className="clickable"
+                    onClick={() => navigate(`/observations?id=${observation.id}`)}
+                  >
                     <td className="nowrap">
                       <Time iso={observation.created_at} />
                     </td>
@@ -170,7 +230,9 @@ export default function OverviewPage() {
       <PageHeader
         title="Overview"
         subtitle={<>{tenant?.name} · refreshes every 30 seconds</>}
-        actions={<RefreshButton label="Refresh now" onRefresh={() => client.invalidateQueries({ predicate: shownHere })} />}
+        actions={
+          <RefreshButton label="Refresh now" onRefresh={() => client.invalidateQueries({ predicate: shownHere })} />
+        }
       />
       <Tiles />
       {(cases || observations) && (
@@ -185,7 +247,9 @@ export default function OverviewPage() {
           {observations && <RecentObservations />}
         </div>
       )}
-      {!cases && !observations && <Empty>Your role reads neither cases nor observations; the other pages are in the navigation.</Empty>}
+      {!cases && !observations && (
+        <Empty>Your role reads neither cases nor observations; the other pages are in the navigation.</Empty>
+      )}
     </>
   );
 }

@@ -18,7 +18,8 @@ const providers = [
   { value: 'anthropic', label: 'Anthropic model' },
 ] as const;
 
-export const providerLabel = (value: string | null) => providers.find((p) => p.value === (value ?? ''))?.label ?? value ?? '';
+export const providerLabel = (value: string | null) =>
+  providers.find((p) => p.value === (value ?? ''))?.label ?? value ?? '';
 
 function OperatorControls({ tenant }: { tenant: Tenant }) {
   const change = useTenantChange(tenant.code_name);
@@ -39,7 +40,9 @@ function OperatorControls({ tenant }: { tenant: Tenant }) {
           <select
             value={tenant.summary_provider ?? ''}
             disabled={change.isPending}
-            onChange={(event) => change.mutate({ summary_provider: (event.target.value || null) as Tenant['summary_provider'] })}
+            onChange={(event) =>
+              change.mutate({ summary_provider: (event.target.value || null) as Tenant['summary_provider'] })
+            }
           >
             {providers.map((p) => (
               <option key={p.value} value={p.value}>
@@ -70,8 +73,8 @@ function OperatorControls({ tenant }: { tenant: Tenant }) {
             Turn AI case summaries off for <strong>{tenant.name}</strong> (<code>{tenant.code_name}</code>)?
           </p>
           <p className="muted">
-            Summaries become unavailable to the tenant and Generate is no longer offered; the model input and output cached for it are deleted. Other case
-            data is processed as normal. It can be turned back on at any time.
+            Summaries become unavailable to the tenant and Generate is no longer offered; the model input and output
+            cached for it are deleted. Other case data is processed as normal. It can be turned back on at any time.
           </p>
         </Dialog>
       )}
@@ -83,7 +86,11 @@ export default function AiSummariesPage() {
   const tenant = useTenant();
   return (
     <>
-      <PageHeader trail={['Settings']} title="AI summaries" subtitle="A summary of a case written by a language model, generated when someone asks for one." />
+      <PageHeader
+        trail={['Settings']}
+        title="AI summaries"
+        subtitle="A summary of a case written by a language model, generated when someone asks for one."
+      />
       <QueryView query={tenant} loading="Loading the tenant" error="Could not load the tenant">
         {(data) => <AiSummarySettings tenant={data} />}
       </QueryView>
@@ -122,26 +129,33 @@ function AiSummarySettings({ tenant: t }: { tenant: Tenant }) {
             <OperatorControls tenant={t} />
           ) : (
             <Notice tone="info">
-              To turn AI summaries {on ? 'off (opt out)' : 'back on'}, ask your account manager or support. The organisation can opt back in at any time.
+              To turn AI summaries {on ? 'off (opt out)' : 'back on'}, ask your account manager or support. The
+              organisation can opt back in at any time.
             </Notice>
           )}
         </Panel>
         <Panel title="What happens to the data">
           <ul className="plain-list">
             <li>
-              The model is given the case (score, description, status, times, observations, MITRE techniques), its devices (host name and description, user,
-              endpoint ID, IP addresses with country and city), their processes (name, PID, executable path), a subset of the telemetry behind each
-              observation, and the anonymised customer code name.
+              The model is given the case (score, description, status, times, observations, MITRE techniques), its
+              devices (host name and description, user, endpoint ID, IP addresses with country and city), their
+              processes (name, PID, executable path), a subset of the telemetry behind each observation, and the
+              anonymised customer code name.
             </li>
             <li>Model input and output are cached for up to 24 hours, so a refreshed summary comes faster.</li>
             <li>
-              A copy of model input and output, and any feedback with the internal user ID, is kept by a separate monitoring provider: retained indefinitely,
-              processed in the EU.
+              A copy of model input and output, and any feedback with the internal user ID, is kept by a separate
+              monitoring provider: retained indefinitely, processed in the EU.
             </li>
             <li>Summaries can be rated thumbs up or down in the case view, with optional free text on thumbs down.</li>
-            <li>Opting out makes summaries unavailable; other case data is processed as normal. Opting back in is possible at any time.</li>
+            <li>
+              Opting out makes summaries unavailable; other case data is processed as normal. Opting back in is possible
+              at any time.
+            </li>
           </ul>
-          <Notice tone="warning">Summaries can be inaccurate or invented. Verify critical information against the case and its evidence.</Notice>
+          <Notice tone="warning">
+            Summaries can be inaccurate or invented. Verify critical information against the case and its evidence.
+          </Notice>
         </Panel>
       </div>
     </>

@@ -37,12 +37,24 @@ function DeleteTokenDialog({ token, onClose }: { token: ApiToken; onClose: () =>
     <Dialog
       title="Delete token"
       onClose={onClose}
-      footer={<DialogActions onCancel={onClose} label={remove.isPending ? 'Deleting…' : 'Delete token'} variant="danger" disabled={remove.isPending} autoFocus onConfirm={() => remove.mutate()} />}
+      footer={
+        <DialogActions
+          onCancel={onClose}
+          label={remove.isPending ? 'Deleting…' : 'Delete token'}
+          variant="danger"
+          disabled={remove.isPending}
+          autoFocus
+          onConfirm={() => remove.mutate()}
+        />
+      }
     >
       <p>
         Delete the token <strong>{token.name}</strong> (<code>{token.hint}</code>)?
       </p>
-      <p className="muted">Anything using it stops working at once: its calls are answered 401. It stays in the list as deleted. This cannot be undone.</p>
+      <p className="muted">
+        Anything using it stops working at once: its calls are answered 401. It stays in the list as deleted. This
+        cannot be undone.
+      </p>
       {remove.error && <Notice tone="danger">{errorMessage(remove.error)}</Notice>}
     </Dialog>
   );
@@ -77,7 +89,11 @@ function TokenDetails({ token, onClose }: { token: ApiToken; onClose: () => void
         <dt>Expires</dt>
         <dd>{token.expires_at ? formatDateTime(token.expires_at) : 'Never'}</dd>
         <dt>Last used</dt>
-        <dd>{token.last_used_at ? `${formatDateTime(token.last_used_at)} from ${token.last_used_ip ?? 'an unknown address'}` : 'Never'}</dd>
+        <dd>
+          {token.last_used_at
+            ? `${formatDateTime(token.last_used_at)} from ${token.last_used_ip ?? 'an unknown address'}`
+            : 'Never'}
+        </dd>
         {token.deleted_at && (
           <>
             <dt>Deleted</dt>
@@ -98,7 +114,9 @@ function TokenTable() {
   const tokens = useQuery({
     queryKey: ['tokens', filters.status ?? null, filters.q ?? null, pager.cursor ?? null],
     queryFn: () =>
-      api.get<Page<'tokens', ApiToken>>('/v1/tokens', { query: { limit: PAGE_SIZE, cursor: pager.cursor, status: filters.status, q: filters.q } }),
+      api.get<Page<'tokens', ApiToken>>('/v1/tokens', {
+        query: { limit: PAGE_SIZE, cursor: pager.cursor, status: filters.status, q: filters.q },
+      }),
     placeholderData: (previous) => previous,
   });
   const [deleting, setDeleting] = useState<ApiToken | null>(null);
@@ -111,7 +129,13 @@ function TokenTable() {
     <Panel title="Tokens" className="flush">
       <div className="filters">
         <Field label="Search">
-          <DebouncedInput type="search" data-search placeholder="Name or creator" value={filters.q ?? ''} onSettle={(q) => setFilters({ q })} />
+          <DebouncedInput
+            type="search"
+            data-search
+            placeholder="Name or creator"
+            value={filters.q ?? ''}
+            onSettle={(q) => setFilters({ q })}
+          />
         </Field>
         <Field label="Status">
           <select value={filters.status ?? ''} onChange={(event) => setFilters({ status: event.target.value })}>
@@ -128,7 +152,12 @@ function TokenTable() {
         query={tokens}
         loading="Loading tokens"
         error="Could not load tokens"
-        empty={(data) => data.tokens.length === 0 && (filters.status || filters.q ? 'No token matches these filters.' : 'No tokens yet. Create one to call the API.')}
+        empty={(data) =>
+          data.tokens.length === 0 &&
+          (filters.status || filters.q
+            ? 'No token matches these filters.'
+            : 'No tokens yet. Create one to call the API.')
+        }
       >
         {() => (
           <div className="table-wrap">
@@ -180,7 +209,9 @@ function TokenTable() {
                         by {token.created_by}
                       </span>
                     </td>
-                    <td className="nowrap">{token.expires_at ? <Time iso={token.expires_at} /> : <span className="muted">Never</span>}</td>
+                    <td className="nowrap">
+                      {token.expires_at ? <Time iso={token.expires_at} /> : <span className="muted">Never</span>}
+                    </td>
                     <td className="nowrap" data-label="Last used">
                       {token.last_used_at ? (
                         <>
@@ -194,7 +225,12 @@ function TokenTable() {
                     {writable && (
                       <td className="nowrap">
                         {token.status !== 'deleted' && (
-                          <Button small variant="ghost" onClick={() => setDeleting(token)} aria-label={`Delete ${token.name}`}>
+                          <Button
+                            small
+                            variant="ghost"
+                            onClick={() => setDeleting(token)}
+                            aria-label={`Delete ${token.name}`}
+                          >
                             Delete
                           </Button>
                         )}
@@ -207,7 +243,12 @@ function TokenTable() {
           </div>
         )}
       </QueryView>
-      <Pager pager={pager} nextCursor={tokens.data?.next_cursor} shown={tokens.data?.tokens.length ?? 0} pageSize={PAGE_SIZE} />
+      <Pager
+        pager={pager}
+        nextCursor={tokens.data?.next_cursor}
+        shown={tokens.data?.tokens.length ?? 0}
+        pageSize={PAGE_SIZE}
+      />
       {deleting && <DeleteTokenDialog token={deleting} onClose={() => setDeleting(null)} />}
       {details && <TokenDetails token={details} onClose={() => setDetails(null)} />}
     </Panel>

@@ -24,7 +24,10 @@ export function ApiUsagePanel() {
         <CopyButton value={`${origin}/v1`} />
       </div>
       <Snippet label="Check the token" text={`curl -H "Authorization: Bearer $TOKEN" ${origin}/v1/me`} />
-      <Snippet label="List cases" text={`curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\\n  -d '{"limit": 20}' ${origin}/v1/cases`} />
+      <Snippet
+        label="List cases"
+        text={`curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\\n  -d '{"limit": 20}' ${origin}/v1/cases`}
+      />
       <p>
         <a href="/docs/" target="_blank" rel="noopener">
           Open the API reference ↗
@@ -41,8 +44,8 @@ export function ApiUsagePanel() {
         </li>
       </ol>
       <p className="muted">
-        A token can also be sent as HTTP Basic: <code>curl -u x:$TOKEN …</code>. Calls need the token's permissions; a deleted or expired token is
-        answered 401.
+        A token can also be sent as HTTP Basic: <code>curl -u x:$TOKEN …</code>. Calls need the token's permissions; a
+        deleted or expired token is answered 401.
       </p>
     </Panel>
   );

@@ -29,7 +29,8 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
   const allBox = useRef<HTMLInputElement>(null);
 
   const create = useMutation({
-    mutationFn: (body: { name: string; permissions: Permission[]; expires_at: string | null }) => api.post<CreatedToken>('/v1/tokens', body),
+    mutationFn: (body: { name: string; permissions: Permission[]; expires_at: string | null }) =>
+      api.post<CreatedToken>('/v1/tokens', body),
     onSuccess: (result) => {
       setCreated(result);
       void queryClient.invalidateQueries({ queryKey: ['tokens'] });
@@ -48,7 +49,11 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!ready || create.isPending) return;
-    create.mutate({ name: trimmed, permissions: offered.filter((p) => permissions.includes(p)), expires_at: expiresAt ?? null });
+    create.mutate({
+      name: trimmed,
+      permissions: offered.filter((p) => permissions.includes(p)),
+      expires_at: expiresAt ?? null,
+    });
   };
 
   const finish = () => {
@@ -81,15 +86,23 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
         }
       >
         <Notice tone="warning">
-          <strong>Copy the token now.</strong> It cannot be shown again: Sightline keeps only a hash of it. If it is lost, delete it and create a new
-          one.
+          <strong>Copy the token now.</strong> It cannot be shown again: Sightline keeps only a hash of it. If it is
+          lost, delete it and create a new one.
         </Notice>
         <div className="field">
           <span className="field-label" id="token-value-label">
             Token value
           </span>
           <div className="secret-row">
-            <input type="text" readOnly value={value} aria-labelledby="token-value-label" onFocus={(event) => event.target.select()} spellCheck={false} autoComplete="off" />
+            <input
+              type="text"
+              readOnly
+              value={value}
+              aria-labelledby="token-value-label"
+              onFocus={(event) => event.target.select()}
+              spellCheck={false}
+              autoComplete="off"
+            />
             <CopyButton value={value} small={false} />
           </div>
         </div>
@@ -115,18 +128,43 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
       title="Create token"
       wide
       onClose={onClose}
-      footer={<DialogActions onCancel={onClose} label={create.isPending ? 'Creating…' : 'Create token'} form="create-token-form" disabled={!ready || create.isPending} />}
+      footer={
+        <DialogActions
+          onCancel={onClose}
+          label={create.isPending ? 'Creating…' : 'Create token'}
+          form="create-token-form"
+          disabled={!ready || create.isPending}
+        />
+      }
     >
       <form id="create-token-form" onSubmit={submit} aria-label="Create token">
-        <Field label="Name" hint="What the token is for, e.g. the integration using it." error={trimmed.length > NAME_MAX ? `At most ${NAME_MAX} characters` : undefined}>
-          <input type="text" value={name} onChange={(event) => setName(event.target.value)} maxLength={NAME_MAX + 20} autoFocus required placeholder="SOAR integration" />
+        <Field
+          label="Name"
+          hint="What the token is for, e.g. the integration using it."
+          error={trimmed.length > NAME_MAX ? `At most ${NAME_MAX} characters` : undefined}
+        >
+          <input
+            type="text"
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            maxLength={NAME_MAX + 20}
+            autoFocus
+            required
+            placeholder="SOAR integration"
+          />
         </Field>
 
         <fieldset className="field">
           <legend className="field-label">Permissions</legend>
           <div className="perm-all">
             <label>
-              <input ref={allBox} type="checkbox" checked={allChecked} onChange={(event) => setPermissions(event.target.checked ? [...offered] : [])} /> Select all
+              <input
+                ref={allBox}
+                type="checkbox"
+                checked={allChecked}
+                onChange={(event) => setPermissions(event.target.checked ? [...offered] : [])}
+              />{' '}
+              Select all
             </label>
             <span className="muted">
               {permissions.length} of {offered.length} selected · only permissions you hold are offered
@@ -139,7 +177,11 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
                   <input
                     type="checkbox"
                     checked={permissions.includes(permission)}
-                    onChange={(event) => setPermissions((current) => (event.target.checked ? [...current, permission] : current.filter((p) => p !== permission)))}
+                    onChange={(event) =>
+                      setPermissions((current) =>
+                        event.target.checked ? [...current, permission] : current.filter((p) => p !== permission),
+                      )
+                    }
                     aria-describedby={`perm-${permission.replace(':', '-')}`}
                   />
                   <code>{permission}</code>
@@ -163,14 +205,25 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
             </select>
           </Field>
           {expiry === 'custom' && (
-            <Field label="Expires at the end of" error={expiresAt === undefined ? 'Pick a date after today' : undefined}>
-              <input type="date" value={customDate} min={dateInputValue(1)} onChange={(event) => setCustomDate(event.target.value)} />
+            <Field
+              label="Expires at the end of"
+              error={expiresAt === undefined ? 'Pick a date after today' : undefined}
+            >
+              <input
+                type="date"
+                value={customDate}
+                min={dateInputValue(1)}
+                onChange={(event) => setCustomDate(event.target.value)}
+              />
             </Field>
           )}
           {expiresAt && expiry !== 'custom' && <span className="muted">Expires {formatDateTime(expiresAt)}</span>}
         </div>
         {expiry === 'never' && (
-          <Notice tone="warning">A token without expiry works until it is deleted. Prefer an expiry, and rotate tokens: a leaked token that never expires stays useful to whoever holds it.</Notice>
+          <Notice tone="warning">
+            A token without expiry works until it is deleted. Prefer an expiry, and rotate tokens: a leaked token that
+            never expires stays useful to whoever holds it.
+          </Notice>
         )}
         {create.error && <Notice tone="danger">{errorMessage(create.error)}</Notice>}
       </form>

@@ -15,7 +15,13 @@ export function ForwarderConfigs({ collectorUrl }: { collectorUrl: string }) {
     <>
       <div className="filters">
         <Field label="Log files to send" hint="A path or glob of files holding one JSON object per line.">
-          <input type="text" value={filters.path ?? ''} placeholder={defaultLogPath} onChange={(event) => setFilters({ path: event.target.value })} className="log-path-input" />
+          <input
+            type="text"
+            value={filters.path ?? ''}
+            placeholder={defaultLogPath}
+            onChange={(event) => setFilters({ path: event.target.value })}
+            className="log-path-input"
+          />
         </Field>
       </div>
       <div className="tabs" role="tablist" aria-label="Forwarder">

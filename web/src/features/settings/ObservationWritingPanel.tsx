@@ -22,10 +22,19 @@ function RequestForm() {
   const [correlation, setCorrelation] = useState('');
   const [volume, setVolume] = useState('');
   const file = useMutation({
-    mutationFn: () => api.post<WriteRequest>('/v1/observation-write-requests', { service_impact: impact.trim(), correlation: correlation.trim(), expected_volume_per_hour: Number(volume) }),
+    mutationFn: () =>
+      api.post<WriteRequest>('/v1/observation-write-requests', {
+        service_impact: impact.trim(),
+        correlation: correlation.trim(),
+        expected_volume_per_hour: Number(volume),
+      }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: requestsKey }),
   });
-  const ready = impact.trim().length >= 10 && correlation.trim().length >= 10 && Number.isInteger(Number(volume)) && Number(volume) >= 1;
+  const ready =
+    impact.trim().length >= 10 &&
+    correlation.trim().length >= 10 &&
+    Number.isInteger(Number(volume)) &&
+    Number(volume) >= 1;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (ready) file.mutate();
@@ -36,10 +45,22 @@ function RequestForm() {
         <textarea rows={2} value={impact} onChange={(event) => setImpact(event.target.value)} maxLength={4000} />
       </Field>
       <Field label="How the data correlates with other observations" hint="At least 10 characters.">
-        <textarea rows={2} value={correlation} onChange={(event) => setCorrelation(event.target.value)} maxLength={4000} />
+        <textarea
+          rows={2}
+          value={correlation}
+          onChange={(event) => setCorrelation(event.target.value)}
+          maxLength={4000}
+        />
       </Field>
       <Field label="Expected volume (observations per hour)">
-        <input type="number" min={1} max={1_000_000} step={1} value={volume} onChange={(event) => setVolume(event.target.value)} />
+        <input
+          type="number"
+          min={1}
+          max={1_000_000}
+          step={1}
+          value={volume}
+          onChange={(event) => setVolume(event.target.value)}
+        />
       </Field>
       {file.error && <Notice tone="danger">{errorMessage(file.error)}</Notice>}
       <Button type="submit" variant="primary" disabled={!ready || file.isPending}>
@@ -52,7 +73,10 @@ function RequestForm() {
 export function ObservationWritingPanel() {
   const { me } = useSession();
   const tenant = useTenant();
-  const requests = useQuery({ queryKey: requestsKey, queryFn: () => api.get<{ requests: WriteRequest[] }>('/v1/observation-write-requests') });
+  const requests = useQuery({
+    queryKey: requestsKey,
+    queryFn: () => api.get<{ requests: WriteRequest[] }>('/v1/observation-write-requests'),
+  });
   const queryClient = useQueryClient();
   const isAdmin = me.role === 'admin' || me.operator;
 
@@ -74,7 +98,11 @@ export function ObservationWritingPanel() {
     body = (
       <>
         <div className="status-big">
-          {tenant.data.observation_write_approved ? <Badge tone="success">Approved</Badge> : <Badge tone="neutral">Not approved</Badge>}
+          {tenant.data.observation_write_approved ? (
+            <Badge tone="success">Approved</Badge>
+          ) : (
+            <Badge tone="neutral">Not approved</Badge>
+          )}
           {tenant.data.observation_write_approved_at && (
             <span className="muted">
               since <Time iso={tenant.data.observation_write_approved_at} exact />
@@ -82,13 +110,14 @@ export function ObservationWritingPanel() {
           )}
         </div>
         <p className="muted">
-          Writing observations (<code>POST /v1/observations</code>, permission <code>observations:write</code>) needs the platform's prior approval, after a
-          review of the impact on managed services, the correlation with other observations and the expected volume.
+          Writing observations (<code>POST /v1/observations</code>, permission <code>observations:write</code>) needs
+          the platform's prior approval, after a review of the impact on managed services, the correlation with other
+          observations and the expected volume.
         </p>
         {pending ? (
           <Notice tone="info">
-            Review requested by {pending.requested_by} <Time iso={pending.requested_at} />, expecting {formatNumber(pending.expected_volume_per_hour)} an hour: waiting for
-            the platform's decision.
+            Review requested by {pending.requested_by} <Time iso={pending.requested_at} />, expecting{' '}
+            {formatNumber(pending.expected_volume_per_hour)} an hour: waiting for the platform's decision.
           </Notice>
         ) : (
           latest &&
@@ -99,14 +128,17 @@ export function ObservationWritingPanel() {
             </Notice>
           )
         )}
-        {!tenant.data.observation_write_approved && !pending && (isAdmin ? <RequestForm /> : <p className="muted">A tenant admin can request the approval here.</p>)}
+        {!tenant.data.observation_write_approved &&
+          !pending &&
+          (isAdmin ? <RequestForm /> : <p className="muted">A tenant admin can request the approval here.</p>)}
         {requests.data.requests.length > 0 && (
           <details>
             <summary>Requests ({requests.data.requests.length})</summary>
             <ul className="plain-list">
               {requests.data.requests.map((r) => (
                 <li key={r.id}>
-                  <Badge tone={reviewTone(r.status)}>{r.status}</Badge> <Time iso={r.requested_at} /> by {r.requested_by}
+                  <Badge tone={reviewTone(r.status)}>{r.status}</Badge> <Time iso={r.requested_at} /> by{' '}
+                  {r.requested_by}
                   {r.decided_by && (
                     <>
                       {' '}

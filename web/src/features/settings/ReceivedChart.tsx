@@ -24,7 +24,13 @@ export function ReceivedChart() {
   );
 }
 
-function Received({ received, onRefresh }: { received: CollectorStats['received']; onRefresh: () => Promise<unknown> }) {
+function Received({
+  received,
+  onRefresh,
+}: {
+  received: CollectorStats['received'];
+  onRefresh: () => Promise<unknown>;
+}) {
   const data = received.buckets.map((bucket) => ({ ...bucket, label: hourFormat.format(new Date(bucket.start)) }));
   const current = received.buckets[received.buckets.length - 1];
   return (
@@ -43,29 +49,51 @@ function Received({ received, onRefresh }: { received: CollectorStats['received'
           <span className="stat-label">this hour so far</span>
         </div>
         <div className="stat">
-          <span className="stat-value">{received.last_received_at ? <Time iso={received.last_received_at} /> : 'Never'}</span>
+          <span className="stat-value">
+            {received.last_received_at ? <Time iso={received.last_received_at} /> : 'Never'}
+          </span>
           <span className="stat-label">last record received</span>
         </div>
         <div className="stats-row-actions">
           <RefreshButton onRefresh={onRefresh} />
         </div>
       </div>
-      <div className="chart" role="img" aria-label={`Records received per hour over the last 24 hours; ${formatNumber(current?.records ?? 0)} this hour so far`}>
+      <div
+        className="chart"
+        role="img"
+        aria-label={`Records received per hour over the last 24 hours; ${formatNumber(current?.records ?? 0)} this hour so far`}
+      >
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
             <XAxis dataKey="label" tick={{ fontSize: 11, fill: 'var(--text-muted)' }} interval={2} tickLine={false} />
-            <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--text-muted)' }} width={48} tickFormatter={(value: number) => formatNumber(value)} />
+            <YAxis
+              allowDecimals={false}
+              tick={{ fontSize: 11, fill: 'var(--text-muted)' }}
+              width={48}
+              tickFormatter={(value: number) => formatNumber(value)}
+            />
             <Tooltip
               cursor={{ fill: 'var(--surface-hover)' }}
-              contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6, fontSize: 12 }}
+              contentStyle={{
+                background: 'var(--surface)',
+                border: '1px solid var(--border)',
+                borderRadius: 6,
+                fontSize: 12,
+              }}
               labelFormatter={(_label, payload) => {
                 const start = payload?.[0]?.payload?.start as string | undefined;
                 return start ? `From ${dayHourFormat.format(new Date(start))}` : '';
               }}
               formatter={(value) => [formatNumber(Number(value)), 'records']}
             />
-            <Bar dataKey="records" fill="var(--accent)" radius={[3, 3, 0, 0]} isAnimationActive={false} minPointSize={0} />
+            <Bar
+              dataKey="records"
+              fill="var(--accent)"
+              radius={[3, 3, 0, 0]}
+              isAnimationActive={false}
+              minPointSize={0}
+            />
           </BarChart>
         </ResponsiveContainer>
       </div>

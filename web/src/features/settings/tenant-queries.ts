@@ -15,10 +15,14 @@ export function useTenant() {
 export function useTenantChange(codeName: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (changes: Partial<Pick<Tenant, 'name' | 'ai_summaries' | 'observation_write_approved' | 'summary_provider'>>) =>
-      api.patch<Tenant>(`/v1/tenants/${encodeURIComponent(codeName)}`, changes, { noTenant: true }),
+    mutationFn: (
+      changes: Partial<Pick<Tenant, 'name' | 'ai_summaries' | 'observation_write_approved' | 'summary_provider'>>,
+    ) => api.patch<Tenant>(`/v1/tenants/${encodeURIComponent(codeName)}`, changes, { noTenant: true }),
     onSuccess: async () => {
-      await Promise.all([queryClient.invalidateQueries({ queryKey: tenantQueryKey }), queryClient.invalidateQueries({ queryKey: ['operator'] })]);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: tenantQueryKey }),
+        queryClient.invalidateQueries({ queryKey: ['operator'] }),
+      ]);
     },
   });
 }

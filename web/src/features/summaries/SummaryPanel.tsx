@@ -22,8 +22,8 @@ const staleLabels: Record<Summary['stale_reasons'][number], string> = {
 function OptedOut() {
   return (
     <Notice tone="info">
-      <strong>AI summaries are turned off for this organisation.</strong> Its account manager or support can turn them back on; everything else about the
-      case works as usual.
+      <strong>AI summaries are turned off for this organisation.</strong> Its account manager or support can turn them
+      back on; everything else about the case works as usual.
     </Notice>
   );
 }
@@ -34,7 +34,11 @@ function Rating({ summary, caseId }: { summary: Summary; caseId: string }) {
   const feedbackPath = `/v1/cases/${caseId}/summary/feedback`;
   // Keyed by summary: a regenerated summary starts unrated.
   const ratingKey = ['summaries', 'own-rating', summary.id];
-  const own = useQuery({ queryKey: ratingKey, queryFn: () => api.get<SummaryRating>(feedbackPath), enabled: can('summaries:read') });
+  const own = useQuery({
+    queryKey: ratingKey,
+    queryFn: () => api.get<SummaryRating>(feedbackPath),
+    enabled: can('summaries:read'),
+  });
   const current = own.data?.rating ? own.data : null;
   const [asking, setAsking] = useState(false);
   const [comment, setComment] = useState('');
@@ -55,16 +59,34 @@ function Rating({ summary, caseId }: { summary: Summary; caseId: string }) {
     <div className="summary-rating">
       <div className="toolbar">
         <span className="muted">Was this summary useful?</span>
-        <Button small aria-label="Thumbs up" aria-pressed={current?.rating === 'up'} disabled={rate.isPending} onClick={() => rate.mutate({ rating: 'up' })}>
+        <Button
+          small
+          aria-label="Thumbs up"
+          aria-pressed={current?.rating === 'up'}
+          disabled={rate.isPending}
+          onClick={() => rate.mutate({ rating: 'up' })}
+        >
           👍
         </Button>
-        <Button small aria-label="Thumbs down" aria-pressed={current?.rating === 'down' || asking} disabled={rate.isPending} onClick={() => setAsking(true)}>
+        <Button
+          small
+          aria-label="Thumbs down"
+          aria-pressed={current?.rating === 'down' || asking}
+          disabled={rate.isPending}
+          onClick={() => setAsking(true)}
+        >
           👎
         </Button>
         {current && !asking && (
           <span className="muted summary-rated" role="status">
             You rated it thumbs {current.rating}
-            {current.comment ? `: “${current.comment}”` : ''} {current.rated_at && <>(<Time iso={current.rated_at} />)</>}.
+            {current.comment ? `: “${current.comment}”` : ''}{' '}
+            {current.rated_at && (
+              <>
+                (<Time iso={current.rated_at} />)
+              </>
+            )}
+            .
           </span>
         )}
       </div>
@@ -78,7 +100,14 @@ function Rating({ summary, caseId }: { summary: Summary; caseId: string }) {
         >
           <label className="field">
             <span className="field-label">What was wrong? (optional)</span>
-            <textarea rows={3} maxLength={2_000} value={comment} autoFocus onChange={(event) => setComment(event.target.value)} placeholder="Missing or invented facts, wrong emphasis…" />
+            <textarea
+              rows={3}
+              maxLength={2_000}
+              value={comment}
+              autoFocus
+              onChange={(event) => setComment(event.target.value)}
+              placeholder="Missing or invented facts, wrong emphasis…"
+            />
           </label>
           <div className="toolbar">
             <Button variant="primary" small type="submit" disabled={rate.isPending}>
@@ -118,8 +147,10 @@ export function SummaryPanel({
     },
   });
   const summary = detail.summary;
-  const disabledError = generate.error instanceof ApiError && generate.error.code === 'ai_summaries_disabled' ? generate.error : null;
-  const unavailable = detail.summary_unavailable ?? (disabledError ? { code: disabledError.code, detail: disabledError.detail } : null);
+  const disabledError =
+    generate.error instanceof ApiError && generate.error.code === 'ai_summaries_disabled' ? generate.error : null;
+  const unavailable =
+    detail.summary_unavailable ?? (disabledError ? { code: disabledError.code, detail: disabledError.detail } : null);
   const canGenerate = can('summaries:write') && !unavailable;
 
   const citation = (id: string) => {
@@ -140,7 +171,12 @@ export function SummaryPanel({
   };
 
   const actions = canGenerate ? (
-    <Button variant={!summary || summary.stale ? 'primary' : 'secondary'} small={Boolean(summary)} disabled={generate.isPending} onClick={() => generate.mutate()}>
+    <Button
+      variant={!summary || summary.stale ? 'primary' : 'secondary'}
+      small={Boolean(summary)}
+      disabled={generate.isPending}
+      onClick={() => generate.mutate()}
+    >
       {generate.isPending ? (
         <>
           <Spinner label="Generating summary" /> Generating…
@@ -172,7 +208,11 @@ export function SummaryPanel({
         {unavailable ? (
           <OptedOut />
         ) : generate.isError ? (
-          <ErrorState error={generate.error} retry={() => generate.mutate()} title="The summary could not be generated" />
+          <ErrorState
+            error={generate.error}
+            retry={() => generate.mutate()}
+            title="The summary could not be generated"
+          />
         ) : null}
         {!summary && !unavailable && (
           <p className="muted">
@@ -194,7 +234,11 @@ export function SummaryPanel({
               <span>
                 generated <Time iso={summary.generated_at} /> by {summary.requested_by.label}
               </span>
-              {summary.from_cache && <Badge tone="neutral" title="Answered from the 24-hour model cache">cached</Badge>}
+              {summary.from_cache && (
+                <Badge tone="neutral" title="Answered from the 24-hour model cache">
+                  cached
+                </Badge>
+              )}
             </div>
             <div className="summary-sections">
               {summary.sections.map((section) => (

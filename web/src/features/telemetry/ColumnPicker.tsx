@@ -5,10 +5,23 @@ import { Button } from '../../components/ui';
 import { columnLabel } from './record-fields';
 import { DEFAULT_COLUMNS } from './search-state';
 
-export function ColumnPicker({ columns, suggestions, onChange }: { columns: string[]; suggestions: string[]; onChange: (columns: string[]) => void }) {
+export function ColumnPicker({
+  columns,
+  suggestions,
+  onChange,
+}: {
+  columns: string[];
+  suggestions: string[];
+  onChange: (columns: string[]) => void;
+}) {
   const [custom, setCustom] = useState('');
-  const offered = [...columns, ...DEFAULT_COLUMNS.filter((column) => !columns.includes(column)), ...suggestions.filter((field) => !columns.includes(field) && !DEFAULT_COLUMNS.includes(field))];
-  const toggle = (column: string) => onChange(columns.includes(column) ? columns.filter((c) => c !== column) : [...columns, column]);
+  const offered = [
+    ...columns,
+    ...DEFAULT_COLUMNS.filter((column) => !columns.includes(column)),
+    ...suggestions.filter((field) => !columns.includes(field) && !DEFAULT_COLUMNS.includes(field)),
+  ];
+  const toggle = (column: string) =>
+    onChange(columns.includes(column) ? columns.filter((c) => c !== column) : [...columns, column]);
   const add = (event: FormEvent) => {
     event.preventDefault();
     const path = custom.trim();
@@ -30,7 +43,13 @@ export function ColumnPicker({ columns, suggestions, onChange }: { columns: stri
           ))}
         </ul>
         <form onSubmit={add} className="column-picker-add">
-          <input type="text" aria-label="Column field" placeholder="field path, e.g. http.status" value={custom} onChange={(event) => setCustom(event.target.value)} />
+          <input
+            type="text"
+            aria-label="Column field"
+            placeholder="field path, e.g. http.status"
+            value={custom}
+            onChange={(event) => setCustom(event.target.value)}
+          />
           <Button small type="submit">
             Add
           </Button>

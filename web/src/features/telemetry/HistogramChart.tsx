@@ -8,7 +8,12 @@ import type { Histogram } from './types';
 
 const timeOnly = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const withSeconds = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-const dayAndTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+const dayAndTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 const dayOnly = new Intl.DateTimeFormat(undefined, { month: 'short', day: '2-digit' });
 
 function tickFormat(width: number): Intl.DateTimeFormat {
@@ -25,8 +30,17 @@ function describeWidth(width: number): string {
   return `${width / 86_400_000} d`;
 }
 
-export function HistogramChart({ histogram, onZoom }: { histogram: UseQueryResult<Histogram>; onZoom: (since: string, until: string) => void }) {
-  if (histogram.isError && !histogram.data) return <ErrorState error={histogram.error} retry={() => void histogram.refetch()} title="Could not count matches" />;
+export function HistogramChart({
+  histogram,
+  onZoom,
+}: {
+  histogram: UseQueryResult<Histogram>;
+  onZoom: (since: string, until: string) => void;
+}) {
+  if (histogram.isError && !histogram.data)
+    return (
+      <ErrorState error={histogram.error} retry={() => void histogram.refetch()} title="Could not count matches" />
+    );
   const data = histogram.data;
   const format = tickFormat(data?.interval_ms ?? 3_600_000);
   const bars = (data?.buckets ?? []).map((bucket) => ({ ...bucket, label: format.format(new Date(bucket.start)) }));
@@ -40,20 +54,42 @@ export function HistogramChart({ histogram, onZoom }: { histogram: UseQueryResul
       <div
         className="chart histogram-chart"
         role="img"
-        aria-label={data ? `${formatNumber(data.total)} matching records, in buckets of ${describeWidth(data.interval_ms)}` : 'Counting matching records'}
+        aria-label={
+          data
+            ? `${formatNumber(data.total)} matching records, in buckets of ${describeWidth(data.interval_ms)}`
+            : 'Counting matching records'
+        }
       >
         {data && (
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={bars} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} barCategoryGap={1}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
-              <XAxis dataKey="label" tick={{ fontSize: 11, fill: 'var(--text-muted)' }} tickLine={false} minTickGap={24} />
-              <YAxis allowDecimals={false} tickCount={3} tick={{ fontSize: 11, fill: 'var(--text-muted)' }} width={44} tickFormatter={(value: number) => formatNumber(value)} />
+              <XAxis
+                dataKey="label"
+                tick={{ fontSize: 11, fill: 'var(--text-muted)' }}
+                tickLine={false}
+                minTickGap={24}
+              />
+              <YAxis
+                allowDecimals={false}
+                tickCount={3}
+                tick={{ fontSize: 11, fill: 'var(--text-muted)' }}
+                width={44}
+                tickFormatter={(value: number) => formatNumber(value)}
+              />
               <Tooltip
                 cursor={{ fill: 'var(--surface-hover)' }}
-                contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6, fontSize: 12 }}
+                contentStyle={{
+                  background: 'var(--surface)',
+                  border: '1px solid var(--border)',
+                  borderRadius: 6,
+                  fontSize: 12,
+                }}
                 labelFormatter={(_label, payload) => {
                   const start = payload?.[0]?.payload?.start as string | undefined;
-                  return start ? `${dayAndTime.format(new Date(start))} · ${describeWidth(data.interval_ms)} (click to zoom in)` : '';
+                  return start
+                    ? `${dayAndTime.format(new Date(start))} · ${describeWidth(data.interval_ms)} (click to zoom in)`
+                    : '';
                 }}
                 formatter={(value) => [formatNumber(Number(value)), 'records']}
               />

@@ -12,13 +12,25 @@ const reasons: Record<Exclude<PauseReason, null>, string> = {
   expanded: 'paused while a record is open',
 };
 
-export function LiveToggle({ live, available, onChange }: { live: boolean; available: boolean; onChange: (live: boolean) => void }) {
+export function LiveToggle({
+  live,
+  available,
+  onChange,
+}: {
+  live: boolean;
+  available: boolean;
+  onChange: (live: boolean) => void;
+}) {
   return (
     <Button
       aria-pressed={live}
       variant={live ? 'primary' : 'secondary'}
       disabled={!available && !live}
-      title={available ? 'Stream new matching records as they arrive' : 'Live tail follows a relative range (Last …); pick one to use it'}
+      title={
+        available
+          ? 'Stream new matching records as they arrive'
+          : 'Live tail follows a relative range (Last …); pick one to use it'
+      }
       onClick={() => onChange(!live)}
     >
       {live ? '■ ' : '▶ '}Live tail

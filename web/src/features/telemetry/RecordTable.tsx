@@ -76,19 +76,39 @@ export function RecordTable({
                   }}
                 >
                   <td className="expand-col">
-                    <button type="button" className="expander" aria-expanded={open} aria-label={`${open ? 'Collapse' : 'Expand'} record ${row.id}`} onClick={() => (onSelect(index), onToggle(row.id))}>
+                    <button
+                      type="button"
+                      className="expander"
+                      aria-expanded={open}
+                      aria-label={`${open ? 'Collapse' : 'Expand'} record ${row.id}`}
+                      onClick={() => (onSelect(index), onToggle(row.id))}
+                    >
                       {open ? '▾' : '▸'}
                     </button>
                   </td>
-                  <td className="nowrap mono time-cell" title={`${formatDateTime(row.received_at)} (${row.received_at}); event time ${row.event_time}`}>
+                  <td
+                    className="nowrap mono time-cell"
+                    title={`${formatDateTime(row.received_at)} (${row.received_at}); event time ${row.event_time}`}
+                  >
                     {stamp.format(new Date(row.received_at))}
                   </td>
                   {shown.map((column) => {
                     const value = column === '@record' ? undefined : columnValue(row.record, column);
-                    const text = column === '@record' || (column === 'message' && value === undefined) ? JSON.stringify(row.record) : cellText(value);
+                    const text =
+                      column === '@record' || (column === 'message' && value === undefined)
+                        ? JSON.stringify(row.record)
+                        : cellText(value);
                     return (
-                      <td key={column} className={`truncate ${column === 'message' || column === '@record' ? 'message-cell' : ''}`} title={text.length > 80 ? text.slice(0, 2000) : undefined}>
-                        {value === undefined && column !== 'message' && column !== '@record' ? <span className="faint">—</span> : text}
+                      <td
+                        key={column}
+                        className={`truncate ${column === 'message' || column === '@record' ? 'message-cell' : ''}`}
+                        title={text.length > 80 ? text.slice(0, 2000) : undefined}
+                      >
+                        {value === undefined && column !== 'message' && column !== '@record' ? (
+                          <span className="faint">—</span>
+                        ) : (
+                          text
+                        )}
                       </td>
                     );
                   })}
@@ -116,7 +136,8 @@ function RecordDetail({ row, columns, actions }: { row: StoredRecord; columns: s
     <div className="record-detail" aria-label={`Record ${row.id}`} role="region">
       <div className="toolbar record-detail-toolbar">
         <span className="muted">
-          Record <span className="mono">{row.id}</span> · received {formatDateTime(row.received_at)} · event time {formatDateTime(row.event_time)}
+          Record <span className="mono">{row.id}</span> · received {formatDateTime(row.received_at)} · event time{' '}
+          {formatDateTime(row.event_time)}
         </span>
         <CopyButton value={json} label="Copy JSON" />
       </div>

@@ -16,7 +16,15 @@ import {
   type ValueKind,
 } from './search-state';
 
-export function SearchForm({ url, update, onSearch }: { url: TelemetryUrl; update: (changes: TelemetryUrl) => void; onSearch: () => void }) {
+export function SearchForm({
+  url,
+  update,
+  onSearch,
+}: {
+  url: TelemetryUrl;
+  update: (changes: TelemetryUrl) => void;
+  onSearch: () => void;
+}) {
   const [query, setQuery] = useState(url.q ?? '');
   const [from, setFrom] = useState(isoToLocalInput(url.since));
   const [to, setTo] = useState(isoToLocalInput(url.until));
@@ -40,7 +48,11 @@ export function SearchForm({ url, update, onSearch }: { url: TelemetryUrl; updat
       // Start the custom range from what was shown, so switching loses nothing.
       const now = Date.now();
       const current = resolveRange(url, now);
-      update({ range: 'custom', since: current.since ?? new Date(now - 86_400_000).toISOString(), until: new Date(now).toISOString() });
+      update({
+        range: 'custom',
+        since: current.since ?? new Date(now - 86_400_000).toISOString(),
+        until: new Date(now).toISOString(),
+      });
     } else {
       update({ range: value === '24h' ? '' : value, since: '', until: '' });
     }
@@ -88,7 +100,15 @@ export function SearchForm({ url, update, onSearch }: { url: TelemetryUrl; updat
   );
 }
 
-export function FilterBar({ url, update, fields }: { url: TelemetryUrl; update: (changes: TelemetryUrl) => void; fields: string[] }) {
+export function FilterBar({
+  url,
+  update,
+  fields,
+}: {
+  url: TelemetryUrl;
+  update: (changes: TelemetryUrl) => void;
+  fields: string[];
+}) {
   const filters = parseFilters(url.f);
   const [path, setPath] = useState('');
   const [value, setValue] = useState('');
@@ -118,21 +138,48 @@ export function FilterBar({ url, update, fields }: { url: TelemetryUrl; update: 
     <div className="telemetry-filters">
       <ul className="chips filter-chips" aria-label="Field filters">
         {Object.entries(filters).map(([field, filterValue]) => (
-          <li key={field} className="filter-chip" title={`${field} must equal ${formatFilterValue(filterValue)} (${typeName(filterValue)})`}>
+          <li
+            key={field}
+            className="filter-chip"
+            title={`${field} must equal ${formatFilterValue(filterValue)} (${typeName(filterValue)})`}
+          >
             <span className="mono">{field}</span>
             <span className="faint">=</span>
             <span className="mono filter-value">{formatFilterValue(filterValue)}</span>
-            <button type="button" aria-label={`Remove filter ${field} = ${formatFilterValue(filterValue)}`} onClick={() => remove(field)}>
+            <button
+              type="button"
+              aria-label={`Remove filter ${field} = ${formatFilterValue(filterValue)}`}
+              onClick={() => remove(field)}
+            >
               ×
             </button>
           </li>
         ))}
       </ul>
       <form className="add-filter" aria-label="Add a field filter" onSubmit={add}>
-        <input type="text" aria-label="Filter field" placeholder="field, e.g. http.status" list="telemetry-fields" value={path} onChange={(event) => setPath(event.target.value)} />
+        <input
+          type="text"
+          aria-label="Filter field"
+          placeholder="field, e.g. http.status"
+          list="telemetry-fields"
+          value={path}
+          onChange={(event) => setPath(event.target.value)}
+        />
         <span className="faint">=</span>
-        <input type="text" aria-label="Filter value" placeholder="value" value={value} onChange={(event) => setValue(event.target.value)} disabled={kind === 'null'} />
-        <select aria-label="Value type" value={kind} onChange={(event) => setKind(event.target.value as ValueKind)} title="Filters compare with the JSON type: 500 is not &quot;500&quot;">
+        <input
+          type="text"
+          aria-label="Filter value"
+          placeholder="value"
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          disabled={kind === 'null'}
+        />
+        <select
+          aria-label="Value type"
+          value={kind}
+          onChange={(event) => setKind(event.target.value as ValueKind)}
+          title='Filters compare with the JSON type: 500 is not "500"'
+        >
           <option value="auto">auto</option>
           <option value="text">text</option>
           <option value="number">number</option>

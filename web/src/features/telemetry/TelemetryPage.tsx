@@ -19,7 +19,17 @@ import { LiveStatus, LiveToggle, type PauseReason } from './LiveControls';
 import { commonFields } from './record-fields';
 import { RecordTable } from './RecordTable';
 import { FilterBar, SearchForm } from './SearchBar';
-import { criteriaOf, describeRange, encodeColumns, encodeFilters, isRelative, parseColumns, parseFilters, urlNames, type TelemetryUrl } from './search-state';
+import {
+  criteriaOf,
+  describeRange,
+  encodeColumns,
+  encodeFilters,
+  isRelative,
+  parseColumns,
+  parseFilters,
+  urlNames,
+  type TelemetryUrl,
+} from './search-state';
 import type { FieldValue, StoredRecord } from './types';
 import { useLiveTail } from './use-live-tail';
 import './telemetry.css';
@@ -106,7 +116,15 @@ export default function TelemetryPage() {
     },
   });
 
-  const pause: PauseReason = !live ? null : manualPause ? 'manual' : expanded.size > 0 ? 'expanded' : scrolledAway ? 'scrolled' : null;
+  const pause: PauseReason = !live
+    ? null
+    : manualPause
+      ? 'manual'
+      : expanded.size > 0
+        ? 'expanded'
+        : scrolledAway
+          ? 'scrolled'
+          : null;
 
   // Pause while the newest rows are scrolled out of view: inserting above would move what is read.
   useEffect(() => {
@@ -170,7 +188,12 @@ export default function TelemetryPage() {
     setExported(null);
     try {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const lines = await downloadExport(criteria, order, me.csrf_token ?? '', `telemetry-${tenant?.code_name ?? 'tenant'}-${stamp}.ndjson`);
+      const lines = await downloadExport(
+        criteria,
+        order,
+        me.csrf_token ?? '',
+        `telemetry-${tenant?.code_name ?? 'tenant'}-${stamp}.ndjson`,
+      );
       setExported({ lines });
     } catch (error) {
       setExported({ error });
@@ -181,7 +204,8 @@ export default function TelemetryPage() {
 
   const actions = {
     onFilter: (path: string, value: FieldValue) => update({ f: encodeFilters({ ...filters, [path]: value }) }),
-    onToggleColumn: (path: string) => setUrl({ cols: encodeColumns(columns.includes(path) ? columns.filter((c) => c !== path) : [...columns, path]) }),
+    onToggleColumn: (path: string) =>
+      setUrl({ cols: encodeColumns(columns.includes(path) ? columns.filter((c) => c !== path) : [...columns, path]) }),
   };
   const suggestions = useMemo(() => commonFields(rows), [rows]);
   const rangeWords = describeRange(url, formatDateTime);
@@ -191,11 +215,19 @@ export default function TelemetryPage() {
     <>
       <PageHeader
         title="Telemetry"
-        subtitle={total !== undefined ? `${formatNumber(total)} matching record${total === 1 ? '' : 's'} ${rangeWords}` : `Raw records the collector stored, ${rangeWords}`}
+        subtitle={
+          total !== undefined
+            ? `${formatNumber(total)} matching record${total === 1 ? '' : 's'} ${rangeWords}`
+            : `Raw records the collector stored, ${rangeWords}`
+        }
         actions={
           <>
             <LiveToggle live={live} available={relative} onChange={setLiveMode} />
-            <Button onClick={() => void exportNow()} disabled={exporting} title={`Download the matching records as NDJSON (up to ${formatNumber(EXPORT_LIMIT)})`}>
+            <Button
+              onClick={() => void exportNow()}
+              disabled={exporting}
+              title={`Download the matching records as NDJSON (up to ${formatNumber(EXPORT_LIMIT)})`}
+            >
               {exporting ? 'Exporting…' : 'Export NDJSON'}
             </Button>
           </>
@@ -227,12 +259,21 @@ export default function TelemetryPage() {
           <div className="toolbar">
             <label className="order-select">
               <span className="visually-hidden">Order</span>
-              <select aria-label="Order" value={order} disabled={live} onChange={(event) => update({ order: event.target.value === 'asc' ? 'asc' : '' })}>
+              <select
+                aria-label="Order"
+                value={order}
+                disabled={live}
+                onChange={(event) => update({ order: event.target.value === 'asc' ? 'asc' : '' })}
+              >
                 <option value="desc">Newest first</option>
                 <option value="asc">Oldest first</option>
               </select>
             </label>
-            <ColumnPicker columns={columns} suggestions={suggestions} onChange={(next) => setUrl({ cols: encodeColumns(next) })} />
+            <ColumnPicker
+              columns={columns}
+              suggestions={suggestions}
+              onChange={(next) => setUrl({ cols: encodeColumns(next) })}
+            />
             {!live && <RefreshButton variant="ghost" busy={search.isFetching} onRefresh={refresh} />}
           </div>
           <KeyHints
@@ -252,14 +293,24 @@ export default function TelemetryPage() {
               <>
                 No record matches {rangeWords}
                 {live ? ' yet; new ones will appear here.' : '.'}
-                {Object.keys(filters).length > 0 && ' Field filters compare with the JSON type: 500 (number) does not match "500" (text).'}
+                {Object.keys(filters).length > 0 &&
+                  ' Field filters compare with the JSON type: 500 (number) does not match "500" (text).'}
               </>
             )
           }
         >
           {() => (
             <div className={search.isFetching && !live ? 'is-refreshing' : ''}>
-              <RecordTable rows={rows} columns={columns} expanded={expanded} selected={selected} fresh={fresh} onToggle={toggle} onSelect={setSelected} actions={actions} />
+              <RecordTable
+                rows={rows}
+                columns={columns}
+                expanded={expanded}
+                selected={selected}
+                fresh={fresh}
+                onToggle={toggle}
+                onSelect={setSelected}
+                actions={actions}
+              />
             </div>
           )}
         </QueryView>
@@ -268,7 +319,12 @@ export default function TelemetryPage() {
             Showing the newest {formatNumber(rows.length)} (at most {formatNumber(MAX_LIVE_ROWS)} are kept while live)
           </p>
         ) : (
-          <Pager pager={pager} nextCursor={search.data?.next_cursor} shown={search.data?.records.length ?? 0} pageSize={PAGE_SIZE} />
+          <Pager
+            pager={pager}
+            nextCursor={search.data?.next_cursor}
+            shown={search.data?.records.length ?? 0}
+            pageSize={PAGE_SIZE}
+          />
         )}
       </section>
     </>

@@ -36,7 +36,12 @@ export function useTelemetryHistogram(criteria: SearchCriteria, live: boolean) {
 export const EXPORT_LIMIT = 100_000;
 
 /** Downloads the matching records as NDJSON; resolves with how many lines were saved. */
-export async function downloadExport(criteria: SearchCriteria, order: 'asc' | 'desc', csrfToken: string, fileName: string): Promise<number> {
+export async function downloadExport(
+  criteria: SearchCriteria,
+  order: 'asc' | 'desc',
+  csrfToken: string,
+  fileName: string,
+): Promise<number> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/x-ndjson, application/problem+json',
@@ -52,8 +57,15 @@ export async function downloadExport(criteria: SearchCriteria, order: 'asc' | 'd
     body: JSON.stringify({ ...criteria, order, max_records: EXPORT_LIMIT }),
   });
   if (!response.ok) {
-    const problem = (response.headers.get('content-type') ?? '').includes('json') ? ((await response.json()) as Problem) : undefined;
-    throw new ApiError(response.status, problem?.code ?? 'http_error', problem?.detail ?? `${response.status} ${response.statusText}`, problem);
+    const problem = (response.headers.get('content-type') ?? '').includes('json')
+      ? ((await response.json()) as Problem)
+      : undefined;
+    throw new ApiError(
+      response.status,
+      problem?.code ?? 'http_error',
+      problem?.detail ?? `${response.status} ${response.statusText}`,
+      problem,
+    );
   }
   const blob = await response.blob();
   // A cut-off stream (see the export's description) rejects above instead of saving half a file.

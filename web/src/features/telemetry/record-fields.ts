@@ -6,7 +6,8 @@ export function valueAt(record: Record<string, unknown>, path: string): unknown 
   if (Object.hasOwn(record, path)) return record[path];
   let node: unknown = record;
   for (const segment of path.split('.')) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, segment)) return undefined;
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, segment))
+      return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
   return node;
@@ -29,8 +30,14 @@ export function flatten(record: Record<string, unknown>, max = 500): FlatField[]
       if (fields.length >= max) return;
       const path = prefix ? `${prefix}.${key}` : key;
       const ok = nameable && key !== '' && !UNNAMEABLE.test(key);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0) walk(value as Record<string, unknown>, path, ok);
-      else fields.push({ path, value, filterable: ok && (value === null || ['string', 'number', 'boolean'].includes(typeof value)) });
+      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)
+        walk(value as Record<string, unknown>, path, ok);
+      else
+        fields.push({
+          path,
+          value,
+          filterable: ok && (value === null || ['string', 'number', 'boolean'].includes(typeof value)),
+        });
     }
   };
   walk(record, '', true);

@@ -61,7 +61,10 @@ export function parseFilters(text: string | undefined): FieldFilters {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
     return Object.fromEntries(
-      Object.entries(value).filter((entry): entry is [string, FieldValue] => entry[1] === null || ['string', 'number', 'boolean'].includes(typeof entry[1])),
+      Object.entries(value).filter(
+        (entry): entry is [string, FieldValue] =>
+          entry[1] === null || ['string', 'number', 'boolean'].includes(typeof entry[1]),
+      ),
     );
   } catch {
     // A hand-edited, broken link: start without filters rather than fail the page.
@@ -120,11 +123,19 @@ export const DEFAULT_COLUMNS = ['source|type', 'message'];
 export function parseColumns(text: string | undefined): string[] {
   if (text === undefined) return DEFAULT_COLUMNS;
   if (text === '-') return [];
-  return [...new Set(text.split(',').map((column) => column.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((column) => column.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function encodeColumns(columns: string[]): string {
-  if (columns.length === DEFAULT_COLUMNS.length && columns.every((column, i) => column === DEFAULT_COLUMNS[i])) return '';
+  if (columns.length === DEFAULT_COLUMNS.length && columns.every((column, i) => column === DEFAULT_COLUMNS[i]))
+    return '';
   return columns.length === 0 ? '-' : columns.join(',');
 }
 

@@ -39,7 +39,11 @@ export function useLiveTail(options: {
     const body = JSON.parse(criteriaKey) as SearchCriteria;
     const poll = async () => {
       try {
-        const answer = await api.post<TailAnswer>('/v1/telemetry/tail', { ...body, tail_cursor: cursor, limit: BATCH }, { signal: controller.signal });
+        const answer = await api.post<TailAnswer>(
+          '/v1/telemetry/tail',
+          { ...body, tail_cursor: cursor, limit: BATCH },
+          { signal: controller.signal },
+        );
         cursor = answer.tail_cursor;
         if (answer.records.length > 0) onRecords.current(answer.records);
         setState({ error: null, lastPollAt: Date.now() });
