@@ -18,7 +18,7 @@ import { createNormaliser, loadPipeline, type StoredRecord } from '../src/detect
 import type { DetectionEvent } from '../src/detection/event.js';
 import { buildCorpus } from './detect-corpus.js';
 import { generateRules, type RecordSpec } from './detect-rules.js';
-import { seededRandom } from '../src/random.js';
+import { seededRandom } from '../src/shared/random.js';
 
 interface Flags {
   duration: number;

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { databaseTargets } from '../test/helpers/databases.js';
 import { startServer } from '../test/helpers/server.js';
 import { apiClient, bearer, issueToken, seedTenant, signIn, type ApiClient } from '../test/helpers/api.js';
-import { seededRandom, pick, between } from '../src/random.js';
+import { seededRandom, pick, between } from '../src/shared/random.js';
 
 const CASES = Number(process.argv[process.argv.indexOf('--cases') + 1]) || 40;
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 200;

@@ -7,7 +7,7 @@ import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient, basic, bearer, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
 import { allPermissions, type Permission } from '../src/identity/permissions.js';
-import { sha256 } from '../src/identity/secrets.js';
+import { sha256 } from '../src/shared/secrets.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 
 const TOKEN_SHAPE = /^slt_[0-9A-Za-z]{36}$/;

@@ -5,7 +5,7 @@ import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { AuditActor } from '../identity/principal.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import {

@@ -8,9 +8,9 @@ import type { AttackCatalogue } from '../detection/attack.js';
 import { principalOf, tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, problemResponse } from '../http/schemas.js';
-import { parseIsoTime } from '../time.js';
+import { parseIsoTime } from '../shared/time.js';
 import { actorOf } from '../identity/principal.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 import {
   BulkPatchBody,
   BulkResultSchema,

@@ -6,7 +6,7 @@ import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { AuditActor } from '../identity/principal.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { presentDevices } from '../devices/device-service.js';
 import { findDevicesByIds } from '../devices/device-store.js';
@@ -25,7 +25,7 @@ import {
 } from './case-store.js';
 import { checkTransition, type CaseStatus, type Resolution } from './case-workflow.js';
 import { searchText } from './case-derive.js';
-import { newId } from '../identity/secrets.js';
+import { newId } from '../shared/ids.js';
 import { findSummaries } from '../summaries/summary-store.js';
 import { basisOf, presentSummary } from '../summaries/summary-view.js';
 

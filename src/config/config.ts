@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
-import { codeNameRule, isValidCodeName } from '../identity/code-name.js';
+import { codeNameRule, isValidCodeName } from '../shared/code-name.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -2,7 +2,7 @@
 // attacks of every family of the bundled rule pack woven in on a fixed schedule. Records have the
 // shapes the normaliser recognises (the rule-pack fixtures' shapes), so the attacks trigger the
 // bundled rules. Seeded: the same seed and the same `next` times give the same records.
-import { between, pick, seededRandom, type Random } from '../random.js';
+import { between, pick, seededRandom, type Random } from '../shared/random.js';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

@@ -4,7 +4,7 @@
 // a replay by a second follower cannot double one.
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { newId } from '../identity/secrets.js';
+import { newId } from '../shared/ids.js';
 import type { DetectionOutput, NetworkRow, ObservationDraft, ProcessRow } from './detection-processor.js';
 import type { DatabaseKind } from '../storage/database.js';
 import type { AttackCatalogue } from './attack.js';

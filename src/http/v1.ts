@@ -23,7 +23,7 @@ import { observationStatsRoutes } from '../observations/observation-stats-routes
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from './auth.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 
 export interface ApiDependencies {
   config: Config;

@@ -8,7 +8,7 @@ import { tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, Timestamp } from '../http/schemas.js';
 import { auditActions, listAudit } from './audit-service.js';
-import { parseIsoTime } from '../time.js';
+import { parseIsoTime } from '../shared/time.js';
 
 const auditExample = {
   id: 'evt_b81TzQe0rW5nVp3KxY2m',

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { insertAuditEvent, listAuditEvents, type AuditQuery, type AuditRow } from './audit-store.js';
 import type { AuditActor } from './principal.js';
-import { newId } from './secrets.js';
+import { newId } from '../shared/ids.js';
 
 export const auditActions = [
   'auth.login',

@@ -2,8 +2,8 @@
 // on first start, and the collector address each tenant is issued.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../errors.js';
-import { codeNameRule, isValidCodeName } from './code-name.js';
+import { AppError } from '../shared/errors.js';
+import { codeNameRule, isValidCodeName } from '../shared/code-name.js';
 import { deleteTenantCache } from '../summaries/summary-store.js';
 import { recordAudit } from './audit-service.js';
 import type { AuditActor } from './principal.js';

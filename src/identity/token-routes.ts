@@ -10,7 +10,7 @@ import { NextCursor, PageQuery } from '../http/schemas.js';
 import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
-import { parseIsoTime } from '../time.js';
+import { parseIsoTime } from '../shared/time.js';
 import {
   createToken,
   deleteToken,

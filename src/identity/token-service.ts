@@ -3,11 +3,12 @@
 // and can never authenticate again. Authentication by token records its last use.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 import { recordAudit } from './audit-service.js';
 import { isPermission, type Permission } from './permissions.js';
 import type { AuditActor, Principal } from './principal.js';
-import { newId, sameSecret, sha256 } from './secrets.js';
+import { newId } from '../shared/ids.js';
+import { sameSecret, sha256 } from '../shared/secrets.js';
 import { generateToken, isWellFormedToken } from './token-format.js';
 import {
   findToken,

@@ -3,7 +3,7 @@
 // hourly volume the platform approved, and marked external).
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import { insertObservations } from '../detection/detection-store.js';
 import { usableHost } from '../devices/device-sightings.js';

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 import { tenantOf } from '../http/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import {

@@ -1,7 +1,7 @@
 // Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
 // search must follow, read-your-writes for text search, paging, and the record presenter.
-import { parseIsoTime } from '../time.js';
-import { AppError } from '../errors.js';
+import { parseIsoTime } from '../shared/time.js';
+import { AppError } from '../shared/errors.js';
 import type { Database } from '../storage/database.js';
 import {
   searchRecords,

@@ -1,5 +1,4 @@
-// Random identifiers and secrets, their hashes, and constant-time comparison. Every secret that
-// reaches storage goes through `sha256` first; every comparison of secrets through `sameSecret`.
+// Opaque identifiers (`tok_4fQ9…`) and the base62 alphabet they and the secrets are written in.
 import crypto from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -29,15 +28,4 @@ export function toBase62(value: number, width: number): string {
 /** An opaque identifier such as `tok_4fQ9…`: a type prefix and 20 random base62 characters. */
 export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(20)}`;
-}
-
-export function sha256(value: string): string {
-  return crypto.createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** Compares two secrets in time independent of where they differ (hashing first evens lengths). */
-export function sameSecret(a: string, b: string): boolean {
-  const left = crypto.createHash('sha256').update(a, 'utf8').digest();
-  const right = crypto.createHash('sha256').update(b, 'utf8').digest();
-  return crypto.timingSafeEqual(left, right);
 }
