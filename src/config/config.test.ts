@@ -24,20 +24,32 @@ test('command line beats environment beats default; sizes take units', () => {
 });
 
 test('a bad value stops start-up with an error naming the setting where it came from', () => {
-  assert.throws(() => loadConfig({}, { SIGHTLINE_PORT: 'eighty' }), (error: unknown) => {
-    assert.ok(error instanceof ConfigError);
-    assert.match(error.message, /SIGHTLINE_PORT/);
-    assert.match(error.message, /"eighty"/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({}, { SIGHTLINE_PORT: 'eighty' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /SIGHTLINE_PORT/);
+      assert.match(error.message, /"eighty"/);
+      return true;
+    },
+  );
   assert.throws(() => loadConfig({ port: '70000' }, {}), /--port must be an integer/);
-  assert.throws(() => loadConfig({}, { SIGHTLINE_INSECURE_HTTP: 'maybe' }), /SIGHTLINE_INSECURE_HTTP must be true or false/);
+  assert.throws(
+    () => loadConfig({}, { SIGHTLINE_INSECURE_HTTP: 'maybe' }),
+    /SIGHTLINE_INSECURE_HTTP must be true or false/,
+  );
   assert.throws(() => loadConfig({}, { SIGHTLINE_DEFAULT_TENANT: 'Not Valid' }), /SIGHTLINE_DEFAULT_TENANT/);
   assert.throws(() => loadConfig({ tlsCert: import.meta.filename }, {}), /--tls-key/);
   assert.throws(() => loadConfig({ maxRecordBytes: '20MiB' }, {}), /--max-record-bytes/);
-  assert.throws(() => loadConfig({}, { SIGHTLINE_DETECTION_CHUNK: '0' }), /SIGHTLINE_DETECTION_CHUNK must be an integer/);
+  assert.throws(
+    () => loadConfig({}, { SIGHTLINE_DETECTION_CHUNK: '0' }),
+    /SIGHTLINE_DETECTION_CHUNK must be an integer/,
+  );
   assert.equal(loadConfig({ detectionChunk: '50' }, {}).detectionChunk, 50);
-  assert.throws(() => loadConfig({ tlsCert: '/nonexistent/cert.pem', tlsKey: '/nonexistent/key.pem' }, {}), /--tls-cert \(SIGHTLINE_TLS_CERT\) "\/nonexistent\/cert.pem" is not a readable file/);
+  assert.throws(
+    () => loadConfig({ tlsCert: '/nonexistent/cert.pem', tlsKey: '/nonexistent/key.pem' }, {}),
+    /--tls-cert \(SIGHTLINE_TLS_CERT\) "\/nonexistent\/cert.pem" is not a readable file/,
+  );
 });
 
 test('plain HTTP on a routable address is refused unless --insecure-http or TLS', () => {

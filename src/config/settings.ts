@@ -1,0 +1,233 @@
+// The settings table: every setting Sightline reads, declared once with its flag, environment
+// variable, default, help text and parser. The CLI builds its options and help from it, and the
+// README's Configuration table is this list written out.
+import { setting } from './setting-spec.js';
+import { summarySettings } from './summary-settings.js';
+import {
+  MiB,
+  adminPassword,
+  boolean,
+  bytes,
+  caseGrouping,
+  domain,
+  duration,
+  email,
+  existingFile,
+  integer,
+  logLevel,
+  onOff,
+  pathList,
+  text,
+  trustProxy,
+} from './value-parsers.js';
+
+/** Every setting Sightline reads, in the order `sightline serve --help` lists them. */
+export const settings = {
+  dataDir: setting({
+    flag: 'data',
+    env: 'SIGHTLINE_DATA',
+    default: './data',
+    parse: text,
+    description: 'Directory for the embedded database and other local state.',
+  }),
+  databaseUrl: setting({
+    flag: 'database',
+    env: 'SIGHTLINE_DATABASE_URL',
+    default: '',
+    parse: text,
+    description:
+      'Database URL: postgres://user@host/db (optionally ?schema=NAME) for PostgreSQL, or sqlite:PATH. Empty: SQLite file sightline.db in the data directory.',
+  }),
+  host: setting({
+    flag: 'host',
+    env: 'SIGHTLINE_HOST',
+    default: '127.0.0.1',
+    parse: text,
+    description:
+      'Address to listen on. Plain HTTP is allowed only on a loopback address unless --insecure-http is given.',
+  }),
+  port: setting({
+    flag: 'port',
+    env: 'SIGHTLINE_PORT',
+    default: 8080,
+    parse: integer(0, 65535),
+    description: 'TCP port to listen on (0 picks a free port).',
+  }),
+  tlsCert: setting({
+    flag: 'tls-cert',
+    env: 'SIGHTLINE_TLS_CERT',
+    default: '',
+    parse: text,
+    description: 'PEM certificate (chain) file; with --tls-key, serve HTTPS.',
+  }),
+  tlsKey: setting({
+    flag: 'tls-key',
+    env: 'SIGHTLINE_TLS_KEY',
+    default: '',
+    parse: text,
+    description: 'PEM private key file for --tls-cert.',
+  }),
+  insecureHttp: setting({
+    flag: 'insecure-http',
+    env: 'SIGHTLINE_INSECURE_HTTP',
+    default: false,
+    parse: boolean,
+    description: 'Allow plain HTTP on a non-loopback address (only behind a TLS-terminating proxy).',
+  }),
+  baseDomain: setting({
+    flag: 'base-domain',
+    env: 'SIGHTLINE_BASE_DOMAIN',
+    default: 'localhost',
+    parse: domain,
+    description: 'Domain of the collector addresses: tenant acme posts to acme-collector.<base-domain>.',
+  }),
+  defaultTenant: setting({
+    flag: 'default-tenant',
+    env: 'SIGHTLINE_DEFAULT_TENANT',
+    default: 'demo',
+    parse: text,
+    description:
+      'Tenant for collector requests whose Host is not <code>-collector.<base-domain>. Empty: such requests get 404.',
+  }),
+  maxBodyBytes: setting({
+    flag: 'max-body-bytes',
+    env: 'SIGHTLINE_MAX_BODY_BYTES',
+    default: 10 * MiB,
+    parse: bytes(1024),
+    description: 'Largest collector request body, both as sent (compressed) and after decompression.',
+  }),
+  maxRecordBytes: setting({
+    flag: 'max-record-bytes',
+    env: 'SIGHTLINE_MAX_RECORD_BYTES',
+    default: 1 * MiB,
+    parse: bytes(64),
+    description: 'Largest single record (one NDJSON line or a single-object body).',
+  }),
+  maxQueueBytes: setting({
+    flag: 'max-queue-bytes',
+    env: 'SIGHTLINE_MAX_QUEUE_BYTES',
+    default: 64 * MiB,
+    parse: bytes(1024),
+    description:
+      'Accepted-but-not-yet-committed record bytes held in memory; past it the collector answers 503 with Retry-After.',
+  }),
+  maxInflightBytes: setting({
+    flag: 'max-inflight-bytes',
+    env: 'SIGHTLINE_MAX_INFLIGHT_BYTES',
+    default: 256 * MiB,
+    parse: bytes(1024),
+    description:
+      'Memory for collector request bodies being read and parsed at once (as sent plus decompressed); past it the collector answers 503 with Retry-After.',
+  }),
+  trustProxy: setting({
+    flag: 'trust-proxy',
+    env: 'SIGHTLINE_TRUST_PROXY',
+    default: '',
+    parse: trustProxy,
+    description:
+      'Proxies whose X-Forwarded-For names the client: empty (none), true (any), or addresses/CIDR ranges. The client address keys the failed-login limit and the audit log.',
+  }),
+  adminEmail: setting({
+    flag: 'admin-email',
+    env: 'SIGHTLINE_ADMIN_EMAIL',
+    default: 'admin@localhost',
+    parse: email,
+    description: 'Email of the platform operator account created on first start with an empty database.',
+  }),
+  adminPassword: setting({
+    flag: 'admin-password',
+    env: 'SIGHTLINE_ADMIN_PASSWORD',
+    default: '',
+    parse: adminPassword,
+    secret: true,
+    description:
+      'Password of that first operator account (environment only). Empty: one is generated and printed once.',
+  }),
+  authMaxFailures: setting({
+    flag: 'auth-max-failures',
+    env: 'SIGHTLINE_AUTH_MAX_FAILURES',
+    default: 10,
+    parse: integer(1, 100_000),
+    description:
+      'Failed logins or bad credentials allowed per client address within --auth-failure-window; past it the address gets 429 with Retry-After.',
+  }),
+  authFailureWindow: setting({
+    flag: 'auth-failure-window',
+    env: 'SIGHTLINE_AUTH_FAILURE_WINDOW',
+    default: 15 * 60_000,
+    parse: duration(1_000, 86_400_000),
+    description: 'Window over which failed attempts are counted, such as 15m.',
+  }),
+  detection: setting({
+    flag: 'detection',
+    env: 'SIGHTLINE_DETECTION',
+    default: 'on',
+    parse: onOff,
+    description:
+      'Run the detection worker in this process (on or off). Off: records are stored and searchable but no observations are made here.',
+  }),
+  detectionChunk: setting({
+    flag: 'detection-chunk',
+    env: 'SIGHTLINE_DETECTION_CHUNK',
+    default: 1_000,
+    parse: integer(1, 10_000),
+    description:
+      'Records the detection worker reads, matches and commits in one transaction (1–10000). Smaller: less memory and latency per chunk; larger: more throughput.',
+  }),
+  detectionRulePaths: setting({
+    flag: 'rule-paths',
+    env: 'SIGHTLINE_RULE_PATHS',
+    default: [],
+    parse: pathList,
+    description:
+      'Extra Sigma rule directories or files, comma-separated (e.g. a SigmaHQ checkout), loaded beside the bundled rules/.',
+  }),
+  detectionPipeline: setting({
+    flag: 'detection-pipeline',
+    env: 'SIGHTLINE_DETECTION_PIPELINE',
+    default: '',
+    parse: existingFile,
+    description:
+      'Processing pipeline YAML (logsource routing, field mapping, placeholders). Empty: the bundled config/detection-pipeline.yml.',
+  }),
+  caseWindow: setting({
+    flag: 'case-window',
+    env: 'SIGHTLINE_CASE_WINDOW',
+    default: 24 * 3_600_000,
+    parse: duration(60_000, 30 * 86_400_000),
+    description:
+      "How close a new observation must be to an open case's last observation to join it, such as 24h (see README, Cases).",
+  }),
+  caseGrouping: setting({
+    flag: 'case-grouping',
+    env: 'SIGHTLINE_CASE_GROUPING',
+    default: 'device',
+    parse: caseGrouping,
+    description:
+      'What an open case collects: device (every observation on the device) or device_rule (one case per device and rule). Observations without a device group by rule and source either way.',
+  }),
+  geoipDatabase: setting({
+    flag: 'geoip-database',
+    env: 'SIGHTLINE_GEOIP_DATABASE',
+    default: [],
+    parse: pathList,
+    description:
+      'MaxMind-format (.mmdb) city databases for IP locations, comma-separated (e.g. GeoLite2-City.mmdb). Empty: the bundled DB-IP City Lite (IPv4 and IPv6).',
+  }),
+  // The AI summary settings sit here in the help; summary-settings.ts declares them.
+  ...summarySettings,
+  logLevel: setting({
+    flag: 'log-level',
+    env: 'SIGHTLINE_LOG_LEVEL',
+    default: 'info',
+    parse: logLevel,
+    description: 'Server log level: fatal, error, warn, info, debug, trace or silent.',
+  }),
+};
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: Settings[K]['default'] };
+export type SettingName = keyof Settings;
+
+/** Raw values as they come from the command line (commander's camelCase keys). */
+export type CliValues = Partial<Record<SettingName, string | boolean | number | undefined>>;
