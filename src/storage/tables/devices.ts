@@ -1,0 +1,36 @@
+// The device inventory: one row per host seen in a tenant's telemetry, and the addresses it used.
+import type { Generated } from 'kysely';
+
+export type Criticality = 'low' | 'medium' | 'high' | 'critical';
+
+export interface DevicesTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_id: number;
+  /** The host name lower-cased: what identifies the device within the tenant. */
+  host_key: string;
+  host_name: string;
+  /** Defaults: '' and 'medium'. */
+  description: Generated<string>;
+  criticality: Generated<Criticality>;
+  last_user: string | null;
+  endpoint_id: string | null;
+  os: string | null;
+  kubernetes_namespace: string | null;
+  first_seen: number;
+  last_seen: number;
+  updated_at: number;
+}
+
+export interface DeviceAddressesTable {
+  device_id: string;
+  ip: string;
+  tenant_id: number;
+  /** `public`, or why it was not looked up: `private`, `loopback`, `link_local`, `reserved`, … */
+  scope: string;
+  country_code: string | null;
+  country: string | null;
+  city: string | null;
+  first_seen: number;
+  last_seen: number;
+}

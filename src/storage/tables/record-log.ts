@@ -1,0 +1,24 @@
+// The record log: every accepted record as received, and how far each follower has read it.
+import type { Generated } from 'kysely';
+
+/** The record log: one row per accepted record, in commit order (`seq`). */
+export interface TelemetryRecordsTable {
+  seq: Generated<number>;
+  tenant_id: number;
+  /** Server receive time, epoch milliseconds. */
+  received_at: number;
+  /** The record's own time when it carried a parseable one, else the receive time. */
+  event_time: number;
+  /** The record as stored: one JSON object, as text. */
+  record: string;
+  /** Transport metadata (container-runtime stream/time/logtag), JSON object text or null. */
+  meta: string | null;
+}
+
+/** Where each follower of the record log has got to (last sequence fully processed). */
+export interface LogCursorsTable {
+  name: string;
+  seq: number;
+  /** PostgreSQL followers that read in (transaction id, seq) order keep the xid8 here, as text. */
+  tx_id: string | null;
+}
