@@ -3,7 +3,13 @@
 // concurrent records never interleave; files are kept indefinitely unless retentionDays > 0.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { FeedbackRecord, GenerationRecord, MonitoringSettings, MonitoringSink } from './sink.js';
+import {
+  settled,
+  type FeedbackRecord,
+  type GenerationRecord,
+  type MonitoringSettings,
+  type MonitoringSink,
+} from './monitoring-sink.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -90,7 +96,7 @@ export function createLocalSink(
     // escapes every line break, so a record is exactly one line.
     const line = `${JSON.stringify({ type: kind, ...record })}\n`;
     const task = queue.then(() => write(kind, line));
-    queue = task.catch(() => {});
+    queue = settled(task);
     return task;
   }
 

@@ -2,7 +2,13 @@
 // each feedback a `summary.feedback` span in the same trace (the trace id is derived from the summary
 // id), posted as OTLP/HTTP JSON to <endpoint>/v1/traces: an OpenTelemetry Collector, Langfuse, etc.
 import { createHash, randomBytes } from 'node:crypto';
-import type { FeedbackRecord, GenerationRecord, MonitoringSettings, MonitoringSink } from './sink.js';
+import {
+  settled,
+  type FeedbackRecord,
+  type GenerationRecord,
+  type MonitoringSettings,
+  type MonitoringSink,
+} from './monitoring-sink.js';
 
 // OTLP/JSON (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): ids are lowercase
 // hex, int64 values (times, intValue) decimal strings, enums integers.
@@ -281,7 +287,8 @@ export function createOtlpSink(
     try {
       response = await fetch(url, { method: 'POST', headers, body, signal });
       if (!response.ok) {
-        await response.body?.cancel().catch(() => {});
+        // Frees the connection; the status is the error worth reporting, not a failed cancel.
+        if (response.body) await settled(response.body.cancel());
         throw new OtlpExportError(
           `OTLP export to ${where} answered ${response.status} ${response.statusText}`.trimEnd(),
           response.status,
@@ -309,19 +316,15 @@ export function createOtlpSink(
     }
   }
 
-  function send(build: () => OtlpSpan): Promise<void> {
-    if (closed) return Promise.reject(new Error('the otlp monitoring sink is closed'));
-    let span: OtlpSpan;
-    try {
-      span = build();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const task = post(span);
-    const tracked = task.catch(() => {});
+  // Async so that a record the span cannot be built from rejects like a failed export; everything
+  // before the await runs at once, so close() called right after a record still waits for it.
+  async function send(build: () => OtlpSpan): Promise<void> {
+    if (closed) throw new Error('the otlp monitoring sink is closed');
+    const task = post(build());
+    const tracked = settled(task);
     inFlight.add(tracked);
     void tracked.then(() => inFlight.delete(tracked));
-    return task;
+    await task;
   }
 
   return {
