@@ -14,8 +14,8 @@ import {
   type RejectedRule,
 } from '../src/detection/sigma/index.js';
 import { BUNDLED_RULES_DIR } from '../src/detection/detection-setup.js';
-import { createNormaliser, loadPipeline, type StoredRecord } from '../src/detection/normalise/index.js';
-import type { DetectionEvent } from '../src/detection/event.js';
+import { createNormaliser, loadPipeline, type StoredRecord } from '../src/telemetry/normalise/index.js';
+import type { NormalisedEvent } from '../src/telemetry/normalise/event.js';
 import { buildCorpus } from './detect-corpus.js';
 import { generateRules, type RecordSpec } from './detect-rules.js';
 import { seededRandom } from '../src/shared/random.js';
@@ -91,15 +91,15 @@ function loadRules(
 
 /** One pass over every event: each match as eventIndex * ruleCount + ruleIndex, sorted. */
 function matchKeys(
-  events: readonly DetectionEvent[],
+  events: readonly NormalisedEvent[],
   rules: readonly CompiledRule[],
-  match: (event: DetectionEvent) => CompiledRule[],
+  match: (event: NormalisedEvent) => CompiledRule[],
 ): { keys: Float64Array; seconds: number } {
   const index = new Map(rules.map((rule, position) => [rule, position]));
   const keys: number[] = [];
   const start = performance.now();
   for (let i = 0; i < events.length; i++) {
-    for (const rule of match(events[i] as DetectionEvent)) {
+    for (const rule of match(events[i] as NormalisedEvent)) {
       const position = index.get(rule);
       if (position === undefined)
         throw new Error(`event ${i} matched a rule that is not in the loaded list: ${rule.id} (${rule.file})`);
@@ -114,10 +114,10 @@ function compareMatches(
   compiled: Float64Array,
   naive: Float64Array,
   rules: readonly CompiledRule[],
-  events: readonly DetectionEvent[],
+  events: readonly NormalisedEvent[],
 ): string[] {
   const describe = (key: number, side: string) => {
-    const event = events[Math.floor(key / rules.length)] as DetectionEvent;
+    const event = events[Math.floor(key / rules.length)] as NormalisedEvent;
     const rule = rules[key % rules.length];
     return `  ${side} only: event ${Math.floor(key / rules.length)} (${event.family}, seq ${event.seq}) × rule ${rule?.id ?? '(not in the rule list)'} "${rule?.title ?? ''}" (${rule?.file ?? ''})`;
   };
@@ -143,8 +143,8 @@ function compareMatches(
 
 /** Matches events (looping over the corpus) until `seconds` have passed and `minEvents` are done. */
 function timeLoop(
-  events: readonly DetectionEvent[],
-  match: (event: DetectionEvent) => CompiledRule[],
+  events: readonly NormalisedEvent[],
+  match: (event: NormalisedEvent) => CompiledRule[],
   seconds: number,
   minEvents: number,
 ): { events: number; matches: number; seconds: number } {
@@ -156,7 +156,7 @@ function timeLoop(
   let matches = 0;
   do {
     for (let k = 0; k < 64; k++) {
-      matches += match(events[next] as DetectionEvent).length;
+      matches += match(events[next] as NormalisedEvent).length;
       if (++next === events.length) next = 0;
     }
     done += 64;
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
   const corpus = buildCorpus(flags.events, seededRandom(20_240_611), triggers);
   const normaliser = createNormaliser(pipeline);
   const normaliseStart = performance.now();
-  const events = corpus.records.map((record, index): DetectionEvent => {
+  const events = corpus.records.map((record, index): NormalisedEvent => {
     const stored: StoredRecord = {
       seq: index + 1,
       tenantId: 1,

@@ -15,7 +15,7 @@ export interface RowSink {
 }
 
 export function openSink(database: Database): RowSink {
-  return database.kind === 'sqlite' ? sqliteSink(database.sqlitePath!) : postgresSink(database.pgConfig!);
+  return database.kind === 'sqlite' ? sqliteSink(database.sqlitePath) : postgresSink(database.pgConfig);
 }
 
 function sqliteSink(file: string): RowSink {

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     seeded = await seed(database, flags.cases, Date.now(), flags.analyze || database.kind === 'postgres');
     size =
       database.kind === 'sqlite'
-        ? `${(fs.statSync(database.sqlitePath!).size / 1024 / 1024).toFixed(0)} MiB`
+        ? `${(fs.statSync(database.sqlitePath).size / 1024 / 1024).toFixed(0)} MiB`
         : (
             await sql<{
               size: string;

@@ -10,7 +10,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient, bearer, issueToken, seedTenant, type ApiClient } from './helpers/api.js';
 import { freePort } from './helpers/processes.js';
 import { projectRoot, runCli } from './helpers/cli.js';
-import { loadPipeline } from '../src/detection/normalise/index.js';
+import { loadPipeline } from '../src/telemetry/normalise/index.js';
 import { loadRuleDirectories } from '../src/detection/sigma/index.js';
 
 /** Rule id → family, the folder of its file in the bundled pack (rules/sightline/<family>/). */

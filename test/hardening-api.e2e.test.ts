@@ -249,7 +249,7 @@ describe('the operator account on first start', () => {
 
   test('SIGHTLINE_ADMIN_PASSWORD sets it', async () => {
     const { loadConfig } = await import('../src/config/config.js');
-    const { createSightline } = await import('../src/app.js');
+    const { createSightline } = await import('../src/app/app.js');
     const dataDir = tempDir();
     const sightline = await createSightline(
       loadConfig({ dataDir, port: 0, logLevel: 'silent' }, { SIGHTLINE_ADMIN_PASSWORD: 'operator chosen password' }),

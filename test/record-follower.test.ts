@@ -8,23 +8,20 @@ import { schemaClient } from './helpers/postgres.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { createTenant } from '../src/identity/tenant-service.js';
-import {
-  DETECTION_CURSOR,
-  followerLag,
-  readPosition,
-  readRecordsAfter,
-  type LogPosition,
-} from '../src/detection/record-follower.js';
-import { commitDetection, CursorMoved, type CaseUpkeep } from '../src/detection/detection-store.js';
+import { SqlRecordLogReader } from '../src/record-log/record-follower.js';
+import { CursorMoved, type LogPosition } from '../src/record-log/record-log.js';
+import { DETECTION_CURSOR } from '../src/detection/detection-loop.js';
+import { detectionCommitter, type CaseUpkeep } from '../src/app/detection-commit.js';
 import { loadAttackCatalogue } from '../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../src/cases/case-grouping.js';
 import { MmdbGeoIp } from '../src/devices/geoip.js';
 import type { DatabaseKind } from '../src/storage/database.js';
 
+import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+
 function upkeep(kind: DatabaseKind): CaseUpkeep {
   return { kind, policy: DEFAULT_GROUPING, catalogue: loadAttackCatalogue(), geo: MmdbGeoIp.bundled() };
 }
-import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 
 for (const target of databaseTargets) {
   describe(`record follower on ${target.kind}`, { skip: target.skip }, () => {
@@ -43,6 +40,8 @@ for (const target of databaseTargets) {
       await testDb.cleanup();
     });
 
+    const log = () => new SqlRecordLogReader(database.db, database.kind);
+
     async function insert(marker: string): Promise<void> {
       await database.db
         .insertInto('telemetry_records')
@@ -58,15 +57,15 @@ for (const target of databaseTargets) {
 
     test('reads in order after a position, in chunks, and reports the lag', async () => {
       for (const marker of ['a', 'b', 'c']) await insert(marker);
-      const start = await readPosition(database.db, DETECTION_CURSOR);
-      assert.equal(await followerLag(database.db, database.kind, DETECTION_CURSOR), 3);
-      const first = await readRecordsAfter(database.db, database.kind, start, 2);
+      const start = await log().position(DETECTION_CURSOR);
+      assert.equal(await log().lag(DETECTION_CURSOR), 3);
+      const first = await log().read(start, 2);
       assert.deepEqual(
         first.map((record) => JSON.parse(record.record).marker),
         ['a', 'b'],
       );
       const last = first.at(-1)!;
-      const rest = await readRecordsAfter(database.db, database.kind, { seq: last.seq, txId: last.txId }, 10);
+      const rest = await log().read({ seq: last.seq, txId: last.txId }, 10);
       assert.deepEqual(
         rest.map((record) => JSON.parse(record.record).marker),
         ['c'],
@@ -77,10 +76,9 @@ for (const target of databaseTargets) {
     // SQLite assigns sequences under its single write lock, so sequence order is commit order there.
     if (target.kind === 'postgres')
       test('a record committed late is never skipped (sequence values are taken before commit)', async () => {
-        let position: LogPosition = await readPosition(database.db, DETECTION_CURSOR);
+        let position: LogPosition = await log().position(DETECTION_CURSOR);
         // Catch up with what earlier tests wrote.
-        for (const record of await readRecordsAfter(database.db, database.kind, position, 100))
-          position = { seq: record.seq, txId: record.txId };
+        for (const record of await log().read(position, 100)) position = { seq: record.seq, txId: record.txId };
 
         const slow = await schemaClient(testDb.databaseUrl);
         try {
@@ -90,12 +88,12 @@ for (const target of databaseTargets) {
             [tenantId],
           );
           await insert('early'); // a higher sequence, committed first
-          const whileOpen = await readRecordsAfter(database.db, database.kind, position, 100);
+          const whileOpen = await log().read(position, 100);
           assert.deepEqual(whileOpen, [], 'nothing is read past a transaction that may still commit an earlier record');
-          assert.equal((await followerLag(database.db, database.kind, DETECTION_CURSOR)) >= 1, true);
+          assert.equal((await log().lag(DETECTION_CURSOR)) >= 1, true);
 
           await slow.query('COMMIT');
-          const after = await readRecordsAfter(database.db, database.kind, position, 100);
+          const after = await log().read(position, 100);
           assert.deepEqual(
             after.map((record) => JSON.parse(record.record).marker),
             ['late', 'early'],
@@ -120,9 +118,10 @@ for (const target of databaseTargets) {
           })
           .execute();
       }
-      const from = await readPosition(database.db, DETECTION_CURSOR);
+      const commit = detectionCommitter(database.db, log(), upkeep(database.kind));
+      const from = await log().position(DETECTION_CURSOR);
       // Earlier tests left records behind the cursor too: this chunk is all of them, ending in ours.
-      const records = await readRecordsAfter(database.db, database.kind, from, 1_000);
+      const records = await log().read(from, 1_000);
       const [first, broken] = records.slice(-2) as [(typeof records)[number], (typeof records)[number]];
       assert.equal(JSON.parse(broken.record).marker, 'broken');
       const output = {
@@ -133,11 +132,7 @@ for (const target of databaseTargets) {
         failures: [{ seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) }],
       };
       const to = { seq: broken.seq, txId: broken.txId };
-      await commitDetection(
-        database.db,
-        { from, to, output, correlationChanges: [], now: 1_000 },
-        upkeep(database.kind),
-      );
+      await commit({ from, to, output, correlationChanges: [], now: 1_000 });
 
       const failures = await database.db.selectFrom('detection_failures').selectAll().execute();
       assert.equal(failures.length, 1);
@@ -146,13 +141,10 @@ for (const target of databaseTargets) {
       assert.ok(failures[0]?.error.startsWith('TypeError: xxx'));
       assert.equal(failures[0]?.error.length, 1_000, 'the error is capped');
       assert.notEqual(first.seq, broken.seq);
-      assert.deepEqual(await readPosition(database.db, DETECTION_CURSOR), to);
+      assert.deepEqual(await log().position(DETECTION_CURSOR), to);
 
       // A second follower that read the same position cannot apply the chunk again.
-      await assert.rejects(
-        commitDetection(database.db, { from, to, output, correlationChanges: [], now: 2_000 }, upkeep(database.kind)),
-        CursorMoved,
-      );
+      await assert.rejects(commit({ from, to, output, correlationChanges: [], now: 2_000 }), CursorMoved);
       assert.equal((await database.db.selectFrom('detection_failures').selectAll().execute()).length, 1);
     });
   });

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { loadAttackCatalogue } from '../src/detection/attack.js';
-import type { DetectionEvent, LogSource } from '../src/detection/event.js';
-import { createNormaliser, loadPipeline } from '../src/detection/normalise/index.js';
+import type { NormalisedEvent, LogSource } from '../src/telemetry/normalise/event.js';
+import { createNormaliser, loadPipeline } from '../src/telemetry/normalise/index.js';
 import { loadRuleDirectories, RuleSet } from '../src/detection/sigma/index.js';
 import { CorrelationEngine } from '../src/detection/sigma/correlation.js';
 import {
@@ -169,7 +169,7 @@ test('every rule has fixtures beside it: a fixture file per rule file, a case pe
 
 let seq = 0;
 
-function normalise(entry: RecordEntry, time = T0, index = 0): DetectionEvent {
+function normalise(entry: RecordEntry, time = T0, index = 0): NormalisedEvent {
   const record = buildRecord(entry.shape, entry.overrides, time, index);
   seq += 1;
   return normaliser.normalise({
@@ -182,12 +182,12 @@ function normalise(entry: RecordEntry, time = T0, index = 0): DetectionEvent {
   });
 }
 
-function matchedIds(event: DetectionEvent): Set<string> {
+function matchedIds(event: NormalisedEvent): Set<string> {
   return new Set([...ruleSet.match(event)].map((rule) => rule.id));
 }
 
 /** A rule's logsource applies when one of the event's logsources has every key it states, equal. */
-function applies(rule: RawRule, event: DetectionEvent): boolean {
+function applies(rule: RawRule, event: NormalisedEvent): boolean {
   const wanted = rule.doc.logsource as Record<string, string>;
   return event.logsources.some((source: LogSource) =>
     Object.entries(wanted).every(

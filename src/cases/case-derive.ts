@@ -4,13 +4,13 @@
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { Criticality } from '../storage/schema.js';
 import type { CaseRow } from './case-store.js';
-import type { GroupableObservation } from './case-grouping.js';
+import type { NewObservation } from '../observations/observation-store.js';
 import { caseScore, higherLevel, severityForLevel } from './case-score.js';
 import { caseDescription, caseTitle, MAX_CASE_RULES, rankRules, type CaseRule } from './case-text.js';
 
 /** What observations (`count` of them, of one rule) bring to a case. */
 export type CaseContribution = Pick<
-  GroupableObservation,
+  NewObservation,
   'ruleId' | 'ruleTitle' | 'level' | 'techniques' | 'tactics' | 'firstTime' | 'lastTime'
 > & { count: number };
 

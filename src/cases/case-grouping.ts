@@ -36,6 +36,7 @@ import {
   type CaseContents,
 } from './case-derive.js';
 import { severityForLevel } from './case-score.js';
+import type { NewObservation } from '../observations/observation-store.js';
 
 export interface GroupingPolicy {
   windowMs: number;
@@ -44,21 +45,6 @@ export interface GroupingPolicy {
 
 export const DEFAULT_GROUPING: GroupingPolicy = { windowMs: 24 * 3_600_000, grouping: 'device' };
 
-/** A stored observation, as grouping needs it. */
-export interface GroupableObservation {
-  id: string;
-  tenantId: number;
-  /** The device's host name (not merely the event's host: see deviceHostOf). */
-  deviceHost: string | null;
-  source: string;
-  ruleId: string;
-  ruleTitle: string;
-  level: string;
-  techniques: readonly string[];
-  tactics: readonly string[];
-  firstTime: number;
-  lastTime: number;
-}
 
 export interface GroupingContext {
   db: Db;
@@ -76,13 +62,13 @@ interface Bucket {
   tenantId: number;
   groupKey: string;
   deviceId: string | null;
-  observations: GroupableObservation[];
+  observations: NewObservation[];
 }
 
 /** Adds each observation to a case (an existing open one, or a new one); returns the case ids touched. */
 export async function groupObservations(
   context: GroupingContext,
-  observations: readonly GroupableObservation[],
+  observations: readonly NewObservation[],
 ): Promise<string[]> {
   const buckets = new Map<string, Bucket>();
   for (const observation of [...observations].sort((a, b) => a.firstTime - b.firstTime)) {
@@ -120,7 +106,7 @@ export async function groupObservations(
 interface Pending {
   existing: CaseRow | undefined;
   contents: CaseContents;
-  added: GroupableObservation[];
+  added: NewObservation[];
 }
 
 async function groupBucket(context: GroupingContext, bucket: Bucket): Promise<string[]> {
@@ -153,7 +139,7 @@ async function groupBucket(context: GroupingContext, bucket: Bucket): Promise<st
   return touched;
 }
 
-function fits(contents: CaseContents, observation: GroupableObservation, windowMs: number): boolean {
+function fits(contents: CaseContents, observation: NewObservation, windowMs: number): boolean {
   return observation.firstTime <= contents.lastTime + windowMs && observation.lastTime >= contents.firstTime - windowMs;
 }
 

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../storage/database.js';
 import type { AttackCatalogue } from '../detection/attack.js';
-import { principalOf, tenantOf } from '../http/auth.js';
+import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, problemResponse } from '../http/schemas.js';
 import { parseIsoTime } from '../shared/time.js';

@@ -3,7 +3,7 @@
 // then the totals. Exits 1 when any rule was rejected, so a rule repository's CI can use it.
 import type { Command } from 'commander';
 import { loadRuleDirectories } from '../detection/sigma/index.js';
-import { loadPipeline } from '../detection/normalise/index.js';
+import { loadPipeline } from '../telemetry/normalise/index.js';
 
 export function registerRules(program: Command): void {
   const rules = program.command('rules').description('Work with Sigma detection rules');

@@ -1,7 +1,7 @@
 // `sightline serve`: runs the whole platform in one process on the configured database.
 import type { Command } from 'commander';
 import { checkListenSafety, loadConfig, settings, type SettingName } from '../config/config.js';
-import { createSightline } from '../app.js';
+import { createSightline } from '../app/app.js';
 import { collectorUrl } from '../identity/tenant-service.js';
 import { addSettingOptions, settingValues } from './options.js';
 

@@ -14,6 +14,7 @@ import {
 } from '../identity/tenant-service.js';
 import { cliActor } from '../identity/principal.js';
 import { listTenants } from '../identity/tenant-store.js';
+import { tenantReactions } from '../app/reactions.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const addressSettings = ['baseDomain', 'port', 'tlsCert'] as const;
@@ -110,7 +111,7 @@ export function registerTenant(program: Command): void {
     const database = await openDatabase(config);
     try {
       await migrateToLatest(database);
-      const row = await changeTenant(database.db, codeName, changes, { actor: cliActor, ip: null });
+      const row = await changeTenant(database.db, codeName, changes, { actor: cliActor, ip: null }, tenantReactions);
       process.stdout.write(`${JSON.stringify(presentTenantResource(row, config))}\n`);
     } finally {
       await database.close();

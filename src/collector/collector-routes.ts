@@ -3,7 +3,7 @@
 // parses it all-or-nothing, and answers 201 only once the records are committed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
-import type { GroupCommitQueue } from '../pipeline/group-commit.js';
+import type { GroupCommitQueue } from '../record-log/group-commit.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Type } from 'typebox';
 import { AppError, overloaded } from '../shared/errors.js';

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
-import { tenantOf } from '../http/auth.js';
+import { tenantOf } from '../identity/auth.js';
 import { Timestamp } from '../http/schemas.js';
 import { collectorUrl } from '../identity/tenant-service.js';
 import { BUCKETS, HourlyCountCache, receivedStats } from './collector-stats.js';

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createNormaliser, loadPipeline } from '../detection/normalise/index.js';
+import { createNormaliser, loadPipeline } from '../telemetry/normalise/index.js';
 import { loadRuleDirectories, RuleSet } from '../detection/sigma/index.js';
 import { CorrelationEngine } from '../detection/sigma/correlation.js';
 import {

@@ -1,14 +1,29 @@
-// The detection follower: reads the record log after its cursor, runs normalisation, the rules
-// and the correlations over each chunk, and commits the output with the new cursor and the
-// correlation state in one transaction. Runs in the detection thread in a server; tests and the
-// CLI drive it directly.
+// The detection consumer of the record log: reads the next chunk after its position, runs
+// normalisation, the rules and the correlations over it, and hands the output to `commit`, which
+// stores it with the new position and the correlation state in one transaction (the composition
+// root decides what a commit writes: app/detection-commit.ts). Runs in the detection thread in a
+// server; tests drive it directly.
 import type { Kysely } from 'kysely';
-import type { DatabaseKind } from '../storage/database.js';
 import type { Tables } from '../storage/schema.js';
-import type { DetectionProcessor } from './detection-processor.js';
+import { CursorMoved, type LogPosition, type RecordLogReader } from '../record-log/record-log.js';
+import type { DetectionOutput, DetectionProcessor } from './detection-processor.js';
 import type { CorrelationEngine } from './sigma/correlation.js';
-import { commitDetection, CursorMoved, loadCorrelationState, type CaseUpkeep } from './detection-store.js';
-import { DETECTION_CURSOR, readPosition, readRecordsAfter } from './record-follower.js';
+import { loadCorrelationState } from './detection-store.js';
+
+/** The detection consumer's name in the record log. */
+export const DETECTION_CURSOR = 'detection';
+
+/** One processed chunk, ready to store. */
+export interface DetectionCommit {
+  from: LogPosition;
+  to: LogPosition;
+  output: DetectionOutput;
+  correlationChanges: { key: string; value: string | null }[];
+  now: number;
+}
+
+/** Stores a chunk's output and moves the position, atomically; returns how many observations were new. */
+export type CommitDetection = (input: DetectionCommit) => Promise<number>;
 
 export interface ChunkResult {
   records: number;
@@ -32,9 +47,9 @@ export class DetectionLoop {
 
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly kind: DatabaseKind,
+    private readonly log: RecordLogReader,
     private readonly build: ProcessorFactory,
-    private readonly upkeep: CaseUpkeep,
+    private readonly commit: CommitDetection,
     private readonly chunk = DEFAULT_CHUNK,
   ) {}
 
@@ -46,8 +61,8 @@ export class DetectionLoop {
   async runChunk(now = Date.now()): Promise<ChunkResult> {
     try {
       const { processor, correlations } = await this.ready();
-      const from = await readPosition(this.db, DETECTION_CURSOR);
-      const records = await readRecordsAfter(this.db, this.kind, from, this.chunk);
+      const from = await this.log.position(DETECTION_CURSOR);
+      const records = await this.log.read(from, this.chunk);
       const last = records.at(-1);
       if (!last) return { records: 0, observations: 0, failures: [] };
       const output = processor.process(records);
@@ -60,11 +75,13 @@ export class DetectionLoop {
         if (time > (this.watermarks.get(record.tenantId) ?? 0)) this.watermarks.set(record.tenantId, time);
       }
       correlations.expire(this.watermarks);
-      const observations = await commitDetection(
-        this.db,
-        { from, to: { seq: last.seq, txId: last.txId }, output, correlationChanges: correlations.takeChanges(), now },
-        this.upkeep,
-      );
+      const observations = await this.commit({
+        from,
+        to: { seq: last.seq, txId: last.txId },
+        output,
+        correlationChanges: correlations.takeChanges(),
+        now,
+      });
       return { records: records.length, observations, failures: output.failures };
     } catch (error) {
       this.processor = undefined;

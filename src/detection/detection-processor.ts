@@ -3,9 +3,10 @@
 // the correlation engine's state, so the worker can commit its output and that state together.
 import type { CompiledRule, RuleSet } from './sigma/index.js';
 import type { CorrelationEngine, CorrelationHit } from './sigma/correlation.js';
-import type { Normaliser, StoredRecord } from './normalise/index.js';
+import type { Normaliser, StoredRecord } from '../telemetry/normalise/index.js';
 import type { AttackCatalogue } from './attack.js';
-import type { DetectionEvent, EndpointProcessRow, FieldValue, NetworkProcessRow } from './event.js';
+import type { NormalisedEvent, FieldValue } from '../telemetry/normalise/event.js';
+import type { NetworkRow, ProcessRow } from '../telemetry/process-event-store.js';
 import { deviceHostOf, SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
 
 export interface EvidenceRecord {
@@ -40,16 +41,6 @@ export interface ObservationDraft {
   correlation?: { group: Record<string, FieldValue>; value: number };
 }
 
-export interface ProcessRow extends EndpointProcessRow {
-  tenantId: number;
-  recordSeq: number;
-}
-
-export interface NetworkRow extends NetworkProcessRow {
-  tenantId: number;
-  recordSeq: number;
-}
-
 export interface DetectionOutput {
   processRows: ProcessRow[];
   networkRows: NetworkRow[];
@@ -78,7 +69,7 @@ export class DetectionProcessor {
     const output: DetectionOutput = { processRows: [], networkRows: [], observations: [], sightings: [], failures: [] };
     const sightings = new SightingCollector();
     for (const record of records) {
-      let event: DetectionEvent;
+      let event: NormalisedEvent;
       try {
         event = this.parts.normaliser.normalise(record);
       } catch (error) {
@@ -104,7 +95,7 @@ export class DetectionProcessor {
     return output;
   }
 
-  private fromRule(rule: CompiledRule, event: DetectionEvent): ObservationDraft {
+  private fromRule(rule: CompiledRule, event: NormalisedEvent): ObservationDraft {
     const { techniques, tactics } = this.attack(rule.tags);
     return {
       tenantId: event.tenantId,
@@ -127,7 +118,7 @@ export class DetectionProcessor {
     };
   }
 
-  private fromCorrelation(hit: CorrelationHit, event: DetectionEvent): ObservationDraft {
+  private fromCorrelation(hit: CorrelationHit, event: NormalisedEvent): ObservationDraft {
     const correlation = hit.correlation;
     const { techniques, tactics } = this.attack(correlation.tags);
     const seqs = hit.events.map((item) => item.seq);
@@ -163,7 +154,7 @@ export class DetectionProcessor {
   }
 }
 
-function pickFields(event: DetectionEvent, names: readonly string[]): Record<string, FieldValue> {
+function pickFields(event: NormalisedEvent, names: readonly string[]): Record<string, FieldValue> {
   const picked: Record<string, FieldValue> = {};
   for (const name of names) {
     const value = event.fields[name];

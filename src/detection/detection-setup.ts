@@ -4,7 +4,12 @@
 import { fileURLToPath } from 'node:url';
 import { loadRuleDirectories, RuleSet, type RuleCompilation } from './sigma/index.js';
 import { CorrelationEngine } from './sigma/correlation.js';
-import { createNormaliser, loadPipeline, type Normaliser, type ProcessingPipeline } from './normalise/index.js';
+import {
+  createNormaliser,
+  loadPipeline,
+  type Normaliser,
+  type ProcessingPipeline,
+} from '../telemetry/normalise/index.js';
 import { loadAttackCatalogue, type AttackCatalogue } from './attack.js';
 import { DetectionProcessor } from './detection-processor.js';
 import type { ProcessorFactory } from './detection-loop.js';

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor } from '../http/schemas.js';
 import type { AttackCatalogue } from './attack.js';
-import type { LogSource } from './event.js';
+import type { LogSource } from '../telemetry/normalise/event.js';
 import type { RuleCompilation } from './sigma/index.js';
 import { BUNDLED_RULES_DIR } from './detection-setup.js';
 

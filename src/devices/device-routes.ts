@@ -3,18 +3,21 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../storage/database.js';
-import { principalOf, tenantOf } from '../http/auth.js';
+import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor } from '../http/schemas.js';
 import { parseIsoTime } from '../shared/time.js';
 import { actorOf } from '../identity/principal.js';
 import { DeviceDetailSchema, DeviceSchema, ListDevicesQuery, PatchDeviceBody } from './device-schemas.js';
-import { editDevice, getDevice, searchDevices } from './device-service.js';
+import { editDevice, getDevice, searchDevices, type DeviceReactions } from './device-service.js';
 import { GEOIP_ATTRIBUTION } from './geoip.js';
 
 const DeviceParams = Type.Object({ device_id: Type.String({ maxLength: 64, description: 'Device id (`dev_…`)' }) });
 
-export async function deviceRoutes(app: FastifyInstance, deps: { database: Database }): Promise<void> {
+export async function deviceRoutes(
+  app: FastifyInstance,
+  deps: { database: Database; reactions: DeviceReactions },
+): Promise<void> {
   const { db, kind } = deps.database;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -88,6 +91,10 @@ export async function deviceRoutes(app: FastifyInstance, deps: { database: Datab
       },
     },
     async (request) =>
-      editDevice(db, kind, tenantOf(request).id, request.params.device_id, request.body, actorOf(principalOf(request))),
+      editDevice(
+        { db, kind, tenantId: tenantOf(request).id, actor: actorOf(principalOf(request)), reactions: deps.reactions },
+        request.params.device_id,
+        request.body,
+      ),
   );
 }

@@ -2,7 +2,7 @@
 // change rescores the device's open cases in the same transaction.
 import type { Kysely } from 'kysely';
 import type { Criticality, Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { Db, DatabaseKind } from '../storage/database.js';
 import { AppError } from '../shared/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { AuditActor } from '../identity/principal.js';
@@ -17,7 +17,28 @@ import {
   type DeviceFilter,
   type DeviceRow,
 } from './device-store.js';
-import { rescoreCases } from '../cases/case-rescore.js';
+
+/**
+ * What features above devices do when a device changes, inside the same transaction. The
+ * composition root wires them (app/reactions.ts), so devices never import cases.
+ */
+export interface DeviceReactions {
+  /** The device's criticality changed: its open cases' scores depend on it. */
+  criticalityChanged(
+    trx: Db,
+    change: { tenantId: number; device: DeviceRow; from: Criticality; actor: AuditActor; now: number },
+  ): Promise<void>;
+}
+
+/** One edit request: who, in which tenant, and what follows from it. */
+export interface DeviceEdit {
+  db: Kysely<Tables>;
+  kind: DatabaseKind;
+  tenantId: number;
+  actor: AuditActor;
+  reactions: DeviceReactions;
+  now?: number;
+}
 
 const iso = (time: number) => new Date(time).toISOString();
 
@@ -147,34 +168,21 @@ export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string
 }
 
 export async function editDevice(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
-  tenantId: number,
+  context: DeviceEdit,
   id: string,
   changes: { description?: string; criticality?: Criticality },
-  actor: AuditActor,
-  now = Date.now(),
 ): Promise<DeviceView> {
+  const { db, kind, tenantId, actor, reactions } = context;
+  const now = context.now ?? Date.now();
   const row = await writeTransaction(db, kind, async (trx) => {
     const before = await findDevice(trx, tenantId, id);
     if (!before) throw new AppError('not_found', `device ${id} not found`);
     const after = await updateDevice(trx, tenantId, id, changes, now);
     if (!after) throw new AppError('not_found', `device ${id} not found`);
-    if (changes.criticality !== undefined && changes.criticality !== before.criticality) {
-      await rescoreCases(trx, tenantId, await openCasesOnDeviceIds(trx, tenantId, id), actor, now, {
-        device: { id, host_name: after.host_name, criticality: { from: before.criticality, to: after.criticality } },
-      });
-    }
+    if (changes.criticality !== undefined && changes.criticality !== before.criticality)
+      await reactions.criticalityChanged(trx, { tenantId, device: after, from: before.criticality, actor, now });
     return after;
   });
   const [view] = await presentDevices(db, tenantId, [row]);
   return view!;
-}
-
-async function openCasesOnDeviceIds(
-  db: Parameters<typeof openCasesByDevice>[0],
-  tenantId: number,
-  deviceId: string,
-): Promise<string[]> {
-  return (await openCasesByDevice(db, tenantId, [deviceId])).get(deviceId) ?? [];
 }

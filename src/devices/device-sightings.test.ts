@@ -2,7 +2,7 @@
 // `host` is the virtual host the client asked for (an attacker picks it), not the machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createNormaliser, loadPipeline } from '../detection/normalise/index.js';
+import { createNormaliser, loadPipeline } from '../telemetry/normalise/index.js';
 import { deviceHostOf, SightingCollector } from './device-sightings.js';
 
 const normaliser = createNormaliser(loadPipeline());

@@ -3,7 +3,7 @@
 // detection worker collects the sightings of a chunk, one entry per device, and the device
 // store upserts them in the chunk's transaction.
 import { isIP } from 'node:net';
-import type { DetectionEvent, FieldValue } from '../detection/event.js';
+import type { NormalisedEvent, FieldValue } from '../telemetry/normalise/event.js';
 
 export interface DeviceSighting {
   tenantId: number;
@@ -50,7 +50,7 @@ function first(fields: Record<string, FieldValue>, names: readonly string[]): st
   return null;
 }
 
-function addressesOf(event: DetectionEvent): string[] {
+function addressesOf(event: NormalisedEvent): string[] {
   const found: string[] = [];
   const add = (value: FieldValue | undefined): void => {
     if (Array.isArray(value)) value.forEach(add);
@@ -63,7 +63,7 @@ function addressesOf(event: DetectionEvent): string[] {
   return found;
 }
 
-function osOf(event: DetectionEvent): string | null {
+function osOf(event: NormalisedEvent): string | null {
   const named = first(event.fields, OS_FIELDS);
   if (named !== null) return named.toLowerCase();
   if (event.family !== 'process' && event.family !== 'network') return null;
@@ -76,7 +76,7 @@ function osOf(event: DetectionEvent): string | null {
  * (the sender picks it), not the machine: web records name a device only through an explicit
  * host name field.
  */
-export function deviceHostOf(event: DetectionEvent): string | null {
+export function deviceHostOf(event: NormalisedEvent): string | null {
   const host =
     event.family === 'webserver' ? first(event.fields, ['hostname', 'host.name', 'host.hostname']) : event.host;
   return usableHost(host);
@@ -93,7 +93,7 @@ export function usableHost(host: string | null | undefined): string | null {
 export class SightingCollector {
   private readonly byDevice = new Map<string, DeviceSighting>();
 
-  add(event: DetectionEvent): void {
+  add(event: NormalisedEvent): void {
     const host = deviceHostOf(event);
     if (host === null) return;
     const key = hostKey(host);

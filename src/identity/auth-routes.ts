@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import { principalOf } from '../http/auth.js';
+import { principalOf } from './auth.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
 import type { FailureLimiter } from './failure-limiter.js';
 import { MAX_PASSWORD_LENGTH } from './password.js';

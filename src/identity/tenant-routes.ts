@@ -6,13 +6,19 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../shared/errors.js';
-import { principalOf, tenantOf } from '../http/auth.js';
+import { principalOf, tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, problemResponse, Timestamp } from '../http/schemas.js';
 import { codeNameRule } from '../shared/code-name.js';
 import { actorOf } from './principal.js';
 import { recordAudit } from './audit-service.js';
-import { changeTenant, createTenant, presentTenantResource, type CollectorAddressSettings } from './tenant-service.js';
+import {
+  changeTenant,
+  createTenant,
+  presentTenantResource,
+  type CollectorAddressSettings,
+  type TenantReactions,
+} from './tenant-service.js';
 import { findTenantByCodeName, listTenants } from './tenant-store.js';
 
 const tenantExample = {
@@ -51,9 +57,9 @@ const CodeNameParams = Type.Object({ code_name: Type.String({ maxLength: 63, des
 
 export async function tenantRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<Tables>; address: CollectorAddressSettings },
+  deps: { db: Kysely<Tables>; address: CollectorAddressSettings; reactions: TenantReactions },
 ): Promise<void> {
-  const { db, address } = deps;
+  const { db, address, reactions } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.get(
@@ -194,10 +200,13 @@ export async function tenantRoutes(
         ...(aiSummaries !== undefined ? { aiSummaries } : {}),
         ...(summaryProvider !== undefined ? { summaryProvider } : {}),
       };
-      const row = await changeTenant(db, request.params.code_name, changes, {
-        actor: actorOf(principalOf(request)),
-        ip: request.ip,
-      });
+      const row = await changeTenant(
+        db,
+        request.params.code_name,
+        changes,
+        { actor: actorOf(principalOf(request)), ip: request.ip },
+        reactions,
+      );
       return presentTenantResource(row, address);
     },
   );

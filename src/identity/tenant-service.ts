@@ -1,10 +1,9 @@
 // Tenants (customer organisations): creation with a validated code name, the default tenant made
 // on first start, and the collector address each tenant is issued.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../shared/errors.js';
 import { codeNameRule, isValidCodeName } from '../shared/code-name.js';
-import { deleteTenantCache } from '../summaries/summary-store.js';
 import { recordAudit } from './audit-service.js';
 import type { AuditActor } from './principal.js';
 import { countTenants, findTenantByCodeName, insertTenant, updateTenant, type TenantRow } from './tenant-store.js';
@@ -62,12 +61,22 @@ export async function requireTenantByCodeName(db: Kysely<Tables>, codeName: stri
   return row;
 }
 
+/**
+ * What features above identity do when a tenant's settings change, inside the same transaction.
+ * The composition root wires them (app/reactions.ts), so identity never imports those features.
+ */
+export interface TenantReactions {
+  /** The tenant opted out of AI summaries: the model input and output cached for it are dropped. */
+  aiSummariesTurnedOff(trx: Transaction<Tables>, tenantId: number): Promise<void>;
+}
+
 /** Operators rename tenants and grant or withdraw the approval to write observations. */
 export async function changeTenant(
   db: Kysely<Tables>,
   codeName: string,
   changes: TenantChanges,
   audit: { actor: AuditActor; ip: string | null },
+  reactions: TenantReactions,
 ): Promise<TenantRow> {
   const row = await requireTenantByCodeName(db, codeName);
   const update: Parameters<typeof updateTenant>[2] = {};
@@ -96,8 +105,7 @@ export async function changeTenant(
   if (Object.keys(changed).length === 0) return row;
   await db.transaction().execute(async (trx) => {
     await updateTenant(trx, row.id, update);
-    // Opting out also drops the model input and output cached for the tenant.
-    if (update.ai_summaries_enabled === 0) await deleteTenantCache(trx, row.id);
+    if (update.ai_summaries_enabled === 0) await reactions.aiSummariesTurnedOff(trx, row.id);
     await recordAudit(trx, {
       tenantId: row.id,
       action: 'tenant.settings_changed',

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import { tenantOf } from '../http/auth.js';
+import { tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery } from '../http/schemas.js';
 import { RoleSchema } from './identity-schemas.js';

@@ -5,16 +5,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
-import type { GroupingPolicy } from '../cases/case-grouping.js';
 import { AppError } from '../shared/errors.js';
-import { principalOf, tenantOf } from '../http/auth.js';
+import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, problemResponse } from '../http/schemas.js';
 import { parseIsoTime } from '../shared/time.js';
 import { actorOf } from '../identity/principal.js';
 import type { AttackCatalogue } from '../detection/attack.js';
-import type { FieldValue } from '../detection/event.js';
+import type { FieldValue } from '../telemetry/normalise/event.js';
 import {
   CreateObservationBody,
   DecisionBody,
@@ -24,7 +22,12 @@ import {
   ObservationSchema,
   WriteRequestSchema,
 } from './observation-schemas.js';
-import { getObservation, searchObservations, writeExternalObservation } from './observation-service.js';
+import {
+  getObservation,
+  searchObservations,
+  writeExternalObservation,
+  type ObservationWriting,
+} from './observation-service.js';
 import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write-request-service.js';
 
 const ObservationParams = Type.Object({
@@ -36,9 +39,9 @@ const RequestParams = Type.Object({
 
 export async function observationRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<Tables>; catalogue: AttackCatalogue; grouping: { kind: DatabaseKind; policy: GroupingPolicy } },
+  deps: { db: Kysely<Tables>; catalogue: AttackCatalogue; writing: ObservationWriting },
 ): Promise<void> {
-  const { db, catalogue, grouping } = deps;
+  const { db, catalogue, writing } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.get(
@@ -139,7 +142,7 @@ export async function observationRoutes(
           fields: (body.fields ?? {}) as Record<string, FieldValue>,
         },
         `${principal.kind}:${principal.id}`,
-        grouping,
+        writing,
       );
       return reply.code(result.created ? 201 : 200).send(result.observation);
     },

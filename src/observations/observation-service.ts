@@ -5,23 +5,36 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../shared/errors.js';
 import type { AttackCatalogue } from '../detection/attack.js';
-import { insertObservations } from '../detection/detection-store.js';
 import { usableHost } from '../devices/device-sightings.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { Db, DatabaseKind } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
-import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
-import type { FieldValue } from '../detection/event.js';
+import type { FieldValue } from '../telemetry/normalise/event.js';
 import type { TenantRow } from '../identity/tenant-store.js';
 import {
+  insertObservations,
   countExternalSince,
   findObservation,
   findObservationByKey,
   findRecords,
   listObservations,
   type ObservationFilter,
+  type NewObservation,
   type ObservationRow,
 } from './observation-store.js';
+
+/**
+ * Files new observations into cases inside the transaction that stored them, so that an
+ * observation is never left outside a case. Grouping is the cases feature's (above this one):
+ * the composition root passes it in.
+ */
+export type PlaceInCases = (trx: Db, observations: NewObservation[], now: number) => Promise<void>;
+
+/** What an external write needs beyond the request: where to write and how to file the result. */
+export interface ObservationWriting {
+  kind: DatabaseKind;
+  placeInCases: PlaceInCases;
+}
 
 export const LEVELS = ['informational', 'low', 'medium', 'high', 'critical'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -167,7 +180,7 @@ export async function writeExternalObservation(
   tenant: TenantRow,
   input: ExternalObservationInput,
   writer: string,
-  grouping: { kind: DatabaseKind; policy: GroupingPolicy },
+  writing: ObservationWriting,
   now = Date.now(),
 ): Promise<{ observation: ObservationDetail; created: boolean }> {
   const dedupeKey = `external:${input.externalId}`;
@@ -231,12 +244,9 @@ export async function writeExternalObservation(
         : [{ seq: 0, fields: input.fields }],
   };
   // Stored and grouped into a case together: an observation is never left outside a case.
-  await writeTransaction(db, grouping.kind, async (trx) => {
+  await writeTransaction(db, writing.kind, async (trx) => {
     const created = await insertObservations(trx, [draft], now, writer);
-    await groupObservations(
-      { db: trx, kind: grouping.kind, policy: grouping.policy, catalogue, now: Math.max(now, Date.now()) },
-      created,
-    );
+    await writing.placeInCases(trx, created, Math.max(now, Date.now()));
   });
   const row = await findObservationByKey(db, tenant.id, dedupeKey);
   if (!row) throw new Error(`external observation ${input.externalId} vanished after insert`);

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import { tenantOf } from '../http/auth.js';
+import { tenantOf } from '../identity/auth.js';
 import { Timestamp } from '../http/schemas.js';
 import { casesOfObservations, MAX_STATS_DAYS, observationStats } from './observation-stats-service.js';
 

@@ -1,9 +1,93 @@
 // SQL for observations and the records they cite. Every query names the tenant. Observations
-// are written by the detection worker (detection-store.ts) and by approved external writers.
-import type { Kysely, Selectable } from 'kysely';
+// are written by the pipeline worker (from detection's drafts) and by approved external writers.
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { ObservationsTable, Tables } from '../storage/schema.js';
+import type { ObservationDraft } from '../detection/detection-processor.js';
+import { newId } from '../shared/ids.js';
 
 export type ObservationRow = Selectable<ObservationsTable>;
+
+/** A stored observation as the stages after it (case grouping) need it. */
+export interface NewObservation {
+  id: string;
+  tenantId: number;
+  /** The device's host name (not merely the event's host: see deviceHostOf). */
+  deviceHost: string | null;
+  source: string;
+  ruleId: string;
+  ruleTitle: string;
+  level: string;
+  techniques: readonly string[];
+  tactics: readonly string[];
+  firstTime: number;
+  lastTime: number;
+}
+
+/** Rows per INSERT statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const ROWS_PER_STATEMENT = 200;
+
+/** Inserts observations, skipping any whose dedupe key the tenant already has; returns the new ones. */
+export async function insertObservations(
+  db: Kysely<Tables> | Transaction<Tables>,
+  observations: readonly ObservationDraft[],
+  now: number,
+  createdBy: string | null,
+): Promise<NewObservation[]> {
+  const created: NewObservation[] = [];
+  for (let i = 0; i < observations.length; i += ROWS_PER_STATEMENT) {
+    const chunk = observations.slice(i, i + ROWS_PER_STATEMENT);
+    const rows = await db
+      .insertInto('observations')
+      .values(
+        chunk.map((draft) => ({
+          id: newId('obs'),
+          tenant_id: draft.tenantId,
+          dedupe_key: draft.dedupeKey,
+          source: draft.source,
+          rule_id: draft.ruleId,
+          rule_title: draft.ruleTitle,
+          rule_author: draft.ruleAuthor,
+          rule_type: draft.ruleType,
+          level: draft.level,
+          techniques: JSON.stringify(draft.techniques),
+          tactics: JSON.stringify(draft.tactics),
+          tags: JSON.stringify(draft.tags),
+          host: draft.host,
+          first_time: draft.firstTime,
+          last_time: draft.lastTime,
+          record_seqs: JSON.stringify(draft.recordSeqs),
+          evidence: JSON.stringify({
+            records: draft.evidence,
+            ...(draft.correlation ? { correlation: draft.correlation } : {}),
+          }),
+          created_at: now,
+          created_by: createdBy,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
+      .returning(['id', 'tenant_id', 'dedupe_key'])
+      .execute();
+    const drafts = new Map(chunk.map((draft) => [`${draft.tenantId}\u0000${draft.dedupeKey}`, draft]));
+    for (const row of rows) {
+      const draft = drafts.get(`${row.tenant_id}\u0000${row.dedupe_key}`);
+      if (!draft) throw new Error(`observation ${row.dedupe_key} came back from the insert without its draft`);
+      created.push({
+        id: row.id,
+        tenantId: draft.tenantId,
+        deviceHost: draft.deviceHost,
+        source: draft.source,
+        ruleId: draft.ruleId,
+        ruleTitle: draft.ruleTitle,
+        level: draft.level,
+        techniques: draft.techniques,
+        tactics: draft.tactics,
+        firstTime: draft.firstTime,
+        lastTime: draft.lastTime,
+      });
+    }
+  }
+  return created;
+}
 
 export interface ObservationFilter {
   since?: number;

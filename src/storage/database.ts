@@ -5,27 +5,41 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Tables } from './schema.js';
 import { ConfigError } from '../config/config.js';
 import { SchemaScopedPostgresDialect } from './postgres-introspector.js';
 import { withStatementCache } from './statement-cache.js';
 
-export type DatabaseKind = 'sqlite' | 'postgres';
+/** The database or a transaction on it: what store functions take, so callers can compose them. */
+export type Db = Kysely<Tables> | Transaction<Tables>;
 
-export interface Database {
-  kind: DatabaseKind;
+interface OpenDatabase {
   db: Kysely<Tables>;
   /** Where the data lives, safe to print (no password). */
   location: string;
-  /** SQLite only: the database file, for writers that open their own connection. */
-  sqlitePath?: string;
-  /** PostgreSQL only: connection settings, for writers that open their own pool. */
-  pgConfig?: pg.PoolConfig;
-  /** PostgreSQL only: the schema holding Sightline's tables (`?schema=`, else `public`). */
-  pgSchema?: string;
   close(): Promise<void>;
 }
+
+/** The embedded database. */
+export interface SqliteDatabase extends OpenDatabase {
+  kind: 'sqlite';
+  /** The database file, for writers that open their own connection. */
+  sqlitePath: string;
+}
+
+export interface PostgresDatabase extends OpenDatabase {
+  kind: 'postgres';
+  /** Connection settings, for writers that open their own pool. */
+  pgConfig: pg.PoolConfig;
+  /** The schema holding Sightline's tables (`?schema=`, else `public`). */
+  pgSchema: string;
+}
+
+/** Either dialect; `kind` tells which, and with it which connection details exist. */
+export type Database = SqliteDatabase | PostgresDatabase;
+
+export type DatabaseKind = Database['kind'];
 
 export interface DatabaseSettings {
   databaseUrl: string;
@@ -51,7 +65,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   );
 }
 
-function openSqlite(file: string): Database {
+function openSqlite(file: string): SqliteDatabase {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new SQLite(file);
   configureSqliteConnection(connection);
@@ -73,7 +87,7 @@ const pgTypes = {
   },
 };
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string): Promise<PostgresDatabase> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');

@@ -48,7 +48,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     provider: new InCodeMigrations(database.kind),
     // Kysely looks for its bookkeeping tables in every schema unless told which one is ours;
     // two Sightline schemas in one database would otherwise see each other's tables.
-    ...(database.pgSchema ? { migrationTableSchema: database.pgSchema } : {}),
+    ...(database.kind === 'postgres' ? { migrationTableSchema: database.pgSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

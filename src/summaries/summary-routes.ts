@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, tenantOf } from '../http/auth.js';
+import { principalOf, tenantOf } from '../identity/auth.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
 import { CaseParams } from '../cases/case-schemas.js';
 import { findOwnRating, generateSummary, getSummary, rateSummary, type SummaryDeps } from './summary-service.js';

@@ -4,7 +4,6 @@
 import SQLite from 'better-sqlite3';
 import type { Database } from '../storage/database.js';
 import { configureSqliteConnection } from '../storage/database.js';
-import type { RecordLogWriter } from '../pipeline/record-log.js';
 import { createSqliteSearchIndexer } from './sqlite-search-indexer.js';
 import { indexPostgresChunk } from './postgres-search-indexer.js';
 import { logEnd } from './telemetry-store.js';
@@ -12,7 +11,9 @@ import { logEnd } from './telemetry-store.js';
 const CHUNK = 5_000;
 
 /** The writer of a running server, which may keep the index itself (SQLite's writer thread). */
-export type SearchIndexKeeper = Pick<RecordLogWriter, 'catchUpSearchIndex'>;
+export interface SearchIndexKeeper {
+  catchUpSearchIndex?(): Promise<void>;
+}
 
 /**
  * In a server, pass the writer: on SQLite its thread does the indexing, because indexing here
@@ -27,7 +28,7 @@ export async function catchUpSearchIndex(database: Database, keeper?: SearchInde
     return;
   }
   // A connection of its own: indexing takes the write lock in short chunks, as the writer does.
-  const connection = new SQLite(database.sqlitePath!);
+  const connection = new SQLite(database.sqlitePath);
   try {
     configureSqliteConnection(connection);
     const indexer = createSqliteSearchIndexer(connection);

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
-import { tenantOf } from '../http/auth.js';
+import { tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import {
   exportTelemetry,

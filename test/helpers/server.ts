@@ -1,7 +1,7 @@
 // Starts a real Sightline (real database, real HTTP on a free loopback port) for a test.
 import http from 'node:http';
 import { loadConfig, type CliValues } from '../../src/config/config.js';
-import { createSightline, type Sightline } from '../../src/app.js';
+import { createSightline, type Sightline } from '../../src/app/app.js';
 import type { TestDatabase } from './databases.js';
 
 export interface TestServer {

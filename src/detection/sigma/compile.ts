@@ -6,7 +6,7 @@
 // Absent fields: a value test on a field the event lacks is false — except `field: null` and
 // `field|exists: false`, which are true — so `not selection` is true on an event without the
 // selection's field (as Splunk's `NOT field=x` and Elastic's `NOT field:x` behave).
-import type { LogSource } from '../event.js';
+import type { LogSource } from '../../telemetry/normalise/event.js';
 import { ConditionError, parseCondition, resolveNames, type ConditionNode } from './condition.js';
 import { RuleError } from './errors.js';
 import { EventView } from './event-view.js';

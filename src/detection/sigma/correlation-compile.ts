@@ -26,7 +26,7 @@
 //   another correlation is fed the inner one's hits (its fields: the completing event's fields
 //   overlaid with the inner group); an inner correlation so referenced reports its own hits only
 //   under the same `generate` rule.
-import type { FieldValue } from '../event.js';
+import type { FieldValue } from '../../telemetry/normalise/event.js';
 import { RuleError } from './errors.js';
 import type { RuleMetadata } from './types.js';
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import type { DetectionEvent, FieldValue } from '../event.js';
+import type { NormalisedEvent, FieldValue } from '../../telemetry/normalise/event.js';
 import { RuleError } from './errors.js';
 import { compileCorrelation, CorrelationEngine, type CompiledCorrelation, type CorrelationHit } from './correlation.js';
 
@@ -39,7 +39,7 @@ function correlationYaml(section: string, extra = '', id = 'corr-1'): string {
 }
 
 let nextSeq = 1;
-function event(minutes: number, fields: Record<string, FieldValue>, tenantId = 1): DetectionEvent {
+function event(minutes: number, fields: Record<string, FieldValue>, tenantId = 1): NormalisedEvent {
   return {
     seq: nextSeq++,
     tenantId,
@@ -53,7 +53,7 @@ function event(minutes: number, fields: Record<string, FieldValue>, tenantId = 1
 }
 
 /** Feeds (ruleId, event) pairs; returns every hit. */
-function run(engine: CorrelationEngine, matches: [string, DetectionEvent][]): CorrelationHit[] {
+function run(engine: CorrelationEngine, matches: [string, NormalisedEvent][]): CorrelationHit[] {
   return matches.flatMap(([ruleId, item]) => engine.observe(ruleId, item));
 }
 
@@ -84,7 +84,7 @@ test('compiles metadata: level defaults to medium, tags are lower-cased, referen
 
 test('event_count fires at the threshold, not before, and the next alert needs a fresh set', () => {
   const engine = new CorrelationEngine([bruteForce]);
-  const matches: [string, DetectionEvent][] = [1, 2, 3, 4, 5, 6].map((minute) => [
+  const matches: [string, NormalisedEvent][] = [1, 2, 3, 4, 5, 6].map((minute) => [
     'id-failed',
     event(minute, { User: 'alice' }),
   ]);
@@ -167,7 +167,7 @@ test('value_count counts distinct values of the field, case as written, and igno
     ),
   );
   const engine = new CorrelationEngine([spray]);
-  const from = (minute: number, user?: string): [string, DetectionEvent] => [
+  const from = (minute: number, user?: string): [string, NormalisedEvent] => [
     'id-failed',
     event(minute, user === undefined ? { SourceIp: '10.0.0.9' } : { SourceIp: '10.0.0.9', User: user }),
   ];
@@ -340,7 +340,7 @@ test('state saved with takeChanges and restored into a new engine behaves as one
     ),
   ];
   const users = ['alice', 'bob', 'alice', 'carol', 'alice', 'bob', 'dave', 'alice', 'bob', 'bob'];
-  const matches: [string, DetectionEvent][] = users.map((user, index) => [
+  const matches: [string, NormalisedEvent][] = users.map((user, index) => [
     index % 4 === 3 ? 'id-success' : 'id-failed',
     event(index, { User: user }),
   ]);

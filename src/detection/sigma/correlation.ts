@@ -2,7 +2,7 @@
 // correlation-compile.ts, which compiles the rules), and hands the caller the changed state to
 // commit in the same transaction as its cursor.
 import { createHash } from 'node:crypto';
-import type { DetectionEvent, FieldValue } from '../event.js';
+import type { NormalisedEvent, FieldValue } from '../../telemetry/normalise/event.js';
 import { RuleError } from './errors.js';
 import {
   isRecord,
@@ -75,7 +75,7 @@ export class CorrelationEngine {
     for (const correlation of correlations) this.checkAcyclic(correlation, []);
   }
 
-  observe(ruleId: string, event: DetectionEvent): CorrelationHit[] {
+  observe(ruleId: string, event: NormalisedEvent): CorrelationHit[] {
     const hits: CorrelationHit[] = [];
     const queue: { ruleId: string; fields: Record<string, FieldValue> }[] = [{ ruleId, fields: event.fields }];
     for (let item = queue.shift(); item; item = queue.shift()) {
@@ -134,7 +134,7 @@ export class CorrelationEngine {
   private feed(
     correlation: CompiledCorrelation,
     ruleId: string,
-    event: DetectionEvent,
+    event: NormalisedEvent,
     fields: Record<string, FieldValue>,
   ): CorrelationHit | undefined {
     const field = (name: string): FieldValue | undefined => fields[correlation.aliases[name]?.[ruleId] ?? name];

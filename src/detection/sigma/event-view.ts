@@ -1,7 +1,7 @@
 // One event as the compiled rules read it: each field's values as text (numbers and booleans
 // as written, arrays flattened so that any element can match), and case-folded, each computed
 // once per event however many rules look at it.
-import type { DetectionEvent, FieldValue } from '../event.js';
+import type { NormalisedEvent, FieldValue } from '../../telemetry/normalise/event.js';
 import { fold } from './fold.js';
 
 /** The pseudo-field keyword (field-less) searches read: the event's free text. */
@@ -11,7 +11,7 @@ export class EventView {
   private readonly textCache = new Map<string, string[] | null>();
   private readonly foldedCache = new Map<string, string[] | null>();
 
-  constructor(readonly event: DetectionEvent) {}
+  constructor(readonly event: NormalisedEvent) {}
 
   /** Whether the field is present (a null value counts as present). */
   has(field: string): boolean {

@@ -2,7 +2,7 @@
 // without ever changing the answer (checked against matchNaively over random rules and events).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DetectionEvent, FieldValue, LogSource } from '../event.js';
+import type { NormalisedEvent, FieldValue, LogSource } from '../../telemetry/normalise/event.js';
 import { compileRuleText } from './loader.js';
 import { appliesTo, matchNaively, RuleSet } from './rule-set.js';
 import { compileOne, makeEvent, ruleYaml } from './test-events.js';
@@ -28,7 +28,7 @@ const SSHD = ruleWith('sshd', '  product: linux\n  service: sshd');
 const EVERYWHERE = ruleWith('everywhere', '  {}');
 const ALL = [WIN_PROC, WIN_ANY, LINUX, SSHD, EVERYWHERE];
 
-function evil(logsources: LogSource[]): DetectionEvent {
+function evil(logsources: LogSource[]): NormalisedEvent {
   return makeEvent({ logsources, fields: { Image: 'C:\\evil.exe' } });
 }
 
@@ -298,7 +298,7 @@ function randomValue(next: () => number): FieldValue {
   return text();
 }
 
-function randomEvent(next: () => number): DetectionEvent {
+function randomEvent(next: () => number): NormalisedEvent {
   const fields: Record<string, FieldValue> = {};
   for (const field of FIELDS) if (next() < 0.7) fields[field] = randomValue(next);
   const keywords = next() < 0.6 ? String(randomValue(next) ?? '') : '';

@@ -3,7 +3,7 @@
 // by the literals they require: a trigram index over each field's required literals finds, in
 // one pass over the event's values, which literals occur, hence which rules can match. Only
 // those rules (and the few that require no literal) are evaluated.
-import type { DetectionEvent, LogSource } from '../event.js';
+import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
 import { EventView } from './event-view.js';
 import type { CompiledRule } from './types.js';
 
@@ -15,14 +15,14 @@ function bucketKey(source: LogSource): string {
 }
 
 /** Whether one of the event's logsources has every key the rule states, with an equal value. */
-export function appliesTo(rule: CompiledRule, event: DetectionEvent): boolean {
+export function appliesTo(rule: CompiledRule, event: NormalisedEvent): boolean {
   return event.logsources.some((source) =>
     KEYS.every((key) => rule.logsource[key] === undefined || (source[key] ?? '').toLowerCase() === rule.logsource[key]),
   );
 }
 
 /** The reference: every rule's logsource and condition, in order. What the benchmark compares to. */
-export function matchNaively(rules: readonly CompiledRule[], event: DetectionEvent): CompiledRule[] {
+export function matchNaively(rules: readonly CompiledRule[], event: NormalisedEvent): CompiledRule[] {
   const view = new EventView(event);
   return rules.filter((rule) => appliesTo(rule, event) && rule.test(view));
 }
@@ -114,7 +114,7 @@ export class RuleSet {
   }
 
   /** The rules the event matches, in load order. */
-  match(event: DetectionEvent): CompiledRule[] {
+  match(event: NormalisedEvent): CompiledRule[] {
     const view = new EventView(event);
     if (this.generation === 0xffffffff) {
       // Wrapped: marks from the last cycle would read as this event's.

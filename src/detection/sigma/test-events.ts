@@ -1,7 +1,7 @@
 // Test factories for the Sigma engine's unit tests: DetectionEvents with sensible defaults, and
 // a one-rule compiler that fails loudly when the rule text is rejected.
 import assert from 'node:assert/strict';
-import type { DetectionEvent, FieldValue, LogSource, RecordFamily } from '../event.js';
+import type { NormalisedEvent, FieldValue, LogSource, RecordFamily } from '../../telemetry/normalise/event.js';
 import { compileRuleText, type LoadOptions } from './loader.js';
 import type { CompiledRule } from './types.js';
 
@@ -20,8 +20,8 @@ export interface EventOverrides {
   keywords?: string;
 }
 
-/** A DetectionEvent; every key can be overridden. */
-export function makeEvent(overrides: EventOverrides = {}): DetectionEvent {
+/** A NormalisedEvent; every key can be overridden. */
+export function makeEvent(overrides: EventOverrides = {}): NormalisedEvent {
   return {
     seq: overrides.seq ?? nextSeq++,
     tenantId: overrides.tenantId ?? 1,
@@ -35,12 +35,12 @@ export function makeEvent(overrides: EventOverrides = {}): DetectionEvent {
 }
 
 /** An event with only these fields (the usual case in matcher tests). */
-export function withFields(fields: Record<string, FieldValue>, keywords = ''): DetectionEvent {
+export function withFields(fields: Record<string, FieldValue>, keywords = ''): NormalisedEvent {
   return makeEvent({ fields, keywords });
 }
 
 /** A keyword-only event: free text, no fields. */
-export function withKeywords(keywords: string): DetectionEvent {
+export function withKeywords(keywords: string): NormalisedEvent {
   return makeEvent({ keywords });
 }
 

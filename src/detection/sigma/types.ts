@@ -1,6 +1,6 @@
 // What the Sigma engine hands to the rest of detection: compiled rules, compiled correlations,
 // and what a directory of rule files compiled to (with every rejected rule and why).
-import type { DetectionEvent, LogSource } from '../event.js';
+import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
 import type { EventView } from './event-view.js';
 import type { Requirement } from './modifiers.js';
 
@@ -32,7 +32,7 @@ export interface CompiledRule extends RuleMetadata {
    */
   requirement: Requirement;
   /** Whether the event matches the rule's condition (the logsource is not checked here). */
-  match(event: DetectionEvent): boolean;
+  match(event: NormalisedEvent): boolean;
   /** The same over a shared view, so that many rules fold each field once. */
   test(view: EventView): boolean;
 }

@@ -1,0 +1,168 @@
+// One running Sightline: database opened and migrated, record-log writer and group-commit queue
+// started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import { openDatabase, type Database } from '../storage/database.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
+import { GroupCommitQueue } from '../record-log/group-commit.js';
+import type { RecordLogWriter } from '../record-log/record-log.js';
+import { SqlRecordLogReader } from '../record-log/record-follower.js';
+import { SqliteRecordWriter } from '../record-log/sqlite-record-writer.js';
+import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
+import { PostgresSearchIndexLoop } from '../telemetry/postgres-search-indexer.js';
+import { CollectorTenants } from '../collector/tenant-routing.js';
+import { Metrics } from '../observability/metrics.js';
+import { buildServer } from './server.js';
+import { FailureLimiter } from '../identity/failure-limiter.js';
+import { ensureFirstOperator, type User } from '../identity/user-service.js';
+import { loadDetection } from '../detection/detection-setup.js';
+import { DetectionWorker } from './detection-worker.js';
+import { createSink, isolate } from '../summaries/monitoring/sink.js';
+import { purgeExpired } from '../summaries/summary-store.js';
+
+const CACHE_PURGE_MS = 3_600_000;
+
+const CLOSE_GRACE_MS = 10_000;
+
+export interface Sightline {
+  server: FastifyInstance;
+  database: Database;
+  queue: GroupCommitQueue;
+  /** The tenant created on this start because the database was empty, if any. */
+  firstTenant: Tenant | undefined;
+  /** The operator account created on this start, with its password when it was generated. */
+  firstOperator: { user: User; generatedPassword?: string } | undefined;
+  /** Stops taking requests, commits what was accepted, and closes the database. */
+  close(): Promise<void>;
+}
+
+export async function createSightline(config: Config): Promise<Sightline> {
+  const database = await openDatabase(config);
+  let writer: RecordLogWriter | undefined;
+  let detectionWorker: DetectionWorker | undefined;
+  try {
+    await migrateToLatest(database);
+    const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
+    const firstOperator = await ensureFirstOperator(database.db, config);
+    let log: FastifyBaseLogger | undefined;
+    const reportIndexError = (error: unknown) => {
+      // Indexing can fail before the server (and its logger) exists; say so on stderr then.
+      if (log) log.error({ err: error }, 'search indexing failed; retrying');
+      else
+        process.emitWarning(
+          `search indexing failed; retrying: ${error instanceof Error ? error.message : String(error)}`,
+        );
+    };
+    writer = createRecordWriter(database, reportIndexError);
+    try {
+      await writer.ready();
+    } catch (error) {
+      throw new Error(
+        `the record-log writer could not start: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    const indexLoop =
+      database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
+    const metrics = new Metrics();
+    const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
+    if (config.detection === 'on') {
+      detectionWorker = new DetectionWorker(
+        {
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          rulePaths: config.detectionRulePaths,
+          pipelinePath: config.detectionPipeline,
+          chunk: config.detectionChunk,
+          caseWindowMs: config.caseWindow,
+          caseGrouping: config.caseGrouping,
+          geoipDatabase: config.geoipDatabase,
+        },
+        metrics,
+        () => log,
+      );
+      await detectionWorker.ready();
+    }
+    const startedDetection = detectionWorker;
+    const queue = new GroupCommitQueue(writer, {
+      maxPendingBytes: config.maxQueueBytes,
+      onCommit: ({ records, seconds }) => {
+        metrics.commitSeconds.observe(seconds);
+        metrics.commitRecords.observe(records);
+        indexLoop?.poke();
+        startedDetection?.poke();
+      },
+    });
+    const tenants = new CollectorTenants(database.db, config);
+    const rawSink = createSink({
+      sink: config.summaryMonitoring,
+      dataDir: config.dataDir,
+      retentionDays: config.summaryMonitoringRetention,
+      otlpEndpoint: config.otlpEndpoint,
+      otlpHeaders: config.otlpHeaders,
+      timeoutMs: 10_000,
+    });
+    // The monitoring provider failing never fails a request: counted and logged (without the payload).
+    const summarySink = isolate(rawSink, (error, what) => {
+      metrics.summaryMonitoringFailures.inc({ sink: rawSink.name, what });
+      log?.warn(
+        { sink: rawSink.name, what, error: error instanceof Error ? error.message : String(error) },
+        'summary monitoring copy failed',
+      );
+    });
+    const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
+    const server = buildServer({
+      config,
+      db: database.db,
+      log: new SqlRecordLogReader(database.db, database.kind),
+      database,
+      queue,
+      writer,
+      tenants,
+      metrics,
+      limiter,
+      detection,
+      detectionWorker: startedDetection,
+      summarySink,
+    });
+    log = server.log;
+    indexLoop?.start();
+    // The model cache holds case data: expired entries go within the hour even when nobody
+    // generates summaries (generation purges too).
+    const purgeCache = () =>
+      purgeExpired(database.db, Date.now()).catch((error: unknown) =>
+        log?.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'),
+      );
+    await purgeCache();
+    const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
+    cachePurge.unref();
+    const startedWriter = writer;
+    const close = async () => {
+      // Requests in progress get a moment to finish; past it their connections are cut (the
+      // sender resends what got no answer), so a stalled client cannot block shutdown.
+      const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
+      await server.close();
+      clearTimeout(deadline);
+      await queue.drain();
+      clearInterval(cachePurge);
+      await summarySink.close();
+      await indexLoop?.stop();
+      await startedDetection?.stop();
+      await startedWriter.close();
+      await database.close();
+    };
+    return { server, database, queue, firstTenant, firstOperator, close };
+  } catch (error) {
+    await detectionWorker?.stop();
+    await writer?.close();
+    await database.close();
+    throw error;
+  }
+}
+
+function createRecordWriter(database: Database, onIndexError: (error: unknown) => void): RecordLogWriter {
+  if (database.kind === 'sqlite')
+    return new SqliteRecordWriter(database.sqlitePath, (message) => onIndexError(new Error(message)));
+  return new PostgresRecordWriter(database.pgConfig);
+}

@@ -1,0 +1,100 @@
+// The detection worker's thread: its own database connection, its own copy of the rules, and
+// the follower loop. Detection is CPU work (normalising, matching thousands of rules), so it
+// runs here and never holds up the event loop that answers collectors and API calls.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../storage/database.js';
+import { loadDetection } from '../detection/detection-setup.js';
+import { DetectionLoop } from '../detection/detection-loop.js';
+import { geoIpFromConfig } from '../devices/geoip.js';
+import type { CaseGrouping } from '../config/config.js';
+import { SqlRecordLogReader } from '../record-log/record-follower.js';
+import { detectionCommitter } from './detection-commit.js';
+
+export interface DetectionThreadData {
+  databaseUrl: string;
+  dataDir: string;
+  rulePaths: string[];
+  pipelinePath: string;
+  /** Records per detection transaction. */
+  chunk: number;
+  caseWindowMs: number;
+  caseGrouping: CaseGrouping;
+  geoipDatabase: string[];
+}
+
+export type ToDetectionThread = { type: 'poke' } | { type: 'stop' };
+
+export type FromDetectionThread =
+  | { type: 'ready'; rules: number; correlations: number; rejected: number }
+  | { type: 'progress'; records: number; observations: number; failures: { seq: number; message: string }[] }
+  | { type: 'error'; message: string }
+  | { type: 'stopped' };
+
+const POLL_MS = 1_000;
+const ERROR_BACKOFF_MS = 5_000;
+
+const port = parentPort;
+if (!port) throw new Error('detection-thread must run as a worker thread');
+const post = (message: FromDetectionThread) => port.postMessage(message);
+
+const data = workerData as DetectionThreadData;
+const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: data.dataDir });
+const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
+const log = new SqlRecordLogReader(database.db, database.kind);
+const commit = detectionCommitter(database.db, log, {
+  kind: database.kind,
+  policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
+  catalogue: setup.catalogue,
+  geo: geoIpFromConfig(data.geoipDatabase),
+});
+const loop = new DetectionLoop(database.db, log, setup.buildProcessor, commit, data.chunk);
+
+let stopping = false;
+let wake: (() => void) | undefined;
+port.on('message', (message: ToDetectionThread) => {
+  if (message.type === 'stop') stopping = true;
+  wake?.();
+});
+
+post({
+  type: 'ready',
+  rules: setup.compilation.rules.length,
+  correlations: setup.compilation.correlations.length,
+  rejected: setup.compilation.rejected.length,
+});
+
+while (!stopping) {
+  let pause = POLL_MS;
+  try {
+    const result = await loop.runChunk();
+    if (result.records > 0) {
+      pause = 0;
+      post({
+        type: 'progress',
+        records: result.records,
+        observations: result.observations,
+        failures: result.failures.map((failure) => ({
+          seq: failure.seq,
+          message: failure.error instanceof Error ? failure.error.message : String(failure.error),
+        })),
+      });
+    }
+  } catch (error) {
+    post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+    pause = ERROR_BACKOFF_MS;
+  }
+  if (pause > 0 && !stopping) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pause);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = undefined;
+  }
+}
+await database.close();
+post({ type: 'stopped' });
+// The message listener would keep the thread alive: closing the port lets it exit.
+port.close();

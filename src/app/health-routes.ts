@@ -1,0 +1,91 @@
+// Liveness, readiness and Prometheus metrics. /healthz says the process answers; /readyz says
+// it can take work (database reachable, record writer alive, write queue under its limit).
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { Tables } from '../storage/schema.js';
+import type { GroupCommitQueue } from '../record-log/group-commit.js';
+import type { RecordLogReader, RecordLogWriter } from '../record-log/record-log.js';
+import type { Metrics } from '../observability/metrics.js';
+import { searchIndexLag } from '../telemetry/telemetry-store.js';
+import { DETECTION_CURSOR } from '../detection/detection-loop.js';
+import type { DetectionWorker } from './detection-worker.js';
+
+const HealthSchema = Type.Object({ status: Type.Literal('ok') });
+
+const ReadinessSchema = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  checks: Type.Object({
+    database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+    record_writer: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+    write_queue: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
+    detection: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')], {
+      description:
+        'The detection worker: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
+    }),
+  }),
+  queue_bytes: Type.Integer(),
+  detection_lag_records: Type.Integer({ description: 'Records the detection worker has not processed yet' }),
+});
+
+export interface HealthDependencies {
+  db: Kysely<Tables>;
+  queue: GroupCommitQueue;
+  writer: RecordLogWriter;
+  /** The record log as its consumers see it (for detection's lag). */
+  log: RecordLogReader;
+  metrics: Metrics;
+  /** Absent when detection is off in this process. */
+  detectionWorker: DetectionWorker | undefined;
+}
+
+export async function healthRoutes(app: FastifyInstance, deps: HealthDependencies): Promise<void> {
+  app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: HealthSchema } } }, async () => ({
+    status: 'ok' as const,
+  }));
+
+  app.get(
+    '/readyz',
+    { schema: { summary: 'Readiness', response: { 200: ReadinessSchema, 503: ReadinessSchema } } },
+    async (request, reply) => {
+      const database = await databaseReachable(deps.db, request.log);
+      const worker = deps.detectionWorker;
+      const checks = {
+        database,
+        record_writer: deps.writer.healthy ? 'ok' : 'failed',
+        write_queue: deps.queue.overLimit ? 'full' : 'ok',
+        detection: worker ? (worker.healthy ? 'ok' : 'failing') : 'off',
+      };
+      const ready =
+        checks.database === 'ok' &&
+        checks.record_writer === 'ok' &&
+        checks.write_queue === 'ok' &&
+        checks.detection !== 'failing';
+      const lag = database === 'ok' ? await deps.log.lag(DETECTION_CURSOR) : 0;
+      return reply.code(ready ? 200 : 503).send({
+        status: ready ? 'ready' : 'not_ready',
+        checks,
+        queue_bytes: deps.queue.pendingBytes,
+        detection_lag_records: lag,
+      });
+    },
+  );
+
+  app.get('/metrics', async (_request, reply) => {
+    deps.metrics.queueBytes.set(deps.queue.pendingBytes);
+    deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
+    deps.metrics.detectionLag.set(await deps.log.lag(DETECTION_CURSOR));
+    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+}
+
+/** The reason goes to the server log only: it can name hosts and users. */
+async function databaseReachable(db: Kysely<Tables>, log: FastifyBaseLogger): Promise<string> {
+  try {
+    await sql`SELECT 1`.execute(db);
+    return 'ok';
+  } catch (error) {
+    log.warn({ err: error }, 'readiness: database unreachable');
+    return 'unreachable';
+  }
+}

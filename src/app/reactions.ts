@@ -1,0 +1,40 @@
+// Cross-feature reactions, wired here so that lower features never import higher ones: a
+// tenant opting out of AI summaries drops its summary cache; a device's criticality change
+// rescores its open cases; an external observation is filed into a case. Each runs inside the
+// transaction of the change that caused it.
+import type { TenantReactions } from '../identity/tenant-service.js';
+import type { DeviceReactions } from '../devices/device-service.js';
+import { openCasesByDevice } from '../devices/device-store.js';
+import type { AttackCatalogue } from '../detection/attack.js';
+import type { ObservationWriting } from '../observations/observation-service.js';
+import type { DatabaseKind } from '../storage/database.js';
+import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
+import { rescoreCases } from '../cases/case-rescore.js';
+import { deleteTenantCache } from '../summaries/summary-store.js';
+
+export const tenantReactions: TenantReactions = {
+  aiSummariesTurnedOff: (trx, tenantId) => deleteTenantCache(trx, tenantId),
+};
+
+export const deviceReactions: DeviceReactions = {
+  async criticalityChanged(trx, { tenantId, device, from, actor, now }) {
+    const open = (await openCasesByDevice(trx, tenantId, [device.id])).get(device.id) ?? [];
+    await rescoreCases(trx, tenantId, open, actor, now, {
+      device: { id: device.id, host_name: device.host_name, criticality: { from, to: device.criticality } },
+    });
+  },
+};
+
+/** External observations join cases under the same policy as detected ones. */
+export function observationWriting(
+  kind: DatabaseKind,
+  policy: GroupingPolicy,
+  catalogue: AttackCatalogue,
+): ObservationWriting {
+  return {
+    kind,
+    placeInCases: async (trx, observations, now) => {
+      await groupObservations({ db: trx, kind, policy, catalogue, now }, observations);
+    },
+  };
+}

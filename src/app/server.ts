@@ -1,0 +1,69 @@
+// Assembles the HTTP server from the features' route plugins. Nothing here decides behaviour:
+// it wires logging, errors, metrics, TLS, cookies and the API document, and registers each
+// feature's routes.
+import fs from 'node:fs';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import type { Config } from '../config/config.js';
+import { collectorRoutes, type CollectorDependencies } from '../collector/collector-routes.js';
+import { installErrorHandling } from '../http/error-handler.js';
+import { healthRoutes, type HealthDependencies } from './health-routes.js';
+import { registerDocsSite, registerOpenApi } from './openapi.js';
+import { v1Routes, type ApiDependencies } from './v1-routes.js';
+import { webUi } from '../http/web-ui.js';
+
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+export type ServerDependencies = CollectorDependencies & HealthDependencies & ApiDependencies & { config: Config };
+
+/** Fastify's trustProxy from the setting: off, any proxy, or the listed addresses and ranges. */
+function trustProxy(setting: string): boolean | string[] {
+  if (setting === '') return false;
+  if (setting === 'true') return true;
+  return setting.split(',').map((entry) => entry.trim());
+}
+
+export function buildServer(deps: ServerDependencies): FastifyInstance {
+  const { config, metrics } = deps;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Credentials never reach the log, whatever a future log line includes.
+      redact: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-csrf-token"]',
+        'res.headers["set-cookie"]',
+      ],
+    },
+    // Per-request logs would dominate a busy collector; errors are still logged with request ids.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: 'x-request-id',
+    keepAliveTimeout: 75_000,
+    // A request must arrive whole within this time; a stalled upload cannot pin memory forever.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    trustProxy: trustProxy(config.trustProxy),
+    // Unknown fields are refused, not silently dropped: a misspelt `expires_at` must not
+    // create a token that never expires. Arrays are not coerced to scalars either.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allowUnionTypes: true } },
+    ...(config.tlsCert
+      ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } }
+      : {}),
+  });
+
+  const ui = webUi();
+  installErrorHandling(app, ui.pageFallback);
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
+  });
+
+  app.decorate('apiRoutes', []);
+  app.register(cookie);
+  app.register(registerOpenApi);
+  app.register(healthRoutes, deps);
+  app.register(collectorRoutes, deps);
+  app.register(v1Routes, { ...deps, prefix: '/v1' });
+  app.register(registerDocsSite, { db: deps.database.db, limiter: deps.limiter });
+  app.register(ui.plugin);
+  return app;
+}

@@ -1,0 +1,69 @@
+// The durable record log: the spine between the collector and everything downstream. The
+// collector appends request batches (the group-commit queue hands many at once to a writer,
+// which makes them durable together, and only then are the requests answered); consumers read
+// from their position in order and acknowledge a position inside the transaction that applied
+// what they read. The embedded implementation is the telemetry table itself, followed by a
+// persisted cursor (record-follower.ts); a distributed log (NATS JetStream) fits the same shape.
+import type { Transaction } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import type { StoredRecord } from '../telemetry/normalise/index.js';
+
+/** One request's records: one tenant, one receive time. Columnar, so it crosses threads cheaply. */
+export interface RecordBatch {
+  tenantId: number;
+  /** Server receive time, epoch milliseconds. */
+  receivedAt: number;
+  records: string[];
+  /** The record's own time, epoch ms; NaN means "use the receive time". */
+  eventTimes: number[];
+  metas: (string | null)[];
+}
+
+/** A place in the log. Consumers read strictly after it. */
+export interface LogPosition {
+  seq: number;
+  /** PostgreSQL: the xid8 of the record's transaction, as text. SQLite: '0'. */
+  txId: string;
+}
+
+/** A record as a consumer reads it: the stored record and the position just past it. */
+export interface LoggedRecord extends StoredRecord {
+  txId: string;
+}
+
+/** A dialect's durable writer: resolves only once every batch given is durable. */
+export interface RecordLogWriter {
+  /** Appends the batches in one durable step; resolves with the position of the last record. */
+  append(batches: RecordBatch[]): Promise<LogPosition>;
+  /** Resolves once the writer can take work; rejects when it cannot start. */
+  ready(): Promise<void>;
+  /** Whether the writer can still accept work (e.g. its thread is alive). */
+  readonly healthy: boolean;
+  /**
+   * Writers that also keep the search index (SQLite's writer thread) bring it up to the log's
+   * current end, off the caller's thread. Absent: readers catch it up themselves.
+   */
+  catchUpSearchIndex?(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A consumer's view of the log: where it stands, what comes next, and moving on. */
+export interface RecordLogReader {
+  /** The named consumer's acknowledged position. */
+  position(consumer: string): Promise<LogPosition>;
+  /** Up to `limit` records after `from`, in the order the consumer must apply them. */
+  read(from: LogPosition, limit: number): Promise<LoggedRecord[]>;
+  /**
+   * Moves the consumer from `from` to `to` inside the transaction that applied the records, so
+   * that the effect and the position commit together. Throws CursorMoved when the consumer is
+   * no longer at `from` (another owner got there first): the caller's transaction must roll back.
+   */
+  acknowledge(trx: Transaction<Tables>, consumer: string, from: LogPosition, to: LogPosition): Promise<void>;
+  /** How many records the consumer has not acknowledged yet (capped; see the implementation). */
+  lag(consumer: string): Promise<number>;
+}
+
+/** Another consumer moved the position first: this chunk's work is discarded and redone from there. */
+export class CursorMoved extends Error {
+  override name = 'CursorMoved';
+}

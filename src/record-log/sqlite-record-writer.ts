@@ -1,0 +1,111 @@
+// Main-thread side of the SQLite record-log writer: sends groups to the writer thread and
+// resolves each when the thread reports it committed; asks it, too, to catch the search index up.
+import { Worker } from 'node:worker_threads';
+import type { AppError } from '../shared/errors.js';
+import { searchIndexUnavailable, storageUnavailable } from '../storage/storage-errors.js';
+import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
+import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
+
+/**
+ * Starts the thread from the built `.js`, or, when running from source (tests, benchmarks under
+ * tsx), registers tsx in the thread first: Node 20 does not run `--import` hooks in workers.
+ */
+function startThread(path: string): Worker {
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
+  const source = new URL('./sqlite-writer-thread.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { path } });
+}
+
+interface Waiter {
+  /** With the last record's sequence, for writes. */
+  resolve: (seq: number) => void;
+  reject: (error: Error) => void;
+  /** The error the caller sees when the thread fails the request or dies. */
+  failure: (cause: unknown) => AppError;
+}
+
+export class SqliteRecordWriter implements RecordLogWriter {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, Waiter>();
+  private nextId = 1;
+  private failure: Error | undefined;
+  private readonly started: Promise<void>;
+
+  /** `onIndexError` hears of background indexing failures (retried by the thread). */
+  constructor(path: string, onIndexError: (message: string) => void) {
+    this.worker = startThread(path);
+    this.started = new Promise((resolve, reject) => {
+      this.worker.once('message', (message: unknown) =>
+        message === 'ready' ? resolve() : reject(new Error(`unexpected first message ${String(message)}`)),
+      );
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) =>
+        reject(new Error(`the SQLite writer thread exited with code ${code} while starting`)),
+      );
+    });
+    this.worker.on('message', (response: WriteResponse | IndexFailure | 'ready') => {
+      if (response === 'ready') return;
+      if ('indexError' in response) {
+        onIndexError(response.indexError);
+        return;
+      }
+      const waiter = this.waiting.get(response.id);
+      if (!waiter) return;
+      this.waiting.delete(response.id);
+      if (response.ok) waiter.resolve(response.seq ?? 0);
+      else waiter.reject(waiter.failure(new Error(`SQLite writer: ${response.code ?? 'error'}: ${response.message}`)));
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => {
+      if (code !== 0) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
+    });
+  }
+
+  /** Resolves once the thread has opened the database; rejects if it could not. */
+  ready(): Promise<void> {
+    return this.started;
+  }
+
+  get healthy(): boolean {
+    return this.failure === undefined;
+  }
+
+  async append(batches: RecordBatch[]): Promise<LogPosition> {
+    // One writer: sequences commit in order, so the last one is the position (no transaction id).
+    const seq = await this.send((id) => ({ id, batches }) satisfies WriteRequest, storageUnavailable);
+    return { seq, txId: '0' };
+  }
+
+  /** Resolves once the thread has indexed the whole log as it stood when the request arrived. */
+  async catchUpSearchIndex(): Promise<void> {
+    await this.send((id) => ({ id, catchUp: true }) satisfies CatchUpRequest, searchIndexUnavailable);
+  }
+
+  async close(): Promise<void> {
+    if (this.failure) {
+      await this.worker.terminate();
+      return;
+    }
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage('close');
+    await exited;
+    this.failure = new Error('the record writer is closed');
+  }
+
+  private send(message: (id: number) => WriteRequest | CatchUpRequest, failure: Waiter['failure']): Promise<number> {
+    if (this.failure) return Promise.reject(failure(this.failure));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, failure });
+      this.worker.postMessage(message(id));
+    });
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiter of this.waiting.values()) waiter.reject(waiter.failure(this.failure));
+    this.waiting.clear();
+  }
+}
