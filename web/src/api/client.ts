@@ -23,7 +23,13 @@ interface ClientState {
   onSignedOut: () => void;
 }
 
-const state: ClientState = { csrfToken: null, tenant: null, onSignedOut: () => {} };
+const state: ClientState = {
+  csrfToken: null,
+  tenant: null,
+  onSignedOut: () => {
+    // Until the session provider registers its handler there is no sign-in page to show.
+  },
+};
 
 export function configureClient(changes: Partial<ClientState>): void {
   Object.assign(state, changes);

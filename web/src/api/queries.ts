@@ -6,8 +6,11 @@ import type { Page } from './types';
 
 export type QueryParameters = NonNullable<RequestOptions['query']>;
 
-/** The paging parameters every list endpoint takes. */
-export type PageParameters = { limit?: number; cursor?: string | undefined };
+/** The paging parameters every list endpoint takes (a list's own parameters join them). */
+export interface PageParameters extends QueryParameters {
+  limit?: number;
+  cursor?: string | undefined;
+}
 
 export interface ListOptions {
   /** Poll every n ms (the overview); off by default. */

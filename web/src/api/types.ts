@@ -2,15 +2,17 @@
 // the UI cannot drift from what the API validates and documents.
 import type { Static } from 'typebox';
 import type { ProblemSchema } from '../../../src/http/schemas.js';
+import type { ProblemCode } from '../../../src/shared/errors.js';
 import type { MeSchema, SessionSchema } from '../../../src/identity/auth-routes.js';
 import type { TenantSchema } from '../../../src/identity/tenant-routes.js';
 import type { Permission } from '../../../src/identity/permissions.js';
 
-export type Problem = Static<typeof ProblemSchema> & Record<string, unknown>;
+// The schema builds `code` from the problem table at run time, which its static type cannot follow.
+export type Problem = Omit<Static<typeof ProblemSchema>, 'code'> & { code: ProblemCode } & Record<string, unknown>;
 export type Me = Static<typeof MeSchema>;
 export type Session = Static<typeof SessionSchema>;
 export type Tenant = Static<typeof TenantSchema>;
 export type { Permission };
 
 /** Every list endpoint's page shape: items under their own key, then `next_cursor`. */
-export type Page<K extends string, T> = { [key in K]: T[] } & { next_cursor: string | null };
+export type Page<K extends string, T> = Record<K, T[]> & { next_cursor: string | null };

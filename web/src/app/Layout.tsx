@@ -71,7 +71,7 @@ function TenantSwitcher() {
         value={tenant?.code_name ?? ''}
         onChange={(event) => {
           switchTenant(event.target.value);
-          navigate('/');
+          void navigate('/');
         }}
       >
         {tenants.map((t) => (
@@ -118,12 +118,12 @@ export function Layout({ children }: { children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
 
   useHotkeys({
-    'g o': () => navigate('/'),
-    'g c': () => navigate('/cases'),
-    'g b': () => navigate('/observations'),
-    'g d': () => navigate('/devices'),
-    'g t': () => navigate('/telemetry'),
-    'g s': () => navigate('/settings/integrations/api'),
+    'g o': () => void navigate('/'),
+    'g c': () => void navigate('/cases'),
+    'g b': () => void navigate('/observations'),
+    'g d': () => void navigate('/devices'),
+    'g t': () => void navigate('/telemetry'),
+    'g s': () => void navigate('/settings/integrations/api'),
     '?': () => setHelp(true),
     '/': () => document.querySelector<HTMLInputElement>('[data-search]')?.focus(),
   });
@@ -131,7 +131,14 @@ export function Layout({ children }: { children: ReactNode }) {
   return (
     <div className={`shell ${menuOpen ? 'shell-menu-open' : ''}`}>
       <aside className="sidebar" aria-label="Navigation">
-        <a className="brand" href="/" onClick={(e) => (e.preventDefault(), navigate('/'))}>
+        <a
+          className="brand"
+          href="/"
+          onClick={(event) => {
+            event.preventDefault();
+            void navigate('/');
+          }}
+        >
           <img src="/favicon.svg" alt="" width={24} height={24} />
           <span>Sightline</span>
         </a>

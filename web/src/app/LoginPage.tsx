@@ -1,6 +1,6 @@
 // Sign-in with email and password (POST /v1/auth/login). The server counts failed attempts per
 // address; its answer (wrong password, too many attempts and when to retry) is shown as is.
-import { useState, type FormEvent } from 'react';
+import { useState, type SubmitEvent } from 'react';
 import { api, errorMessage } from '../api/client';
 import type { Session } from '../api/types';
 import { Button, Field, Notice } from '../components/ui';
@@ -11,7 +11,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const submit = async (event: FormEvent) => {
+  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
@@ -27,7 +27,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
 
   return (
     <main className="login">
-      <form className="login-card" onSubmit={submit} aria-label="Sign in">
+      <form className="login-card" onSubmit={(event) => void submit(event)} aria-label="Sign in">
         <div className="login-brand">
           <img src="/favicon.svg" alt="" width={36} height={36} />
           <div>

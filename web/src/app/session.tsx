@@ -8,6 +8,7 @@ import { ErrorState, Loading } from '../components/ui';
 import { LoginPage } from './LoginPage';
 
 const TENANT_KEY = 'sightline.tenant';
+const NO_TENANTS: Tenant[] = [];
 
 export interface SessionState {
   me: Me;
@@ -15,9 +16,9 @@ export interface SessionState {
   tenant: { code_name: string; name: string } | null;
   /** Operators: every tenant, to switch between. Empty for tenant members. */
   tenants: Tenant[];
-  switchTenant(codeName: string): void;
-  signOut(): Promise<void>;
-  can(permission: Permission): boolean;
+  switchTenant: (codeName: string) => void;
+  signOut: () => Promise<void>;
+  can: (permission: Permission) => boolean;
 }
 
 const SessionContext = createContext<SessionState | null>(null);
@@ -54,13 +55,16 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     staleTime: 60_000,
   });
   const [picked, setPicked] = useState<string | null>(() => localStorage.getItem(TENANT_KEY));
-  const tenantList = tenants.data?.tenants ?? [];
+  const tenantList = tenants.data?.tenants ?? NO_TENANTS;
   const operatorTenant = tenantList.find((t) => t.code_name === picked) ?? tenantList[0];
-  const tenant = operator
-    ? operatorTenant
-      ? { code_name: operatorTenant.code_name, name: operatorTenant.name }
-      : null
-    : (me.data?.tenant ?? null);
+  const shownTenant = operator ? operatorTenant : me.data?.tenant;
+  const tenantCode = shownTenant?.code_name;
+  const tenantName = shownTenant?.name;
+  // A new object only when the tenant does change, so the context value stays the same between renders.
+  const tenant = useMemo(
+    () => (tenantCode !== undefined && tenantName !== undefined ? { code_name: tenantCode, name: tenantName } : null),
+    [tenantCode, tenantName],
+  );
   // Set during render, before children query: the first request of a page already names the tenant.
   configureClient({ tenant: operator ? (tenant?.code_name ?? null) : null });
 
@@ -99,7 +103,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
             can: (permission) => me.data.permissions.includes(permission),
           }
         : null,
-    [me.data, tenant?.code_name, tenant?.name, tenantList, switchTenant, signOut],
+    [me.data, tenant, tenantList, switchTenant, signOut],
   );
 
   const unauthenticated = signedOut || (me.error instanceof ApiError && me.error.status === 401);

@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { Button } from './ui';
 
 async function copyText(text: string): Promise<void> {
-  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  // The Clipboard API exists in secure contexts only, whatever the DOM types say.
+  if (window.isSecureContext && 'clipboard' in navigator) return navigator.clipboard.writeText(text);
   const field = document.createElement('textarea');
   field.value = text;
   field.setAttribute('readonly', '');
@@ -12,6 +13,7 @@ async function copyText(text: string): Promise<void> {
   field.style.opacity = '0';
   document.body.append(field);
   field.select();
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- its replacement, the Clipboard API, is missing here (not a secure context)
   const copied = document.execCommand('copy');
   field.remove();
   if (!copied) throw new Error('the browser refused to copy');

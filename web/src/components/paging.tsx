@@ -1,6 +1,6 @@
 // Cursor pagination for every list: the API hands out `next_cursor`; going back needs the
 // cursors of the pages before, kept here. Changing the filters starts again at page one.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Button } from './ui';
 import { formatNumber } from '../lib/format';
 
@@ -9,18 +9,27 @@ export interface CursorPager {
   cursor: string | undefined;
   /** 0 for the first page. */
   index: number;
-  next(nextCursor: string): void;
-  previous(): void;
-  first(): void;
+  next: (nextCursor: string) => void;
+  previous: () => void;
+  first: () => void;
 }
 
 /** `resetKey`: anything that changes the result set (the filters); a new key goes back to page one. */
 export function useCursorPager(resetKey: string): CursorPager {
-  const [stack, setStack] = useState<string[]>([]);
-  useEffect(() => setStack([]), [resetKey]);
-  const next = useCallback((nextCursor: string) => setStack((s) => [...s, nextCursor]), []);
-  const previous = useCallback(() => setStack((s) => s.slice(0, -1)), []);
-  const first = useCallback(() => setStack([]), []);
+  const [paged, setPaged] = useState<{ key: string; stack: string[] }>({ key: resetKey, stack: [] });
+  let stack = paged.stack;
+  if (paged.key !== resetKey) {
+    // Adjusting state while rendering (React's pattern for "reset when a prop changes"): the first
+    // render with the new filters already asks for page one.
+    stack = [];
+    setPaged({ key: resetKey, stack });
+  }
+  const next = useCallback(
+    (nextCursor: string) => setPaged((p) => ({ key: p.key, stack: [...p.stack, nextCursor] })),
+    [],
+  );
+  const previous = useCallback(() => setPaged((p) => ({ key: p.key, stack: p.stack.slice(0, -1) })), []);
+  const first = useCallback(() => setPaged((p) => ({ key: p.key, stack: [] })), []);
   return { cursor: stack[stack.length - 1], index: stack.length, next, previous, first };
 }
 

@@ -1,5 +1,5 @@
 // j / k move through a list's rows, Enter opens the selected one: lists work without a mouse.
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type Dispatch, type SetStateAction } from 'react';
 import { useHotkeys } from '../lib/hotkeys';
 
 /**
@@ -14,11 +14,12 @@ function leaveControl(): void {
 export function useRowNavigation(
   count: number,
   open: (index: number) => void,
-): { selected: number; setSelected: (index: number) => void } {
-  const [selected, setSelected] = useState(-1);
-  useEffect(() => {
-    if (selected >= count) setSelected(count - 1);
-  }, [count, selected]);
+): { selected: number; setSelected: Dispatch<SetStateAction<number>> } {
+  const [chosen, setSelected] = useState(-1);
+  // Fewer rows than before (a new page, a filter): the selection moves up to the last row, adjusted
+  // while rendering so no render shows it past the end.
+  const selected = Math.min(chosen, count - 1);
+  if (selected !== chosen) setSelected(selected);
   useHotkeys({
     j: () => {
       leaveControl();

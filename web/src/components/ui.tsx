@@ -77,7 +77,7 @@ export function Panel({
 }) {
   return (
     <section className={`panel ${className ?? ''}`.trim()}>
-      {(title || actions) && (
+      {(Boolean(title) || Boolean(actions)) && (
         <header className="panel-header">
           {title && <h2 className="panel-title">{title}</h2>}
           {actions && <div className="panel-actions">{actions}</div>}

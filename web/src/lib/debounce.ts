@@ -1,6 +1,6 @@
 // Text a person is typing, applied once the typing pauses: a filter's URL and query change once
 // per word, not once per key.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useState } from 'react';
 
 /**
  * The text shown in a field whose applied value is `value`: `onSettle` gets the trimmed text
@@ -12,17 +12,25 @@ export function useDebouncedText(
   onSettle: (text: string) => void,
   ms = 300,
 ): { text: string; setText: (text: string) => void; flush: () => void } {
-  const [text, setText] = useState(value);
+  const [typed, setText] = useState(value);
+  const [applied, setApplied] = useState(value);
+  let text = typed;
+  if (applied !== value) {
+    // Adjusted while rendering. A value that only trims what is typed ("web " → "web") must not
+    // eat the space being typed.
+    setApplied(value);
+    if (typed.trim() !== value) {
+      text = value;
+      setText(value);
+    }
+  }
   // The newest callback, so a timer started earlier applies to the current filters.
-  const settle = useRef(onSettle);
-  settle.current = onSettle;
-  // A value that only trims what is typed ("web " → "web") must not eat the space being typed.
-  useEffect(() => setText((current) => (current.trim() === value ? current : value)), [value]);
+  const settle = useEffectEvent((settled: string) => onSettle(settled));
   useEffect(() => {
     if (text.trim() === value) return undefined;
-    const timer = window.setTimeout(() => settle.current(text.trim()), ms);
+    const timer = window.setTimeout(() => settle(text.trim()), ms);
     return () => window.clearTimeout(timer);
   }, [text, value, ms]);
-  const flush = useCallback(() => settle.current(text.trim()), [text]);
+  const flush = useCallback(() => onSettle(text.trim()), [onSettle, text]);
   return { text, setText, flush };
 }

@@ -1,6 +1,6 @@
 // Keyboard shortcuts: single keys (`/`, `j`, `k`) and two-key sequences (`g c`). Keys typed into
 // a field never trigger one, except Escape; Enter and space on a focused control act on it.
-import { useEffect, useRef } from 'react';
+import { useEffect, useEffectEvent } from 'react';
 
 export type HotkeyMap = Record<string, (event: KeyboardEvent) => void>;
 
@@ -23,7 +23,7 @@ function activatesControl(event: KeyboardEvent): boolean {
 
 // One listener for every bound map, so a two-key sequence (`g c`) always wins over a page's
 // single key (`c`), whichever component bound its keys first. Newer maps win on equal keys.
-const layers: { current: HotkeyMap }[] = [];
+const layers: { bindings: () => HotkeyMap }[] = [];
 let pending = '';
 let pendingAt = 0;
 
@@ -34,9 +34,10 @@ function onKey(event: KeyboardEvent): void {
   if (document.querySelector('dialog[open]') && event.key !== 'Escape') return;
   const key = event.key;
   const sequence = pending && Date.now() - pendingAt < SEQUENCE_MS ? `${pending} ${key}` : '';
-  const find = (name: string) => layers.findLast((layer) => layer.current[name])?.current[name];
-  const startsSequence = layers.some((layer) => Object.keys(layer.current).some((name) => name.startsWith(`${key} `)));
-  const handler = (sequence && find(sequence)) || (startsSequence ? undefined : find(key));
+  const maps = layers.map((layer) => layer.bindings());
+  const find = (name: string) => maps.findLast((map) => map[name])?.[name];
+  const startsSequence = maps.some((map) => Object.keys(map).some((name) => name.startsWith(`${key} `)));
+  const handler = (sequence ? find(sequence) : undefined) ?? (startsSequence ? undefined : find(key));
   if (handler) {
     pending = '';
     event.preventDefault();
@@ -49,11 +50,11 @@ function onKey(event: KeyboardEvent): void {
 
 /** Binds the shortcuts while the component is mounted; the newest handlers always run. */
 export function useHotkeys(bindings: HotkeyMap, enabled = true): void {
-  const latest = useRef(bindings);
-  latest.current = bindings;
+  // Read at each key press (an Effect Event), so the newest handlers run without binding again.
+  const current = useEffectEvent(() => bindings);
   useEffect(() => {
     if (!enabled) return undefined;
-    const layer = latest;
+    const layer = { bindings: () => current() };
     if (layers.length === 0) window.addEventListener('keydown', onKey);
     layers.push(layer);
     return () => {

@@ -21,13 +21,12 @@ export function rangeStart(range: string | undefined, now: number): string | und
  */
 export function useRangeNow(key: string | undefined): [number, () => void] {
   const [anchor, setAnchor] = useState(() => ({ key, at: Date.now() }));
-  let current = anchor;
   if (anchor.key !== key) {
-    // Adjusting state while rendering (React's pattern for "reset when a prop changes"): the
-    // first render with the new range already uses the new moment, so no request goes out for the old one.
-    current = { key, at: Date.now() };
-    setAnchor(current);
+    // Adjusting state while rendering (React's pattern for "reset when a prop changes"): React
+    // renders again at once with the new moment, before committing, so no request goes out for the
+    // old one. The clock is read in the update, like the initial moment, once per new range.
+    setAnchor(() => ({ key, at: Date.now() }));
   }
   const refresh = useCallback(() => setAnchor((previous) => ({ key: previous.key, at: Date.now() })), []);
-  return [current.at, refresh];
+  return [anchor.at, refresh];
 }

@@ -9,7 +9,6 @@ export function useUrlFilters<K extends string>(
   names: readonly K[],
 ): [UrlFilters<K>, (changes: UrlFilters<K>) => void] {
   const [params, setParams] = useSearchParams();
-  const key = params.toString();
   const filters = useMemo(() => {
     const result: UrlFilters<K> = {};
     for (const name of names) {
@@ -17,8 +16,8 @@ export function useUrlFilters<K extends string>(
       if (value !== null && value !== '') result[name] = value;
     }
     return result;
-    // `key` stands for params' content; names is a constant list.
-  }, [key]);
+    // `params` is a new object only when the query string changes; callers pass a constant list of names.
+  }, [names, params]);
   const update = useCallback(
     (changes: UrlFilters<K>) => {
       setParams(

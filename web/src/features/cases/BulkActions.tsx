@@ -83,7 +83,7 @@ export function BulkActions({ selected, onClear }: { selected: Case[]; onClear: 
     </Notice>
   );
   // The report outlives the selection (a fully successful update clears it).
-  if (selected.length === 0) return report || null;
+  if (selected.length === 0) return report;
 
   return (
     <>

@@ -25,7 +25,7 @@ export type CaseUrlFilters = UrlFilters<CaseFilterName>;
 export type Tab = 'open' | Status | 'all';
 export const tabs: { key: Tab; label: string }[] = [
   { key: 'open', label: 'Open' },
-  ...statuses.map((status) => ({ key: status as Tab, label: humanize(status) })),
+  ...statuses.map((status) => ({ key: status, label: humanize(status) })),
   { key: 'all', label: 'All' },
 ];
 

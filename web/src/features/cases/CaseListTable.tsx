@@ -42,10 +42,11 @@ function SortHeader({
 }
 
 function Devices({ item }: { item: Case }) {
-  if (item.devices.length === 0) return <span className="faint">—</span>;
+  const [first] = item.devices;
+  if (!first) return <span className="faint">—</span>;
   return (
     <span title={item.devices.map((device) => device.host_name).join(', ')}>
-      {item.devices[0]!.host_name}
+      {first.host_name}
       {item.devices.length > 1 && <span className="faint"> +{item.devices.length - 1}</span>}
     </span>
   );

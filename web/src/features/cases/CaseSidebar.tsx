@@ -39,10 +39,7 @@ export function DeviceList({ devices }: { devices: Device[] }) {
             <Link to={`/devices/${device.id}`} className="device-name">
               {device.host_name}
             </Link>
-            <Badge
-              tone={criticalityTone[device.criticality] ?? 'neutral'}
-              title="Device criticality (weighs into the score)"
-            >
+            <Badge tone={criticalityTone[device.criticality]} title="Device criticality (weighs into the score)">
               {humanize(device.criticality)}
             </Badge>
           </div>

@@ -35,7 +35,7 @@ export function CaseSummaryTable({ cases, label }: { cases: CaseSummary[]; label
             <tr
               key={kase.id}
               className={`clickable ${kase.status === 'closed' ? 'row-muted' : ''}`}
-              onClick={() => navigate(`/cases/${kase.id}`)}
+              onClick={() => void navigate(`/cases/${kase.id}`)}
             >
               <td className="num">
                 <Link to={`/cases/${kase.id}`} onClick={(event) => event.stopPropagation()}>

@@ -1,6 +1,6 @@
 // The case queue: status tabs with live counts, filters in the URL, sortable dense table,
 // keyboard navigation (j/k/Enter, x selects), selection with bulk actions, cursor pages.
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useSession } from '../../app/session';
 import { Pager, useCursorPager } from '../../components/paging';
@@ -73,15 +73,23 @@ export default function CasesPage() {
   const search = useCaseSearch({ ...body, ...(pager.cursor ? { cursor: pager.cursor } : {}) });
   const counts = useCaseCounts();
   const cases = search.data?.cases ?? [];
-  const [selectedIds, setSelectedIds] = useState<Set<string>>(new Set());
-  // Bulk actions act on the page shown: a new page or new filters start with nothing ticked.
-  useEffect(() => setSelectedIds(new Set()), [resetKey, pager.cursor]);
+  const [ticked, setSelectedIds] = useState<Set<string>>(new Set());
+  // Bulk actions act on the page shown: a new page or new filters start with nothing ticked
+  // (adjusted while rendering, so no render shows ticks from the page before).
+  const pageKey = JSON.stringify([resetKey, pager.cursor ?? null]);
+  const [tickedOn, setTickedOn] = useState(pageKey);
+  let selectedIds = ticked;
+  if (tickedOn !== pageKey) {
+    selectedIds = new Set();
+    setTickedOn(pageKey);
+    setSelectedIds(selectedIds);
+  }
   const selectedCases = cases.filter((item) => selectedIds.has(item.id));
   const canWrite = can('cases:write');
 
   const open = (index: number) => {
     const item = cases[index];
-    if (item) navigate(`/cases/${item.number}`);
+    if (item) void navigate(`/cases/${item.number}`);
   };
   const { selected, setSelected } = useRowNavigation(cases.length, open);
   const toggle = (id: string) =>

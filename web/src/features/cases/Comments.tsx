@@ -58,7 +58,14 @@ function CommentItem({
         </span>
         {mine && canWrite && !editing && (
           <span className="comment-actions">
-            <Button small variant="ghost" onClick={() => (setText(comment.body), setEditing(true))}>
+            <Button
+              small
+              variant="ghost"
+              onClick={() => {
+                setText(comment.body);
+                setEditing(true);
+              }}
+            >
               Edit
             </Button>
             <Button small variant="ghost" onClick={() => setConfirming(true)}>

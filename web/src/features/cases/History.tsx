@@ -18,7 +18,8 @@ interface Lookups {
 function show(value: unknown, people: ReadonlyMap<string, string>): string {
   if (value === null || value === undefined || value === '') return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map((item) => show(item, people)).join(', ');
-  if (typeof value === 'string' && people.has(value)) return people.get(value)!;
+  const person = typeof value === 'string' ? people.get(value) : undefined;
+  if (person !== undefined) return person;
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
     if (typeof record.name === 'string') return record.name;
@@ -26,7 +27,8 @@ function show(value: unknown, people: ReadonlyMap<string, string>): string {
     if (typeof record.email === 'string') return record.email;
     return JSON.stringify(value);
   }
-  const text = String(value);
+  // What is left is a JSON string, number or boolean.
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   return /^[a-z]+(_[a-z]+)+$/.test(text) ? humanize(text) : text;
 }
 

@@ -17,25 +17,31 @@ function parseBlocks(source: string): Block[] {
   const blocks: Block[] = [];
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '') continue;
+    const line = lines[i];
+    if (line === undefined || line.trim() === '') continue;
     if (line.trimStart().startsWith('```')) {
       const code: string[] = [];
-      for (i++; i < lines.length && !lines[i]!.trimStart().startsWith('```'); i++) code.push(lines[i]!);
+      for (i++; i < lines.length; i++) {
+        const codeLine = lines[i];
+        if (codeLine === undefined || codeLine.trimStart().startsWith('```')) break;
+        code.push(codeLine);
+      }
       blocks.push({ kind: 'code', text: code.join('\n') });
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     if (heading) {
-      blocks.push({ kind: 'heading', level: heading[1]!.length, text: heading[2]! });
+      const [, hashes = '', text = ''] = heading;
+      blocks.push({ kind: 'heading', level: hashes.length, text });
       continue;
     }
     const item = LIST_ITEM.exec(line);
     if (item) {
-      const ordered = item[2] !== undefined;
+      const [, , number, text = ''] = item;
+      const ordered = number !== undefined;
       const last = blocks[blocks.length - 1];
-      if (last?.kind === 'list' && last.ordered === ordered && lines[i - 1]?.trim() !== '') last.items.push(item[3]!);
-      else blocks.push({ kind: 'list', ordered, items: [item[3]!] });
+      if (last?.kind === 'list' && last.ordered === ordered && lines[i - 1]?.trim() !== '') last.items.push(text);
+      else blocks.push({ kind: 'list', ordered, items: [text] });
       continue;
     }
     const last = blocks[blocks.length - 1];
@@ -52,7 +58,7 @@ function renderInline(text: string, citation: ((id: string) => ReactNode) | unde
   const parts: ReactNode[] = [];
   let at = 0;
   for (const match of text.matchAll(INLINE)) {
-    const index = match.index ?? 0;
+    const index = match.index;
     if (index > at) parts.push(text.slice(at, index));
     const token = match[0];
     const key = `${index}`;

@@ -55,7 +55,7 @@ export function useCaseUpdate(detail: CaseDetail, ref: string) {
     onError: async (error, { base }) => {
       if (!(error instanceof ApiError && error.code === 'version_conflict')) return;
       try {
-        const fresh = await queryClient.fetchQuery({
+        const fresh = await queryClient.query({
           queryKey: key,
           queryFn: () => api.get<CaseDetail>(`/v1/cases/${encodeURIComponent(ref)}`),
           staleTime: 0,

@@ -1,6 +1,6 @@
 // Pickers the case pages share: a person of the tenant (GET /v1/users), an ATT&CK technique
 // (autocomplete from GET /v1/attack/techniques), and a tag list editor.
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useSession } from '../../app/session';
 import { Button } from '../../components/ui';
 import { TECHNIQUE_ID } from '../../lib/attack';
@@ -60,9 +60,16 @@ export function PersonSelect({
 
 /** A technique id field with suggestions by id or name; calls onChange with an id, or '' when cleared. */
 export function TechniqueInput({ value, onChange }: { value: string; onChange: (id: string) => void }) {
-  const [text, setText] = useState(value);
+  const [typed, setText] = useState(value);
   const listId = useId();
-  useEffect(() => setText(value), [value]);
+  // A new value from outside (a link, "Clear filters") replaces what the field shows, adjusted while rendering.
+  const [shownValue, setShownValue] = useState(value);
+  let text = typed;
+  if (shownValue !== value) {
+    text = value;
+    setShownValue(value);
+    setText(value);
+  }
   const search = useTechniqueSearch(TECHNIQUE_ID.test(text) ? '' : text);
   const commit = (next: string) => {
     const trimmed = next.trim();

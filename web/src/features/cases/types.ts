@@ -20,9 +20,12 @@ import type { OwnRatingSchema } from '../../../../src/summaries/summary-routes.j
 import type { MemberSchema } from '../../../../src/identity/user-routes.js';
 import type { TechniqueSchema } from '../../../../src/detection/attack-routes.js';
 
-export type Case = Static<typeof CaseSchema>;
-export type CaseDetail = Static<typeof CaseDetailSchema>;
-export type CaseList = Static<typeof CaseListSchema>;
+/** A case's summary has the summaries feature's shape, which the case schemas name by reference only. */
+type WithSummary<T> = Omit<T, 'summary'> & { summary: Summary | null };
+
+export type Case = WithSummary<Static<typeof CaseSchema>>;
+export type CaseDetail = WithSummary<Static<typeof CaseDetailSchema>>;
+export type CaseList = Omit<Static<typeof CaseListSchema>, 'cases'> & { cases: Case[] };
 export type Comment = Static<typeof CommentSchema>;
 export type HistoryEntry = Static<typeof HistorySchema>;
 export type BulkResult = Static<typeof BulkResultSchema>;

@@ -38,10 +38,13 @@ export default function DevicesPage() {
       limit: PAGE_SIZE,
       cursor: pager.cursor,
     };
-  }, [resetKey, now, pager.cursor]);
+  }, [filters, now, pager.cursor]);
   const list = useDeviceList(query);
   const rows = list.data?.devices ?? [];
-  const open = (index: number) => navigate(`/devices/${rows[index]!.id}`);
+  const open = (index: number) => {
+    const row = rows[index];
+    if (row) void navigate(`/devices/${row.id}`);
+  };
   const { selected, setSelected } = useRowNavigation(rows.length, open);
   const filtered = Object.keys(filters).length > 0;
   // A range counts back from a new moment (a new query); without one, the same query is asked again.

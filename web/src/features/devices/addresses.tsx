@@ -11,7 +11,7 @@ export function placeOf(address: Address): string {
 }
 
 export function AddressLabel({ address }: { address: Address }) {
-  const located = address.scope === 'public' && (address.city || address.country);
+  const located = address.scope === 'public' && (Boolean(address.city) || Boolean(address.country));
   return (
     <span
       className="address"

@@ -23,7 +23,7 @@ function matcherFor(fields: Record<string, unknown>): Matcher {
   for (const [name, value] of Object.entries(fields)) {
     names.add(name.toLowerCase());
     // A dotted field (process.command_line) also names its last key.
-    names.add(name.split('.').at(-1)!.toLowerCase());
+    names.add(name.slice(name.lastIndexOf('.') + 1).toLowerCase());
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === null || typeof item === 'object') continue;
       const literal = String(item);
@@ -36,7 +36,7 @@ function matcherFor(fields: Record<string, unknown>): Matcher {
 
 function matches(matcher: Matcher, key: string | null, value: unknown): boolean {
   if (key !== null && matcher.names.has(key.toLowerCase())) return true;
-  if (value === null || typeof value === 'object') return false;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false;
   const literal = String(value).toLowerCase();
   return matcher.values.some((wanted) => literal.includes(wanted));
 }

@@ -39,6 +39,7 @@ function Facts({
   observation: ObservationDetail;
   onFilter: (changes: Record<string, string>) => void;
 }) {
+  const { host } = observation;
   return (
     <dl className="facts observation-facts">
       <dt>Level</dt>
@@ -87,17 +88,17 @@ function Facts({
       )}
       <dt>Host</dt>
       <dd>
-        {observation.host ? (
+        {host ? (
           <>
             <button
               type="button"
               className="link-button"
-              onClick={() => onFilter({ host: observation.host! })}
+              onClick={() => onFilter({ host })}
               title="Show this host's observations"
             >
-              {observation.host}
+              {host}
             </button>{' '}
-            <Link to={`/devices?name=${encodeURIComponent(observation.host)}`} className="faint">
+            <Link to={`/devices?name=${encodeURIComponent(host)}`} className="faint">
               device
             </Link>
           </>

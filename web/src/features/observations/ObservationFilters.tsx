@@ -58,7 +58,7 @@ export function ObservationFilterBar({
   filters: ObservationUrlFilters;
   update: (changes: ObservationUrlFilters) => void;
 }) {
-  const custom = Boolean(filters.since || filters.until);
+  const custom = Boolean(filters.since) || Boolean(filters.until);
   const rangeValue = custom ? 'custom' : (filters.range ?? '');
   const technique = filters.technique ?? '';
   const active = filterNames.some((name) => name !== 'id' && filters[name]);
@@ -138,10 +138,7 @@ export function ObservationFilterBar({
         </>
       )}
       {active && (
-        <Button
-          variant="ghost"
-          onClick={() => update(Object.fromEntries(filterNames.map((name) => [name, ''])) as ObservationUrlFilters)}
-        >
+        <Button variant="ghost" onClick={() => update(Object.fromEntries(filterNames.map((name) => [name, ''])))}>
           Clear filters
         </Button>
       )}

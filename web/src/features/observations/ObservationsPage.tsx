@@ -1,7 +1,7 @@
 // Observations: every detection (and approved external write) of the tenant, newest first, with
 // the API's filters kept in the URL, cursor pages, j/k/Enter, and a flyout with the evidence. The
 // case column links each observation to the case it was grouped into.
-import { useEffect, useMemo } from 'react';
+import { useEffect, useEffectEvent, useMemo } from 'react';
 import { Link } from 'react-router';
 import { useSession } from '../../app/session';
 import { SeverityBadge, TechniqueIds } from '../../components/badges';
@@ -114,7 +114,7 @@ export default function ObservationsPage() {
   const pager = useCursorPager(resetKey);
   const query = useMemo(
     () => ({ ...queryOf(filters, now), limit: PAGE_SIZE, cursor: pager.cursor }),
-    [resetKey, now, pager.cursor],
+    [filters, now, pager.cursor],
   );
   const list = useObservationList(query);
   const rows = list.data?.observations ?? [];
@@ -127,12 +127,17 @@ export default function ObservationsPage() {
   // A preset range counts back from a new moment (a new query); otherwise the same query is asked again.
   const refresh = () => (filters.range && !filters.since ? renewNow() : void list.refetch());
   const open = (id: string) => update({ id });
-  const { selected, setSelected } = useRowNavigation(rows.length, (index) => open(rows[index]!.id));
-  // With the flyout open, j/k take it along to the row they select.
-  useEffect(() => {
-    const row = rows[selected];
+  const { selected, setSelected } = useRowNavigation(rows.length, (index) => {
+    const row = rows[index];
+    if (row) open(row.id);
+  });
+  // With the flyout open, j/k take it along to the row they select: a new selection moves it, while
+  // the flyout and the rows are only read (an Effect Event).
+  const follow = useEffectEvent((index: number) => {
+    const row = rows[index];
     if (openId && row && row.id !== openId) update({ id: row.id });
-  }, [selected]);
+  });
+  useEffect(() => follow(selected), [selected]);
 
   return (
     <>

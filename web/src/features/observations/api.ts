@@ -1,6 +1,6 @@
 // The observation pages' data: TanStack Query hooks over /v1/observations, its stats and case
 // lookups, and /v1/rules (for the rule filter). Keys start with 'observations' or 'rules'.
-import { useQuery } from '@tanstack/react-query';
+import { skipToken, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { useListQuery, type ListOptions, type PageParameters } from '../../api/queries';
 import type { Page } from '../../api/types';
@@ -24,8 +24,10 @@ export function useObservationList(query: ObservationQuery, options?: ListOption
 export function useObservation(id: string | undefined, enabled = true) {
   return useQuery({
     queryKey: ['observations', 'detail', id],
-    queryFn: ({ signal }) => api.get<ObservationDetail>(`/v1/observations/${encodeURIComponent(id!)}`, { signal }),
-    enabled: enabled && Boolean(id),
+    queryFn: id
+      ? ({ signal }) => api.get<ObservationDetail>(`/v1/observations/${encodeURIComponent(id)}`, { signal })
+      : skipToken,
+    enabled,
     staleTime: 5 * 60_000,
   });
 }

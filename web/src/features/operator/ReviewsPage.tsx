@@ -1,7 +1,7 @@
 // Operator › Observation-write reviews (seed §1): each tenant's request to write observations,
 // with the three points the review weighs (impact on managed services, correlation with other
 // observations, expected volume); approve with an hourly limit, or reject with a reason.
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type SubmitEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api/client';
 import { useSession } from '../../app/session';
@@ -16,7 +16,10 @@ import { reviewTone } from '../settings/ObservationWritingPanel';
 import type { WriteRequest } from '../settings/types';
 import './operator.css';
 
-type Decision = { request: WriteRequest; approve: boolean };
+interface Decision {
+  request: WriteRequest;
+  approve: boolean;
+}
 
 function DecisionDialog({
   decision,
@@ -52,7 +55,7 @@ function DecisionDialog({
   });
   const limitValid = Number.isInteger(Number(limit)) && Number(limit) >= 1 && Number(limit) <= 1_000_000;
   const ready = approve ? limitValid : note.trim().length > 0;
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (ready && !decide.isPending) decide.mutate();
   };

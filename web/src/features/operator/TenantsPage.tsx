@@ -1,9 +1,9 @@
 // Operator › Tenants: every customer organisation with its collector address, AI summaries and
 // observation-write approval (each switchable, with confirmation), creation and renaming.
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type SubmitEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { codeNameRule, isValidCodeName } from '../../../../src/identity/code-name.js';
+import { codeNameRule, isValidCodeName } from '../../../../src/shared/code-name.js';
 import { api, errorMessage } from '../../api/client';
 import type { Page, Tenant } from '../../api/types';
 import { useSession } from '../../app/session';
@@ -19,7 +19,11 @@ import { useTenantChange } from '../settings/tenant-queries';
 
 const PAGE_SIZE = 50;
 
-type Change = { tenant: Tenant; field: 'ai_summaries' | 'observation_write_approved'; on: boolean };
+interface Change {
+  tenant: Tenant;
+  field: 'ai_summaries' | 'observation_write_approved';
+  on: boolean;
+}
 
 function CreateTenantDialog({ onClose }: { onClose: (created?: Tenant) => void }) {
   const queryClient = useQueryClient();
@@ -38,7 +42,7 @@ function CreateTenantDialog({ onClose }: { onClose: (created?: Tenant) => void }
     },
   });
   const valid = isValidCodeName(code);
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (valid && !create.isPending) create.mutate();
   };
@@ -89,7 +93,7 @@ function CreateTenantDialog({ onClose }: { onClose: (created?: Tenant) => void }
 function RenameDialog({ tenant, onClose }: { tenant: Tenant; onClose: () => void }) {
   const change = useTenantChange(tenant.code_name);
   const [name, setName] = useState(tenant.name);
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (name.trim()) change.mutate({ name: name.trim() }, { onSuccess: onClose });
   };
@@ -192,7 +196,7 @@ export default function TenantsPage() {
   );
   const workIn = (t: Tenant) => {
     switchTenant(t.code_name);
-    navigate('/');
+    void navigate('/');
   };
   const { selected, setSelected } = useRowNavigation(shown.length, (i) => shown[i] && workIn(shown[i]));
 

@@ -1,6 +1,17 @@
 // The overview's two charts (recharts): observations per day stacked by level, and cases by
 // status. A bar is a link: clicking it opens the list it counts.
-import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Rectangle,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type BarShapeProps,
+} from 'recharts';
 import { useNavigate } from 'react-router';
 import { levelColors, statusColors } from '../../components/badges';
 import { formatNumber, humanize } from '../../lib/format';
@@ -37,7 +48,7 @@ export function ObservationsPerDayChart({ stats }: { stats: ObservationStats }) 
   const open = (day: (typeof data)[number] | undefined, level?: string) => {
     if (!day) return;
     const query = new URLSearchParams({ since: day.start, until: day.end, ...(level ? { level } : {}) });
-    navigate(`/observations?${query.toString()}`);
+    void navigate(`/observations?${query.toString()}`);
   };
   return (
     <figure
@@ -102,7 +113,7 @@ export function ObservationsPerDayChart({ stats }: { stats: ObservationStats }) 
 
 export function CasesByStatusChart({ counts }: { counts: CaseCounts }) {
   const navigate = useNavigate();
-  const data = statuses.map((status) => ({ status, label: humanize(status), count: counts.by_status[status] ?? 0 }));
+  const data = statuses.map((status) => ({ status, label: humanize(status), count: counts.by_status[status] }));
   const total = data.reduce((sum, item) => sum + item.count, 0);
   return (
     <figure
@@ -122,13 +133,21 @@ export function CasesByStatusChart({ counts }: { counts: CaseCounts }) {
               cursor="pointer"
               maxBarSize={30}
               isAnimationActive={false}
-              label={{ position: 'right', fill: 'var(--text)', fontSize: 12 }}
-              onClick={(item) => navigate(`/cases?status=${(item.payload as (typeof data)[number]).status}`)}
-            >
-              {data.map((item) => (
-                <Cell key={item.status} fill={statusColors[item.status]} />
-              ))}
-            </Bar>
+              label={{
+                position: 'right',
+                fill: 'var(--text)',
+                fontSize: 12,
+                // A status without cases draws no bar, and no label beside it.
+                valueAccessor: (entry) => (typeof entry.value === 'number' && entry.value > 0 ? entry.value : null),
+              }}
+              // Each bar in its status's colour.
+              shape={(props: BarShapeProps) => (
+                <Rectangle {...props} fill={statusColors[(props.payload as (typeof data)[number]).status]} />
+              )}
+              onClick={(item) => {
+                void navigate(`/cases?status=${(item.payload as (typeof data)[number]).status}`);
+              }}
+            />
           </BarChart>
         </ResponsiveContainer>
       </div>

@@ -195,7 +195,7 @@ function RecentObservations() {
                   <tr
                     key={observation.id}
                     className="clickable"
-                    onClick={() => navigate(`/observations?id=${observation.id}`)}
+                    onClick={() => void navigate(`/observations?id=${observation.id}`)}
                   >
                     <td className="nowrap">
                       <Time iso={observation.created_at} />

@@ -40,9 +40,7 @@ function OperatorControls({ tenant }: { tenant: Tenant }) {
           <select
             value={tenant.summary_provider ?? ''}
             disabled={change.isPending}
-            onChange={(event) =>
-              change.mutate({ summary_provider: (event.target.value || null) as Tenant['summary_provider'] })
-            }
+            onChange={(event) => change.mutate({ summary_provider: event.target.value || null })}
           >
             {providers.map((p) => (
               <option key={p.value} value={p.value}>

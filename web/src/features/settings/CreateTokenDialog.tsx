@@ -1,7 +1,7 @@
 // Create token: name, permissions (only those the creator holds), expiry; then the value, shown
 // this once with a Copy button. Closing asks for "I have copied it"; after that the value is
 // dropped from memory and nothing in the page holds it any more.
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type SubmitEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { permissionDescriptions, allPermissions } from '../../../../src/identity/permissions.js';
 import { api, errorMessage } from '../../api/client';
@@ -46,7 +46,7 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
     if (allBox.current) allBox.current.indeterminate = permissions.length > 0 && !allChecked;
   }, [permissions.length, allChecked]);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!ready || create.isPending) return;
     create.mutate({

@@ -8,9 +8,12 @@ import { useUrlFilters } from '../../lib/url-state';
 
 export function ForwarderConfigs({ collectorUrl }: { collectorUrl: string }) {
   const [filters, setFilters] = useUrlFilters(['forwarder', 'path'] as const);
-  const logPath = filters.path?.trim() || defaultLogPath;
+  const typedPath = filters.path?.trim() ?? '';
+  const logPath = typedPath === '' ? defaultLogPath : typedPath;
   const configs = useMemo(() => forwarderConfigs(collectorUrl, logPath), [collectorUrl, logPath]);
-  const active = configs.find((c) => c.id === filters.forwarder) ?? configs[0]!;
+  // The first forwarder is the default, left out of the URL.
+  const active = configs.find((c) => c.id === filters.forwarder) ?? configs[0];
+  if (!active) return null;
   return (
     <>
       <div className="filters">
@@ -25,7 +28,7 @@ export function ForwarderConfigs({ collectorUrl }: { collectorUrl: string }) {
         </Field>
       </div>
       <div className="tabs" role="tablist" aria-label="Forwarder">
-        {configs.map((config) => (
+        {configs.map((config, index) => (
           <button
             key={config.id}
             type="button"
@@ -34,7 +37,7 @@ export function ForwarderConfigs({ collectorUrl }: { collectorUrl: string }) {
             id={`tab-${config.id}`}
             aria-selected={config.id === active.id}
             aria-controls={`panel-${config.id}`}
-            onClick={() => setFilters({ forwarder: config.id === configs[0]!.id ? '' : config.id })}
+            onClick={() => setFilters({ forwarder: index === 0 ? '' : config.id })}
           >
             {config.name}
           </button>

@@ -1,7 +1,7 @@
 // Observation writing (seed §1): writing observations through the API needs the platform's
 // prior approval after a review of three points. Shows the tenant's approval and its requests;
 // tenant admins file a request here.
-import { useState, type FormEvent } from 'react';
+import { useState, type SubmitEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api/client';
 import { useSession } from '../../app/session';
@@ -35,7 +35,7 @@ function RequestForm() {
     correlation.trim().length >= 10 &&
     Number.isInteger(Number(volume)) &&
     Number(volume) >= 1;
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (ready) file.mutate();
   };
@@ -120,8 +120,7 @@ export function ObservationWritingPanel() {
             {formatNumber(pending.expected_volume_per_hour)} an hour: waiting for the platform's decision.
           </Notice>
         ) : (
-          latest &&
-          latest.status === 'rejected' && (
+          latest?.status === 'rejected' && (
             <Notice tone="warning">
               The last request was rejected <Time iso={latest.decided_at} />
               {latest.decision_note ? `: ${latest.decision_note}` : '.'}

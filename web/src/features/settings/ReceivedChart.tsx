@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { QueryView } from '../../components/QueryView';
 import { RefreshButton, Time } from '../../components/ui';
+import { bucketStart } from '../../lib/chart-bucket';
 import { formatNumber } from '../../lib/format';
 import type { CollectorStats } from './types';
 
@@ -82,7 +83,7 @@ function Received({
                 fontSize: 12,
               }}
               labelFormatter={(_label, payload) => {
-                const start = payload?.[0]?.payload?.start as string | undefined;
+                const start = bucketStart(payload[0]);
                 return start ? `From ${dayHourFormat.format(new Date(start))}` : '';
               }}
               formatter={(value) => [formatNumber(Number(value)), 'records']}

@@ -29,7 +29,7 @@ export function PermissionChips({ permissions }: { permissions: readonly Permiss
     <span className="token-perms" title={full}>
       {[...resources].map(([resource, access]) => (
         <span key={resource} className="perm">
-          {resource} {[...access].sort().join('')}
+          {resource} {Array.from(access).sort().join('')}
         </span>
       ))}
     </span>

@@ -197,7 +197,7 @@ export function SummaryPanel({
           AI summary{' '}
           {summary?.stale && (
             <Badge tone="warning" title="The case changed after this summary was generated; regenerate to reflect it">
-              Stale: {summary.stale_reasons.map((reason) => staleLabels[reason] ?? reason).join(', ')}
+              Stale: {summary.stale_reasons.map((reason) => staleLabels[reason]).join(', ')}
             </Badge>
           )}
         </>

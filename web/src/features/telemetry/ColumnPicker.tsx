@@ -1,6 +1,6 @@
 // Which fields show as columns: the chosen ones (kept in the URL), fields seen in the results
 // to pick from, any path typed in, and the default set back.
-import { useState, type FormEvent } from 'react';
+import { useState, type SubmitEvent } from 'react';
 import { Button } from '../../components/ui';
 import { columnLabel } from './record-fields';
 import { DEFAULT_COLUMNS } from './search-state';
@@ -22,7 +22,7 @@ export function ColumnPicker({
   ];
   const toggle = (column: string) =>
     onChange(columns.includes(column) ? columns.filter((c) => c !== column) : [...columns, column]);
-  const add = (event: FormEvent) => {
+  const add = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     const path = custom.trim();
     if (path && !columns.includes(path)) onChange([...columns, path]);

@@ -3,6 +3,7 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { ErrorState } from '../../components/ui';
+import { bucketStart } from '../../lib/chart-bucket';
 import { formatNumber } from '../../lib/format';
 import type { Histogram } from './types';
 
@@ -86,7 +87,7 @@ export function HistogramChart({
                   fontSize: 12,
                 }}
                 labelFormatter={(_label, payload) => {
-                  const start = payload?.[0]?.payload?.start as string | undefined;
+                  const start = bucketStart(payload[0]);
                   return start
                     ? `${dayAndTime.format(new Date(start))} · ${describeWidth(data.interval_ms)} (click to zoom in)`
                     : '';
@@ -99,7 +100,7 @@ export function HistogramChart({
                 radius={[2, 2, 0, 0]}
                 isAnimationActive={false}
                 cursor="pointer"
-                onClick={(entry) => zoom((entry as { payload?: { start?: string } }).payload?.start)}
+                onClick={(entry) => zoom(bucketStart(entry))}
               />
             </BarChart>
           </ResponsiveContainer>

@@ -37,7 +37,7 @@ export function RecordTable({
   columns: string[];
   expanded: Set<string>;
   selected: number;
-  fresh: Set<string>;
+  fresh: ReadonlySet<string>;
   onToggle: (id: string) => void;
   onSelect: (index: number) => void;
   actions: RecordActions;
@@ -81,7 +81,10 @@ export function RecordTable({
                       className="expander"
                       aria-expanded={open}
                       aria-label={`${open ? 'Collapse' : 'Expand'} record ${row.id}`}
-                      onClick={() => (onSelect(index), onToggle(row.id))}
+                      onClick={() => {
+                        onSelect(index);
+                        onToggle(row.id);
+                      }}
                     >
                       {open ? '▾' : '▸'}
                     </button>

@@ -1,6 +1,6 @@
 // The search form (query words, time range with presets or a custom range) and the field
 // filters as removable chips with a small form to add one with its JSON type.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type SubmitEvent } from 'react';
 import { Button, Field } from '../../components/ui';
 import { isoToLocalInput, localInputToIso } from '../../lib/format';
 import {
@@ -28,13 +28,18 @@ export function SearchForm({
   const [query, setQuery] = useState(url.q ?? '');
   const [from, setFrom] = useState(isoToLocalInput(url.since));
   const [to, setTo] = useState(isoToLocalInput(url.until));
-  // Follow the URL when it changes from elsewhere (back button, a zoom on the histogram).
-  useEffect(() => setQuery(url.q ?? ''), [url.q]);
-  useEffect(() => setFrom(isoToLocalInput(url.since)), [url.since]);
-  useEffect(() => setTo(isoToLocalInput(url.until)), [url.until]);
+  // Follow the URL when it changes from elsewhere (back button, a zoom on the histogram), adjusted
+  // while rendering: each field takes the URL's value when that value changes.
+  const [shown, setShown] = useState({ q: url.q, since: url.since, until: url.until });
+  if (shown.q !== url.q || shown.since !== url.since || shown.until !== url.until) {
+    setShown({ q: url.q, since: url.since, until: url.until });
+    if (shown.q !== url.q) setQuery(url.q ?? '');
+    if (shown.since !== url.since) setFrom(isoToLocalInput(url.since));
+    if (shown.until !== url.until) setTo(isoToLocalInput(url.until));
+  }
   const range = rangeOf(url);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     update({
       q: query.trim(),
@@ -115,13 +120,22 @@ export function FilterBar({
   const [kind, setKind] = useState<ValueKind>('auto');
   const [error, setError] = useState<string | undefined>();
 
-  const add = (event: FormEvent) => {
+  const add = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     const field = path.trim();
-    if (!field) return setError('Name a field, e.g. http.status');
-    if (/(^\.|\.\.|\.$)/.test(field)) return setError('Write nested fields as a.b.c');
+    if (!field) {
+      setError('Name a field, e.g. http.status');
+      return;
+    }
+    if (/(^\.|\.\.|\.$)/.test(field)) {
+      setError('Write nested fields as a.b.c');
+      return;
+    }
     const parsed = parseFilterValue(value, kind);
-    if (parsed instanceof Error) return setError(parsed.message);
+    if (parsed instanceof Error) {
+      setError(parsed.message);
+      return;
+    }
     setError(undefined);
     update({ f: encodeFilters({ ...filters, [field]: parsed }) });
     setPath('');
@@ -129,9 +143,8 @@ export function FilterBar({
     setKind('auto');
   };
   const remove = (field: string) => {
-    const next = { ...filters };
-    delete next[field];
-    update({ f: encodeFilters(next) });
+    const { [field]: _removed, ...rest } = filters;
+    update({ f: encodeFilters(rest) });
   };
 
   return (

@@ -31,6 +31,7 @@ import {
   type TelemetryUrl,
 } from './search-state';
 import type { FieldValue, StoredRecord } from './types';
+import { useFreshMarks } from './use-fresh-marks';
 import { useLiveTail } from './use-live-tail';
 import './telemetry.css';
 
@@ -79,18 +80,24 @@ export default function TelemetryPage() {
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [liveRows, setLiveRows] = useState<StoredRecord[]>([]);
   const [waiting, setWaiting] = useState<StoredRecord[]>([]);
-  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  const [fresh, markFresh] = useFreshMarks(FRESH_MS);
   const [manualPause, setManualPause] = useState(false);
   const [scrolledAway, setScrolledAway] = useState(false);
   const results = useRef<HTMLElement>(null);
 
   const page = search.data && !search.isPlaceholderData ? search.data : undefined;
   const startCursor = live ? page?.tail_cursor : undefined;
-  useEffect(() => {
+  // A new search, or live from a new start: the rows of the last one go. Adjusted while rendering
+  // (React's pattern for "reset when a prop changes"), so no render mixes the two.
+  const liveKey = JSON.stringify([resetKey, startCursor ?? null]);
+  const [rowsOf, setRowsOf] = useState(liveKey);
+  const restarted = rowsOf !== liveKey;
+  if (restarted) {
+    setRowsOf(liveKey);
     setLiveRows([]);
     setWaiting([]);
     setExpanded(new Set());
-  }, [resetKey, startCursor]);
+  }
 
   const rows = useMemo(() => {
     const shown = search.data?.records ?? [];
@@ -135,20 +142,13 @@ export default function TelemetryPage() {
     return () => window.removeEventListener('scroll', onScroll);
   }, [live]);
 
-  // Rows arriving above keep the selection on the same record.
-  const selection = useRef(selected);
-  selection.current = selected;
-  const show = useCallback(
-    (records: StoredRecord[]) => {
-      // The tail answers oldest first; the list shows newest first.
-      setLiveRows((current) => merge([...records].reverse(), current));
-      if (selection.current >= 0) setSelected(selection.current + records.length);
-      const ids = records.map((record) => record.id);
-      setFresh((current) => new Set([...current, ...ids]));
-      setTimeout(() => setFresh((current) => new Set([...current].filter((id) => !ids.includes(id)))), FRESH_MS);
-    },
-    [setSelected],
-  );
+  const show = (records: StoredRecord[]) => {
+    // The tail answers oldest first; the list shows newest first.
+    setLiveRows((current) => merge([...records].reverse(), current));
+    // Rows arriving above keep the selection on the same record.
+    setSelected((index) => (index >= 0 ? index + records.length : index));
+    markFresh(records.map((record) => record.id));
+  };
   const tail = useLiveTail({
     enabled: live && Boolean(startCursor),
     criteria,
@@ -158,12 +158,11 @@ export default function TelemetryPage() {
       else show(records);
     },
   });
-  useEffect(() => {
-    if (!pause && waiting.length > 0) {
-      show(waiting);
-      setWaiting([]);
-    }
-  }, [pause, waiting, show]);
+  // What arrived during a pause goes in once the pause ends, adjusted while rendering.
+  if (!restarted && !pause && waiting.length > 0) {
+    show(waiting);
+    setWaiting([]);
+  }
 
   const setLiveMode = (on: boolean) => {
     setLive(on);

@@ -20,7 +20,14 @@ export interface FlatField {
   filterable: boolean;
 }
 
-const UNNAMEABLE = /[."\\\u0000-\u001f\u007f]/;
+const UNNAMEABLE = /[."\\]/;
+
+/** A control character (U+0000–U+001F, U+007F), which a field path may not hold either. */
+const isControl = (char: string) => char < ' ' || char === '\u007f';
+
+function nameableKey(key: string): boolean {
+  return key !== '' && !UNNAMEABLE.test(key) && !Array.from(key).some(isControl);
+}
 
 /** Every leaf of a record (arrays stay whole), in document order, at most `max`. */
 export function flatten(record: Record<string, unknown>, max = 500): FlatField[] {
@@ -29,7 +36,7 @@ export function flatten(record: Record<string, unknown>, max = 500): FlatField[]
     for (const [key, value] of Object.entries(node)) {
       if (fields.length >= max) return;
       const path = prefix ? `${prefix}.${key}` : key;
-      const ok = nameable && key !== '' && !UNNAMEABLE.test(key);
+      const ok = nameable && nameableKey(key);
       if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)
         walk(value as Record<string, unknown>, path, ok);
       else

@@ -14,18 +14,19 @@ export interface RangePreset {
   ms?: number;
 }
 
+export const DEFAULT_RANGE = '24h';
+const defaultPreset: RangePreset = { value: DEFAULT_RANGE, label: 'Last 24 hours', ms: 86_400_000 };
+
 export const rangePresets: RangePreset[] = [
   { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
   { value: '1h', label: 'Last hour', ms: 3_600_000 },
-  { value: '24h', label: 'Last 24 hours', ms: 86_400_000 },
+  defaultPreset,
   { value: '7d', label: 'Last 7 days', ms: 7 * 86_400_000 },
   { value: 'custom', label: 'Custom range…' },
 ];
 
-export const DEFAULT_RANGE = '24h';
-
 export function rangeOf(url: TelemetryUrl): RangePreset {
-  return rangePresets.find((preset) => preset.value === (url.range ?? DEFAULT_RANGE)) ?? rangePresets[2]!;
+  return rangePresets.find((preset) => preset.value === (url.range ?? DEFAULT_RANGE)) ?? defaultPreset;
 }
 
 /** A relative range follows "now": live tail is offered for these only. */
