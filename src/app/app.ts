@@ -132,7 +132,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
     // generates summaries (generation purges too).
     const purgeCache = () =>
       purgeExpired(database.db, Date.now()).catch((error: unknown) =>
-        log?.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'),
+        log.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'),
       );
     await purgeCache();
     const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);

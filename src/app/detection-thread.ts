@@ -49,10 +49,12 @@ const commit = detectionCommitter(database.db, log, {
 });
 const loop = new DetectionLoop(database.db, log, setup.buildProcessor, commit, data.chunk);
 
-let stopping = false;
+const stop = new AbortController();
+/** Read afresh each time: a 'stop' message can arrive during any await. */
+const stopping = () => stop.signal.aborted;
 let wake: (() => void) | undefined;
 port.on('message', (message: ToDetectionThread) => {
-  if (message.type === 'stop') stopping = true;
+  if (message.type === 'stop') stop.abort();
   wake?.();
 });
 
@@ -63,7 +65,7 @@ post({
   rejected: setup.compilation.rejected.length,
 });
 
-while (!stopping) {
+while (!stopping()) {
   let pause = POLL_MS;
   try {
     const result = await loop.runChunk();
@@ -83,7 +85,7 @@ while (!stopping) {
     post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
     pause = ERROR_BACKOFF_MS;
   }
-  if (pause > 0 && !stopping) {
+  if (pause > 0 && !stopping()) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, pause);
       wake = () => {

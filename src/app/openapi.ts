@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the route schemas (never written by hand), and the
 // interactive reference at /docs: Swagger UI with its assets served from the package (no CDN),
-// behind HTTP Basic with any username and an API token as the password (seed §5).
+// behind HTTP Basic with any username and an API token as the password (README, "The API: /v1").
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -57,7 +57,7 @@ export const registerOpenApi = fastifyPlugin(async function openApi(app: Fastify
 /**
  * Swagger UI names the bearer scheme by its component key and, on opening the Authorize dialog,
  * focuses the apiKey field (the session cookie's), scrolled below the others. This names
- * it as the seed does, "Personal Access Token", and puts the cursor in its field, where the
+ * it "Personal Access Token", as the token pages of the UI do, and puts the cursor in its field, where the
  * token belongs. A fresh heading appears each time the dialog opens, so both happen each time.
  */
 const relabelScript = `new MutationObserver(function () {
@@ -99,11 +99,18 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    uiHooks: { onRequest: requireToken },
+    // Swagger UI's hook type is the callback form: the lifecycle goes on unless the check answered.
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        requireToken(request, reply).then(() => {
+          if (!reply.sent) done();
+        }, done);
+      },
+    },
     // BaseLayout drops Swagger UI's top bar: its "Explore" box invites loading other documents
     // and its inline SVG logo carries a <style> that the static CSP (rightly) blocks.
     // Swagger UI cannot send a cookie of its own, and Basic-with-token repeats the bearer
-    // option: its Authorize dialog offers the Personal Access Token alone (seed §5). The
+    // option: its Authorize dialog offers the Personal Access Token alone (README, "The API: /v1"). The
     // document at /v1/openapi.json keeps every scheme for code generators.
     transformSpecification: (document) => {
       const spec = document as {

@@ -17,6 +17,8 @@ import { observationRoutes } from '../observations/observation-routes.js';
 import { caseRoutes } from '../cases/case-routes.js';
 import { deviceRoutes } from '../devices/device-routes.js';
 import { summaryRoutes } from '../summaries/summary-routes.js';
+import { SummarySchema } from '../summaries/summary-schemas.js';
+import { caseSummaries } from '../summaries/case-summaries.js';
 import { userRoutes } from '../identity/user-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
@@ -84,7 +86,14 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(database.kind, policy, deps.detection.catalogue);
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, writing });
-  await app.register(caseRoutes, { database, catalogue: deps.detection.catalogue });
+  // Case responses embed the summary by reference to its schema (see cases/case-context.ts).
+  app.addSchema(SummarySchema);
+  await app.register(caseRoutes, {
+    db,
+    kind: database.kind,
+    catalogue: deps.detection.catalogue,
+    summaries: caseSummaries,
+  });
   await app.register(deviceRoutes, { database, reactions: deviceReactions });
   await app.register(summaryRoutes, {
     db,

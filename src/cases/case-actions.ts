@@ -2,9 +2,6 @@
 // one transaction with its history entry.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
-import type { AttackCatalogue } from '../detection/attack.js';
-import type { AuditActor } from '../identity/principal.js';
 import { AppError } from '../shared/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
@@ -22,6 +19,7 @@ import {
   updateCase,
   updateComment,
   type CaseRow,
+  type Db,
 } from './case-store.js';
 import { searchCases, sortValue, type CaseFilter, type CasePage, type TotalTracking } from './case-search.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
@@ -35,16 +33,15 @@ import {
   type Severity,
 } from './case-service.js';
 import { statuses, type CaseStatus } from './case-workflow.js';
+import type { CaseRequest } from './case-context.js';
 
 export async function findCases(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
-  catalogue: AttackCatalogue,
-  tenantId: number,
+  request: CaseRequest,
   filter: CaseFilter & { assigneeRef?: string | null },
   page: CasePage,
   tracking: TotalTracking,
 ) {
+  const { db, kind, tenantId } = request;
   const { assigneeRef, ...rest } = filter;
   const resolved: CaseFilter = { ...rest };
   if (assigneeRef !== undefined) {
@@ -64,7 +61,7 @@ export async function findCases(
   const shown = rows.slice(0, page.limit);
   const last = shown.at(-1);
   return {
-    cases: await presentCases(db, catalogue, tenantId, shown),
+    cases: await presentCases(request, shown),
     next: more && last ? { value: sortValue(last, page.sort), seq: last.seq } : null,
     total,
   };
@@ -87,18 +84,14 @@ export async function caseCounts(db: Kysely<Tables>, tenantId: number) {
 
 /** Merges `sources` into `target`: their observations, devices, techniques and tags move; they close as duplicates. */
 export async function mergeCases(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
-  catalogue: AttackCatalogue,
-  tenantId: number,
-  targetRef: string,
-  sourceRefs: readonly string[],
-  actor: AuditActor,
-  at?: number,
+  request: CaseRequest,
+  merge: { targetRef: string; sourceRefs: readonly string[] },
 ): Promise<CaseView> {
+  const { db, kind, catalogue, tenantId, actor } = request;
+  const { targetRef, sourceRefs } = merge;
   const merged = await writeTransaction(db, kind, async (trx) => {
     // Stamped once the write lock is held, so updated_at follows commit order.
-    const now = at ?? Date.now();
+    const now = request.now ?? Date.now();
     const targetId = (await requireCase(trx, tenantId, targetRef)).id;
     const sourceIds = [];
     for (const ref of sourceRefs) sourceIds.push((await requireCase(trx, tenantId, ref)).id);
@@ -107,7 +100,12 @@ export async function mergeCases(
     const locked = new Map(
       (await lockCases(trx, kind, tenantId, [targetId, ...sourceIds])).map((row) => [row.id, row]),
     );
-    const target = locked.get(targetId)!;
+    const lockedCase = (id: string) => {
+      const row = locked.get(id);
+      if (!row) throw new Error(`case ${id} vanished while it was locked for the merge`);
+      return row;
+    };
+    const target = lockedCase(targetId);
     if (target.status === 'closed')
       throw new AppError('invalid_merge', `case ${target.number} is closed; reopen it before merging into it`, {
         extensions: { field: 'target' },
@@ -120,7 +118,7 @@ export async function mergeCases(
       );
     const sources: CaseRow[] = [];
     for (const id of sourceIds) {
-      const source = locked.get(id)!;
+      const source = lockedCase(id);
       if (source.id === target.id)
         throw new AppError('invalid_merge', `case ${source.number} cannot be merged into itself`, {
           extensions: { field: 'sources' },
@@ -137,7 +135,7 @@ export async function mergeCases(
       await moveCaseParts(trx, tenantId, source.id, target.id);
       mergeContents(contents, contentsOf(source));
       for (const tag of JSON.parse(source.tags) as string[]) tags.add(tag);
-      const closed = await updateCase(trx, tenantId, source.id, Number(source.version), {
+      const closed = await updateCase(trx, tenantId, source.id, source.version, {
         status: 'closed',
         resolution: 'duplicate',
         closed_at: source.closed_at ?? now,
@@ -159,10 +157,10 @@ export async function mergeCases(
           actor,
           action: 'merged_into',
           changes: {
-            target: { id: target.id, number: Number(target.number) },
+            target: { id: target.id, number: target.number },
             status: { from: source.status, to: 'closed' },
             resolution: { from: source.resolution, to: 'duplicate' },
-            observation_count: { from: Number(source.observation_count), to: 0 },
+            observation_count: { from: source.observation_count, to: 0 },
             techniques: { from: JSON.parse(source.techniques) as string[], to: [] },
             tags: { from: JSON.parse(source.tags) as string[], to: [] },
           },
@@ -180,7 +178,7 @@ export async function mergeCases(
       tags: JSON.stringify(tagList),
       updated_at: now,
     };
-    if (!(await updateCase(trx, tenantId, target.id, Number(target.version), updated))) {
+    if (!(await updateCase(trx, tenantId, target.id, target.version, updated))) {
       throw new AppError('version_conflict', `case ${target.number} changed during the merge; try again`);
     }
     await addHistory(trx, [
@@ -193,29 +191,24 @@ export async function mergeCases(
         changes: {
           sources: sources.map((source) => ({
             id: source.id,
-            number: Number(source.number),
-            observation_count: Number(source.observation_count),
+            number: source.number,
+            observation_count: source.observation_count,
           })),
-          observation_count: { from: Number(target.observation_count), to: derived.observation_count },
-          score: { from: Number(target.score), to: derived.score },
+          observation_count: { from: target.observation_count, to: derived.observation_count },
+          score: { from: target.score, to: derived.score },
         },
       },
     ]);
-    return { ...target, ...updated, version: Number(target.version) + 1 };
+    return { ...target, ...updated, version: target.version + 1 };
   });
-  const [view] = await presentCases(db, catalogue, tenantId, [merged]);
-  return view!;
+  const [view] = await presentCases(request, [merged]);
+  if (!view) throw new Error(`case ${targetRef} could not be presented after the merge`);
+  return view;
 }
 
-export async function addComment(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
-  tenantId: number,
-  caseRef: string,
-  body: string,
-  actor: AuditActor,
-  now = Date.now(),
-) {
+export async function addComment(request: CaseRequest, caseRef: string, body: string) {
+  const { db, kind, tenantId, actor } = request;
+  const now = request.now ?? Date.now();
   return writeTransaction(db, kind, async (trx) => {
     const row = await requireCase(trx, tenantId, caseRef);
     const comment = newComment(row.id, tenantId, body, actor, now);
@@ -227,42 +220,33 @@ export async function addComment(
   });
 }
 
-/** Edits or deletes a comment; only its author may. */
-export async function changeComment(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
-  tenantId: number,
-  caseRef: string,
-  commentId: string,
-  change: { body: string } | { delete: true },
-  actor: AuditActor,
-  now = Date.now(),
-) {
+/** The comment named, on the case named, once the actor is known to be its author. */
+async function ownComment(trx: Db, request: CaseRequest, target: CommentTarget) {
+  const { tenantId, actor } = request;
+  const row = await requireCase(trx, tenantId, target.caseRef);
+  const comment = await findComment(trx, tenantId, row.id, target.commentId);
+  if (!comment) throw new AppError('not_found', `comment ${target.commentId} not found on case ${row.number}`);
+  if (comment.author_type !== actor.type || comment.author_id !== (actor.id ?? actor.label)) {
+    throw new AppError(
+      'not_comment_author',
+      `only its author (${comment.author_label}) can change comment ${target.commentId}`,
+    );
+  }
+  return { row, comment };
+}
+
+export interface CommentTarget {
+  caseRef: string;
+  commentId: string;
+}
+
+/** Edits a comment; only its author may. The history keeps the earlier text. */
+export async function editComment(request: CaseRequest, target: CommentTarget, body: string) {
+  const { db, kind, tenantId, actor } = request;
+  const now = request.now ?? Date.now();
   return writeTransaction(db, kind, async (trx) => {
-    const row = await requireCase(trx, tenantId, caseRef);
-    const comment = await findComment(trx, tenantId, row.id, commentId);
-    if (!comment) throw new AppError('not_found', `comment ${commentId} not found on case ${row.number}`);
-    if (comment.author_type !== actor.type || comment.author_id !== (actor.id ?? actor.label)) {
-      throw new AppError(
-        'not_comment_author',
-        `only its author (${comment.author_label}) can change comment ${commentId}`,
-      );
-    }
-    if ('delete' in change) {
-      await updateComment(trx, tenantId, comment.id, { deleted_at: now });
-      await addHistory(trx, [
-        {
-          caseId: row.id,
-          tenantId,
-          at: now,
-          actor,
-          action: 'comment_deleted',
-          changes: { comment_id: comment.id, body: { from: comment.body, to: null } },
-        },
-      ]);
-      return undefined;
-    }
-    await updateComment(trx, tenantId, comment.id, { body: change.body, updated_at: now });
+    const { row, comment } = await ownComment(trx, request, target);
+    await updateComment(trx, tenantId, comment.id, { body, updated_at: now });
     await addHistory(trx, [
       {
         caseId: row.id,
@@ -270,10 +254,30 @@ export async function changeComment(
         at: now,
         actor,
         action: 'comment_edited',
-        changes: { comment_id: comment.id, body: { from: comment.body, to: change.body } },
+        changes: { comment_id: comment.id, body: { from: comment.body, to: body } },
       },
     ]);
-    return presentComment({ ...comment, body: change.body, updated_at: now });
+    return presentComment({ ...comment, body, updated_at: now });
+  });
+}
+
+/** Deletes a comment; only its author may. The history keeps its text. */
+export async function deleteComment(request: CaseRequest, target: CommentTarget): Promise<void> {
+  const { db, kind, tenantId, actor } = request;
+  const now = request.now ?? Date.now();
+  await writeTransaction(db, kind, async (trx) => {
+    const { row, comment } = await ownComment(trx, request, target);
+    await updateComment(trx, tenantId, comment.id, { deleted_at: now });
+    await addHistory(trx, [
+      {
+        caseId: row.id,
+        tenantId,
+        at: now,
+        actor,
+        action: 'comment_deleted',
+        changes: { comment_id: comment.id, body: { from: comment.body, to: null } },
+      },
+    ]);
   });
 }
 

@@ -45,7 +45,6 @@ export interface GroupingPolicy {
 
 export const DEFAULT_GROUPING: GroupingPolicy = { windowMs: 24 * 3_600_000, grouping: 'device' };
 
-
 export interface GroupingContext {
   db: Db;
   kind: DatabaseKind;
@@ -160,7 +159,7 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
     const severity = severityFor(existing, derived.max_level);
     // What the new observations changed, beside their number, for the history.
     for (const [field, from, to] of [
-      ['score', Number(existing.score), derived.score],
+      ['score', existing.score, derived.score],
       ['severity', existing.severity, severity],
       ['title', existing.title, derived.title],
     ] as const) {

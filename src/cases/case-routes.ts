@@ -1,10 +1,9 @@
-// /v1/cases: search (POST, as the seed has it), one case with all its parts, updates (one or up
+// /v1/cases: search (POST, so that filters travel in a body), one case with all its parts, updates (one or up
 // to 100), merges, comments and history.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Database } from '../storage/database.js';
-import type { AttackCatalogue } from '../detection/attack.js';
+import type { CaseRequest, CasesDeps } from './case-context.js';
 import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, problemResponse } from '../http/schemas.js';
@@ -30,11 +29,13 @@ import {
   SCORE_FORMULA,
   SearchCasesBody,
 } from './case-schemas.js';
-import { bulkPatchCases, getCaseDetail, patchCase } from './case-service.js';
+import { getCaseDetail } from './case-service.js';
+import { bulkPatchCases, patchCase } from './case-changes.js';
 import {
   addComment,
   caseCounts,
-  changeComment,
+  deleteComment,
+  editComment,
   findCases,
   mergeCases,
   pageComments,
@@ -49,12 +50,12 @@ const transition = problemResponse(
   'invalid_status_transition',
 );
 
-export async function caseRoutes(
-  app: FastifyInstance,
-  deps: { database: Database; catalogue: AttackCatalogue },
-): Promise<void> {
-  const { database, catalogue } = deps;
-  const { db, kind } = database;
+export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise<void> {
+  const caseRequest = (request: FastifyRequest): CaseRequest => ({
+    ...deps,
+    tenantId: tenantOf(request).id,
+    actor: actorOf(principalOf(request)),
+  });
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const read = { access: { scope: 'tenant', permission: 'cases:read' } } as const;
   const write = { access: { scope: 'tenant', permission: 'cases:write' } } as const;
@@ -92,10 +93,7 @@ export async function caseRoutes(
         after = { value: cursor.v, seq: cursor.s };
       }
       const result = await findCases(
-        db,
-        kind,
-        catalogue,
-        tenantOf(request).id,
+        caseRequest(request),
         {
           ...(body.status ? { statuses: body.status } : {}),
           ...(body.severity ? { severities: body.severity } : {}),
@@ -139,7 +137,7 @@ export async function caseRoutes(
         response: { 200: CaseCountsSchema },
       },
     },
-    async (request) => caseCounts(db, tenantOf(request).id),
+    async (request) => caseCounts(deps.db, tenantOf(request).id),
   );
 
   routes.get(
@@ -155,7 +153,7 @@ export async function caseRoutes(
         response: { 200: CaseDetailSchema },
       },
     },
-    async (request) => getCaseDetail(db, catalogue, tenantOf(request).id, request.params.case_id),
+    async (request) => getCaseDetail(caseRequest(request), request.params.case_id),
   );
 
   routes.patch(
@@ -196,16 +194,7 @@ export async function caseRoutes(
     },
     async (request) => {
       const { version, ...changes } = request.body;
-      return patchCase(
-        db,
-        kind,
-        catalogue,
-        tenantOf(request).id,
-        request.params.case_id,
-        version,
-        changes,
-        actorOf(principalOf(request)),
-      );
+      return patchCase(caseRequest(request), { idOrNumber: request.params.case_id, version, changes });
     },
   );
 
@@ -222,8 +211,7 @@ export async function caseRoutes(
         response: { 200: BulkResultSchema },
       },
     },
-    async (request) =>
-      bulkPatchCases(db, kind, catalogue, tenantOf(request).id, request.body.cases, actorOf(principalOf(request))),
+    async (request) => bulkPatchCases(caseRequest(request), request.body.cases),
   );
 
   routes.post(
@@ -248,15 +236,7 @@ export async function caseRoutes(
       },
     },
     async (request) =>
-      mergeCases(
-        db,
-        kind,
-        catalogue,
-        tenantOf(request).id,
-        request.body.target,
-        request.body.sources,
-        actorOf(principalOf(request)),
-      ),
+      mergeCases(caseRequest(request), { targetRef: request.body.target, sourceRefs: request.body.sources }),
   );
 
   routes.get(
@@ -276,7 +256,7 @@ export async function caseRoutes(
       const after = request.query.cursor
         ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s
         : undefined;
-      const page = await pageComments(db, tenantOf(request).id, request.params.case_id, {
+      const page = await pageComments(deps.db, tenantOf(request).id, request.params.case_id, {
         limit: request.query.limit ?? 50,
         ...(after !== undefined ? { after } : {}),
       });
@@ -298,18 +278,7 @@ export async function caseRoutes(
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await addComment(
-            db,
-            kind,
-            tenantOf(request).id,
-            request.params.case_id,
-            request.body.body,
-            actorOf(principalOf(request)),
-          ),
-        ),
+      reply.code(201).send(await addComment(caseRequest(request), request.params.case_id, request.body.body)),
   );
 
   routes.patch(
@@ -329,15 +298,11 @@ export async function caseRoutes(
       },
     },
     async (request) =>
-      (await changeComment(
-        db,
-        kind,
-        tenantOf(request).id,
-        request.params.case_id,
-        request.params.comment_id,
-        { body: request.body.body },
-        actorOf(principalOf(request)),
-      ))!,
+      editComment(
+        caseRequest(request),
+        { caseRef: request.params.case_id, commentId: request.params.comment_id },
+        request.body.body,
+      ),
   );
 
   routes.delete(
@@ -356,15 +321,10 @@ export async function caseRoutes(
       },
     },
     async (request, reply) => {
-      await changeComment(
-        db,
-        kind,
-        tenantOf(request).id,
-        request.params.case_id,
-        request.params.comment_id,
-        { delete: true },
-        actorOf(principalOf(request)),
-      );
+      await deleteComment(caseRequest(request), {
+        caseRef: request.params.case_id,
+        commentId: request.params.comment_id,
+      });
       return reply.code(204).send(null);
     },
   );
@@ -387,7 +347,7 @@ export async function caseRoutes(
       const after = request.query.cursor
         ? decodeCursor<{ s: number }>(request.query.cursor, { s: 'number' }).s
         : undefined;
-      const page = await pageHistory(db, tenantOf(request).id, request.params.case_id, {
+      const page = await pageHistory(deps.db, tenantOf(request).id, request.params.case_id, {
         limit: request.query.limit ?? 50,
         ...(after !== undefined ? { after } : {}),
       });

@@ -5,7 +5,7 @@ import { NextCursor, PageQuery, Timestamp } from '../http/schemas.js';
 import { ObservationSchema, TechniqueId } from '../observations/observation-schemas.js';
 import { DeviceSchema } from '../devices/device-schemas.js';
 import { workflowDescription } from './case-workflow.js';
-import { SummarySchema } from '../summaries/summary-schemas.js';
+import { CaseSummaryRef } from './case-context.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -100,7 +100,7 @@ export const CaseSchema = Type.Object(
     closed_at: Type.Union([Timestamp('Closed'), Type.Null()]),
     merged_into: Nullable(Type.String({ description: 'Set when this case was merged into another' })),
     version: Type.Integer({ description: 'Changes with every update; send it back with PATCH (optimistic locking)' }),
-    summary: Type.Union([SummarySchema, Type.Null()], {
+    summary: Type.Union([CaseSummaryRef, Type.Null()], {
       description: 'The AI case summary once one has been generated (reading never generates one); null until then',
     }),
     summary_unavailable: Type.Union([Type.Object({ code: Type.String(), detail: Type.String() }), Type.Null()], {

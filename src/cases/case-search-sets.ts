@@ -36,7 +36,7 @@ export async function countUpTo(db: Db, query: RawBuilder<unknown>, limit: numbe
   const row = await sql<{
     n: number;
   }>`SELECT count(*) AS n FROM (${query}${limit === null ? sql`` : sql` LIMIT ${limit}`}) m`.execute(db);
-  return Number(row.rows[0]?.n ?? 0);
+  return row.rows[0]?.n ?? 0;
 }
 
 /** A join table (case_id, value, tenant_id) whose (tenant_id, value, case_id) index lists a value's cases. */
@@ -106,6 +106,7 @@ function postgresTextSet(db: Db, tenantId: number, text: string): CaseSet {
 
 /** The text filter as a set; undefined when the text is too short for the trigram index. */
 export function textSet(db: Db, kind: DatabaseKind, tenantId: number, text: string): CaseSet | undefined {
-  if ([...text].length < MIN_INDEXED_TEXT) return undefined;
+  // Trigrams are of characters (code points), not UTF-16 units.
+  if (Array.from(text).length < MIN_INDEXED_TEXT) return undefined;
   return kind === 'sqlite' ? sqliteTextSet(db, tenantId, text) : postgresTextSet(db, tenantId, text);
 }

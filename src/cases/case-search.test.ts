@@ -150,12 +150,12 @@ for (const target of databaseTargets) {
         }
       });
       const seqs = await db.selectFrom('cases').select(['id', 'seq']).where('tenant_id', '=', tenantId).execute();
-      const seqOf = new Map(seqs.map((row) => [row.id, Number(row.seq)]));
+      const seqOf = new Map(seqs.map((row) => [row.id, row.seq]));
       for (const model of models) model.seq = seqOf.get(model.id)!;
     });
     after(async () => {
-      await database?.close();
-      await testDb?.cleanup();
+      await database.close();
+      await testDb.cleanup();
     });
 
     /** Every match, page by page (keyset cursors), and the first page's total. */
@@ -176,7 +176,7 @@ for (const target of databaseTargets) {
         ids.push(...rows.map((row) => row.id));
         const last = rows.at(-1);
         if (rows.length < 400 || !last) break;
-        afterKey = { value: sortValue(last, sort), seq: Number(last.seq) };
+        afterKey = { value: sortValue(last, sort), seq: last.seq };
       }
       return { ids, total: first };
     }

@@ -137,7 +137,7 @@ async function readRows(db: Db, tenantId: number, seqs: readonly number[]): Prom
     .where('seq', 'in', [...seqs])
     .where(sql`+tenant_id`, '=', tenantId)
     .execute();
-  const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
+  const bySeq = new Map(rows.map((row) => [row.seq, row]));
   return seqs.map((seq) => bySeq.get(seq)).filter((row) => row !== undefined);
 }
 
@@ -173,7 +173,7 @@ export async function searchCases(
   const matching = (from: RawBuilder<unknown>) => sql`SELECT 1 FROM ${from} WHERE ${where}`;
 
   let matches: number | undefined;
-  if (lone) matches = sized[0]!.size;
+  if (lone) matches = sized[0]?.size;
   else if (!driver || tracking) matches = await countUpTo(db, matching(source(kind, driver)), countLimit);
 
   const column = sortColumn[page.sort];
@@ -188,7 +188,7 @@ export async function searchCases(
   const rows = await readRows(
     db,
     tenantId,
-    keys.rows.map((key) => Number(key.seq)),
+    keys.rows.map((key) => key.seq),
   );
 
   let total: CaseTotal | null = null;

@@ -17,7 +17,7 @@ export async function nextCaseNumber(db: Db, tenantId: number): Promise<number> 
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_number: sql`case_counters.last_number + 1` }))
     .returning('last_number')
     .executeTakeFirstOrThrow();
-  return Number(row.last_number);
+  return row.last_number;
 }
 
 /** Serialises grouping of one (tenant, group) on PostgreSQL; SQLite has one writer already. */
@@ -339,7 +339,7 @@ export async function countCasesByStatus(
     SELECT status, severity, count(*) AS n FROM cases WHERE tenant_id = ${tenantId} AND status IN (${sql.join(open)}) GROUP BY status, severity
     UNION ALL
     SELECT NULL, NULL, count(*) FROM cases WHERE tenant_id = ${tenantId}`.execute(db);
-  const rows = result.rows.map((row) => ({ ...row, n: Number(row.n) }));
+  const rows = result.rows.map((row) => ({ ...row, n: row.n }));
   return {
     total: rows.find((row) => row.status === null)?.n ?? 0,
     open: rows.flatMap((row) =>

@@ -15,6 +15,6 @@ export type SectionKey = (typeof SECTIONS)[number]['key'];
 /** A citation of an observation in summary text. */
 export const CITATION = /\[(obs_[A-Za-z0-9]{1,40})\]/g;
 
-/** Rule 7 of the seed, shown with every summary. */
+/** Shown with every summary: a model can be wrong, and the analyst decides. */
 export const INACCURACY_NOTICE =
   'AI-generated summaries can be inaccurate or invented. Verify critical information against the case data before acting on it.';

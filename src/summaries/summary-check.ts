@@ -25,11 +25,11 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
   let current: SectionKey | null | undefined;
   const preamble: string[] = [];
   for (const line of raw.replace(/\r\n?/g, '\n').split('\n')) {
-    const heading = /^#{1,3}\s+(.+?)\s*#*\s*$/.exec(line);
-    if (heading) {
-      const key = headingKey.get(heading[1]!.replace(/[*_:]/g, '').trim().toLowerCase());
+    const heading = /^#{1,3}\s+(.+?)\s*#*\s*$/.exec(line)?.[1];
+    if (heading !== undefined) {
+      const key = headingKey.get(heading.replace(/[*_:]/g, '').trim().toLowerCase());
       if (key === undefined) {
-        flags.push({ code: 'unknown_section', detail: `dropped the section "${heading[1]!.slice(0, 80)}"` });
+        flags.push({ code: 'unknown_section', detail: `dropped the section "${heading.slice(0, 80)}"` });
         current = null;
       } else {
         current = key;
@@ -37,7 +37,7 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
       }
       continue;
     }
-    const unknown = [...line.matchAll(CITATION)].map((match) => match[1]!).filter((id) => !caseObservationIds.has(id));
+    const unknown = citedIds(line).filter((id) => !caseObservationIds.has(id));
     if (unknown.length > 0) {
       flags.push({
         code: 'unknown_citation',
@@ -46,7 +46,7 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
       continue;
     }
     if (current === undefined) preamble.push(line);
-    else if (current !== null) bodies.get(current)!.push(line);
+    else if (current !== null) bodies.get(current)?.push(line);
   }
   const sections = SECTIONS.map((section) => {
     const lines = bodies.get(section.key);
@@ -58,6 +58,11 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
   const text = [intro, ...sections.map((section) => `## ${section.heading}\n${section.markdown}`)]
     .filter((part) => part !== '')
     .join('\n\n');
-  const citations = [...new Set([...text.matchAll(CITATION)].map((match) => match[1]!))];
+  const citations = [...new Set(citedIds(text))];
   return { text, sections, citations, flags };
+}
+
+/** The observation ids a text cites, in order. */
+function citedIds(text: string): string[] {
+  return [...text.matchAll(CITATION)].flatMap((match) => (match[1] === undefined ? [] : [match[1]]));
 }

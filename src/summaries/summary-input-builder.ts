@@ -31,11 +31,11 @@ function processEvent(row: Selectable<EndpointProcessEventsTable>): SummaryProce
     host: bounded(row.host),
     user: bounded(row.user_name),
     process_name: bounded(row.process_name),
-    pid: row.pid === null ? null : Number(row.pid),
+    pid: row.pid,
     executable_path: bounded(row.executable_path),
     command_line: bounded(row.command_line),
     parent_process_name: bounded(row.parent_process_name),
-    parent_pid: row.parent_pid === null ? null : Number(row.parent_pid),
+    parent_pid: row.parent_pid,
   };
 }
 
@@ -44,11 +44,11 @@ function networkEvent(row: Selectable<NetworkProcessEventsTable>): SummaryNetwor
     time: iso(row.event_time),
     host: bounded(row.host),
     process_name: bounded(row.process_name),
-    pid: row.pid === null ? null : Number(row.pid),
+    pid: row.pid,
     source_ip: row.source_ip,
-    source_port: row.source_port === null ? null : Number(row.source_port),
+    source_port: row.source_port,
     destination_ip: row.destination_ip,
-    destination_port: row.destination_port === null ? null : Number(row.destination_port),
+    destination_port: row.destination_port,
     destination_hostname: bounded(row.destination_hostname),
     protocol: row.protocol,
     direction: row.direction,
@@ -112,9 +112,9 @@ async function evidenceOf(
   const networkRows = await recordEvents(db, 'network_process_events', tenantId, seqs, networkLimit);
   if (deviceId !== null) {
     const window = { deviceId, from: observation.first_time - CONTEXT_MS, to: observation.last_time + CONTEXT_MS };
-    const seen = new Set([...processRows, ...networkRows].map((row) => Number(row.record_seq)));
+    const seen = new Set([...processRows, ...networkRows].map((row) => row.record_seq));
     const fill = <T extends { record_seq: number }>(rows: T[], around: readonly T[], limit: number) =>
-      rows.push(...around.filter((row) => !seen.has(Number(row.record_seq))).slice(0, limit - rows.length));
+      rows.push(...around.filter((row) => !seen.has(row.record_seq)).slice(0, limit - rows.length));
     if (processRows.length < processLimit)
       fill(
         processRows,
@@ -131,7 +131,7 @@ async function evidenceOf(
   return { process_events: processRows.map(processEvent), network_events: networkRows.map(networkEvent) };
 }
 
-/** The model input of a case: only the data the seed allows, bounded. */
+/** The model input of a case: only the data a model may see (README, "AI case summaries"), bounded. */
 export async function buildSummaryInput(
   db: Kysely<Tables>,
   catalogue: AttackCatalogue,
@@ -156,7 +156,7 @@ export async function buildSummaryInput(
         .map((address) => ({ ip: address.ip, scope: address.scope, country: address.country, city: address.city })),
       processes: processes.map((process) => ({
         process_name: bounded(process.process_name),
-        pid: process.pid === null ? null : Number(process.pid),
+        pid: process.pid,
         executable_path: bounded(process.executable_path),
       })),
     });
@@ -210,15 +210,15 @@ export async function buildSummaryInput(
     customer: { code_name: tenant.code_name },
     case: {
       id: row.id,
-      number: Number(row.number),
-      score: Number(row.score),
+      number: row.number,
+      score: row.score,
       status: row.status,
       description: row.description,
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
       first_observation_at: iso(row.first_observation_at),
       last_observation_at: iso(row.last_observation_at),
-      observation_count: Number(row.observation_count),
+      observation_count: row.observation_count,
       techniques,
     },
     devices,

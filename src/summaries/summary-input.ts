@@ -1,5 +1,5 @@
-// The model input: a typed document holding exactly the data the seed allows a summarising model
-// to see (001, "Case" table): case information, device information (with IP country and city),
+// The model input: a typed document holding exactly the data a summarising model may see
+// (README, "AI case summaries"): case information, device information (with IP country and city),
 // device process information, observation evidence (a bounded subset of the endpoint-process and
 // network-process rows of each observation), and the customer as its anonymised code name.
 // Never the tenant's display name, user emails, comments, assignees, or anything else. Every

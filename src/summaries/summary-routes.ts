@@ -91,7 +91,7 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
         tags: ['Summaries'],
         summary: 'Rate the case summary',
         description:
-          'Thumbs up, or thumbs down with an optional comment (seed rule 5). One current rating per user and summary: rating again replaces it. Kept with your internal user id and copied to the monitoring provider.',
+          'Thumbs up, or thumbs down with an optional comment. One current rating per user and summary: rating again replaces it. Kept with your internal user id and copied to the monitoring provider.',
         params: CaseParams,
         body: Type.Object(
           {

@@ -1,6 +1,7 @@
 // The summary as the API returns it, on its own route and inside cases.
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.js';
+import { CASE_SUMMARY_SCHEMA_ID } from '../cases/case-context.js';
 import { INACCURACY_NOTICE, SECTIONS } from './sections.js';
 
 const summaryExample = {
@@ -60,5 +61,6 @@ export const SummarySchema = Type.Object(
     ),
     notice: Type.String({ description: 'Summaries can be inaccurate or invented: verify critical information' }),
   },
-  { examples: [summaryExample] },
+  // Shared by id: case responses refer to it (the cases feature does not import this one).
+  { $id: CASE_SUMMARY_SCHEMA_ID, examples: [summaryExample] },
 );

@@ -1,8 +1,8 @@
-// Generating a case summary, on request only (seed rule 1): build the allowed input, render the
-// prompt, answer from the 24-hour cache when the exact input was seen (rule 3), else call the
-// tenant's provider; check the answer; store it with what the case looked like (rule 2: it never
-// updates itself); copy input and output to the monitoring sink (rule 4) without ever failing
-// the request on it. An opted-out tenant gets nothing and nothing of it leaves (rule 6).
+// Generating a case summary, on request only (never on read): build the allowed input, render
+// the prompt, answer from the 24-hour cache when the exact input was seen, else call the
+// tenant's provider; check the answer; store it with what the case looked like (it never updates
+// itself); copy input and output to the monitoring sink without ever failing the request on it.
+// An opted-out tenant gets nothing, and nothing of it leaves. README, "AI case summaries".
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { AttackCatalogue } from '../detection/attack.js';
@@ -62,7 +62,7 @@ const providers = new WeakMap<SummaryDeps['config'], Map<ProviderName, SummaryPr
 function providerFor(deps: SummaryDeps, tenant: TenantRow): SummaryProvider {
   const name = (tenant.summary_provider ?? deps.config.summaryProvider) as ProviderName;
   let built = providers.get(deps.config);
-  if (!built) providers.set(deps.config, (built = new Map()));
+  if (!built) providers.set(deps.config, (built = new Map<ProviderName, SummaryProvider>()));
   const known = built.get(name);
   if (known) return known;
   const { config } = deps;
@@ -98,7 +98,7 @@ function providerFor(deps: SummaryDeps, tenant: TenantRow): SummaryProvider {
 }
 
 export function requireSummariesEnabled(tenant: TenantRow): void {
-  if (Number(tenant.ai_summaries_enabled) !== 1) {
+  if (tenant.ai_summaries_enabled !== 1) {
     throw new AppError(
       'ai_summaries_disabled',
       `AI summaries are turned off for this organisation; its account manager or support can turn them back on`,
@@ -160,8 +160,8 @@ export async function generateSummary(
   if (cached) {
     output = {
       text: cached.output,
-      inputTokens: Number(cached.input_tokens),
-      outputTokens: Number(cached.output_tokens),
+      inputTokens: cached.input_tokens,
+      outputTokens: cached.output_tokens,
       model: cached.model,
     };
   } else {
@@ -278,7 +278,7 @@ export async function findOwnRating(db: Kysely<Tables>, tenant: TenantRow, caseR
     summary_id: summary.id,
     rating: saved ? (saved.rating as 'up' | 'down') : null,
     comment: saved?.comment ?? null,
-    rated_at: saved ? new Date(Number(saved.updated_at)).toISOString() : null,
+    rated_at: saved ? new Date(saved.updated_at).toISOString() : null,
   };
 }
 
@@ -292,13 +292,14 @@ export async function rateSummary(
 ) {
   requireSummariesEnabled(tenant);
   if (rating.rating === 'up' && rating.comment !== undefined) {
-    throw new AppError('invalid_request', 'a comment goes with a thumbs down only (seed rule 5)', {
+    throw new AppError('invalid_request', 'a comment goes with a thumbs down only', {
       extensions: { field: 'comment' },
     });
   }
   const { row, summary } = await requireCurrentSummary(deps.db, tenant, caseRef);
   const userId = raterOf(principal);
-  const comment = rating.comment?.trim() || null;
+  // A blank comment is no comment.
+  const comment = rating.comment?.trim() === '' ? null : (rating.comment?.trim() ?? null);
   await saveFeedback(deps.db, {
     summary_id: summary.id,
     user_id: userId,
@@ -321,6 +322,6 @@ export async function rateSummary(
     summary_id: summary.id,
     rating: rating.rating,
     comment,
-    rated_at: new Date(Number(saved?.updated_at ?? now)).toISOString(),
+    rated_at: new Date(saved?.updated_at ?? now).toISOString(),
   };
 }

@@ -1,6 +1,6 @@
-// A summary as the API shows it, with the stale check: a summary never updates itself (seed
-// rule 2), so it records what the case looked like when it was generated, and says `stale: true`
-// with the reasons once the case has moved on.
+// A summary as the API shows it, with the stale check: a summary never updates itself, so it
+// records what the case looked like when it was generated, and says `stale: true` with the
+// reasons once the case has moved on.
 import type { CaseRow } from '../cases/case-store.js';
 import type { DeviceRow } from '../devices/device-store.js';
 import type { SummaryRow } from './summary-store.js';
@@ -26,7 +26,7 @@ export function basisOf(
   devices: readonly DeviceRow[],
 ): SummaryBasis {
   return {
-    observation_count: Number(row.observation_count),
+    observation_count: row.observation_count,
     status: row.status,
     devices: Object.fromEntries(devices.map((device) => [device.id, deviceMark(device)])),
   };
@@ -78,14 +78,14 @@ export function presentSummary(row: SummaryRow, current: SummaryBasis): SummaryV
     flags: JSON.parse(row.flags) as SummaryFlag[],
     provider: row.provider,
     model: row.model,
-    is_llm: Number(row.is_llm) === 1,
+    is_llm: row.is_llm === 1,
     prompt_version: row.prompt_version,
-    generated_at: new Date(Number(row.generated_at)).toISOString(),
+    generated_at: new Date(row.generated_at).toISOString(),
     requested_by: { id: row.requested_by, label: row.requested_by_label },
-    input_tokens: Number(row.input_tokens),
-    output_tokens: Number(row.output_tokens),
-    latency_ms: Number(row.latency_ms),
-    from_cache: Number(row.from_cache) === 1,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    latency_ms: row.latency_ms,
+    from_cache: row.from_cache === 1,
     stale: reasons.length > 0,
     stale_reasons: reasons,
     notice: INACCURACY_NOTICE,

@@ -142,14 +142,14 @@ export class BuiltinProvider implements SummaryProvider {
   readonly model = BUILTIN_MODEL;
   readonly isLlm = false;
 
-  async generate(request: ProviderRequest): Promise<ProviderResult> {
+  generate(request: ProviderRequest): Promise<ProviderResult> {
     const text = builtinSummary(request.input);
     // No tokenizer: a character count / 4 is the usual estimate, reported so the figures stay comparable.
-    return {
+    return Promise.resolve({
       text,
       inputTokens: Math.ceil((request.system.length + request.user.length) / 4),
       outputTokens: Math.ceil(text.length / 4),
       model: BUILTIN_MODEL,
-    };
+    });
   }
 }

@@ -59,6 +59,7 @@ export class OpenAiProvider implements SummaryProvider {
           ],
           // `max_tokens` rather than `max_completion_tokens`: it is the one every compatible server
           // (Ollama, vLLM, llama.cpp, Azure) understands.
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- the compatible servers' field, as said above
           max_tokens: request.maxOutputTokens,
           temperature: TEMPERATURE,
         },
