@@ -140,7 +140,8 @@ async function collect(stream: Readable, limits: BodyLimits, charge: (bytes: num
     throw new AppError('request_aborted', 'the request body ended before it was complete', { cause: error });
   }
   // The chunks are garbage once joined, so the joined copy is not charged again.
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  const [first] = chunks;
+  return chunks.length === 1 && first !== undefined ? first : Buffer.concat(chunks, size);
 }
 
 async function decompress(raw: Buffer, encoding: Exclude<Encoding, 'identity'>, limits: BodyLimits): Promise<Buffer> {
@@ -170,8 +171,8 @@ async function decompress(raw: Buffer, encoding: Exclude<Encoding, 'identity'>, 
 
 function hasZlibHeader(raw: Buffer): boolean {
   if (raw.length < 2) return false;
-  const cmf = raw[0]!;
-  const flg = raw[1]!;
+  const cmf = raw.readUInt8(0);
+  const flg = raw.readUInt8(1);
   return (cmf & 0x0f) === 8 && ((cmf << 8) | flg) % 31 === 0;
 }
 

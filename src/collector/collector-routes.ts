@@ -1,6 +1,6 @@
-// POST /log_sink: the HTTPS log collector of the seed document. The route resolves the tenant
-// from the Host header before reading the body, reads and decodes the body within its limits,
-// parses it all-or-nothing, and answers 201 only once the records are committed.
+// POST /log_sink: the HTTPS log collector (README: The collector). The route resolves the
+// tenant from the Host header before reading the body, reads and decodes the body within its
+// limits, parses it all-or-nothing, and answers 201 only once the records are committed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { GroupCommitQueue } from '../record-log/group-commit.js';
@@ -8,6 +8,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { Type } from 'typebox';
 import { AppError, overloaded } from '../shared/errors.js';
 import { problemResponses } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';
 import { parseBody } from './parse.js';
 import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
@@ -32,7 +33,10 @@ declare module 'fastify' {
   }
 }
 
-export async function collectorRoutes(app: FastifyInstance, deps: CollectorDependencies): Promise<void> {
+export const collectorRoutes = routePlugin(function collectorRoutes(
+  app: FastifyInstance,
+  deps: CollectorDependencies,
+): void {
   const { config, tenants, queue, metrics } = deps;
   const budget = new BodyBudget(config.maxInflightBytes);
   app.decorateRequest('heldBodyBytes', 0);
@@ -80,7 +84,8 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
       if (body.length === 0) {
         throw new AppError('empty_body', 'the body is empty: send one JSON object, or JSON objects one per line');
       }
-      const tenant = request.collectorTenant!;
+      const tenant = request.collectorTenant;
+      if (!tenant) throw new Error('POST /log_sink: the onRequest hook resolves the tenant before the handler runs');
       const parsed = parseBody(body, { maxRecordBytes: config.maxRecordBytes });
       const { records, eventTimes, metas } = parsed;
       await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes);
@@ -94,7 +99,7 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
   app.route({
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
     url: '/log_sink',
-    handler: async (request) => {
+    handler: (request) => {
       throw new AppError(
         'method_not_allowed',
         `${request.method} is not supported on /log_sink; send records with POST`,
@@ -104,4 +109,4 @@ export async function collectorRoutes(app: FastifyInstance, deps: CollectorDepen
       );
     },
   });
-}
+});

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
 import { tenantOf } from '../identity/auth.js';
 import { Timestamp } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import { collectorUrl } from '../identity/tenant-service.js';
 import { BUCKETS, HourlyCountCache, receivedStats } from './collector-stats.js';
 
@@ -59,10 +60,10 @@ export const CollectorStatsSchema = Type.Object(
   { examples: [collectorExample] },
 );
 
-export async function collectorStatsRoutes(
+export const collectorStatsRoutes = routePlugin(function collectorStatsRoutes(
   app: FastifyInstance,
   deps: { database: Database; config: Config },
-): Promise<void> {
+): void {
   const { database, config } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const cache = new HourlyCountCache();
@@ -87,4 +88,4 @@ export async function collectorStatsRoutes(
       };
     },
   );
-}
+});

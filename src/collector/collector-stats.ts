@@ -34,14 +34,15 @@ export class HourlyCountCache {
 
   set(tenantId: number, start: number, records: number): void {
     let hours = this.tenants.get(tenantId);
-    if (!hours) this.tenants.set(tenantId, (hours = new Map()));
+    if (!hours) this.tenants.set(tenantId, (hours = new Map<number, number>()));
     hours.set(start, records);
   }
 
   /** Forgets hours that left the window. */
   prune(tenantId: number, oldest: number): void {
     const hours = this.tenants.get(tenantId);
-    for (const start of hours?.keys() ?? []) if (start < oldest) hours!.delete(start);
+    if (!hours) return;
+    for (const start of hours.keys()) if (start < oldest) hours.delete(start);
   }
 }
 
@@ -65,7 +66,9 @@ export async function receivedStats(
   const counted = await countPerBucket(db, kind, tenantId, { since: firstUnknown, until: now + 1 }, grid);
   const buckets = starts.map((start) => {
     const records =
-      start >= firstUnknown ? (counted.get((start - firstUnknown) / BUCKET_MS) ?? 0) : cache.get(tenantId, start)!;
+      start >= firstUnknown ? (counted.get((start - firstUnknown) / BUCKET_MS) ?? 0) : cache.get(tenantId, start);
+    // Every hour before the first unknown one is final and cached: that is how it was chosen.
+    if (records === undefined) throw new Error(`receivedStats: the hour at ${start} is neither counted nor cached`);
     if (start >= firstUnknown && isFinal(start)) cache.set(tenantId, start, records);
     return { start: new Date(start).toISOString(), records };
   });

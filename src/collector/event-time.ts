@@ -55,7 +55,8 @@ function fromString(value: string): number | undefined {
   const iso = ISO_8601.exec(value);
   if (iso) {
     const [, date, time, zone] = iso;
-    const fraction = time!.replace(',', '.').replace(/(\.\d{3})\d+$/, '$1');
+    if (time === undefined) throw new Error('ISO_8601 matched without its time group');
+    const fraction = time.replace(',', '.').replace(/(\.\d{3})\d+$/, '$1');
     let offset = zone ?? 'Z';
     if (/^[+-]\d{2}$/.test(offset)) offset += ':00';
     else if (/^[+-]\d{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
@@ -65,7 +66,8 @@ function fromString(value: string): number | undefined {
   const local = TIME_LOCAL.exec(value);
   if (local) {
     const [, day, month, year, hh, mm, ss, sign, oh, om] = local;
-    const monthNumber = MONTHS[month!.toLowerCase()];
+    if (month === undefined) throw new Error('TIME_LOCAL matched without its month group');
+    const monthNumber = MONTHS[month.toLowerCase()];
     if (!monthNumber) return undefined;
     return Date.parse(`${year}-${monthNumber}-${day}T${hh}:${mm}:${ss}${sign}${oh}:${om}`);
   }

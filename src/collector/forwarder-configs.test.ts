@@ -26,7 +26,8 @@ function settings(text: string): string[] {
 
 test('the Fluent Bit output carries every setting of the collector documentation', () => {
   const lines = settings(fluentBitOutput(url));
-  // Seed 000 §4 (and the issue: tls.verify_hostname).
+  // The output: JSON lines without a date key, TLS with certificate and host-name checks,
+  // retries, keep-alive.
   for (const expected of [
     'Host acme-collector.sightline.example.com',
     'Port 443',
@@ -42,7 +43,7 @@ test('the Fluent Bit output carries every setting of the collector documentation
   ]) {
     assert.ok(lines.includes(expected), `${expected} in:\n${lines.join('\n')}`);
   }
-  // Seed 000 §8: flush 5 s, 5 MB input buffer, lines over 32 KB skipped.
+  // The input side: flush 5 s, 5 MB input buffer, lines over 32 KB skipped.
   const all = settings(fluentBitConfig(url).files[0]!.text);
   for (const expected of [
     'Flush 5',

@@ -1,11 +1,11 @@
 // Copy-ready forwarder configurations for a tenant's collector: Fluent Bit, Vector, syslog-ng and
-// rsyslog, each with the settings of the collector documentation (seed 000 §4 and §8): one JSON
-// object per line (Fluent Bit `Format json_lines`, `json_date_key false`), no date key of the
-// forwarder's own, TLS with certificate and host-name checks, 3 retries, keep-alive, flush every
-// 5 s, 5 MB input buffer, lines over 32 KB skipped. The web UI (Settings › Collector) shows these;
-// the README's Fluent Bit block is checked against them. Pure and browser-safe: no imports.
+// rsyslog, each with the settings the collector documentation gives (README: Forwarder
+// configuration): one JSON object per line (Fluent Bit `Format json_lines`, `json_date_key
+// false`), no date key of the forwarder's own, TLS with certificate and host-name checks,
+// 3 retries, keep-alive, flush every 5 s, 5 MB input buffer, lines over 32 KB skipped. The web
+// UI (Settings › Collector) shows these; the README's Fluent Bit block is checked against them. Pure and browser-safe: no imports.
 
-/** The client settings the collector documentation recommends (seed 000 §8). */
+/** The client settings the collector documentation recommends: flush interval, input buffer, longest line. */
 export const forwarderSettings = {
   flushSeconds: 5,
   memoryBufferMb: 5,

@@ -27,7 +27,7 @@ test('a single JSON object is one record, stored as sent', () => {
 test('NDJSON: CRLF, blank lines and a missing last newline are accepted', () => {
   const parsed = parse('{"a":1}\r\n\r\n  \n{"b":2}\n{"c":3}');
   assert.deepEqual(
-    parsed.records.map((text) => JSON.parse(text)),
+    parsed.records.map((text) => JSON.parse(text) as unknown),
     [{ a: 1 }, { b: 2 }, { c: 3 }],
   );
 });
@@ -40,7 +40,7 @@ test('the smallest record has any single field, and an empty object is valid JSO
 test('a pretty-printed single object spanning lines is one record', () => {
   const parsed = parse('{\n  "message": "multi",\n  "n": 1\n}\n');
   assert.deepEqual(
-    parsed.records.map((text) => JSON.parse(text)),
+    parsed.records.map((text) => JSON.parse(text) as unknown),
     [{ message: 'multi', n: 1 }],
   );
 });
@@ -56,7 +56,7 @@ test('a line that is valid JSON but not an object is rejected with its line', ()
   rejects('{"a":1}\nnull', 'not_an_object', { line: 2 });
 });
 
-test("a forwarder's array format (Fluent Bit Format json) is the seed's 500: time could not be added", () => {
+test("a forwarder's array format (Fluent Bit Format json) is a 500: time could not be added", () => {
   const error = rejects(
     '[{"date":1700000000.123,"log":"x"},{"date":1700000001.0,"log":"y"}]',
     'forwarder_array_format',

@@ -1,8 +1,8 @@
-// Container-runtime wrappers (the seed's rules 2-3). Docker's json-file driver writes
-// `{"log": "<line>\n", "stream": "stdout", "time": "..."}`; the CRI format, as parsed by
-// forwarders, gives `{"time", "stream", "logtag", "message"|"log"}`. When a forwarder sends the
-// wrapper as is, we store the application's JSON object from inside it (or its plain text as
-// `message`) and keep stream, time and logtag as metadata, not as record fields.
+// Container-runtime wrappers (README: The collector, Container wrappers). Docker's json-file
+// driver writes `{"log": "<line>\n", "stream": "stdout", "time": "..."}`; the CRI format, as
+// parsed by forwarders, gives `{"time", "stream", "logtag", "message"|"log"}`. When a forwarder
+// sends the wrapper as is, we store the application's JSON object from inside it (or its plain
+// text as `message`) and keep stream, time and logtag as metadata, not as record fields.
 
 const WRAPPER_KEYS = new Set(['log', 'message', 'stream', 'time', 'logtag']);
 

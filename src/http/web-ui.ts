@@ -36,11 +36,12 @@ function securityHeaders(reply: FastifyReply): void {
   reply.header('X-Frame-Options', 'DENY');
 }
 
+/** Both are handed to Fastify on their own, so they are functions that need no `this`. */
 export interface WebUi {
   /** Registers the assets and the app's entry page. */
-  plugin(app: FastifyInstance): Promise<void>;
+  plugin: (app: FastifyInstance) => Promise<void>;
   /** For the not-found handler: a GET for a page (not a file, not the API) gets the app. */
-  pageFallback(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined;
+  pageFallback: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 }
 
 export function webUi(root = webRoot): WebUi {

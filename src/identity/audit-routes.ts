@@ -7,6 +7,7 @@ import type { Tables } from '../storage/schema.js';
 import { tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, Timestamp } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import { auditActions, listAudit } from './audit-service.js';
 import { parseIsoTime } from '../shared/time.js';
 
@@ -39,7 +40,7 @@ const AuditEventSchema = Type.Object(
   { examples: [auditExample] },
 );
 
-export async function auditRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): Promise<void> {
+export const auditRoutes = routePlugin(function auditRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): void {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   routes.get(
     '/audit-events',
@@ -82,4 +83,4 @@ export async function auditRoutes(app: FastifyInstance, deps: { db: Kysely<Table
       };
     },
   );
-}
+});

@@ -81,9 +81,10 @@ export async function listAudit(
 ): Promise<{ events: AuditEvent[]; lastSeq?: number; more: boolean }> {
   const rows = await listAuditEvents(db, tenantId, { ...query, limit: query.limit + 1 });
   const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
   return {
     events: page.map(presentAuditEvent),
     more: rows.length > query.limit,
-    ...(page.length ? { lastSeq: page[page.length - 1]!.seq } : {}),
+    ...(last ? { lastSeq: last.seq } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
 import { principalOf } from './auth.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import type { FailureLimiter } from './failure-limiter.js';
 import { MAX_PASSWORD_LENGTH } from './password.js';
 import { csrfTokenFor, login, logout, SESSION_COOKIE, SESSION_MAX_MS } from './session-service.js';
@@ -66,7 +67,7 @@ export const MeSchema = Type.Object(
   },
 );
 
-export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependencies): Promise<void> {
+export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, deps: AuthRouteDependencies): void {
   const { db, limiter, secureCookies } = deps;
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies } as const;
 
@@ -168,4 +169,4 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRouteDependenci
       };
     },
   );
-}
+});

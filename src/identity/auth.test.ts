@@ -19,6 +19,7 @@ import { Metrics } from '../observability/metrics.js';
 import { installErrorHandling } from '../http/error-handler.js';
 import { installAuth, type Access } from './auth.js';
 import { ProblemSchema } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 
 /** These tests change only the observation-write approval, which no other feature reacts to. */
 const noReactions: TenantReactions = {
@@ -43,10 +44,12 @@ async function appWith(access: Access): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   app.decorate('apiRoutes', []);
   await app.register(cookie);
-  await app.register(async (scope) => {
-    installAuth(scope, { db: database.db, limiter: new FailureLimiter(100, 60_000), metrics: new Metrics() });
-    scope.post('/observations', { config: { access } }, async () => ({ written: true }));
-  });
+  await app.register(
+    routePlugin((scope) => {
+      installAuth(scope, { db: database.db, limiter: new FailureLimiter(100, 60_000), metrics: new Metrics() });
+      scope.post('/observations', { config: { access } }, () => ({ written: true }));
+    }),
+  );
   await app.ready();
   return app;
 }
@@ -66,7 +69,7 @@ test('writing observations needs the platform approval of the tenant as well as 
       app.inject({ method: 'POST', url: '/observations', headers: { authorization: `Bearer ${value}` } });
     const refused = await post();
     assert.equal(refused.statusCode, 403);
-    assert.equal(refused.json().code, 'observation_write_not_approved');
+    assert.equal(refused.json<{ code: string }>().code, 'observation_write_not_approved');
 
     await changeTenant(
       database.db,
@@ -96,6 +99,6 @@ test('routes must declare access, and observations:write only in tenant scope', 
   noAccess.decorate('apiRoutes', []);
   await noAccess.register(cookie);
   installAuth(noAccess, { db: database.db, limiter: new FailureLimiter(100, 60_000), metrics: new Metrics() });
-  assert.throws(() => noAccess.get('/x', async () => ({})), /declares no access/);
+  assert.throws(() => noAccess.get('/x', () => ({})), /declares no access/);
   await assert.rejects(appWith({ scope: 'account', permission: 'observations:write' }), /needs tenant scope/);
 });

@@ -116,10 +116,11 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
 
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
-    if (!access) throw new Error(`route ${route.method} ${route.url} declares no access; every /v1 route must`);
+    const methods = [route.method].flat().join(',');
+    if (!access) throw new Error(`route ${methods} ${route.url} declares no access; every /v1 route must`);
     if (access.scope !== 'public' && access.permission === 'observations:write' && access.scope !== 'tenant') {
       throw new Error(
-        `route ${route.method} ${route.url}: observations:write needs tenant scope, where the tenant's approval is checked`,
+        `route ${methods} ${route.url}: observations:write needs tenant scope, where the tenant's approval is checked`,
       );
     }
     documentAccess(route, access);
@@ -149,16 +150,6 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
 
   const authenticate = async (request: FastifyRequest): Promise<Principal> => {
     const token = presentedToken(request.headers.authorization);
-    const cookie = token === undefined ? request.cookies[SESSION_COOKIE] : undefined;
-    if (token === undefined && cookie === undefined) {
-      throw new AppError(
-        'unauthenticated',
-        'send an API token as "Authorization: Bearer <token>" (or as the Basic password), or sign in',
-        {
-          headers: { 'WWW-Authenticate': challengeFor(request) },
-        },
-      );
-    }
     if (token !== undefined) {
       let forgive: () => void;
       try {
@@ -184,9 +175,20 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         check.token ? { tenantId: check.token.tenant_id, subject: `token ${check.token.id}` } : undefined,
       );
     }
+    // A token, when sent, is the credential; without one, the session cookie is.
+    const cookie = request.cookies[SESSION_COOKIE];
+    if (cookie === undefined) {
+      throw new AppError(
+        'unauthenticated',
+        'send an API token as "Authorization: Bearer <token>" (or as the Basic password), or sign in',
+        {
+          headers: { 'WWW-Authenticate': challengeFor(request) },
+        },
+      );
+    }
     // Session cookies are 256-bit random values, not guessable, so a miss is a session that
     // ended: it does not count as a failed attempt, and the dead cookie is cleared.
-    const session = await resolveSession(db, cookie!);
+    const session = await resolveSession(db, cookie);
     if (session.ok) return session.principal;
     metrics.authFailures.inc({ reason: session.code });
     throw new AppError(
@@ -261,8 +263,9 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         },
       );
     }
-    // Seed §1: writing observations needs the platform's prior approval of the tenant, on top
-    // of the permission. Declared once here, so no observation-writing route can forget it.
+    // Writing observations needs the platform's prior approval of the tenant, on top of the
+    // permission (README: Writing observations). Declared once here, so no observation-writing
+    // route can forget it.
     if (
       access.permission === 'observations:write' &&
       (request.tenant?.observation_write_approved_at ?? null) === null
@@ -330,7 +333,7 @@ function documentAccess(route: RouteOptions, access: Access): void {
       : access.scope === 'operator'
         ? '\n\n**Requires** a platform operator.'
         : '';
-    schema.description = `${String(schema.description ?? '')}${needs}`;
+    schema.description = `${typeof schema.description === 'string' ? schema.description : ''}${needs}`;
   }
   if (access.scope === 'tenant') {
     add('404', 'Not found in the tenant of the call (objects of other tenants are never revealed)', 'not_found');

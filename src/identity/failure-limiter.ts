@@ -21,8 +21,10 @@ export class FailureLimiter {
   /** Seconds the address must wait before trying again; 0 when it may try now. */
   retryAfter(address: string, now = Date.now()): number {
     const times = this.recent(clientKey(address), now);
-    if (times.length < this.max) return 0;
-    return Math.max(1, Math.ceil((times[times.length - this.max]! + this.windowMs - now) / 1000));
+    // Locked out until the oldest of the newest `max` failures leaves the window.
+    const oldest = times.length < this.max ? undefined : times[times.length - this.max];
+    if (oldest === undefined) return 0;
+    return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
   }
 
   /**
@@ -51,7 +53,10 @@ export class FailureLimiter {
     // Only the newest `max` failures matter for the lock-out; an attacker cannot grow the list.
     if (times.length > this.max) times.splice(0, times.length - this.max);
     this.failures.delete(key);
-    if (this.failures.size >= MAX_ADDRESSES) this.failures.delete(this.failures.keys().next().value!);
+    if (this.failures.size >= MAX_ADDRESSES) {
+      const first = this.failures.keys().next();
+      if (!first.done) this.failures.delete(first.value);
+    }
     this.failures.set(key, times);
     this.sweep(now);
     let forgiven = false;
@@ -82,8 +87,8 @@ export class FailureLimiter {
 
 /** The unit an address is counted in: IPv4 alone, IPv6 by its /64 prefix. */
 export function clientKey(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped !== undefined) return mapped;
   if (!isIPv6(address)) return address;
   const [head = '', tail] = address.toLowerCase().split('::');
   const headGroups = head === '' ? [] : head.split(':');

@@ -108,7 +108,8 @@ export async function resolveSession(
   { ok: true; principal: Principal; expiresAt: number } | { ok: false; code: 'session_expired' | 'invalid_credentials' }
 > {
   const found = await findSessionWithUser(db, sha256(cookieValue));
-  if (!found || found.user.disabled_at !== null) return { ok: false, code: 'invalid_credentials' };
+  // No such session, or its user is disabled.
+  if (found?.user.disabled_at !== null) return { ok: false, code: 'invalid_credentials' };
   const { session, user } = found;
   if (session.expires_at <= now || session.last_seen_at + SESSION_IDLE_MS <= now) {
     await deleteSession(db, session.id);

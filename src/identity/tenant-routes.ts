@@ -9,6 +9,7 @@ import { AppError } from '../shared/errors.js';
 import { principalOf, tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, problemResponse, Timestamp } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import { codeNameRule } from '../shared/code-name.js';
 import { actorOf } from './principal.js';
 import { recordAudit } from './audit-service.js';
@@ -16,10 +17,11 @@ import {
   changeTenant,
   createTenant,
   presentTenantResource,
+  requireTenantByCodeName,
   type CollectorAddressSettings,
   type TenantReactions,
 } from './tenant-service.js';
-import { findTenantByCodeName, listTenants } from './tenant-store.js';
+import { listTenants } from './tenant-store.js';
 
 const tenantExample = {
   code_name: 'acme',
@@ -43,8 +45,7 @@ export const TenantSchema = Type.Object(
     }),
     observation_write_approved_at: Type.Union([Timestamp('When it was approved'), Type.Null()]),
     ai_summaries: Type.Union([Type.Literal('on'), Type.Literal('off')], {
-      description:
-        'AI case summaries for this tenant: off when it opted out (seed: through its account manager or support)',
+      description: 'AI case summaries for this tenant: off when it opted out (through its account manager or support)',
     }),
     summary_provider: Type.Union([Type.String(), Type.Null()], {
       description: "The tenant's summary provider (builtin, openai, anthropic); null: the deployment's",
@@ -55,10 +56,10 @@ export const TenantSchema = Type.Object(
 
 const CodeNameParams = Type.Object({ code_name: Type.String({ maxLength: 63, description: 'Tenant code name' }) });
 
-export async function tenantRoutes(
+export const tenantRoutes = routePlugin(function tenantRoutes(
   app: FastifyInstance,
   deps: { db: Kysely<Tables>; address: CollectorAddressSettings; reactions: TenantReactions },
-): Promise<void> {
+): void {
   const { db, address, reactions } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -73,7 +74,7 @@ export async function tenantRoutes(
         response: { 200: { ...TenantSchema, description: 'The tenant' } },
       },
     },
-    async (request) => presentTenantResource(tenantOf(request), address),
+    (request) => presentTenantResource(tenantOf(request), address),
   );
 
   routes.get(
@@ -98,9 +99,10 @@ export async function tenantRoutes(
       const after = cursor ? decodeCursor<{ n: string }>(cursor, { n: 'string' }).n : undefined;
       const rows = (await listTenants(db)).filter((row) => after === undefined || row.code_name > after);
       const shown = rows.slice(0, limit);
+      const last = shown.at(-1);
       return {
         tenants: shown.map((row) => presentTenantResource(row, address)),
-        next_cursor: rows.length > limit ? encodeCursor({ n: shown[shown.length - 1]!.code_name }) : null,
+        next_cursor: rows.length > limit && last ? encodeCursor({ n: last.code_name }) : null,
       };
     },
   );
@@ -139,8 +141,8 @@ export async function tenantRoutes(
         ip: request.ip,
         details: { code_name: created.codeName },
       });
-      const row = await findTenantByCodeName(db, created.codeName);
-      return reply.code(201).send(presentTenantResource(row!, address));
+      const row = await requireTenantByCodeName(db, created.codeName);
+      return reply.code(201).send(presentTenantResource(row, address));
     },
   );
 
@@ -152,7 +154,7 @@ export async function tenantRoutes(
         tags: ['Tenants'],
         summary: 'Change a tenant',
         description:
-          "Renames a tenant, grants/withdraws the platform's approval for it to write observations (seed §1: observation writing needs prior approval), turns its AI case summaries off (opt-out) or back on, or sets its summary provider. Every change is in the tenant's audit log.",
+          "Renames a tenant, grants/withdraws the platform's approval for it to write observations (until it is granted, writing observations answers 403), turns its AI case summaries off (opt-out) or back on, or sets its summary provider. Every change is in the tenant's audit log.",
         params: CodeNameParams,
         body: Type.Object(
           {
@@ -210,4 +212,4 @@ export async function tenantRoutes(
       return presentTenantResource(row, address);
     },
   );
-}
+});

@@ -40,7 +40,7 @@ export function presentTenantResource(row: TenantRow, address: CollectorAddressS
     observation_write_approved: row.observation_write_approved_at !== null,
     observation_write_approved_at:
       row.observation_write_approved_at === null ? null : new Date(row.observation_write_approved_at).toISOString(),
-    ai_summaries: Number(row.ai_summaries_enabled) === 1 ? 'on' : 'off',
+    ai_summaries: row.ai_summaries_enabled === 1 ? 'on' : 'off',
     summary_provider: row.summary_provider,
   };
 }
@@ -48,7 +48,7 @@ export function presentTenantResource(row: TenantRow, address: CollectorAddressS
 export interface TenantChanges {
   name?: string;
   observationWriteApproved?: boolean;
-  /** Seed rule 6: opting out (off) makes summaries unavailable; on restores them. */
+  /** AI case summaries: opting out (off) makes them unavailable; on restores them. */
   aiSummaries?: 'on' | 'off';
   /** The tenant's summary provider; null: the deployment's. */
   summaryProvider?: 'builtin' | 'openai' | 'anthropic' | null;
@@ -93,7 +93,7 @@ export async function changeTenant(
     update.observation_write_approved_at = changes.observationWriteApproved ? Date.now() : null;
     changed.observation_write_approved = { from: approved, to: changes.observationWriteApproved };
   }
-  const summaries = Number(row.ai_summaries_enabled) === 1 ? 'on' : 'off';
+  const summaries = row.ai_summaries_enabled === 1 ? 'on' : 'off';
   if (changes.aiSummaries !== undefined && changes.aiSummaries !== summaries) {
     update.ai_summaries_enabled = changes.aiSummaries === 'on' ? 1 : 0;
     changed.ai_summaries = { from: summaries, to: changes.aiSummaries };
@@ -121,9 +121,11 @@ export async function createTenant(db: Kysely<Tables>, input: { codeName: string
   if (!isValidCodeName(input.codeName)) {
     throw new AppError('invalid_code_name', `code name ${JSON.stringify(input.codeName)} ${codeNameRule}`);
   }
+  // A blank name is no name: the code name stands in.
+  const name = input.name?.trim() ?? '';
   const row = await insertTenant(db, {
     codeName: input.codeName,
-    name: input.name?.trim() || input.codeName,
+    name: name === '' ? input.codeName : name,
     createdAt: Date.now(),
   });
   if (!row)

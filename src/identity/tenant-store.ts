@@ -57,7 +57,8 @@ export async function countTenants(db: Kysely<Tables>): Promise<number> {
     .selectFrom('tenants')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  // count(*) is int8 on PostgreSQL, which storage/database.ts parses to a number.
+  return row.n;
 }
 
 /** Inserts a tenant; returns undefined when the code name is taken. */

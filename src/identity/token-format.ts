@@ -21,6 +21,6 @@ export function generateToken(): string {
 
 /** Whether the value has the token shape and a correct checksum. */
 export function isWellFormedToken(value: string): boolean {
-  const match = pattern.exec(value);
-  return match !== null && match[2] === checksum(match[1]!);
+  const [, random, check] = pattern.exec(value) ?? [];
+  return random !== undefined && check === checksum(random);
 }

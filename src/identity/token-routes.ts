@@ -7,6 +7,7 @@ import type { Tables } from '../storage/schema.js';
 import { principalOf, tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
@@ -72,7 +73,7 @@ const ListTokensQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): Promise<void> {
+export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): void {
   const { db } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -179,4 +180,4 @@ export async function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Table
     async (request) =>
       deleteToken(db, tenantOf(request).id, request.params.token_id, actorOf(principalOf(request)), request.ip),
   );
-}
+});

@@ -1,9 +1,10 @@
-// API tokens (seed §2): created with a name, permissions and an optional expiry; the value is
-// returned once and only its hash is kept; deleting marks the token `deleted`, it stays listed
-// and can never authenticate again. Authentication by token records its last use.
+// API tokens (README: API tokens): created with a name, permissions and an optional expiry; the
+// value is returned once and only its hash is kept; deleting marks the token `deleted`, it stays
+// listed and can never authenticate again. Authentication by token records its last use.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../shared/errors.js';
+import { hasControlCharacter } from '../shared/control-characters.js';
 import { recordAudit } from './audit-service.js';
 import { isPermission, type Permission } from './permissions.js';
 import type { AuditActor, Principal } from './principal.js';
@@ -96,7 +97,7 @@ export async function createToken(
   if (input.expiresAt !== null && input.expiresAt <= now) {
     throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
   }
-  if (/[\u0000-\u001f\u007f]/.test(name)) {
+  if (hasControlCharacter(name)) {
     throw new AppError('invalid_request', 'name must not contain control characters (tabs, newlines)', {
       extensions: { field: 'name' },
     });

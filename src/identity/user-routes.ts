@@ -9,6 +9,7 @@ import type { Tables } from '../storage/schema.js';
 import { tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery } from '../http/schemas.js';
+import { routePlugin } from '../http/route-plugin.js';
 import { RoleSchema } from './identity-schemas.js';
 import { listMembers } from './user-service.js';
 
@@ -38,7 +39,7 @@ export const ListUsersQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function userRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): Promise<void> {
+export const userRoutes = routePlugin(function userRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): void {
   const { db } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -71,4 +72,4 @@ export async function userRoutes(app: FastifyInstance, deps: { db: Kysely<Tables
       return { users: page.members, next_cursor: page.nextEmail === null ? null : encodeCursor({ e: page.nextEmail }) };
     },
   );
-}
+});

@@ -69,14 +69,16 @@ export async function createUser(
       input.role === 'operator' ? 'operators belong to no tenant' : `a ${input.role} belongs to a tenant; name it`,
     );
   }
-  const generatedPassword = input.password === undefined ? generatePassword() : undefined;
-  const password = input.password ?? generatedPassword!;
+  const password = input.password ?? generatePassword();
+  const generatedPassword = input.password === undefined ? password : undefined;
   checkPassword(password);
+  // A blank name is no name: the email stands in.
+  const name = input.name?.trim() ?? '';
   const row: UserRow = {
     id: newId('usr'),
     tenant_id: input.tenantId,
     email,
-    name: input.name?.trim() || email,
+    name: name === '' ? email : name,
     role: input.role,
     password_hash: await hashPassword(password),
     created_at: Date.now(),
@@ -143,8 +145,9 @@ export async function listMembers(
     ...(options.afterEmail !== undefined ? { afterEmail: options.afterEmail } : {}),
   });
   const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
   return {
     members: page.map(presentMember),
-    nextEmail: rows.length > options.limit ? page[page.length - 1]!.email : null,
+    nextEmail: rows.length > options.limit && last ? last.email : null,
   };
 }

@@ -19,7 +19,8 @@ export async function countUsers(db: Kysely<Tables>): Promise<number> {
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  // count(*) is int8 on PostgreSQL, which storage/database.ts parses to a number.
+  return row.n;
 }
 
 /** Inserts a user; returns false when the email is taken. */

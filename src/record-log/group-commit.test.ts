@@ -17,7 +17,9 @@ function batch(label: string, count = 1): RecordBatch {
 /** A writer whose commits finish only when the test says so, recording what each got. */
 class ManualWriter implements RecordLogWriter {
   readonly healthy = true;
-  async ready(): Promise<void> {}
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
   readonly calls: string[][] = [];
   private releases: ((error?: Error) => void)[] = [];
 
@@ -31,7 +33,9 @@ class ManualWriter implements RecordLogWriter {
     this.releases.shift()?.(error);
   }
 
-  async close(): Promise<void> {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -75,7 +79,7 @@ test('past the memory limit new batches are refused with overloaded and Retry-Af
     assert.equal(error.headers['Retry-After'], '1');
     return true;
   });
-  assert.ok(queue.overLimit === false && queue.pendingBytes === 80);
+  assert.ok(!queue.overLimit && queue.pendingBytes === 80);
   writer.release();
   await accepted;
   // An empty queue takes even a batch larger than the limit, so no body is refused for good.
@@ -90,13 +94,13 @@ test('when a shared commit fails, each batch is retried alone so only the bad on
   const calls: string[][] = [];
   const writer: RecordLogWriter = {
     healthy: true,
-    async ready() {},
-    async append(batches) {
+    ready: () => Promise.resolve(),
+    append(batches) {
       calls.push(batches.map((b) => b.records[0]!));
-      if (batches.some((b) => failing.has(b.records[0]!))) throw new Error('constraint');
-      return { seq: calls.length, txId: '0' };
+      if (batches.some((b) => failing.has(b.records[0]!))) return Promise.reject(new Error('constraint'));
+      return Promise.resolve({ seq: calls.length, txId: '0' });
     },
-    async close() {},
+    close: () => Promise.resolve(),
   };
   const queue = new GroupCommitQueue(writer, { maxPendingBytes: 1_000_000 });
   const first = queue.append(batch('first'), 1);

@@ -72,7 +72,8 @@ export class GroupCommitQueue {
     const group = this.takeGroup();
     this.flushing = true;
     const started = process.hrtime.bigint();
-    this.commit(group)
+    // commit() settles every batch itself and never rejects; what follows reports and moves on.
+    void this.commit(group)
       .then(() => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const records = group.reduce((sum, pending) => sum + pending.batch.records.length, 0);
@@ -109,8 +110,9 @@ export class GroupCommitQueue {
       for (const pending of group) this.settle(pending);
       return;
     } catch (error) {
+      // A group of one has nothing to retry apart: it fails with the error.
       if (group.length === 1) {
-        this.settle(group[0]!, error);
+        for (const pending of group) this.settle(pending, error);
         return;
       }
     }

@@ -36,12 +36,13 @@ export class PostgresRecordWriter implements RecordLogWriter {
     const records: string[] = [];
     const metas: (string | null)[] = [];
     for (const batch of batches) {
-      for (let i = 0; i < batch.records.length; i++) {
-        const eventTime = batch.eventTimes[i]!;
+      for (const [i, record] of batch.records.entries()) {
+        // No event time of its own (NaN): the receive time stands in.
+        const eventTime = batch.eventTimes[i] ?? Number.NaN;
         tenantIds.push(batch.tenantId);
         receivedAts.push(batch.receivedAt);
         eventTimes.push(Number.isNaN(eventTime) ? batch.receivedAt : eventTime);
-        records.push(batch.records[i]!);
+        records.push(record);
         metas.push(batch.metas[i] ?? null);
       }
     }

@@ -52,9 +52,10 @@ export class SqlRecordLogReader implements RecordLogReader {
 async function readPosition(db: Kysely<Tables>, name: string): Promise<LogPosition> {
   const row = await db.selectFrom('log_cursors').select(['seq', 'tx_id']).where('name', '=', name).executeTakeFirst();
   if (!row) throw new Error(`log cursor ${name} is missing (migration 0003 creates it)`);
-  return { seq: Number(row.seq), txId: row.tx_id ?? '0' };
+  return { seq: row.seq, txId: row.tx_id ?? '0' };
 }
 
+/** int8 columns arrive as numbers from PostgreSQL too (storage/database.ts parses them). */
 interface RecordRow {
   seq: number;
   tenant_id: number;
@@ -66,10 +67,10 @@ interface RecordRow {
 
 function toLogged(row: RecordRow, txId: string): LoggedRecord {
   return {
-    seq: Number(row.seq),
-    tenantId: Number(row.tenant_id),
-    receivedAt: Number(row.received_at),
-    eventTime: Number(row.event_time),
+    seq: row.seq,
+    tenantId: row.tenant_id,
+    receivedAt: row.received_at,
+    eventTime: row.event_time,
     record: row.record,
     meta: row.meta,
     txId,
@@ -118,5 +119,5 @@ async function followerLag(db: Kysely<Tables>, kind: DatabaseKind, name: string)
   const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (
       SELECT 1 FROM telemetry_records WHERE (tx_id, seq) > (${position.txId}::xid8, ${position.seq}) LIMIT ${LAG_COUNT_CAP}
     ) behind`.execute(db);
-  return Number(result.rows[0]?.n ?? 0);
+  return result.rows[0]?.n ?? 0;
 }

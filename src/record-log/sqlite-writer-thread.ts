@@ -4,7 +4,7 @@
 // Between commits it runs the search indexer one chunk at a time, so indexing never delays a
 // 201 by more than one chunk and never starves under constant load. A server's text search asks
 // it to catch the index up (read-your-writes) rather than indexing on the event loop.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
 import type { RecordBatch } from './record-log.js';
@@ -40,8 +40,11 @@ const INDEX_CHUNK = 2_000;
 const MAX_INDEX_LAG = 100_000;
 const INDEX_RETRY_MS = 1_000;
 
-const port = parentPort;
-if (!port) throw new Error('sqlite-writer-thread must run as a worker thread');
+function workerPort(): MessagePort {
+  if (!parentPort) throw new Error('sqlite-writer-thread must run as a worker thread');
+  return parentPort;
+}
+const port = workerPort();
 
 const connection = new SQLite((workerData as { path: string }).path);
 configureSqliteConnection(connection);
@@ -54,14 +57,15 @@ const writeAll = connection.transaction((batches: RecordBatch[]): number => {
   let last = 0;
   for (const batch of batches) {
     const { tenantId, receivedAt, records, eventTimes, metas } = batch;
-    for (let i = 0; i < records.length; i++) {
-      const eventTime = eventTimes[i]!;
+    for (const [i, record] of records.entries()) {
+      // No event time of its own (NaN): the receive time stands in.
+      const eventTime = eventTimes[i] ?? Number.NaN;
       last = Number(
         insertRecord.run(
           tenantId,
           receivedAt,
           Number.isNaN(eventTime) ? receivedAt : eventTime,
-          records[i]!,
+          record,
           metas[i] ?? null,
         ).lastInsertRowid,
       );
@@ -113,7 +117,7 @@ function scheduleIndexing(delay = 0): void {
 
 function reportIndexError(error: unknown): void {
   const message = (error as Error).message;
-  port!.postMessage({ indexError: message } satisfies IndexFailure);
+  port.postMessage({ indexError: message } satisfies IndexFailure);
   // A searcher gets the failure now rather than waiting through the retries.
   failCatchUps(message);
   scheduleIndexing(INDEX_RETRY_MS);
@@ -123,7 +127,7 @@ function reportIndexError(error: unknown): void {
 function catchUp(id: number): void {
   const upTo = indexer.logEnd();
   if (indexer.indexed() >= upTo) {
-    port!.postMessage({ id, ok: true } satisfies WriteResponse);
+    port.postMessage({ id, ok: true } satisfies WriteResponse);
     return;
   }
   catchUps.push({ id, upTo });
@@ -133,13 +137,16 @@ function catchUp(id: number): void {
 function answerCatchUps(): void {
   if (catchUps.length === 0) return;
   const indexed = indexer.indexed();
-  while (catchUps.length > 0 && catchUps[0]!.upTo <= indexed) {
-    port!.postMessage({ id: catchUps.shift()!.id, ok: true } satisfies WriteResponse);
+  let next = catchUps[0];
+  while (next !== undefined && next.upTo <= indexed) {
+    catchUps.shift();
+    port.postMessage({ id: next.id, ok: true } satisfies WriteResponse);
+    next = catchUps[0];
   }
 }
 
 function failCatchUps(message: string): void {
-  for (const { id } of catchUps.splice(0)) port!.postMessage({ id, ok: false, message } satisfies WriteResponse);
+  for (const { id } of catchUps.splice(0)) port.postMessage({ id, ok: false, message } satisfies WriteResponse);
 }
 
 /** Keeps the index within MAX_INDEX_LAG of the log, at the cost of taking writes later. */

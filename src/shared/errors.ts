@@ -93,6 +93,11 @@ export class AppError extends Error {
   }
 }
 
+/** What went wrong, for a message: an Error's message, anything else thrown as its text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A 503 telling the sender to retry shortly: the one answer every memory limit gives. */
 export function overloaded(detail: string): AppError {
   return new AppError('overloaded', `${detail}; retry after the delay given`, { headers: { 'Retry-After': '1' } });

@@ -9,7 +9,7 @@ export function randomBase62(length: number): string {
   while (out.length < length) {
     for (const byte of crypto.randomBytes(length * 2)) {
       // 248 = 4 × 62: bytes at or above it would favour the first characters.
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+      if (byte < 248 && out.length < length) out += BASE62.charAt(byte % 62);
     }
   }
   return out;
@@ -19,7 +19,7 @@ export function toBase62(value: number, width: number): string {
   let out = '';
   let rest = value;
   do {
-    out = BASE62[rest % 62] + out;
+    out = BASE62.charAt(rest % 62) + out;
     rest = Math.floor(rest / 62);
   } while (rest > 0);
   return out.padStart(width, '0');

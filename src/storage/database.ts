@@ -79,11 +79,14 @@ function openSqlite(file: string): SqliteDatabase {
   };
 }
 
-/** int8 (bigint) columns hold epoch milliseconds and sequences, all below 2^53. */
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === 20 && format !== 'binary') return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+/**
+ * int8 (bigint) columns hold epoch milliseconds and sequences, all below 2^53, and count(*) is
+ * int8 too: all are parsed to numbers. numeric (sum() of int8, for one) stays a string.
+ */
+const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: (oid, format) => {
+    if (oid === pg.types.builtins.INT8 && format !== 'binary') return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format) as unknown;
   },
 };
 

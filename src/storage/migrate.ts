@@ -2,6 +2,7 @@
 // statements that differ between SQLite and PostgreSQL stay side by side in one file.
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DatabaseKind } from './database.js';
+import { errorMessage } from '../shared/errors.js';
 import * as m0001 from './migrations/0001-tenants-and-record-log.js';
 import * as m0002 from './migrations/0002-identity.js';
 import * as m0003 from './migrations/0003-detection.js';
@@ -31,12 +32,14 @@ const migrations: Record<string, MigrationModule> = {
 class InCodeMigrations implements MigrationProvider {
   constructor(private readonly kind: DatabaseKind) {}
 
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return Object.fromEntries(
-      Object.entries(migrations).map(([name, module]) => [
-        name,
-        { up: (db: Kysely<unknown>) => module.up(db, this.kind) },
-      ]),
+  getMigrations(): Promise<Record<string, Migration>> {
+    return Promise.resolve(
+      Object.fromEntries(
+        Object.entries(migrations).map(([name, module]) => [
+          name,
+          { up: (db: Kysely<unknown>) => module.up(db, this.kind) },
+        ]),
+      ),
     );
   }
 }
@@ -53,12 +56,9 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
-    throw new Error(
-      `database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        cause: error,
-      },
-    );
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }

@@ -27,7 +27,10 @@ export function withStatementCache(connection: SQLite.Database, capacity = STATE
       }
       const statement = connection.prepare(text);
       kept.set(text, statement);
-      if (kept.size > capacity) kept.delete(kept.keys().next().value!);
+      if (kept.size > capacity) {
+        const oldest = kept.keys().next();
+        if (!oldest.done) kept.delete(oldest.value);
+      }
       return statement;
     },
   };

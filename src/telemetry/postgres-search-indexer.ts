@@ -125,6 +125,11 @@ export class PostgresSearchIndexLoop {
         this.onError(error);
         return;
       }
-    } while (this.again && !this.stopped);
+    } while (this.pokedMeanwhile());
+  }
+
+  /** Whether poke() asked for another round while this one ran (it sets `again` between awaits). */
+  private pokedMeanwhile(): boolean {
+    return this.again && !this.stopped;
   }
 }

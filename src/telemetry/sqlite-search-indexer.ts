@@ -29,7 +29,8 @@ export function createSqliteSearchIndexer(connection: SQLite.Database): SqliteSe
     const from = cursor.get(SEARCH_INDEX_CURSOR) ?? 0;
     const rows = pending.all(from, upTo, limit);
     for (const row of rows) index.run(row.seq, row.record);
-    if (rows.length > 0) advance.run(rows[rows.length - 1]!.seq, SEARCH_INDEX_CURSOR);
+    const last = rows.at(-1);
+    if (last) advance.run(last.seq, SEARCH_INDEX_CURSOR);
     return rows.length;
   });
 

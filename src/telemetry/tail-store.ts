@@ -3,7 +3,7 @@
 // assigns sequences under its write lock, so sequence order is commit order and a position is a
 // sequence. PostgreSQL hands sequences out before commit, so a position is (transaction id,
 // sequence) and only records of transactions older than every running one are read — the rule
-// the detection follower uses (src/detection/record-follower.ts), for the same reason.
+// the detection follower uses (src/record-log/record-follower.ts), for the same reason.
 // A text match also waits for the search index: records past its cursor are left for later.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
@@ -95,7 +95,9 @@ async function readSqliteTail(
     .execute();
   if (rows.length > bounds.limit) {
     const shown = rows.slice(0, bounds.limit);
-    return { rows: shown, position: { seq: shown[shown.length - 1]!.seq, txId: '0' }, caughtUp: false };
+    const last = shown.at(-1);
+    if (!last) throw new Error(`readTail: bounds.limit must be at least 1 (got ${bounds.limit})`);
+    return { rows: shown, position: { seq: last.seq, txId: '0' }, caughtUp: false };
   }
   return { rows, position: { seq: upTo, txId: '0' }, caughtUp: upTo === horizon };
 }
@@ -105,10 +107,15 @@ async function visibilityHorizon(db: Kysely<Tables>): Promise<string> {
   const result = await sql<{
     horizon: string;
   }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`.execute(db);
-  return result.rows[0]!.horizon;
+  const row = result.rows[0];
+  if (!row) throw new Error('the visibility horizon query returned no row');
+  return row.horizon;
 }
 
-type Key = { txId: string; seq: number };
+interface Key {
+  txId: string;
+  seq: number;
+}
 
 function after(position: Key): RawBuilder<boolean> {
   return sql<boolean>`(r.tx_id, r.seq) > (${position.txId}::xid8, ${position.seq})`;
@@ -141,7 +148,8 @@ async function readPostgresTail(
   bounds: TailBounds,
 ): Promise<TailRead> {
   const horizon = await visibilityHorizon(db);
-  const window = [after(from), sql<boolean>`r.tx_id < ${horizon}::xid8`];
+  const visible = sql<boolean>`r.tx_id < ${horizon}::xid8`;
+  const window = [after(from), visible];
   // The window ends at the scan bound, or else at the horizon: (horizon, 0) is behind every
   // record of the horizon's transaction and ahead of every older one.
   const cap = await firstKey(db, window, bounds.scan - 1);
@@ -162,7 +170,7 @@ async function readPostgresTail(
     .where('r.tenant_id', '=', tenantId)
     .where(after(from))
     .where(atOrBefore(end))
-    .where(window[1]!);
+    .where(visible);
   for (const condition of matchConditions('postgres', tenantId, match, { kind: 'each' }))
     select = select.where(condition);
   const rows = await select
@@ -170,18 +178,20 @@ async function readPostgresTail(
     .orderBy('r.seq')
     .limit(bounds.limit + 1)
     .execute();
+  // int8 columns arrive as numbers (storage/database.ts parses them); tx_id is left out.
   const present = (row: (typeof rows)[number]): StoredRecordRow => ({
-    seq: Number(row.seq),
-    received_at: Number(row.received_at),
-    event_time: Number(row.event_time),
+    seq: row.seq,
+    received_at: row.received_at,
+    event_time: row.event_time,
     record: row.record,
     meta: row.meta,
   });
   if (rows.length > bounds.limit) {
-    const last = rows[bounds.limit - 1]!;
+    const last = rows[bounds.limit - 1];
+    if (!last) throw new Error(`readTail: bounds.limit must be at least 1 (got ${bounds.limit})`);
     return {
       rows: rows.slice(0, bounds.limit).map(present),
-      position: { seq: Number(last.seq), txId: last.tx_id },
+      position: { seq: last.seq, txId: last.tx_id },
       caughtUp: false,
     };
   }

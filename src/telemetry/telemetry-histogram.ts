@@ -68,8 +68,8 @@ export async function histogramTelemetry(
     ...input,
     until: input.until ?? new Date(Math.max(now, Date.parse(input.since) + 1)).toISOString(),
   });
-  const since = match.since!;
-  const until = match.until!;
+  const { since, until } = match;
+  if (since === undefined || until === undefined) throw new Error('parseSearch keeps the since and until it is given');
   if (maxBuckets < 2 || maxBuckets > MAX_HISTOGRAM_BUCKETS) {
     throw new AppError(
       'invalid_request',

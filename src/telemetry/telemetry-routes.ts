@@ -2,12 +2,19 @@
 // first), follow new ones (tail), count matches over time (histogram), and export a time range
 // of them as an NDJSON stream.
 import { Readable } from 'node:stream';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
+import { routePlugin } from '../http/route-plugin.js';
 import {
   exportTelemetry,
   searchTelemetry,
@@ -31,7 +38,7 @@ import {
   TailResponse,
 } from './telemetry-schemas.js';
 
-export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReader): Promise<void> {
+export const telemetryRoutes = routePlugin(function telemetryRoutes(app: FastifyInstance, deps: TelemetryReader): void {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.post(
@@ -138,7 +145,7 @@ export async function telemetryRoutes(app: FastifyInstance, deps: TelemetryReade
       return reply.type('application/x-ndjson').send(Readable.from(ndjsonLines(records, request.log)));
     },
   );
-}
+});
 
 /** Page cursors: oldest first continues after a sequence (`{s}`, as always), newest first before a (receive time, sequence). */
 function encodePageCursor(order: SearchOrder, next: RecordPage['next']): string | null {
@@ -164,20 +171,23 @@ function decodePageCursor(cursor: string): PageStart {
  * Fastify's validator turns a one-element array into its element (coerceTypes 'array'), which
  * would make `{"tags": ["prod"]}` mean `{"tags": "prod"}`; filter values are refused as sent.
  */
-async function refuseArrayFilterValues(request: FastifyRequest): Promise<void> {
+function refuseArrayFilterValues(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const filters = (request.body as { filters?: unknown } | undefined)?.filters;
-  if (typeof filters !== 'object' || filters === null) return;
-  for (const [path, value] of Object.entries(filters)) {
-    if (Array.isArray(value)) {
-      throw new AppError(
-        'invalid_request',
-        `filters: the value for ${JSON.stringify(path)} is an array; a filter compares with one string, number, boolean or null`,
-        {
-          extensions: { field: 'filters', filter: path },
-        },
-      );
-    }
+  const entries = typeof filters === 'object' && filters !== null ? Object.entries(filters) : [];
+  const path = entries.find(([, value]) => Array.isArray(value))?.[0];
+  if (path === undefined) {
+    done();
+    return;
   }
+  done(
+    new AppError(
+      'invalid_request',
+      `filters: the value for ${JSON.stringify(path)} is an array; a filter compares with one string, number, boolean or null`,
+      {
+        extensions: { field: 'filters', filter: path },
+      },
+    ),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 // search must follow, read-your-writes for text search, paging, and the record presenter.
 import { parseIsoTime } from '../shared/time.js';
 import { AppError } from '../shared/errors.js';
+import { hasControlCharacter } from '../shared/control-characters.js';
 import type { Database } from '../storage/database.js';
 import {
   searchRecords,
@@ -94,7 +95,7 @@ function fieldPathProblem(path: string): string | undefined {
   if (path.length > MAX_FIELD_PATH_LENGTH) return `is longer than ${MAX_FIELD_PATH_LENGTH} characters`;
   if (path.split('.').some((segment) => segment === ''))
     return 'has an empty segment: write nested keys as a.b.c, with no leading, trailing or doubled dots';
-  if (/["\\\u0000-\u001f\u007f]/.test(path))
+  if (path.includes('"') || path.includes('\\') || hasControlCharacter(path))
     return 'contains a double quote, a backslash or a control character, which field paths cannot hold';
   return undefined;
 }
@@ -222,6 +223,6 @@ async function* rowPages(
     if (rows.length > 0) yield rows;
     remaining -= rows.length;
     if (rows.length < limit) return;
-    last = rows[rows.length - 1]!;
+    last = rows.at(-1);
   }
 }

@@ -138,6 +138,7 @@ export async function countPerBucket(
 ): Promise<Map<number, number>> {
   for (const value of [grid.origin, grid.width])
     if (!Number.isSafeInteger(value)) throw new Error(`countPerBucket: grid values must be integers (got ${value})`);
+  // An int4 after the cast: a number from both drivers.
   const bucket = sql<number>`CAST((r.received_at - ${sql.lit(grid.origin)}) / ${sql.lit(grid.width)} AS INTEGER)`;
   let select = db
     .selectFrom('telemetry_records as r')
@@ -145,7 +146,7 @@ export async function countPerBucket(
     .where('r.tenant_id', '=', tenantId);
   for (const condition of matchConditions(kind, tenantId, match)) select = select.where(condition);
   const rows = await select.groupBy(bucket).execute();
-  return new Map(rows.map((row) => [Number(row.bucket), Number(row.n)]));
+  return new Map(rows.map((row) => [row.bucket, Number(row.n)]));
 }
 
 /** Matching records in the match's time range; `scope` narrows the text lookup (see TextScope). */
@@ -174,7 +175,7 @@ export async function lastReceivedAt(db: Kysely<Tables>, tenantId: number): Prom
     .orderBy('received_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? Number(row.received_at) : null;
+  return row ? row.received_at : null;
 }
 
 /** The tenant's records received in [since, until): how many, and their lowest and highest sequence. Reads only the time index. */
@@ -188,14 +189,15 @@ export async function receivedSpan(
     .selectFrom('telemetry_records')
     .select((eb) => [
       eb.fn.countAll<number | string | bigint>().as('n'),
-      eb.fn.min('seq').as('first'),
-      eb.fn.max('seq').as('last'),
+      // Over no rows, min and max are null.
+      eb.fn.min<number | null>('seq').as('first'),
+      eb.fn.max<number | null>('seq').as('last'),
     ])
     .where('tenant_id', '=', tenantId)
     .where('received_at', '>=', since)
     .where('received_at', '<', until)
     .executeTakeFirst();
-  return { count: Number(row?.n ?? 0), firstSeq: Number(row?.first ?? 0), lastSeq: Number(row?.last ?? 0) };
+  return { count: Number(row?.n ?? 0), firstSeq: row?.first ?? 0, lastSeq: row?.last ?? 0 };
 }
 
 function searchWords(text: string | undefined): string[] {
@@ -229,7 +231,9 @@ function postgresFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
   return sql<boolean>`(CASE WHEN ${notJsonbCastable()} THEN NULL ELSE r.record::jsonb END) @> ${JSON.stringify(wanted)}::jsonb`;
 }
 
-type ContainmentNode = { [key: string]: ContainmentNode | FieldValue };
+interface ContainmentNode {
+  [key: string]: ContainmentNode | FieldValue;
+}
 
 /** The filters as one nested object; undefined when two contradict ("a" = 1 and "a.b" = 2). */
 function containmentDocument(fields: FieldFilter[]): ContainmentNode | undefined {
@@ -280,9 +284,9 @@ export const SEARCH_INDEX_CURSOR = 'search_index';
 export async function logEnd(db: Kysely<Tables>): Promise<number> {
   const row = await db
     .selectFrom('telemetry_records')
-    .select((eb) => eb.fn.max('seq').as('end'))
+    .select((eb) => eb.fn.max<number | null>('seq').as('end'))
     .executeTakeFirst();
-  return Number(row?.end ?? 0);
+  return row?.end ?? 0;
 }
 
 /** Sequence of the last record the search indexer has indexed (0 when none). */
@@ -292,7 +296,7 @@ export async function indexedUpTo(db: Kysely<Tables>): Promise<number> {
     .select('seq')
     .where('name', '=', SEARCH_INDEX_CURSOR)
     .executeTakeFirst();
-  return Number(cursor?.seq ?? 0);
+  return cursor?.seq ?? 0;
 }
 
 /** How many records the search indexer has still to index. */

@@ -8,7 +8,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   const bigint = kind === 'sqlite' ? sql`INTEGER` : sql`BIGINT`;
   const serial = kind === 'sqlite' ? sql`INTEGER PRIMARY KEY AUTOINCREMENT` : sql`BIGSERIAL PRIMARY KEY`;
 
-  // Epoch ms of the platform's approval, or null: writing observations needs it (seed §1).
+  // Epoch ms of the platform's approval, or null: writing observations needs it.
   await sql`ALTER TABLE tenants ADD COLUMN observation_write_approved_at ${bigint}`.execute(db);
 
   await sql`CREATE TABLE users (

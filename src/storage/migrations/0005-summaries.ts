@@ -7,7 +7,7 @@ import type { DatabaseKind } from '../database.js';
 export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   const bigint = kind === 'sqlite' ? sql`INTEGER` : sql`BIGINT`;
 
-  // 1: summaries available (the default); 0: the tenant opted out (seed rule 6).
+  // 1: summaries available (the default); 0: the tenant opted out.
   await sql`ALTER TABLE tenants ADD COLUMN ai_summaries_enabled ${bigint} NOT NULL DEFAULT 1`.execute(db);
   // An operator's per-tenant choice of provider (builtin, openai, anthropic); null: the deployment's.
   await sql`ALTER TABLE tenants ADD COLUMN summary_provider TEXT`.execute(db);

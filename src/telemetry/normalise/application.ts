@@ -1,4 +1,4 @@
-// Application records (the collector seed's logger/level/message family) → family
+// Application records (the logger/level/message records services log) → family
 // `application`, logsource category `application` and, when the record names its software in a
 // product field (`source: django`), that product; the keyword text is the message.
 import type { LogSource } from './event.js';

@@ -4,9 +4,8 @@
 // exe, pid or ppid (they are on its SYSCALL record); a flat execve SYSCALL record has the exe, pid,
 // ppid and uid but no arguments. So one exec logged as flat records yields two process events,
 // each partial; Laurel (or any forwarder that combines an event's records) yields one, complete.
-import type { LogSource } from './event.js';
 import { endpointLogsources, freeze } from './endpoint.js';
-import { asInt, basename, isObject, setIfPresent, type Fields } from './fields.js';
+import { asInt, asText, basename, isObject, setIfPresent, type Fields } from './fields.js';
 import type { Recognised, Recogniser } from './recogniser.js';
 
 /** Laurel's event id: `<seconds>.<millis>:<serial>`. */
@@ -24,17 +23,18 @@ const ARG_KEYS = Array.from({ length: MAX_ARG_FIELDS }, (_, index) => `a${index}
 /** Beyond this many arguments a flat EXECVE record's CommandLine stops (a record says its own argc). */
 const MAX_ARGS = 4096;
 
+/** execve and execveat on x86_64, also what a record without an arch is taken to use. */
+const X86_64: readonly number[] = [59, 322];
 /** execve and execveat numbers per audit arch (the `arch` field, without 0x, or its name). */
 const EXEC_SYSCALLS = new Map<string, readonly number[]>([
-  ['c000003e', [59, 322]],
-  ['x86_64', [59, 322]],
+  ['c000003e', X86_64],
+  ['x86_64', X86_64],
   ['c00000b7', [221, 281]],
   ['aarch64', [221, 281]],
   ['40000003', [11, 358]],
   ['i386', [11, 358]],
   ['i686', [11, 358]],
 ]);
-const X86_64 = EXEC_SYSCALLS.get('x86_64') as readonly number[];
 
 const OTHER_LOGSOURCES = freeze([{ product: 'linux', service: 'auditd' }]);
 const PROCESS_LOGSOURCES = endpointLogsources('process_creation', 'linux', 'auditd');
@@ -76,7 +76,7 @@ function laurel(record: Record<string, unknown>, fields: Fields): Recognised {
     if (Array.isArray(argv)) {
       // Laurel has already decoded the arguments.
       const limit = Math.min(argv.length, MAX_ARG_FIELDS);
-      for (let index = 0; index < limit; index++) setIfPresent(fields, ARG_KEYS[index] as string, argv[index]);
+      for (let index = 0; index < limit; index++) setIfPresent(fields, ARG_KEYS[index] ?? `a${index}`, argv[index]);
       commandLine = argv.join(' ');
     } else if (typeof execve.ARGV_STR === 'string') commandLine = execve.ARGV_STR;
   }
@@ -84,7 +84,7 @@ function laurel(record: Record<string, unknown>, fields: Fields): Recognised {
     commandLine = record.PROCTITLE.ARGV.join(' ');
 
   const isExec = syscall ? isExecSyscall(syscall) : execve !== undefined;
-  if (!isExec || (syscall !== undefined && syscall.success === 'no'))
+  if (!isExec || syscall?.success === 'no')
     return { family: 'other', logsources: OTHER_LOGSOURCES, keywords: commandLine ?? '' };
 
   const parent = isObject(record.PARENT_INFO) ? record.PARENT_INFO : undefined;
@@ -155,7 +155,7 @@ function flat(type: string, record: Record<string, unknown>, fields: Fields): Re
     keywords = decodeAuditValue(record.proctitle, true);
     fields.proctitle = keywords;
   }
-  return { family: 'other', logsources: OTHER_LOGSOURCES as LogSource[], keywords };
+  return { family: 'other', logsources: OTHER_LOGSOURCES, keywords };
 }
 
 /** a0…a(argc-1), decoded; auditd splits a long argument into `aN[0]`, `aN[1]`… with `aN_len`. */
@@ -168,7 +168,8 @@ function flatArguments(record: Record<string, unknown>, fields: Fields): string 
     let raw = record[key];
     if (raw === undefined && record[`${key}_len`] !== undefined) raw = joinSplitArgument(record, key);
     if (raw === undefined) break;
-    const value = typeof raw === 'string' ? decodeAuditValue(raw, false) : String(raw);
+    // Numbers and booleans as their text; anything else (never seen from auditd) as JSON.
+    const value = typeof raw === 'string' ? decodeAuditValue(raw, false) : (asText(raw) ?? JSON.stringify(raw));
     if (index < MAX_ARG_FIELDS) fields[key] = value;
     commandLine = index === 0 ? value : `${commandLine} ${value}`;
   }
@@ -194,7 +195,7 @@ function isExecSyscall(record: Record<string, unknown>): boolean {
   const arch = record.arch ?? record.ARCH;
   // Without an arch the record is taken to be x86_64's; with an unknown arch only names count.
   const numbers = typeof arch === 'string' ? EXEC_SYSCALLS.get(stripHexPrefix(arch).toLowerCase()) : X86_64;
-  return numbers !== undefined && numbers.includes(number);
+  return numbers?.includes(number) ?? false;
 }
 
 function stripHexPrefix(value: string): string {

@@ -46,14 +46,19 @@ CACHE.set(
 
 /** [{category}, {category, product}] plus {product, service} when a service is given. */
 export function endpointLogsources(category: Category, product: string | null, service?: string): LogSource[] {
-  if (product === null) return CACHE.get(category) as LogSource[];
-  const key = service === undefined ? `${category}|${product}` : `${category}|${product}|${service}`;
+  const key =
+    product === null
+      ? category
+      : service === undefined
+        ? `${category}|${product}`
+        : `${category}|${product}|${service}`;
   const cached = CACHE.get(key);
   if (cached) return cached;
   // An unexpected product (the generic shape's free `os` field) is built, not cached: the cache
-  // must not grow with whatever records say.
-  const built: LogSource[] = [{ category }, { category, product }];
-  if (service !== undefined) built.push({ product, service });
+  // must not grow with whatever records say. (Without a product the list is always cached.)
+  const built: LogSource[] = [{ category }];
+  if (product !== null) built.push({ category, product });
+  if (product !== null && service !== undefined) built.push({ product, service });
   return built;
 }
 

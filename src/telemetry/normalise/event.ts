@@ -13,7 +13,7 @@ export interface LogSource {
 /** A field's value as the rules see it. Nested JSON objects are flattened with dotted names. */
 export type FieldValue = string | number | boolean | null | FieldValue[];
 
-/** The record families of the collector seed, plus endpoint telemetry and Kubernetes audit. */
+/** The common log record families (web access, syslog, application), endpoint telemetry and Kubernetes audit. */
 export type RecordFamily =
   'webserver' | 'syslog' | 'application' | 'process' | 'network' | 'kubernetes_audit' | 'other';
 

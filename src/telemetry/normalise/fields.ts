@@ -75,7 +75,7 @@ export function asInt(value: unknown): number | null {
 export function numericIfPossible(value: FieldValue): FieldValue {
   if (typeof value !== 'string') return value;
   const number = asInt(value);
-  return number === null ? value : number;
+  return number ?? value;
 }
 
 /** Turns the named fields' numeric text into numbers (ports, status codes); other values stay. */

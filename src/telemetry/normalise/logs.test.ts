@@ -1,4 +1,4 @@
-// The collector seed's record families (web access, syslog, application), Kubernetes audit,
+// The common record families (web access, syslog, application), Kubernetes audit,
 // orchestrator-enriched records and unknown records: family, logsources, taxonomy fields,
 // keyword text and host, as the rule pack relies on them.
 import { test } from 'node:test';

@@ -3,7 +3,7 @@
 // `pack_x_process_events` is recognised like `process_events`; snapshot and batch results are `other`.
 import type { LogSource } from './event.js';
 import { endpointLogsources, PORT_FIELDS, productFromPath } from './endpoint.js';
-import { firstString, flagText, isObject, numbersWherePossible, setIfPresent, type Fields } from './fields.js';
+import { asText, firstString, flagText, isObject, numbersWherePossible, setIfPresent, type Fields } from './fields.js';
 import type { Recognised, Recogniser } from './recogniser.js';
 
 const PROTOCOLS = new Map<string, string>([
@@ -86,13 +86,13 @@ function socketEvent(record: Record<string, unknown>, columns: Record<string, un
   numbersWherePossible(fields, PORT_FIELDS);
   const protocol = columns.protocol;
   if (protocol !== undefined && protocol !== null) {
-    const known = PROTOCOLS.get(String(protocol));
+    const known = PROTOCOLS.get(asText(protocol) ?? '');
     // 0 is what audit-based socket_events report when the protocol is not known.
     if (known !== undefined) fields.Protocol = known;
     else if (typeof protocol === 'string' && protocol !== '0' && protocol !== '')
       fields.Protocol = protocol.toLowerCase();
   }
-  const family = String(columns.family ?? '');
+  const family = asText(columns.family);
   if (family === '10') fields.DestinationIsIpv6 = 'true';
   else if (family === '2') fields.DestinationIsIpv6 = 'false';
   // connect is outgoing; accept is an incoming connection; bind says neither.

@@ -53,9 +53,10 @@ const ECS_FALLBACK = fixedMappings([
 /** Sysmon writes these as 'true'/'false'; converters that made them booleans are undone. */
 const FLAG_FIELDS = ['Initiated', 'SourceIsIpv6', 'DestinationIsIpv6'] as const;
 
-const OTHER_LOGSOURCES = new Map<string, LogSource[]>(
-  (['windows', 'linux'] as const).map((product) => [product, freeze([{ product, service: 'sysmon' }])]),
-);
+const OTHER_LOGSOURCES: Record<'windows' | 'linux', LogSource[]> = {
+  windows: freeze([{ product: 'windows', service: 'sysmon' }]),
+  linux: freeze([{ product: 'linux', service: 'sysmon' }]),
+};
 
 export const sysmonRecogniser: Recogniser = {
   name: 'sysmon',
@@ -182,7 +183,7 @@ function classify(header: SysmonHeader, fields: Fields): Recognised {
       endpoint: { kind: 'network', format: 'sysmon', endpointId: header.endpointId },
     };
   }
-  return { family: 'other', logsources: OTHER_LOGSOURCES.get(product) as LogSource[], keywords: '', host };
+  return { family: 'other', logsources: OTHER_LOGSOURCES[product], keywords: '', host };
 }
 
 function sysmonName(value: unknown): string | undefined {

@@ -1,4 +1,4 @@
-// Web-server access records (the collector seed's nginx-style fields, Apache and ECS variants)
+// Web-server access records (nginx-style fields, and their Apache and ECS variants)
 // → the Sigma webserver taxonomy (`c-ip`, `cs-uri-query`, …) through the pipeline's table. The
 // keyword text is the raw request line, user agent and referer, as keyword rules expect.
 import type { LogSource } from './event.js';
@@ -41,24 +41,20 @@ export function parseRequestLine(line: string): RequestLine | undefined {
 
 export function createWebserverRecogniser(pipeline: ProcessingPipeline): Recogniser {
   const config = pipeline.webserver;
-  const products: [string, string][] = [];
-  for (const [product, patterns] of Object.entries(config.products))
-    for (const pattern of patterns) products.push([pattern, product]);
   const base = freeze([{ category: 'webserver' }]);
-  const byProduct = new Map<string, LogSource[]>(
-    Object.keys(config.products).map((product) => [
-      product,
-      freeze([{ category: 'webserver' }, { category: 'webserver', product }]),
-    ]),
-  );
+  // Each pattern with the logsources of its product (one shared, frozen list per product).
+  const productPatterns: [string, LogSource[]][] = [];
+  for (const [product, patterns] of Object.entries(config.products)) {
+    const logsources = freeze([{ category: 'webserver' }, { category: 'webserver', product }]);
+    for (const pattern of patterns) productPatterns.push([pattern, logsources]);
+  }
 
   function productOf(fields: Fields): LogSource[] {
     for (const field of config.productFields) {
       const value = fields[field];
       if (typeof value !== 'string') continue;
       const lower = value.toLowerCase();
-      for (const [pattern, product] of products)
-        if (lower.includes(pattern)) return byProduct.get(product) as LogSource[];
+      for (const [pattern, logsources] of productPatterns) if (lower.includes(pattern)) return logsources;
     }
     return base;
   }
@@ -83,7 +79,7 @@ export function createWebserverRecogniser(pipeline: ProcessingPipeline): Recogni
       applyMappings(fields, config.fields);
       deriveUriParts(fields);
       numbersWherePossible(fields, NUMERIC_FIELDS);
-      if (requestText === undefined) requestText = synthesiseRequestLine(fields);
+      requestText ??= synthesiseRequestLine(fields);
       return {
         family: 'webserver',
         logsources: productOf(fields),
