@@ -138,8 +138,9 @@ async function runDemo(target: Target, settings: { durationMs: number; rate: num
     `sending demo traffic to ${target.label} for ${settings.durationMs / 1000} s: ${settings.rate} background records/s with attacks of every family woven in (seed ${settings.seed})`,
   );
 
-  let interrupted = false;
-  const onSigint = () => (interrupted = true);
+  // A controller rather than a flag: the handler sets it while the loop below awaits.
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
   process.once('SIGINT', onSigint);
   const tally = new Tally();
   const start = Date.now();
@@ -157,7 +158,7 @@ async function runDemo(target: Target, settings: { durationMs: number; rate: num
       const batch = traffic.next(now);
       if (batch.length > 0) await post(target, batch);
       tally.add(batch);
-      const done = now >= end || interrupted;
+      const done = now >= end || interrupt.signal.aborted;
       if (now - lastReport >= REPORT_INTERVAL_MS || done) {
         const fresh = [...tally.fresh];
         tally.fresh.clear();
@@ -174,7 +175,7 @@ async function runDemo(target: Target, settings: { durationMs: number; rate: num
   const tenant = /^([a-z][a-z0-9-]*)-collector\./.exec(target.host)?.[1];
   const base = target.url.origin;
   out(
-    `done${interrupted ? ' (interrupted)' : ''}: ${tally.records} records in ${Math.round((Date.now() - start) / 1000)} s, ${tally.attacks} of them attacks (${tally.families()}).\n` +
+    `done${interrupt.signal.aborted ? ' (interrupted)' : ''}: ${tally.records} records in ${Math.round((Date.now() - start) / 1000)} s, ${tally.attacks} of them attacks (${tally.families()}).\n` +
       `Observations, and the cases they are grouped into, appear within seconds. To list them:\n` +
       `  TOKEN=$(npx sightline token create --tenant ${tenant ?? 'demo'} --name demo --permissions observations:read,cases:read,devices:read)\n` +
       `  curl -H "Authorization: Bearer $TOKEN" ${base}/v1/observations\n` +
@@ -235,7 +236,7 @@ function collectorError(target: Target, status: number, text: string): Error {
   if (problem && typeof problem.code === 'string' && problem.code in problems) {
     return new AppError(
       problem.code as ProblemCode,
-      `${where}: ${typeof problem.detail === 'string' ? problem.detail : String(problem.title ?? '')}`,
+      `${where}: ${typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : ''}`,
     );
   }
   return new Error(`error: ${where}: ${text.slice(0, 500) || '(empty body)'}`);

@@ -17,15 +17,19 @@ import { addSettingOptions, parsePositiveInteger, settingValues, storageSettings
 
 const STATUSES = ['pending', 'approved', 'rejected'];
 
-/** The same bounds as the API's decision body. */
-function noteOf(value: unknown, required: boolean): string | null {
+/** The same bounds as the API's decision body; null when no note was given. */
+function noteOf(value: unknown): string | null {
   const note = typeof value === 'string' ? value.trim() : '';
-  if (note === '') {
-    if (required) throw new AppError('invalid_request', '--note must say why (the tenant sees it)');
-    return null;
-  }
+  if (note === '') return null;
   if (note.length > MAX_STATEMENT_LENGTH)
     throw new AppError('invalid_request', `--note is longer than ${MAX_STATEMENT_LENGTH} characters`);
+  return note;
+}
+
+/** A note that must be there (a rejection says why). */
+function requiredNote(value: unknown): string {
+  const note = noteOf(value);
+  if (note === null) throw new AppError('invalid_request', '--note must say why (the tenant sees it)');
   return note;
 }
 
@@ -83,7 +87,7 @@ export function registerObservationRequests(program: Command): void {
     const limit = parsePositiveInteger('--limit-per-hour', options.limitPerHour as string | undefined);
     if (limit !== undefined && limit > MAX_VOLUME_PER_HOUR)
       throw new AppError('invalid_request', `--limit-per-hour must be at most ${MAX_VOLUME_PER_HOUR}`);
-    const note = noteOf(options.note, false);
+    const note = noteOf(options.note);
     const decided = await withDatabase(options, (db) =>
       decideWriteRequest(db, id, { approve: true, note, ...(limit ? { limitPerHour: limit } : {}) }, cliActor, null),
     );
@@ -98,7 +102,7 @@ export function registerObservationRequests(program: Command): void {
     storageSettings,
   ).action(async (id: string, options: Record<string, unknown>) => {
     const decided = await withDatabase(options, (db) =>
-      decideWriteRequest(db, id, { approve: false, note: noteOf(options.note, true) as string }, cliActor, null),
+      decideWriteRequest(db, id, { approve: false, note: requiredNote(options.note) }, cliActor, null),
     );
     process.stdout.write(`rejected ${decided.id} for ${decided.tenant}\n`);
   });

@@ -43,6 +43,12 @@ export function parseTimeOption(flag: string, value: string | undefined, now = D
   return parsed;
 }
 
+/** A value commander already requires (`.requiredOption`); the check narrows its type. */
+export function requiredValue(flag: string, value: string | undefined): string {
+  if (value === undefined) throw new AppError('invalid_request', `${flag} is required`);
+  return value;
+}
+
 export function parsePositiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1)

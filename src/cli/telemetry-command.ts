@@ -5,7 +5,14 @@ import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
-import { addSettingOptions, parsePositiveInteger, parseTimeOption, settingValues, storageSettings } from './options.js';
+import {
+  addSettingOptions,
+  parsePositiveInteger,
+  parseTimeOption,
+  requiredValue,
+  settingValues,
+  storageSettings,
+} from './options.js';
 
 export function registerTelemetry(program: Command): void {
   const telemetry = program.command('telemetry').description('Read the records the collector stored');
@@ -29,7 +36,7 @@ export function registerTelemetry(program: Command): void {
     const database = await openDatabase(config);
     try {
       await migrateToLatest(database);
-      const tenant = await requireTenantByCodeName(database.db, options.tenant!);
+      const tenant = await requireTenantByCodeName(database.db, requiredValue('--tenant', options.tenant));
       const query = {
         ...(since !== undefined ? { since } : {}),
         ...(until !== undefined ? { until } : {}),

@@ -71,13 +71,12 @@ describe('demo traffic', () => {
   test('records are in time order within a batch, with their own time', () => {
     const traffic = createTraffic({ seed: 3, start: START });
     const batch = traffic.next(START + 2_000).map((generated) => generated.record);
-    const times = batch.map((record) =>
-      Date.parse(
-        String(
-          record.timestamp ?? record.requestReceivedTimestamp ?? `${String(record.UtcTime ?? '').replace(' ', 'T')}Z`,
-        ),
-      ),
-    );
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    const times = batch.map((record) => {
+      const utcTime = text(record.UtcTime);
+      const sysmon = utcTime === undefined ? undefined : `${utcTime.replace(' ', 'T')}Z`;
+      return Date.parse(text(record.timestamp) ?? text(record.requestReceivedTimestamp) ?? sysmon ?? '');
+    });
     const known = times.filter((time) => !Number.isNaN(time));
     assert.ok(known.length > batch.length / 2);
     for (const time of known) assert.ok(time >= START && time < START + 2_000, new Date(time).toISOString());

@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AttackCatalogue } from './attack.js';
 import { createTechniqueSearch } from './attack-search.js';
+import { routePlugin } from '../http/route-plugin.js';
 
 const techniqueExample = {
   id: 'T1059.004',
@@ -44,7 +45,10 @@ const SearchQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function attackRoutes(app: FastifyInstance, deps: { catalogue: AttackCatalogue }): Promise<void> {
+export const attackRoutes = routePlugin(function attackRoutes(
+  app: FastifyInstance,
+  deps: { catalogue: AttackCatalogue },
+): void {
   const search = createTechniqueSearch(deps.catalogue);
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -71,9 +75,9 @@ export async function attackRoutes(app: FastifyInstance, deps: { catalogue: Atta
         },
       },
     },
-    async (request) => ({
+    (request) => ({
       techniques: search.search(request.query.q, request.query.limit ?? 20),
       attack_version: search.version,
     }),
   );
-}
+});

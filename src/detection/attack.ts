@@ -133,9 +133,9 @@ function createCatalogue(
       const result: AttackTags = { techniques: [], tactics: [], other: [] };
       const seen = new Set<string>();
       for (const tag of tags) {
-        const technique = TECHNIQUE_TAG.exec(tag);
-        if (technique) {
-          const id = (technique[1] as string).toUpperCase();
+        const techniqueId = TECHNIQUE_TAG.exec(tag)?.[1];
+        if (techniqueId !== undefined) {
+          const id = techniqueId.toUpperCase();
           if (seen.has(id)) continue;
           seen.add(id);
           const known = techniques.get(id);
@@ -146,9 +146,8 @@ function createCatalogue(
           );
           continue;
         }
-        const tacticTag = TACTIC_TAG.exec(tag);
-        if (tacticTag) {
-          const written = tacticTag[1] as string;
+        const written = TACTIC_TAG.exec(tag)?.[1];
+        if (written !== undefined) {
           const shortname = tacticKey(written);
           if (seen.has(`tactic:${shortname}`)) continue;
           seen.add(`tactic:${shortname}`);

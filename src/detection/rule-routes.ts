@@ -10,6 +10,7 @@ import type { AttackCatalogue } from './attack.js';
 import type { LogSource } from '../telemetry/normalise/event.js';
 import type { RuleCompilation } from './sigma/index.js';
 import { BUNDLED_RULES_DIR } from './detection-setup.js';
+import { routePlugin } from '../http/route-plugin.js';
 
 export interface RuleView {
   id: string;
@@ -78,6 +79,9 @@ const RejectedSchema = Type.Object({
   message: Type.String(),
 });
 
+/** A correlation has no log source of its own: it counts its member rules' matches. */
+const CORRELATION_LOGSOURCE: LogSource = {};
+
 export function presentRules(
   compilation: RuleCompilation,
   catalogue: AttackCatalogue,
@@ -94,7 +98,7 @@ export function presentRules(
     ...compilation.correlations.map((rule) => ({
       rule,
       type: 'correlation' as const,
-      logsource: {} as LogSource,
+      logsource: CORRELATION_LOGSOURCE,
       status: null,
       description: rule.description ?? null,
     })),
@@ -136,10 +140,10 @@ export function displayPath(file: string, roots: readonly string[]): string {
   return path.basename(file);
 }
 
-export async function ruleRoutes(
+export const ruleRoutes = routePlugin(function ruleRoutes(
   app: FastifyInstance,
   deps: { compilation: RuleCompilation; catalogue: AttackCatalogue; rulePaths: readonly string[] },
-): Promise<void> {
+): void {
   const rules = presentRules(deps.compilation, deps.catalogue, deps.rulePaths);
   const rejected = deps.compilation.rejected.map((entry) => ({
     file: displayPath(entry.file, deps.rulePaths),
@@ -191,7 +195,7 @@ export async function ruleRoutes(
         },
       },
     },
-    async (request) => {
+    (request) => {
       const { q, level, technique, limit = 100, cursor } = request.query;
       const text = q?.toLowerCase();
       const upper = technique?.toUpperCase();
@@ -220,6 +224,6 @@ export async function ruleRoutes(
         response: { 200: Type.Object({ rejected: Type.Array(RejectedSchema) }, { description: 'Rejected rules' }) },
       },
     },
-    async () => ({ rejected }),
+    () => ({ rejected }),
   );
-}
+});

@@ -11,13 +11,14 @@ import { actorOf } from '../identity/principal.js';
 import { DeviceDetailSchema, DeviceSchema, ListDevicesQuery, PatchDeviceBody } from './device-schemas.js';
 import { editDevice, getDevice, searchDevices, type DeviceReactions } from './device-service.js';
 import { GEOIP_ATTRIBUTION } from './geoip.js';
+import { routePlugin } from '../http/route-plugin.js';
 
 const DeviceParams = Type.Object({ device_id: Type.String({ maxLength: 64, description: 'Device id (`dev_…`)' }) });
 
-export async function deviceRoutes(
+export const deviceRoutes = routePlugin(function deviceRoutes(
   app: FastifyInstance,
   deps: { database: Database; reactions: DeviceReactions },
-): Promise<void> {
+): void {
   const { db, kind } = deps.database;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -97,4 +98,4 @@ export async function deviceRoutes(
         request.body,
       ),
   );
-}
+});

@@ -118,6 +118,13 @@ export async function presentDevices(
   );
 }
 
+/** One device with its addresses and open cases. */
+async function presentOneDevice(db: Kysely<Tables>, tenantId: number, row: DeviceRow): Promise<DeviceView> {
+  const [view] = await presentDevices(db, tenantId, [row]);
+  if (!view) throw new Error(`device ${row.id}: presentDevices returned no view for it`);
+  return view;
+}
+
 export async function searchDevices(
   db: Kysely<Tables>,
   tenantId: number,
@@ -137,7 +144,7 @@ export async function searchDevices(
 export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string) {
   const row = await findDevice(db, tenantId, id);
   if (!row) throw new AppError('not_found', `device ${id} not found`);
-  const [view] = await presentDevices(db, tenantId, [row]);
+  const view = await presentOneDevice(db, tenantId, row);
   const processes = await findProcesses(db, tenantId, row, 200);
   const cases = await db
     .selectFrom('cases as c')
@@ -149,7 +156,7 @@ export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string
     .limit(100)
     .execute();
   return {
-    ...view!,
+    ...view,
     processes: processes.map((process) => ({
       process_name: process.process_name,
       pid: process.pid,
@@ -159,10 +166,10 @@ export async function getDevice(db: Kysely<Tables>, tenantId: number, id: string
     })),
     cases: cases.map((item) => ({
       id: item.id,
-      number: Number(item.number),
+      number: item.number,
       title: item.title,
       status: item.status,
-      score: Number(item.score),
+      score: item.score,
     })),
   };
 }
@@ -183,6 +190,5 @@ export async function editDevice(
       await reactions.criticalityChanged(trx, { tenantId, device: after, from: before.criticality, actor, now });
     return after;
   });
-  const [view] = await presentDevices(db, tenantId, [row]);
-  return view!;
+  return presentOneDevice(db, tenantId, row);
 }

@@ -66,7 +66,7 @@ test('sightings: one per device and tenant, newest values win, own addresses onl
   assert.equal(rest.length, 0, 'both spellings are one device');
   assert.equal(sighting?.hostKey, 'web-01');
   assert.deepEqual(
-    [...(sighting?.addresses.keys() ?? [])].sort(),
+    [...sighting.addresses.keys()].sort(),
     ['10.0.1.12', '81.2.69.142'],
     'the remote 8.8.8.8 is not the device',
   );

@@ -133,9 +133,10 @@ export function listDevices(
   if (filter.name !== undefined) query = query.where(likeContains('host_key', filter.name.toLowerCase()));
   if (filter.ip !== undefined) {
     const ip = filter.ip.toLowerCase();
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('device_addresses as a')
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('device_addresses as a')
           .select('a.ip')
           .whereRef('a.device_id', '=', 'devices.id')
           .where('a.tenant_id', '=', tenantId)
@@ -145,9 +146,10 @@ export function listDevices(
   }
   if (filter.seenSince !== undefined) query = query.where('last_seen', '>=', filter.seenSince);
   if (filter.hasOpenCase !== undefined) {
-    const open = ({ exists, selectFrom }: ExpressionBuilder<Tables, 'devices'>) =>
-      exists(
-        selectFrom('case_devices as cd')
+    const open = (eb: ExpressionBuilder<Tables, 'devices'>) =>
+      eb.exists(
+        eb
+          .selectFrom('case_devices as cd')
           .innerJoin('cases as c', 'c.id', 'cd.case_id')
           .select('cd.case_id')
           .whereRef('cd.device_id', '=', 'devices.id')

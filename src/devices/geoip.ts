@@ -78,9 +78,9 @@ export function addressScope(ip: string): AddressScope | undefined {
   let address = ip;
   let type: 'ipv4' | 'ipv6' = family === 4 ? 'ipv4' : 'ipv6';
   // IPv4-mapped IPv6 (::ffff:10.0.0.1) is the IPv4 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) {
-    address = mapped[1]!;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  if (mapped !== undefined) {
+    address = mapped;
     type = 'ipv4';
   }
   for (const [scope, list] of rangesByScope) if (list.check(address, type)) return scope;
@@ -109,11 +109,11 @@ function countryName(code: string): string {
 
 /** Reads city databases; each is opened when the first address of its IP version is looked up. */
 export class MmdbGeoIp implements GeoIpSource {
-  /** Opened when first needed: the bundled IPv4 database alone is 60 MB of memory. */
-  private readonly readers: (Reader<Response> | undefined)[];
+  /** Each reader is opened when first needed: the bundled IPv4 database alone is 60 MB of memory. */
+  private readonly databases: { file: string; reader?: Reader<Response> }[];
 
-  constructor(private readonly files: readonly string[]) {
-    this.readers = files.map(() => undefined);
+  constructor(files: readonly string[]) {
+    this.databases = files.map((file) => ({ file }));
   }
 
   /** The bundled DB-IP City Lite databases (IPv4 and IPv6). */
@@ -127,8 +127,8 @@ export class MmdbGeoIp implements GeoIpSource {
     const scope = addressScope(ip) ?? 'reserved';
     if (scope !== 'public') return { scope, countryCode: null, country: null, city: null };
     const version = isIP(ip);
-    for (let i = 0; i < this.files.length; i++) {
-      const reader = this.open(i);
+    for (const database of this.databases) {
+      const reader = this.open(database);
       if (version === 6 && reader.metadata.ipVersion === 4) continue;
       const found = reader.get(ip) as CityRecord | null;
       if (!found) continue;
@@ -143,10 +143,9 @@ export class MmdbGeoIp implements GeoIpSource {
     return { scope, countryCode: null, country: null, city: null };
   }
 
-  private open(index: number): Reader<Response> {
+  private open(database: { file: string; reader?: Reader<Response> }): Reader<Response> {
     // Synchronous on first use: the detection worker that calls this has nothing else to do meanwhile.
-    const reader = (this.readers[index] ??= new Reader<Response>(fs.readFileSync(this.files[index]!)));
-    return reader;
+    return (database.reader ??= new Reader<Response>(fs.readFileSync(database.file)));
   }
 }
 

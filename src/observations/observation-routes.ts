@@ -29,6 +29,7 @@ import {
   type ObservationWriting,
 } from './observation-service.js';
 import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write-request-service.js';
+import { routePlugin } from '../http/route-plugin.js';
 
 const ObservationParams = Type.Object({
   observation_id: Type.String({ maxLength: 64, description: 'Observation id (`obs_…`)' }),
@@ -37,10 +38,10 @@ const RequestParams = Type.Object({
   request_id: Type.String({ maxLength: 64, description: 'Review request id (`owr_…`)' }),
 });
 
-export async function observationRoutes(
+export const observationRoutes = routePlugin(function observationRoutes(
   app: FastifyInstance,
   deps: { db: Kysely<Tables>; catalogue: AttackCatalogue; writing: ObservationWriting },
-): Promise<void> {
+): void {
   const { db, catalogue, writing } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -156,7 +157,7 @@ export async function observationRoutes(
         tags: ['Observations'],
         summary: 'Request approval to write observations',
         description:
-          'Files the review the platform needs before the tenant may write observations (seed: prior approval): the impact on managed services, how the data correlates with other observations, and the expected volume. Tenant admins only (signed in); one request may be pending at a time. A platform operator approves or rejects it.',
+          'Files the review the platform needs before the tenant may write observations: the impact on managed services, how the data correlates with other observations, and the expected volume. Tenant admins only (signed in); one request may be pending at a time. A platform operator approves or rejects it.',
         body: FileWriteRequestBody,
         response: {
           201: { ...WriteRequestSchema, description: 'Filed; pending review' },
@@ -261,4 +262,4 @@ export async function observationRoutes(
       );
     },
   );
-}
+});

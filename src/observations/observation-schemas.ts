@@ -1,7 +1,7 @@
 // Request and response schemas of /v1/observations and the observation-write review requests.
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.js';
-import { LEVELS, MAX_EXTERNAL_RECORDS } from './observation-service.js';
+import { LEVELS, MAX_EVIDENCE_RECORDS, MAX_EXTERNAL_RECORDS } from './observation-service.js';
 import { MAX_STATEMENT_LENGTH, MAX_VOLUME_PER_HOUR } from './write-request-service.js';
 
 export const LevelSchema = Type.Union(
@@ -89,7 +89,7 @@ export const ObservationDetailSchema = Type.Object(
         event_time: Type.Union([Timestamp("The record's own time"), Type.Null()]),
         record: Type.Unknown({ description: 'The raw record as stored' }),
       }),
-      { description: `The triggering records (the first ${20}) with the fields the rule looked at` },
+      { description: `The triggering records (the first ${MAX_EVIDENCE_RECORDS}) with the fields the rule looked at` },
     ),
   },
   {

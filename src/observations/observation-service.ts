@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../shared/errors.js';
-import type { AttackCatalogue } from '../detection/attack.js';
+import type { AttackCatalogue, AttackTechnique } from '../detection/attack.js';
 import { usableHost } from '../devices/device-sightings.js';
 import type { Db, DatabaseKind } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
@@ -110,9 +110,10 @@ export async function searchObservations(
   });
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
+  const last = shown.at(-1);
   return {
     observations: shown.map((row) => presentObservation(row, catalogue)),
-    next: more ? Number(shown.at(-1)!.seq) : null,
+    next: more && last ? last.seq : null,
   };
 }
 
@@ -137,14 +138,14 @@ async function withEvidence(
   const stored = JSON.parse(row.evidence) as { records?: { seq: number; fields: Record<string, FieldValue> }[] };
   const fieldsBySeq = new Map((stored.records ?? []).map((item) => [item.seq, item.fields]));
   const seqs = (JSON.parse(row.record_seqs) as number[]).slice(0, MAX_EVIDENCE_RECORDS);
-  const records = new Map((await findRecords(db, tenantId, seqs)).map((record) => [Number(record.seq), record]));
+  const records = new Map((await findRecords(db, tenantId, seqs)).map((record) => [record.seq, record]));
   const cited: ObservationDetail['evidence'] = seqs.map((seq) => {
     const record = records.get(seq);
     return {
       record_id: String(seq),
       fields: fieldsBySeq.get(seq) ?? {},
-      received_at: record ? new Date(Number(record.received_at)).toISOString() : null,
-      event_time: record ? new Date(Number(record.event_time)).toISOString() : null,
+      received_at: record ? new Date(record.received_at).toISOString() : null,
+      event_time: record ? new Date(record.event_time).toISOString() : null,
       record: record ? (JSON.parse(record.record) as unknown) : null,
     };
   });
@@ -187,7 +188,13 @@ export async function writeExternalObservation(
   const existing = await findObservationByKey(db, tenant.id, dedupeKey);
   if (existing) return { observation: await withEvidence(db, tenant.id, existing, catalogue), created: false };
 
-  const unknown = input.techniques.filter((id) => !catalogue.technique(id));
+  const techniques: AttackTechnique[] = [];
+  const unknown: string[] = [];
+  for (const id of input.techniques) {
+    const technique = catalogue.technique(id);
+    if (technique) techniques.push(technique);
+    else unknown.push(id);
+  }
   if (unknown.length > 0) {
     throw new AppError(
       'invalid_request',
@@ -200,7 +207,7 @@ export async function writeExternalObservation(
   if (input.lastTime < input.firstTime)
     throw new AppError('invalid_request', 'last_time is before first_time', { extensions: { field: 'last_time' } });
   const seqs = input.recordIds.map(Number);
-  const found = new Set((await findRecords(db, tenant.id, seqs)).map((record) => Number(record.seq)));
+  const found = new Set((await findRecords(db, tenant.id, seqs)).map((record) => record.seq));
   const missing = input.recordIds.filter((id) => !found.has(Number(id)));
   if (missing.length > 0) {
     throw new AppError(
@@ -220,7 +227,6 @@ export async function writeExternalObservation(
       },
     );
   }
-  const techniques = input.techniques.map((id) => catalogue.technique(id)!);
   const draft: ObservationDraft = {
     tenantId: tenant.id,
     dedupeKey,

@@ -9,6 +9,7 @@ import type { Tables } from '../storage/schema.js';
 import { tenantOf } from '../identity/auth.js';
 import { Timestamp } from '../http/schemas.js';
 import { casesOfObservations, MAX_STATS_DAYS, observationStats } from './observation-stats-service.js';
+import { routePlugin } from '../http/route-plugin.js';
 
 const MAX_CASE_LOOKUPS = 100;
 
@@ -125,7 +126,10 @@ export const ObservationCasesSchema = Type.Object(
   },
 );
 
-export async function observationStatsRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): Promise<void> {
+export const observationStatsRoutes = routePlugin(function observationStatsRoutes(
+  app: FastifyInstance,
+  deps: { db: Kysely<Tables> },
+): void {
   const { db } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -163,4 +167,4 @@ export async function observationStatsRoutes(app: FastifyInstance, deps: { db: K
     },
     async (request) => ({ cases: await casesOfObservations(db, tenantOf(request).id, request.query.ids.split(',')) }),
   );
-}
+});

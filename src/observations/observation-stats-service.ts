@@ -89,11 +89,11 @@ export async function casesOfObservations(
   for (const row of rows) {
     result[row.observation_id] = {
       id: row.id,
-      number: Number(row.number),
+      number: row.number,
       title: row.title,
       status: row.status,
       severity: row.severity,
-      score: Number(row.score),
+      score: row.score,
     };
   }
   return result;

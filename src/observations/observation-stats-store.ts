@@ -34,5 +34,5 @@ export async function countObservationsByDay(
     .where('first_time', '<', until)
     .groupBy([sql`day_index`, 'level'])
     .execute();
-  return rows.map((row) => ({ day: Number(row.day_index), level: row.level, count: Number(row.n) }));
+  return rows.map((row) => ({ day: row.day_index, level: row.level, count: Number(row.n) }));
 }

@@ -156,7 +156,8 @@ export async function countExternalSince(db: Kysely<Tables>, tenantId: number, s
     .where('source', '=', 'external')
     .where('created_at', '>=', since)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  // count(*) is int8 on PostgreSQL, which storage/database.ts parses to a number.
+  return row.n;
 }
 
 /** The stored records with these sequences that belong to the tenant. */

@@ -1,6 +1,6 @@
-// The review before a tenant may write observations (seed §1): a tenant admin files a request
-// stating the impact on managed services, how the data correlates with other observations and
-// the expected volume; a platform operator approves (setting the hourly volume the writes are
+// The review a tenant passes before it may write observations of its own: a tenant admin files a
+// request stating the impact on managed services, how the data correlates with other observations
+// and the expected volume; a platform operator approves (setting the hourly volume the writes are
 // held to) or rejects it. Every step is audited.
 import type { Kysely, Selectable } from 'kysely';
 import type { ObservationWriteRequestsTable, Tables } from '../storage/schema.js';
@@ -36,11 +36,11 @@ export function presentWriteRequest(row: WriteRequestRow, tenantCodeName: string
     status: row.status,
     service_impact: row.service_impact,
     correlation: row.correlation,
-    expected_volume_per_hour: Number(row.expected_volume_per_hour),
+    expected_volume_per_hour: row.expected_volume_per_hour,
     requested_by: row.requested_by,
-    requested_at: new Date(Number(row.requested_at)).toISOString(),
+    requested_at: new Date(row.requested_at).toISOString(),
     decided_by: row.decided_by,
-    decided_at: row.decided_at === null ? null : new Date(Number(row.decided_at)).toISOString(),
+    decided_at: row.decided_at === null ? null : new Date(row.decided_at).toISOString(),
     decision_note: row.decision_note,
   };
 }
@@ -144,7 +144,7 @@ export async function decideWriteRequest(
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1)
       throw new AppError('review_request_decided', `request ${id} was decided meanwhile`);
-    const limit = decision.limitPerHour ?? Number(row.expected_volume_per_hour);
+    const limit = decision.limitPerHour ?? row.expected_volume_per_hour;
     if (decision.approve) {
       await trx
         .updateTable('tenants')
@@ -153,7 +153,7 @@ export async function decideWriteRequest(
         .execute();
     }
     await recordAudit(trx, {
-      tenantId: Number(row.tenant_id),
+      tenantId: row.tenant_id,
       action: decision.approve ? 'observation_write.approved' : 'observation_write.rejected',
       outcome: 'success',
       actor,

@@ -12,13 +12,13 @@ import { RuleError } from './errors.js';
 import { EventView } from './event-view.js';
 import {
   bestRequirement,
-  compileItem,
   ModifierError,
   type CompiledItem,
   type ItemContext,
   type Matcher,
   type Requirement,
-} from './modifiers.js';
+} from './item.js';
+import { compileItem } from './modifiers.js';
 import type { CompiledRule } from './types.js';
 
 export const LEVELS = ['informational', 'low', 'medium', 'high', 'critical'];
@@ -97,7 +97,11 @@ export function compileDetection(
       case 'of': {
         const matched = resolveNames(node.pattern, names);
         if (matched.length === 0) reject(`${section}.condition`, `'${node.pattern}' in the condition names no search`);
-        const items = matched.map((name) => compiled.get(name) as CompiledItem);
+        const items = matched.map(
+          (name) =>
+            compiled.get(name) ??
+            reject(`${section}.condition`, `'${node.pattern}' names '${name}', which is not a search`),
+        );
         if (node.quantifier === 'all') return allOf(items);
         if (node.quantifier === 1) return anyOf(items);
         return atLeast(node.quantifier, items);
@@ -227,8 +231,10 @@ export function compileRule(doc: Doc, file: string, context: ItemContext): Compi
   if (typeof doc.title !== 'string' || doc.title.trim() === '') reject('title', 'the rule has no title');
   if (typeof doc.id !== 'string' || doc.id.trim() === '')
     reject('id', 'the rule has no id (observations name the rule by it)');
-  const level = doc.level === undefined ? 'medium' : String(doc.level).toLowerCase();
-  if (!LEVELS.includes(level)) reject('level', `level '${String(doc.level)}' is not one of ${LEVELS.join(', ')}`);
+  const stated = doc.level;
+  const levelText = stated === undefined ? 'medium' : typeof stated === 'string' ? stated : JSON.stringify(stated);
+  const level = levelText.toLowerCase();
+  if (!LEVELS.includes(level)) reject('level', `level '${levelText}' is not one of ${LEVELS.join(', ')}`);
   if (doc.tags !== undefined && (!Array.isArray(doc.tags) || doc.tags.some((tag) => typeof tag !== 'string')))
     reject('tags', 'tags must be a list of text');
   const logsource = logsourceOf(doc, file);

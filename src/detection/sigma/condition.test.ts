@@ -235,6 +235,6 @@ test('a syntax error or an undefined search rejects the rule, naming file and co
     const result = compileRuleText(ruleYaml(`selection:\n  A: 'y'\ncondition: ${condition}`), 'cond_rule.yml');
     assert.equal(result.rules.length, 0, condition);
     assert.equal(result.rejected[0]?.construct, 'detection.condition', condition);
-    assert.match(result.rejected[0]?.message ?? '', /cond_rule\.yml/, condition);
+    assert.match(result.rejected[0].message, /cond_rule\.yml/, condition);
   }
 });

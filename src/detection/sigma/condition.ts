@@ -10,7 +10,11 @@ export type ConditionNode =
 
 export class ConditionError extends Error {}
 
-type Token = { kind: 'word' | '(' | ')'; text: string; at: number };
+interface Token {
+  kind: 'word' | '(' | ')';
+  text: string;
+  at: number;
+}
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];

@@ -12,7 +12,7 @@ export class RuleError extends Error {
   ) {
     const who =
       rule?.title !== undefined || rule?.id !== undefined
-        ? ` rule ${JSON.stringify(rule?.title ?? '')}${rule?.id ? ` (id ${rule.id})` : ''}:`
+        ? ` rule ${JSON.stringify(rule.title ?? '')}${rule.id ? ` (id ${rule.id})` : ''}:`
         : '';
     super(`${file}:${who} ${message}`);
   }

@@ -2,7 +2,7 @@
 // matches an event's `ärger`, `STRASSE` matches `straße`. Rules and events are folded the same
 // way, so only equality of the folded forms matters.
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 const FINAL_SIGMA = /ς/g;
 
 /**

@@ -12,7 +12,8 @@ function rejected(text: string, options = {}) {
   const result = compileRuleText(text, FILE, options);
   assert.equal(result.rules.length, 0, 'the rule compiled but should have been rejected');
   assert.equal(result.rejected.length, 1, JSON.stringify(result.rejected));
-  const rejection = result.rejected[0] as NonNullable<(typeof result.rejected)[0]>;
+  const [rejection] = result.rejected;
+  assert.ok(rejection);
   assert.equal(rejection.file, FILE);
   assert.match(rejection.message, /rules\/win_bad_rule\.yml/);
   return rejection;
@@ -207,8 +208,8 @@ test('a duplicate id across documents rejects the later one', () => {
   );
   assert.equal(result.rejected.length, 1);
   assert.equal(result.rejected[0]?.construct, 'id');
-  assert.equal(result.rejected[0]?.title, 'Second');
-  assert.match(result.rejected[0]?.message ?? '', /same-id/);
+  assert.equal(result.rejected[0].title, 'Second');
+  assert.match(result.rejected[0].message, /same-id/);
 });
 
 // Meta filters: the rule, and a filter document naming it by id and by name.
@@ -284,8 +285,8 @@ test('a filter naming an unknown rule, or malformed, is rejected and the rules l
   assert.equal(result.rules.length, 1);
   assert.equal(result.rejected.length, 1);
   assert.equal(result.rejected[0]?.construct, 'filter.rules');
-  assert.match(result.rejected[0]?.message ?? '', /no-such-rule/);
-  assert.match(result.rejected[0]?.message ?? '', /win_bad_rule\.yml/);
+  assert.match(result.rejected[0].message, /no-such-rule/);
+  assert.match(result.rejected[0].message, /win_bad_rule\.yml/);
   assert.equal(result.rules[0]?.match(withFields({ Image: 'C:\\rar.exe', User: 'adm_bob' })), true);
 
   const noRules = compileRuleText(

@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { applyFilter, compileFilter, compileRule, isMap, who, type CompiledFilter } from './compile.js';
 import { compileCorrelation, type CompiledCorrelation } from './correlation.js';
 import { RuleError } from './errors.js';
-import type { ItemContext } from './modifiers.js';
+import type { ItemContext } from './item.js';
 import type { CompiledRule, RejectedRule } from './types.js';
 
 export interface RuleCompilation {
@@ -121,7 +121,7 @@ function compileDocuments(
         new RuleError(
           file,
           'action',
-          `'action: ${String(doc.action)}' (Sigma 1 rule collections) is not supported: write each rule whole`,
+          `'action: ${typeof doc.action === 'string' ? doc.action : JSON.stringify(doc.action)}' (Sigma 1 rule collections) is not supported: write each rule whole`,
           who(doc),
         ),
         file,

@@ -269,8 +269,8 @@ test('expand: an unknown placeholder rejects the rule', () => {
   );
   assert.equal(result.rules.length, 0);
   assert.equal(result.rejected[0]?.construct, "modifier 'expand'");
-  assert.match(result.rejected[0]?.message ?? '', /expand_rule\.yml/);
-  assert.match(result.rejected[0]?.message ?? '', /%Nope%/);
+  assert.match(result.rejected[0].message, /expand_rule\.yml/);
+  assert.match(result.rejected[0].message, /%Nope%/);
 });
 
 test('expand: \\% is a plain percent sign (spec: `\\%plain%name%`)', () => {

@@ -1,36 +1,23 @@
 // One detection item — `Field|mod|mod: value(s)` — compiled to a test over an EventView, with
 // what the pre-filter may require of the event. Modifiers are applied as the spec orders them:
-// value transformations (expand, windash, utf16*, wide, base64, base64offset) left to right,
+// value transformations (expand, windash, utf16*, wide, base64, base64offset; transforms.ts) left to right,
 // then one match type (contains/startswith/endswith, re, cidr, lt…gte, neq, exists, fieldref,
 // the time parts), with `all` and `cased` as flags. Anything else rejects the rule.
 import net from 'node:net';
-import { EventView, KEYWORDS, scalars } from './event-view.js';
+import { KEYWORDS, scalars, type EventView } from './event-view.js';
 import { fold } from './fold.js';
 import { compilePattern, SigmaString, type TextTest } from './pattern.js';
+import {
+  ModifierError,
+  type CompiledItem,
+  type ItemContext,
+  type Matcher,
+  type Requirement,
+  bestRequirement,
+} from './item.js';
+import { applyTransforms, TRANSFORMS } from './transforms.js';
 import { timeComponent } from './time-parts.js';
 
-export type Matcher = (view: EventView) => boolean;
-
-/** At least one of these (field, folded literal) must occur in the event; null: no requirement. */
-export type Requirement = { field: string; literal: string }[] | null;
-
-export interface CompiledItem {
-  match: Matcher;
-  requirement: Requirement;
-  fields: string[];
-}
-
-/** Thrown for what a rule may not say; the compiler wraps it with the file and rule. */
-export class ModifierError extends Error {
-  constructor(
-    readonly construct: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const TRANSFORMS = new Set(['expand', 'windash', 'utf16le', 'utf16be', 'utf16', 'wide', 'base64', 'base64offset']);
 const WRAPS = new Set(['contains', 'startswith', 'endswith']);
 const COMPARE = new Set(['lt', 'lte', 'gt', 'gte']);
 const TIME_PARTS = new Set(['minute', 'hour', 'day', 'week', 'month', 'year']);
@@ -49,12 +36,6 @@ const KNOWN = new Set([
   'all',
   'cased',
 ]);
-const WINDASH_CHARS = ['-', '/', '\u2013', '\u2014', '\u2015'];
-const WINDASH_MAX = 4;
-
-export interface ItemContext {
-  placeholders: Readonly<Record<string, readonly string[]>>;
-}
 
 /** Compiles `key: value` of a detection map; `key` '' (or starting with `|`) is a keyword search. */
 export function compileItem(key: string, value: unknown, context: ItemContext): CompiledItem {
@@ -173,7 +154,8 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
       if (inline[1].includes('x'))
         throw new ModifierError("modifier 're'", `'${key}': the x (extended) regex flag is not supported`);
       source = source.slice(inline[0].length);
-      flags += [...inline[1]].filter((flag) => !flags.includes(flag)).join('');
+      const stated = flags;
+      for (const flag of inline[1]) if (!stated.includes(flag)) flags += flag;
     }
     try {
       return new RegExp(source, flags);
@@ -359,119 +341,4 @@ function stringRequirement(field: string, patterns: SigmaString[][], all: boolea
   const literals = patterns.flatMap(literalsOf);
   if (literals.length === 0 || literals.some((literal) => literal === '')) return null;
   return [...new Set(literals)].map((literal) => ({ field, literal }));
-}
-
-/** Of requirements that must all hold, the one the pre-filter can use best: the longest shortest literal. */
-export function bestRequirement(requirements: Requirement[]): Requirement {
-  let best: Requirement = null;
-  let bestScore = -1;
-  for (const requirement of requirements) {
-    if (requirement === null || requirement.length === 0) continue;
-    const score = Math.min(...requirement.map((entry) => entry.literal.length)) * 1000 - requirement.length;
-    if (score > bestScore) {
-      best = requirement;
-      bestScore = score;
-    }
-  }
-  return best;
-}
-
-function applyTransforms(value: string, transforms: string[], key: string, context: ItemContext): string[] {
-  let texts = [value];
-  let bytes: Buffer[] | null = null;
-  for (const transform of transforms) {
-    switch (transform) {
-      case 'expand':
-        texts = texts.flatMap((text) => expand(text, key, context));
-        break;
-      case 'windash':
-        texts = texts.flatMap((text) => windash(text, key));
-        break;
-      case 'utf16le':
-      case 'wide':
-        bytes = texts.map((text) => Buffer.from(plain(text, transform, key), 'utf16le'));
-        break;
-      case 'utf16be':
-        bytes = texts.map((text) => Buffer.from(plain(text, transform, key), 'utf16le').swap16());
-        break;
-      case 'utf16':
-        bytes = texts.map((text) =>
-          Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plain(text, transform, key), 'utf16le')]),
-        );
-        break;
-      case 'base64':
-      case 'base64offset': {
-        const input = bytes ?? texts.map((text) => Buffer.from(plain(text, transform, key), 'utf8'));
-        texts =
-          transform === 'base64' ? input.map((buffer) => buffer.toString('base64')) : input.flatMap(base64Offsets);
-        bytes = null;
-        break;
-      }
-    }
-  }
-  if (bytes !== null)
-    throw new ModifierError(
-      `modifier '${transforms.find((name) => name.startsWith('utf16') || name === 'wide')}'`,
-      `'${key}': utf16/wide must be followed by base64 or base64offset`,
-    );
-  return texts;
-}
-
-/** The value's text with its escapes resolved (`\\` is one backslash), for encoding: wildcards cannot be encoded. */
-function plain(text: string, transform: string, key: string): string {
-  const parsed = SigmaString.parse(text);
-  if (parsed.hasWildcards)
-    throw new ModifierError(
-      `modifier '${transform}'`,
-      `'${key}': a value with wildcards cannot be encoded (${transform})`,
-    );
-  return parsed.plain;
-}
-
-/** The three encodings of a value at byte offsets 0, 1, 2 of a base64 stream (as pySigma). */
-function base64Offsets(value: Buffer): string[] {
-  const starts = [0, 2, 3];
-  const ends = [0, 3, 2];
-  return [0, 1, 2].map((shift) => {
-    const encoded = Buffer.concat([Buffer.alloc(shift, ' '), value]).toString('base64');
-    const end = ends[(value.length + shift) % 3] ?? 0;
-    return encoded.slice(starts[shift], end === 0 ? undefined : encoded.length - end);
-  });
-}
-
-/** `-` or `/` starting a command-line switch, as each of the dashes Windows accepts. */
-function windash(value: string, key: string): string[] {
-  const positions: number[] = [];
-  const pattern = /\B[-/]\b/g;
-  for (let found = pattern.exec(value); found; found = pattern.exec(value)) positions.push(found.index);
-  if (positions.length > WINDASH_MAX)
-    throw new ModifierError("modifier 'windash'", `'${key}': more than ${WINDASH_MAX} switches in one windash value`);
-  let variants = [value];
-  for (const position of positions) {
-    variants = variants.flatMap((variant) =>
-      WINDASH_CHARS.map((dash) => variant.slice(0, position) + dash + variant.slice(position + 1)),
-    );
-  }
-  return variants;
-}
-
-function expand(value: string, key: string, context: ItemContext): string[] {
-  // `\%` is a literal percent sign, never the start of a placeholder. Each placeholder is
-  // replaced where it stands (never "the first text that looks like it").
-  let variants = [''];
-  let rest = 0;
-  for (const found of value.matchAll(/(?<!\\)%([A-Za-z0-9_.-]+)%/g)) {
-    const name = found[1] ?? '';
-    const replacements = context.placeholders[name];
-    if (replacements === undefined)
-      throw new ModifierError(
-        "modifier 'expand'",
-        `'${key}': placeholder %${name}% is not defined in the processing pipeline`,
-      );
-    const before = value.slice(rest, found.index).replaceAll('\\%', '%');
-    variants = variants.flatMap((variant) => replacements.map((replacement: string) => variant + before + replacement));
-    rest = (found.index ?? 0) + found[0].length;
-  }
-  const tail = value.slice(rest).replaceAll('\\%', '%');
-  return variants.map((variant) => variant + tail);
 }

@@ -14,7 +14,7 @@ export class SigmaString {
     const tokens: Token[] = [];
     let literal = '';
     for (let index = 0; index < value.length; index++) {
-      const char = value[index];
+      const char = value.charAt(index);
       if (char === '\\') {
         const next = value[index + 1];
         if (next === '*' || next === '?' || next === '\\') {

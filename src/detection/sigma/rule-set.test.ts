@@ -7,7 +7,7 @@ import { compileRuleText } from './loader.js';
 import { appliesTo, matchNaively, RuleSet } from './rule-set.js';
 import { compileOne, makeEvent, ruleYaml } from './test-events.js';
 import type { CompiledRule } from './types.js';
-import { seededRandom } from '../../shared/random.js';
+import { pick as pickWith, seededRandom } from '../../shared/random.js';
 
 const ids = (rules: readonly CompiledRule[]) => rules.map((rule) => rule.id).sort();
 
@@ -18,7 +18,9 @@ function ruleWith(
 ): CompiledRule {
   const result = compileRuleText(ruleYaml(detection, { id, logsource }), `${id}.yml`);
   assert.deepEqual(result.rejected, []);
-  return result.rules[0] as CompiledRule;
+  const [rule] = result.rules;
+  assert.ok(rule);
+  return rule;
 }
 
 const WIN_PROC = ruleWith('win-proc', '  category: process_creation\n  product: windows');
@@ -82,7 +84,7 @@ test('a logsource key stated as empty text is refused, not routed as if absent',
   );
   assert.equal(compiled.rules.length, 0);
   assert.equal(compiled.rejected[0]?.construct, 'logsource.service');
-  assert.match(compiled.rejected[0]?.message ?? '', /blank\.yml/);
+  assert.match(compiled.rejected[0].message, /blank\.yml/);
 });
 
 test('requirement: a literal rule needs a literal; not, lt, re, exists and null need none', () => {
@@ -210,12 +212,13 @@ function quote(text: string): string {
 }
 
 function randomItem(next: () => number): string {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+  const pick = <T>(list: readonly T[]): T => pickWith(next, list);
   const field = pick(FIELDS);
   const words = (count: number) => Array.from({ length: count }, () => quote(pick(WORDS)));
   const values = () => {
     const list = words(1 + Math.floor(next() * 3));
-    return list.length === 1 ? (list[0] as string) : `[${list.join(', ')}]`;
+    const joined = list.join(', ');
+    return list.length === 1 ? joined : `[${joined}]`;
   };
   switch (Math.floor(next() * 13)) {
     case 0:
@@ -252,18 +255,23 @@ function randomRule(index: number, next: () => number): string {
   const searches: string[] = [];
   for (let search = 0; search < count; search++) {
     if (next() < 0.1) {
-      searches.push(`sel${search}:\n  - ${quote(['cmd', 'admin', 'ärger', 'x?z'][Math.floor(next() * 4)] as string)}`);
+      searches.push(`sel${search}:\n  - ${quote(pickWith(next, ['cmd', 'admin', 'ärger', 'x?z']))}`);
       continue;
     }
     const items = 1 + Math.floor(next() * 2);
     const lines = new Set(Array.from({ length: items }, () => randomItem(next)));
     // Map keys must be unique: one item per field.
-    const byField = new Map([...lines].map((line) => [line.split(/[|:]/)[0] as string, line]));
+    const byField = new Map(
+      [...lines].map((line) => {
+        const [field = line] = line.split(/[|:]/);
+        return [field, line];
+      }),
+    );
     searches.push(`sel${search}:\n${[...byField.values()].map((line) => `  ${line}`).join('\n')}`);
   }
   const names = searches.map((_, search) => `sel${search}`);
   const term = () => {
-    const name = names[Math.floor(next() * names.length)] as string;
+    const name = pickWith(next, names);
     return next() < 0.3 ? `not ${name}` : name;
   };
   const conditions = [
@@ -276,13 +284,13 @@ function randomRule(index: number, next: () => number): string {
     () => `1 of sel* and not ${names[0]}`,
     () => `not (${term()} and ${term()})`,
   ];
-  const condition = (conditions[Math.floor(next() * conditions.length)] as () => string)();
-  const logsource = LOGSOURCES[Math.floor(next() * LOGSOURCES.length)] as string;
+  const condition = pickWith(next, conditions)();
+  const logsource = pickWith(next, LOGSOURCES);
   return ruleYaml(`${searches.join('\n')}\ncondition: ${condition}`, { id: `random-${index}`, logsource });
 }
 
 function randomValue(next: () => number): FieldValue {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+  const pick = <T>(list: readonly T[]): T => pickWith(next, list);
   const text = () => {
     const parts = Array.from({ length: Math.floor(next() * 4) }, () =>
       pick([...WORDS, 'x', 'yz', ' ', '\u2013enc', '—c', 'ASS']),
@@ -303,7 +311,7 @@ function randomEvent(next: () => number): NormalisedEvent {
   for (const field of FIELDS) if (next() < 0.7) fields[field] = randomValue(next);
   const keywords = next() < 0.6 ? String(randomValue(next) ?? '') : '';
   return makeEvent({
-    logsources: EVENT_LOGSOURCES[Math.floor(next() * EVENT_LOGSOURCES.length)] as LogSource[],
+    logsources: pickWith(next, EVENT_LOGSOURCES),
     fields,
     keywords,
   });

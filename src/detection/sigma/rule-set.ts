@@ -52,7 +52,7 @@ class LiteralIndex {
         if (list) list.push(entry);
         else this.byTrigram.set(key, [entry]);
         const pair = pairHash(literal, 0);
-        this.pairs[pair >>> 5] = (this.pairs[pair >>> 5] as number) | (1 << (pair & 31));
+        this.pairs[pair >>> 5] = (this.pairs[pair >>> 5] ?? 0) | (1 << (pair & 31));
       }
     }
     if (entry.rules.at(-1) !== rule) entry.rules.push(rule);
@@ -66,7 +66,8 @@ class LiteralIndex {
     const last = text.length - 3;
     for (let index = 0; index <= last; index++) {
       const pair = pairHash(text, index);
-      if (((pairs[pair >>> 5] as number) & (1 << (pair & 31))) === 0) continue;
+      // pair >>> 5 is below 2048, always in the array: `?? 0` only satisfies the type checker.
+      if (((pairs[pair >>> 5] ?? 0) & (1 << (pair & 31))) === 0) continue;
       const list = this.byTrigram.get(trigram(text, index));
       if (list === undefined) continue;
       for (const entry of list) if (text.startsWith(entry.literal, index)) mark(entry.rules);
@@ -143,7 +144,8 @@ export class RuleSet {
     candidates.sort((a, b) => a - b);
     const matched: CompiledRule[] = [];
     for (const index of candidates) {
-      const rule = this.rules[index] as CompiledRule;
+      const rule = this.rules[index];
+      if (rule === undefined) throw new Error(`rule set: candidate ${index} is not a rule index`);
       if (rule.test(view)) matched.push(rule);
     }
     return matched;
@@ -161,7 +163,10 @@ export class RuleSet {
     if (!route) {
       route = this.buildRoute(logsources);
       // Logsource values can come from records (an application's product): bounded, oldest out.
-      if (this.routes.size >= MAX_ROUTES) this.routes.delete(this.routes.keys().next().value as string);
+      if (this.routes.size >= MAX_ROUTES) {
+        const oldest = this.routes.keys().next();
+        if (!oldest.done) this.routes.delete(oldest.value);
+      }
       this.routes.set(key, route);
     }
     if (frozen) this.frozenRoutes.set(logsources, route);
@@ -172,18 +177,24 @@ export class RuleSet {
   private buildRoute(logsources: readonly LogSource[]): Route {
     const reached = new Set<number>();
     for (const source of logsources) {
-      const stated = KEYS.filter((key) => source[key] !== undefined);
+      const stated: [key: (typeof KEYS)[number], value: string][] = [];
+      for (const key of KEYS) {
+        const value = source[key];
+        if (value !== undefined) stated.push([key, value.toLowerCase()]);
+      }
       for (let subset = 0; subset < 1 << stated.length; subset++) {
         const partial: LogSource = {};
-        stated.forEach((key, bit) => {
-          if (subset & (1 << bit)) partial[key] = (source[key] as string).toLowerCase();
+        stated.forEach(([key, value], bit) => {
+          if (subset & (1 << bit)) partial[key] = value;
         });
         for (const index of this.buckets.get(bucketKey(partial)) ?? []) reached.add(index);
       }
     }
     const route: Route = { always: [], fields: new Map() };
     for (const index of [...reached].sort((a, b) => a - b)) {
-      const requirement = (this.rules[index] as CompiledRule).requirement;
+      const rule = this.rules[index];
+      if (rule === undefined) throw new Error(`rule set: bucket entry ${index} is not a rule index`);
+      const requirement = rule.requirement;
       if (requirement === null) {
         route.always.push(index);
         continue;

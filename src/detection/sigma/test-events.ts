@@ -70,7 +70,9 @@ export function compileOne(detection: string, options: LoadOptions = {}): Compil
     `the rule was rejected: ${result.rejected.map((entry) => entry.message).join('; ')}`,
   );
   assert.equal(result.rules.length, 1);
-  return result.rules[0] as CompiledRule;
+  const [rule] = result.rules;
+  assert.ok(rule);
+  return rule;
 }
 
 /** Compiles one field item `key: value` (YAML text) in `selection`, condition `selection`. */

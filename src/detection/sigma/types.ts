@@ -2,7 +2,7 @@
 // and what a directory of rule files compiled to (with every rejected rule and why).
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
 import type { EventView } from './event-view.js';
-import type { Requirement } from './modifiers.js';
+import type { Requirement } from './item.js';
 
 /** What every compiled rule, detection or correlation, says about itself. */
 export interface RuleMetadata {
@@ -32,9 +32,9 @@ export interface CompiledRule extends RuleMetadata {
    */
   requirement: Requirement;
   /** Whether the event matches the rule's condition (the logsource is not checked here). */
-  match(event: NormalisedEvent): boolean;
+  match: (event: NormalisedEvent) => boolean;
   /** The same over a shared view, so that many rules fold each field once. */
-  test(view: EventView): boolean;
+  test: (view: EventView) => boolean;
 }
 
 /** A rule file, or one document of it, that did not compile. */

@@ -1,0 +1,43 @@
+// What a compiled detection item is — a test over an EventView, with what the pre-filter may
+// require of the event — and the error a modifier refuses a rule with.
+import type { EventView } from './event-view.js';
+
+export type Matcher = (view: EventView) => boolean;
+
+/** At least one of these (field, folded literal) must occur in the event; null: no requirement. */
+export type Requirement = { field: string; literal: string }[] | null;
+
+export interface CompiledItem {
+  match: Matcher;
+  requirement: Requirement;
+  fields: string[];
+}
+
+/** Thrown for what a rule may not say; the compiler wraps it with the file and rule. */
+export class ModifierError extends Error {
+  constructor(
+    readonly construct: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ItemContext {
+  placeholders: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Of requirements that must all hold, the one the pre-filter can use best: the longest shortest literal. */
+export function bestRequirement(requirements: Requirement[]): Requirement {
+  let best: Requirement = null;
+  let bestScore = -1;
+  for (const requirement of requirements) {
+    if (requirement === null || requirement.length === 0) continue;
+    const score = Math.min(...requirement.map((entry) => entry.literal.length)) * 1000 - requirement.length;
+    if (score > bestScore) {
+      best = requirement;
+      bestScore = score;
+    }
+  }
+  return best;
+}
