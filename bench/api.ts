@@ -12,6 +12,7 @@ import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/he
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
 import { makeBody } from './records.js';
 import { seededRandom } from '../src/shared/random.js';
+import { at, present } from './checked.js';
 
 interface Flags {
   duration: number;
@@ -69,7 +70,7 @@ function parseFlags(argv: string[]): Flags {
 
 /** Active children and temp resources, so that an interrupted run still cleans up. */
 const active = new Set<Child>();
-const cleanup: (() => Promise<void>)[] = [];
+const cleanup: (() => void | Promise<void>)[] = [];
 
 async function runCleanup(): Promise<void> {
   for (const step of cleanup.splice(0).reverse()) {
@@ -84,7 +85,7 @@ async function runCleanup(): Promise<void> {
 /** Data dir and (for PostgreSQL) a fresh schema; returns the storage arguments for serve and the CLI. */
 function prepareStorage(flags: Flags): string[] {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-api-'));
-  cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const args = ['--data', dataDir];
   if (flags.database) {
     const { schema, url, baseUrl } = freshSchema(flags.database, 'bench_api');
@@ -255,7 +256,7 @@ async function preflight(base: string, scenario: Scenario): Promise<void> {
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return at(sorted, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1));
 }
 
 /**
@@ -274,19 +275,23 @@ function load(base: string, scenario: Scenario, seconds: number, connections: nu
     };
     if (scenario.body !== undefined) options.body = scenario.body;
     const instance = autocannon(options, (error: unknown, result: autocannon.Result) => {
-      if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+      if (error) {
+        reject(error instanceof Error ? error : new Error(`autocannon failed: ${JSON.stringify(error)}`));
+        return;
+      }
       const statuses = Object.fromEntries(
         Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]),
       );
       const responses = Object.values(statuses).reduce((sum, count) => sum + count, 0);
       const unexpected = responses - (statuses[String(scenario.expect)] ?? 0);
       if (responses === 0 || unexpected > 0 || result.errors > 0 || result.timeouts > 0) {
-        return reject(
+        reject(
           new Error(
             `${scenario.label}: expected every response to be ${scenario.expect}; got statuses ${JSON.stringify(statuses)}, ` +
               `${result.errors} connection errors, ${result.timeouts} timeouts`,
           ),
         );
+        return;
       }
       const sorted = Float64Array.from(latencies).sort();
       resolve({
@@ -350,14 +355,15 @@ async function main(): Promise<void> {
     const results = new Map<string, Figures>();
     for (const scenario of all) results.set(scenario.key, await measure(base, scenario, flags));
     // The baseline again at the end: the spread of the two runs shows how noisy the machine is.
-    const baselineAgain = await measure(base, all[0]!, flags);
-    const baselineFirst = results.get('healthz')!;
+    const baselineAgain = await measure(base, at(all, 0), flags);
+    const figuresOf = (key: string) => present(results.get(key), `the figures of ${key}`);
+    const baselineFirst = figuresOf('healthz');
     const baselineRps = (baselineFirst.requests_per_s + baselineAgain.requests_per_s) / 2;
 
     process.stdout.write(
       `\n${pad('scenario', 44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'ratio'.padStart(10)}\n`,
     );
-    for (const scenario of all) process.stdout.write(row(scenario.label, results.get(scenario.key)!, baselineRps));
+    for (const scenario of all) process.stdout.write(row(scenario.label, figuresOf(scenario.key), baselineRps));
     process.stdout.write(row('GET /healthz again (baseline, 2nd run)', baselineAgain, baselineRps));
     process.stdout.write(
       `ratio: req/s over the mean of the two baseline runs (${Math.round(baselineRps).toLocaleString('en-US')} req/s; ` +
@@ -373,7 +379,7 @@ async function main(): Promise<void> {
     }
     const scenarioFigures = Object.fromEntries(
       all.map((scenario) => {
-        const figures = results.get(scenario.key)!;
+        const figures = figuresOf(scenario.key);
         return [scenario.key, { ...figures, ratio: Number((figures.requests_per_s / baselineRps).toFixed(3)) }];
       }),
     );
@@ -401,7 +407,7 @@ const interrupt = (signal: NodeJS.Signals) => {
   if (interrupted) return;
   interrupted = true;
   process.stderr.write(`${signal}: stopping the server and removing temporary data\n`);
-  Promise.all([...active].map((child) => stopChild(child, 2_000)))
+  void Promise.all([...active].map((child) => stopChild(child, 2_000)))
     .then(runCleanup)
     .finally(() => process.exit(130));
 };

@@ -19,8 +19,14 @@ function send(response: http.ServerResponse, status: number, body: unknown): voi
 }
 
 const server = http.createServer((request, response) => {
-  if (request.method === 'GET' && request.url === '/readyz') return send(response, 200, { status: 'ready' });
-  if (request.method !== 'POST' || request.url !== '/log_sink') return send(response, 404, { error: 'not_found' });
+  if (request.method === 'GET' && request.url === '/readyz') {
+    send(response, 200, { status: 'ready' });
+    return;
+  }
+  if (request.method !== 'POST' || request.url !== '/log_sink') {
+    send(response, 404, { error: 'not_found' });
+    return;
+  }
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('error', () => response.destroy());

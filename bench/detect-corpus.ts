@@ -6,6 +6,7 @@ import { loadFixtureFiles } from '../test/fixtures/rule-pack/fixtures.js';
 import { buildRecord, type JsonObject } from '../test/fixtures/rule-pack/records.js';
 import { between as int, hex, ipv4, pick, type Random } from '../src/shared/random.js';
 import type { RecordSpec } from './detect-rules.js';
+import { at } from './checked.js';
 
 /** Share of attack records: half replay the rule-pack fixtures, half trigger synthetic rules. */
 const ATTACK_SHARE = 0.01;
@@ -398,7 +399,7 @@ export function buildCorpus(count: number, random: Random, triggers: readonly Re
         }
       }
     }
-    records.push(JSON.stringify(record ?? (BENIGN[0] as [number, Make])[1](random, time, index)));
+    records.push(JSON.stringify(record ?? at(BENIGN, 0)[1](random, time, index)));
   }
   return { records, attacks };
 }

@@ -6,6 +6,7 @@
 import { stringify } from 'yaml';
 import { type JsonObject, type Shape } from '../test/fixtures/rule-pack/records.js';
 import { between as int, hex, ipv4, pick, type Random } from '../src/shared/random.js';
+import { at } from './checked.js';
 
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 const uuid = (r: Random) =>
@@ -364,7 +365,7 @@ const networkTool: Template = (r, n) => {
         shape: 'network',
         overrides: {
           process: { name: tool, executable: `/tmp/${tool}` },
-          destination: { ip: ipv4(r), port: ports[0] as number },
+          destination: { ip: ipv4(r), port: at(ports, 0) },
         },
       };
   return {
@@ -453,7 +454,7 @@ function pickTemplate(r: Random): Template {
     roll -= weight;
     if (roll < 0) return template;
   }
-  return (TEMPLATES[0] as [Template, number])[0];
+  return at(TEMPLATES, 0)[0];
 }
 
 /** `count` rules as Sigma YAML, reproducible for a given random source. */

@@ -19,6 +19,7 @@ import type { NormalisedEvent } from '../src/telemetry/normalise/event.js';
 import { buildCorpus } from './detect-corpus.js';
 import { generateRules, type RecordSpec } from './detect-rules.js';
 import { seededRandom } from '../src/shared/random.js';
+import { at } from './checked.js';
 
 interface Flags {
   duration: number;
@@ -98,8 +99,8 @@ function matchKeys(
   const index = new Map(rules.map((rule, position) => [rule, position]));
   const keys: number[] = [];
   const start = performance.now();
-  for (let i = 0; i < events.length; i++) {
-    for (const rule of match(events[i] as NormalisedEvent)) {
+  for (const [i, event] of events.entries()) {
+    for (const rule of match(event)) {
       const position = index.get(rule);
       if (position === undefined)
         throw new Error(`event ${i} matched a rule that is not in the loaded list: ${rule.id} (${rule.file})`);
@@ -117,7 +118,7 @@ function compareMatches(
   events: readonly NormalisedEvent[],
 ): string[] {
   const describe = (key: number, side: string) => {
-    const event = events[Math.floor(key / rules.length)] as NormalisedEvent;
+    const event = at(events, Math.floor(key / rules.length));
     const rule = rules[key % rules.length];
     return `  ${side} only: event ${Math.floor(key / rules.length)} (${event.family}, seq ${event.seq}) × rule ${rule?.id ?? '(not in the rule list)'} "${rule?.title ?? ''}" (${rule?.file ?? ''})`;
   };
@@ -156,7 +157,7 @@ function timeLoop(
   let matches = 0;
   do {
     for (let k = 0; k < 64; k++) {
-      matches += match(events[next] as NormalisedEvent).length;
+      matches += match(at(events, next)).length;
       if (++next === events.length) next = 0;
     }
     done += 64;
@@ -176,7 +177,7 @@ function printRejected(label: string, list: readonly RejectedRule[]): void {
 
 const cleanup: (() => void)[] = [];
 
-async function main(): Promise<void> {
+function main(): void {
   const flags = parseFlags(process.argv.slice(2));
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(
@@ -289,9 +290,11 @@ const interrupt = (signal: NodeJS.Signals) => {
 process.on('SIGINT', interrupt);
 process.on('SIGTERM', interrupt);
 
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`bench:detect failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(runCleanup);
+try {
+  main();
+} catch (error) {
+  process.stderr.write(`bench:detect failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  runCleanup();
+}

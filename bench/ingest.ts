@@ -149,11 +149,11 @@ async function countStored(dataDir: string, postgres: FreshSchema | undefined): 
 }
 
 /** Temp resources of the Sightline run, so an interrupt can remove them too. */
-const cleanup: (() => Promise<void>)[] = [];
+const cleanup: (() => void | Promise<void>)[] = [];
 
 async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: number; serverLog: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-'));
-  cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const args = ['src/cli/run.ts', 'serve', '--data', dataDir, '--log-level', 'warn'];
   // A fresh schema per run: numbers from a table already holding earlier runs would not compare.
   const postgres = flags.database ? freshSchema(flags.database, 'bench') : undefined;
@@ -162,7 +162,8 @@ async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: nu
     cleanup.push(() => dropSchema(postgres.baseUrl, postgres.schema));
   }
   const port = await freePort();
-  const server = await startServer(args[0] as string, [...args.slice(1), '--port', String(port)], port, 60_000);
+  const [command = '', ...rest] = args;
+  const server = await startServer(command, [...rest, '--port', String(port)], port, 60_000);
   let result: LoadResult;
   try {
     result = await runLoad(`http://127.0.0.1:${port}/log_sink`, flags);
@@ -229,7 +230,7 @@ const interrupt = (signal: NodeJS.Signals) => {
   if (interrupted) return;
   interrupted = true;
   process.stderr.write(`${signal}: stopping servers and removing temporary data\n`);
-  Promise.all([...active].map((child) => stopChild(child, 2_000)))
+  void Promise.all([...active].map((child) => stopChild(child, 2_000)))
     .then(runCleanup)
     .finally(() => process.exit(130));
 };

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { makeBody } from './records.js';
 import { seededRandom } from '../src/shared/random.js';
+import { at } from './checked.js';
 
 interface Options {
   url: URL;
@@ -66,7 +67,8 @@ function post(agent: http.Agent, url: URL, body: Buffer): Promise<Outcome> {
             try {
               parsed = JSON.parse(text);
             } catch {
-              return reject(new Error(`201 with a body that is not JSON: ${text.slice(0, 100)}`));
+              reject(new Error(`201 with a body that is not JSON: ${text.slice(0, 100)}`));
+              return;
             }
             if (
               typeof parsed === 'object' &&
@@ -91,7 +93,7 @@ function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   // Nearest-rank: with few requests per run, interpolating would invent latencies never observed.
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
+  return at(sorted, rank - 1);
 }
 
 async function main(): Promise<void> {
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
   // completes and counts, so the elapsed time is measured up to the last response.
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
-      const body = bodies[next++ % bodies.length] as Buffer;
+      const body = at(bodies, next++ % bodies.length);
       const sentAt = performance.now();
       totals.requests++;
       totals.bytesSent += body.length;

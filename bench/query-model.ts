@@ -73,7 +73,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** An id shaped as newId() makes them (`case_` + 20 base62), but from the seeded generator. */
 export function seededId(random: Random, prefix: string): string {
   let out = `${prefix}_`;
-  for (let i = 0; i < 20; i++) out += BASE62[Math.floor(random() * 62)];
+  for (let i = 0; i < 20; i++) out += BASE62.charAt(Math.floor(random() * 62));
   return out;
 }
 
@@ -81,8 +81,8 @@ export function seededId(random: Random, prefix: string): string {
 export function weighted(random: Random, weights: readonly number[]): number {
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   let roll = random() * total;
-  for (let i = 0; i < weights.length; i++) {
-    roll -= weights[i]!;
+  for (const [i, weight] of weights.entries()) {
+    roll -= weight;
     if (roll < 0) return i;
   }
   return weights.length - 1;

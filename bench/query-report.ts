@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { figures, type Figures } from './query-timing.js';
 import type { Scenario } from './query-scenarios.js';
+import { at, present } from './checked.js';
 
 export const TARGET_P99_MS = 20;
 
@@ -22,7 +23,7 @@ function row(label: string, result: Figures, baselineRps: number, matching: stri
 }
 
 /** The 1-minute load average beside the CPU count: other work on the machine shows in the latencies. */
-export const loadAverage = () => `${os.loadavg()[0]!.toFixed(1)}`;
+export const loadAverage = () => at(os.loadavg(), 0).toFixed(1);
 
 /** The summary the last line of the output holds, as one JSON object. */
 export interface QuerySummary {
@@ -45,7 +46,8 @@ export function report(
   baselineAgain: Figures,
   run: { cases: number; timeoutS: number },
 ): { table: string; summary: QuerySummary } {
-  const baselineFirst = results.get('healthz')!;
+  const figuresOf = (key: string) => present(results.get(key), `the figures of ${key}`);
+  const baselineFirst = figuresOf('healthz');
   const baselineRps = (baselineFirst.requests_per_s + baselineAgain.requests_per_s) / 2;
   let table =
     `\n${pad('scenario (POST /v1/cases, limit 50, unless GET)', 46)}${'matching'.padStart(9)}${'n'.padStart(6)}${'req/s'.padStart(8)}` +
@@ -58,13 +60,13 @@ export function report(
           ? '?'
           : ''
         : totals.length === 1
-          ? totals[0]!.toLocaleString('en-US')
+          ? at(totals, 0).toLocaleString('en-US')
           : `~${Math.round(totals.reduce((a, b) => a + b, 0) / totals.length).toLocaleString('en-US')}`;
-    table += row(scenario.label, results.get(scenario.key)!, baselineRps, matching, scenario.group === 'baseline');
+    table += row(scenario.label, figuresOf(scenario.key), baselineRps, matching, scenario.group === 'baseline');
   }
   table += row('GET /healthz again (baseline, 2nd run)', baselineAgain, baselineRps, '', true);
   const pooled = (group: Scenario['group']) => {
-    const members = all.filter((scenario) => scenario.group === group).map((scenario) => results.get(scenario.key)!);
+    const members = all.filter((scenario) => scenario.group === group).map((scenario) => figuresOf(scenario.key));
     return figures(
       members.flatMap((result) => result.latencies),
       1,
@@ -73,13 +75,13 @@ export function report(
   };
   const searchAll = pooled('search');
   const getAll = pooled('get');
-  const counts = results.get('counts')!;
+  const counts = figuresOf('counts');
   const pooledRow = (label: string, result: Figures) =>
     `${pad(label, 46)}${''.padStart(9)}${num(result.requests, 6)}${''.padStart(8)}${ms(result.p50_ms, result.timed_out)}${ms(result.p99_ms, result.timed_out)}${ms(result.max_ms, result.timed_out)}\n`;
   const over = all
-    .filter((scenario) => scenario.group !== 'baseline' && results.get(scenario.key)!.p99_ms > TARGET_P99_MS)
+    .filter((scenario) => scenario.group !== 'baseline' && figuresOf(scenario.key).p99_ms > TARGET_P99_MS)
     .map((scenario) => scenario.key);
-  const timedOut = all.filter((scenario) => results.get(scenario.key)!.timed_out).map((scenario) => scenario.key);
+  const timedOut = all.filter((scenario) => figuresOf(scenario.key).timed_out).map((scenario) => scenario.key);
   table +=
     pooledRow('all searches pooled', searchAll) +
     pooledRow('all GETs pooled', getAll) +

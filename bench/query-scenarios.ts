@@ -5,6 +5,7 @@
 import { DEFAULT_TRACK_TOTAL } from '../src/cases/case-schemas.js';
 import { pick, seededRandom } from '../src/shared/random.js';
 import { DAY, PAGE, type ModelCase, type Seeded, type SeedUser } from './query-model.js';
+import { at, present } from './checked.js';
 
 interface SearchBody {
   status?: string[];
@@ -46,7 +47,7 @@ function matches(model: ModelCase, body: SearchBody, users: readonly SeedUser[])
   if (body.score_min !== undefined && model.score < body.score_min) return false;
   if (body.assignee !== undefined) {
     const user = users.find((candidate) => candidate.email === body.assignee || candidate.id === body.assignee);
-    if (!user || model.assigneeId !== user.id) return false;
+    if (user?.id !== model.assigneeId) return false;
   }
   if (body.technique !== undefined) {
     const technique = body.technique;
@@ -82,8 +83,9 @@ function checkCounts(seeded: Seeded, body: unknown): string | undefined {
   const byStatus: Record<string, number> = { new: 0, in_progress: 0, on_hold: 0, closed: 0 };
   const openBySeverity: Record<string, number> = { low: 0, medium: 0, high: 0, critical: 0 };
   for (const model of seeded.cases) {
-    byStatus[model.status]!++;
-    if (model.status !== 'closed') openBySeverity[model.severity]!++;
+    byStatus[model.status] = present(byStatus[model.status], `status ${model.status}`) + 1;
+    if (model.status !== 'closed')
+      openBySeverity[model.severity] = present(openBySeverity[model.severity], `severity ${model.severity}`) + 1;
   }
   const expected = { by_status: byStatus, open_by_severity: openBySeverity };
   return JSON.stringify(body) === JSON.stringify(expected) ? undefined : `expected ${JSON.stringify(expected)}`;
@@ -138,7 +140,7 @@ export function scenarios(seeded: Seeded): Scenario[] {
   const withCases = [...new Set(seeded.cases.flatMap((model) => model.deviceIds))];
   const deviceIds = Array.from({ length: 64 }, () => pick(random, withCases));
   const assignees = seeded.users.map((user) => user.email);
-  const caseAt = (i: number) => seeded.cases[Math.floor(seededRandom(i * 2_654_435_761)() * seeded.cases.length)]!;
+  const caseAt = (i: number) => at(seeded.cases, Math.floor(seededRandom(i * 2_654_435_761)() * seeded.cases.length));
   const recent = new Date(seeded.now - DAY).toISOString();
   const get = (key: string, label: string, ref: (model: ModelCase) => string): Scenario => ({
     key,
@@ -185,12 +187,15 @@ export function scenarios(seeded: Seeded): Scenario[] {
       limit: PAGE,
     })),
     search('assignee', 'assignee <email> (6 users)', (i) => ({
-      assignee: assignees[i % assignees.length]!,
+      assignee: at(assignees, i % assignees.length),
       limit: PAGE,
     })),
     search('technique', "technique 'T1059' (+ sub-techniques)", () => ({ technique: 'T1059', limit: PAGE })),
     search('tag', "tags ['pci']", () => ({ tags: ['pci'], limit: PAGE })),
-    search('device', 'device_id (64 devices)', (i) => ({ device_id: deviceIds[i % deviceIds.length]!, limit: PAGE })),
+    search('device', 'device_id (64 devices)', (i) => ({
+      device_id: at(deviceIds, i % deviceIds.length),
+      limit: PAGE,
+    })),
     search('updated_after', 'updated_after now − 24 h', () => ({ updated_after: recent, limit: PAGE })),
     search('text', "text 'web-0'", () => ({ text: 'web-0', limit: PAGE })),
     {

@@ -34,6 +34,7 @@ import {
   type SeedUser,
 } from './query-model.js';
 import { openSink, type RowSink } from './query-sink.js';
+import { at, present } from './checked.js';
 
 /** The tenant, its users (ana … farid, weighted as assignees) and a token with every permission, through the identity code. */
 async function seedIdentity(db: Database['db']): Promise<{ tenantId: number; users: SeedUser[]; token: string }> {
@@ -44,12 +45,12 @@ async function seedIdentity(db: Database['db']): Promise<{ tenantId: number; use
     const created = await createUser(db, {
       tenantId,
       email: `${name}@bench.example`,
-      name: name[0]!.toUpperCase() + name.slice(1),
+      name: name.charAt(0).toUpperCase() + name.slice(1),
       role: index === 0 ? 'admin' : 'analyst',
       password: randomBytes(12).toString('hex'),
       actor: cliActor,
     });
-    users.push({ id: created.user.id, email: created.user.email, weight: peopleWeights[index]! });
+    users.push({ id: created.user.id, email: created.user.email, weight: at(peopleWeights, index) });
   }
   const token = await createToken(db, {
     tenantId,
@@ -67,7 +68,7 @@ interface Load {
   random: Random;
   tenantId: number;
   now: number;
-  count(table: string, n?: number): void;
+  count: (table: string, n?: number) => void;
 }
 
 /** ~2k hosts in families, 1–3 addresses each (one private, sometimes public ones located). */
@@ -77,7 +78,7 @@ async function seedDevices({ sink, random, tenantId, now, count }: Load): Promis
     for (const family of hostFamilies) {
       for (let n = 0; n < family.count; n++) {
         const hostName = `${family.prefix}-${String(n + 1).padStart(family.width, '0')}`;
-        const criticality = criticalities[weighted(random, family.criticality)]!;
+        const criticality = at(criticalities, weighted(random, family.criticality));
         const firstSeen = now - SPAN_DAYS * DAY - between(random, 0, 60) * DAY;
         const device: SeedDevice = { id: seededId(random, 'dev'), hostName, criticality };
         devices.push(device);
@@ -150,9 +151,9 @@ export async function seed(database: Database, count: number, now: number, analy
   const byNoise = [...devices];
   for (let i = byNoise.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [byNoise[i], byNoise[j]] = [byNoise[j]!, byNoise[i]!];
+    [byNoise[i], byNoise[j]] = [at(byNoise, j), at(byNoise, i)];
   }
-  const pickDevice = () => byNoise[Math.floor(random() * random() * byNoise.length)]!;
+  const pickDevice = () => at(byNoise, Math.floor(random() * random() * byNoise.length));
 
   const cases: ModelCase[] = [];
   const slot = (SPAN_DAYS * DAY) / count;
@@ -180,19 +181,21 @@ export async function seed(database: Database, count: number, now: number, analy
         const observationCount = 1 + weighted(random, [40, 25, 15, 12, 8]);
         const firstTime = createdAt - between(random, 1_000, 300_000);
         const contents = emptyContents(number, firstTime);
-        const firstRule = rules[weighted(random, ruleWeights)]!;
+        const firstRule = at(rules, weighted(random, ruleWeights));
         const observationIds: string[] = [];
         const observationTimes: number[] = [];
         for (let k = 0; k < observationCount; k++) {
           const rule =
-            k === 0 || caseDevices.length === 0 || random() < 0.55 ? firstRule : rules[weighted(random, ruleWeights)]!;
+            k === 0 || caseDevices.length === 0 || random() < 0.55
+              ? firstRule
+              : at(rules, weighted(random, ruleWeights));
           const time = k === 0 ? firstTime : Math.min(now - 60_000, firstTime + between(random, 1_000, 12 * HOUR));
           const seqs =
             rule.type === 'correlation'
               ? Array.from({ length: between(random, 5, 20) }, () => recordSeq++)
               : [recordSeq++];
           const lastTime = rule.type === 'correlation' ? time + between(random, 10_000, 300_000) : time;
-          const host = caseDevices.length > 0 ? caseDevices[k % caseDevices.length]!.hostName : null;
+          const host = caseDevices.length > 0 ? at(caseDevices, k % caseDevices.length).hostName : null;
           const id = seededId(random, 'obs');
           const added = Math.min(now - 1_000, lastTime + between(random, 500, 5_000));
           insert('observations', {
@@ -246,18 +249,20 @@ export async function seed(database: Database, count: number, now: number, analy
 
         // Workflow: old cases are mostly closed; the last week holds most of the open ones.
         const recent = age < 7 * DAY;
-        const status = ['new', 'in_progress', 'on_hold', 'closed'][
-          weighted(random, recent ? [40, 25, 10, 25] : [1.5, 2.5, 1.5, 94.5])
-        ]!;
+        const status = at(
+          ['new', 'in_progress', 'on_hold', 'closed'],
+          weighted(random, recent ? [40, 25, 10, 25] : [1.5, 2.5, 1.5, 94.5]),
+        );
         const assigneeShare = status === 'new' ? 0.08 : status === 'closed' ? 0.85 : 1;
         const assignee =
           random() < assigneeShare
-            ? users[
+            ? at(
+                users,
                 weighted(
                   random,
                   users.map((user) => user.weight),
-                )
-              ]!
+                ),
+              )
             : null;
         const sensitive = caseDevices.some(
           (device) =>
@@ -283,8 +288,8 @@ export async function seed(database: Database, count: number, now: number, analy
           updatedAt = closedAt;
           if (random() < 0.02 && cases.length > 0) {
             resolution = 'duplicate';
-            mergedInto = cases[Math.max(0, cases.length - between(random, 1, 30))]!.id;
-          } else resolution = resolutions[weighted(random, resolutionWeights)]!;
+            mergedInto = at(cases, Math.max(0, cases.length - between(random, 1, 30))).id;
+          } else resolution = at(resolutions, weighted(random, resolutionWeights));
           if (random() < 0.15)
             closingComment = pick(random, [
               'Expected admin activity.',
@@ -307,7 +312,7 @@ export async function seed(database: Database, count: number, now: number, analy
           ? pick(random, ['low', 'medium', 'high', 'critical'])
           : severityForLevel(derived.max_level);
         const id = seededId(random, 'case');
-        const groupKey = caseDevices.length > 0 ? `device:${caseDevices[0]!.id}` : `rule:${firstRule.id}:detection`;
+        const groupKey = caseDevices.length > 0 ? `device:${at(caseDevices, 0).id}` : `rule:${firstRule.id}:detection`;
         let version = 1 + (observationCount > 1 ? 1 : 0);
         const history: [number, string, string | null, string, string, string][] = [
           [createdAt, 'system', null, 'grouping', 'created', JSON.stringify({ number, group_key: groupKey })],
@@ -320,7 +325,7 @@ export async function seed(database: Database, count: number, now: number, analy
             JSON.stringify({ count: observationCount, observation_ids: observationIds }),
           ],
         ];
-        const actor = assignee ?? users[0]!;
+        const actor = assignee ?? at(users, 0);
         if (status !== 'new') {
           version++;
           const changes: Record<string, unknown> = { status: { from: 'new', to: status } };
@@ -389,8 +394,8 @@ export async function seed(database: Database, count: number, now: number, analy
                   'Asked the owner of the host.',
                   'Isolated the host.',
                 ])
-              : closingComment!;
-          const at = Math.min(updatedAt, createdAt + (k + 1) * 600_000);
+              : present(closingComment, 'the closing comment');
+          const commentedAt = Math.min(updatedAt, createdAt + (k + 1) * 600_000);
           const commentId = seededId(random, 'cmt');
           insert('case_comments', {
             id: commentId,
@@ -400,11 +405,18 @@ export async function seed(database: Database, count: number, now: number, analy
             author_id: actor.id,
             author_label: actor.email,
             body,
-            created_at: at,
-            updated_at: at,
+            created_at: commentedAt,
+            updated_at: commentedAt,
             deleted_at: null,
           });
-          history.push([at, 'user', actor.id, actor.email, 'commented', JSON.stringify({ comment_id: commentId })]);
+          history.push([
+            commentedAt,
+            'user',
+            actor.id,
+            actor.email,
+            'commented',
+            JSON.stringify({ comment_id: commentId }),
+          ]);
           comments++;
         }
         count1('case_comments', comments);

@@ -5,7 +5,7 @@
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
 
 export const active = new Set<Child>();
-export const cleanup: (() => Promise<void>)[] = [];
+export const cleanup: (() => void | Promise<void>)[] = [];
 
 export async function runCleanup(): Promise<void> {
   for (const step of cleanup.splice(0).reverse()) {

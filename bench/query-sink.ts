@@ -39,14 +39,17 @@ function sqliteSink(file: string): RowSink {
       }
       statement.run(row);
     },
-    async batch(fill) {
+    // better-sqlite3 is synchronous: these are done when they return.
+    batch(fill) {
       connection.transaction(fill)();
+      return Promise.resolve();
     },
-    async finish(analyze) {
+    finish(analyze) {
       if (analyze) connection.exec('ANALYZE');
       // Fold the load's WAL into the database file, as the server's own checkpoints would have.
       connection.pragma('wal_checkpoint(TRUNCATE)');
       connection.close();
+      return Promise.resolve();
     },
   };
 }

@@ -3,6 +3,7 @@
 // max, req/s) of the latencies.
 import { performance } from 'node:perf_hooks';
 import type { Scenario } from './query-scenarios.js';
+import { at } from './checked.js';
 
 export const WARMUP_REQUESTS = 10;
 export const MIN_REQUESTS = 20;
@@ -20,7 +21,7 @@ export interface Figures {
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return at(sorted, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1));
 }
 
 export function figures(latencies: number[], seconds: number, timedOut: boolean): Figures {

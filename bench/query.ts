@@ -35,6 +35,7 @@ import { scenarios, type Scenario } from './query-scenarios.js';
 import { active, cleanup, runCleanup, startServer, stopServer } from './query-server.js';
 import { MIN_REQUESTS, RequestTimeout, run, WARMUP_REQUESTS, type Figures } from './query-timing.js';
 import { loadAverage, report } from './query-report.js';
+import { at } from './checked.js';
 
 interface Flags {
   cases: number;
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-query-'));
   if (flags.keep) process.stdout.write(`  --keep: the data dir ${dataDir} stays after the run\n`);
-  else cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  else cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   // A throwaway operator password, so the server does not generate and print one.
   process.env.SIGHTLINE_ADMIN_PASSWORD = randomBytes(16).toString('hex');
 
@@ -114,13 +115,16 @@ async function main(): Promise<void> {
     size =
       database.kind === 'sqlite'
         ? `${(fs.statSync(database.sqlitePath).size / 1024 / 1024).toFixed(0)} MiB`
-        : (
-            await sql<{
-              size: string;
-            }>`SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS size FROM pg_class c WHERE c.relnamespace = ${database.pgSchema!}::regnamespace AND c.relkind = 'r'`.execute(
-              database.db,
-            )
-          ).rows[0]!.size;
+        : at(
+            (
+              await sql<{
+                size: string;
+              }>`SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS size FROM pg_class c WHERE c.relnamespace = ${database.pgSchema}::regnamespace AND c.relkind = 'r'`.execute(
+                database.db,
+              )
+            ).rows,
+            0,
+          ).size;
   } finally {
     await database.close();
   }
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
   const limits = { timeoutMs: flags.timeout * 1000, budgetS: flags.budget };
   const all = scenarios(seeded);
   // A cold server (JIT, caches) would make the first scenario — the baseline — look slow.
-  await run(server.base, headers, all[0]!, 500, 0, limits);
+  await run(server.base, headers, at(all, 0), 500, 0, limits);
   const results = new Map<string, Figures>();
   const measure = async (scenario: Scenario): Promise<Figures> => {
     try {
@@ -161,7 +165,7 @@ async function main(): Promise<void> {
   };
   for (const scenario of all) results.set(scenario.key, await measure(scenario));
   // The baseline again at the end: the spread of the two runs shows how noisy the machine is.
-  const baselineAgain = await measure(all[0]!);
+  const baselineAgain = await measure(at(all, 0));
   const { table, summary } = report(all, results, baselineAgain, { cases: flags.cases, timeoutS: flags.timeout });
   process.stdout.write(table);
   for (const note of await stopServer(server)) process.stdout.write(`note: ${note}\n`);
@@ -174,7 +178,7 @@ const interrupt = (signal: NodeJS.Signals) => {
   if (interrupted) return;
   interrupted = true;
   process.stderr.write(`${signal}: stopping the server and removing temporary data\n`);
-  Promise.all([...active].map((child) => stopChild(child, 2_000)))
+  void Promise.all([...active].map((child) => stopChild(child, 2_000)))
     .then(runCleanup)
     .finally(() => process.exit(130));
 };

@@ -6,7 +6,17 @@
 import { performance } from 'node:perf_hooks';
 import { databaseTargets } from '../test/helpers/databases.js';
 import { startServer } from '../test/helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, signIn, type ApiClient } from '../test/helpers/api.js';
+import {
+  apiClient,
+  bearer,
+  issueToken,
+  seedTenant,
+  signIn,
+  type ApiClient,
+  type ApiResponse,
+} from '../test/helpers/api.js';
+import type { Page } from '../test/helpers/responses.js';
+import { at } from './checked.js';
 import { seededRandom, pick, between } from '../src/shared/random.js';
 
 const CASES = Number(process.argv[process.argv.indexOf('--cases') + 1]) || 40;
@@ -70,14 +80,17 @@ async function seed(client: ApiClient, server: Awaited<ReturnType<typeof startSe
   const ids: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.post('/v1/cases', { limit: 500, ...(cursor ? { cursor } : {}) });
-    ids.push(...(page.body.cases as { id: string }[]).map((item) => item.id));
+    const page: ApiResponse<Page<'cases', { id: string }>> = await client.post('/v1/cases', {
+      limit: 500,
+      ...(cursor ? { cursor } : {}),
+    });
+    ids.push(...page.body.cases.map((item) => item.id));
     cursor = page.body.next_cursor ?? undefined;
   } while (cursor);
   return ids;
 }
 
-const database = await databaseTargets[0]!.create();
+const database = await at(databaseTargets, 0).create();
 const server = await startServer(database, { detection: 'off' });
 try {
   const acme = await seedTenant(server, 'acme');
@@ -102,9 +115,9 @@ try {
 
   const cached: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const id = ids[i % ids.length]!;
+    const id = at(ids, i % ids.length);
     const start = performance.now();
-    const response = await client.post(`/v1/cases/${id}/summary`, {});
+    const response = await client.post<{ from_cache?: boolean }>(`/v1/cases/${id}/summary`, {});
     cached.push(performance.now() - start);
     if (response.status !== 201 || response.body.from_cache !== true)
       throw new Error(

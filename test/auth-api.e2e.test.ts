@@ -5,10 +5,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, basic, bearer, issueToken, seedTenant, signIn } from './helpers/api.js';
+import { apiClient, basic, bearer, issueToken, seedTenant, signIn, type Problem } from './helpers/api.js';
+import type { CreatedToken, Me, Page, SessionAnswer } from './helpers/responses.js';
 import { createUser } from '../src/identity/user-service.js';
 import { cliActor } from '../src/identity/principal.js';
-import type { Tenant } from '../src/identity/tenant-service.js';
+import type { Tenant, TenantResource } from '../src/identity/tenant-service.js';
+import type { AuditEvent } from '../src/identity/audit-service.js';
+
+type AuditEvents = Page<'events', AuditEvent>;
 
 for (const target of databaseTargets) {
   describe(`sign-in, sessions and the API frame on ${target.kind}`, { skip: target.skip }, () => {
@@ -27,7 +31,7 @@ for (const target of databaseTargets) {
     });
 
     test('sign-in sets an httpOnly SameSite session cookie; the session reads, writes with its CSRF token, and signs out', async () => {
-      const wrong = await apiClient(server).post('/v1/auth/login', {
+      const wrong = await apiClient(server).post<Problem>('/v1/auth/login', {
         email: 'nobody@example.com',
         password: 'whatever whatever',
       });
@@ -41,14 +45,14 @@ for (const target of databaseTargets) {
         password: 'alice has a long password',
         actor: cliActor,
       });
-      const badPassword = await apiClient(server).post('/v1/auth/login', {
+      const badPassword = await apiClient(server).post<Problem>('/v1/auth/login', {
         email: 'alice@example.com',
         password: 'not her password',
       });
       assert.equal(badPassword.status, 401);
       assert.equal(badPassword.body.detail, wrong.body.detail, 'unknown email and wrong password look the same');
 
-      const login = await apiClient(server).post('/v1/auth/login', {
+      const login = await apiClient(server).post<SessionAnswer>('/v1/auth/login', {
         email: 'ALICE@example.com',
         password: 'alice has a long password',
       });
@@ -62,13 +66,16 @@ for (const target of databaseTargets) {
       const cookie = setCookie.split(';')[0]!;
       const session = apiClient(server, { cookie });
 
-      const me = await session.get('/v1/me');
+      const me = await session.get<Me>('/v1/me');
       assert.equal(me.status, 200);
       assert.equal(me.body.label, 'alice@example.com');
       assert.equal(me.body.csrf_token, login.body.csrf_token);
 
       // Cookie-authenticated writes need the CSRF token; reads do not.
-      const withoutCsrf = await session.post('/v1/tokens', { name: 'from the UI', permissions: ['cases:read'] });
+      const withoutCsrf = await session.post<Problem>('/v1/tokens', {
+        name: 'from the UI',
+        permissions: ['cases:read'],
+      });
       assert.equal(withoutCsrf.status, 403);
       assert.equal(withoutCsrf.body.code, 'csrf_token_invalid');
       const wrongCsrf = await session.post(
@@ -77,7 +84,7 @@ for (const target of databaseTargets) {
         { 'x-csrf-token': 'x'.repeat(43) },
       );
       assert.equal(wrongCsrf.status, 403);
-      const created = await session.post(
+      const created = await session.post<CreatedToken>(
         '/v1/tokens',
         { name: 'from the UI', permissions: ['cases:read'] },
         { 'x-csrf-token': me.body.csrf_token },
@@ -93,14 +100,14 @@ for (const target of databaseTargets) {
       const logout = await session.post('/v1/auth/logout', undefined, { 'x-csrf-token': me.body.csrf_token });
       assert.equal(logout.status, 204);
       assert.match(logout.headers.get('set-cookie') ?? '', /sightline_session=;.*Expires=Thu, 01 Jan 1970/);
-      const after = await session.get('/v1/me');
+      const after = await session.get<Problem>('/v1/me');
       assert.equal(after.status, 401);
       assert.equal(after.body.code, 'invalid_credentials');
     });
 
     test('roles decide what people may do: a viewer reads but cannot manage tokens', async () => {
       const viewer = await signIn(server, { tenant: acme, role: 'viewer', email: `viewer-${target.kind}@example.com` });
-      const me = await viewer.client.get('/v1/me');
+      const me = await viewer.client.get<Me>('/v1/me');
       assert.deepEqual(me.body.permissions, [
         'cases:read',
         'devices:read',
@@ -108,7 +115,7 @@ for (const target of databaseTargets) {
         'telemetry:read',
         'summaries:read',
       ]);
-      const tokens = await viewer.client.get('/v1/tokens');
+      const tokens = await viewer.client.get<Problem>('/v1/tokens');
       assert.equal(tokens.status, 403);
       assert.equal(tokens.body.required_permission, 'tokens:read');
     });
@@ -123,13 +130,7 @@ for (const target of databaseTargets) {
       await apiClient(server).post('/v1/auth/login', { email: 'alice@example.com', password: 'a wrong password' });
       await apiClient(server, bearer((await issueToken(server, acme, ['cases:read'])).value)).get('/v1/tokens');
 
-      const events = (await admin.get('/v1/audit-events?limit=200')).body.events as {
-        action: string;
-        outcome: string;
-        actor: { label: string };
-        target: { id: string } | null;
-        ip: string;
-      }[];
+      const events = (await admin.get<AuditEvents>('/v1/audit-events?limit=200')).body.events;
       const actions = events.map((event) => event.action);
       for (const action of [
         'auth.login',
@@ -150,11 +151,8 @@ for (const target of databaseTargets) {
       assert.equal(failure.ip, '127.0.0.1');
       assert.ok(!JSON.stringify(events).includes('a wrong password'), 'passwords never reach the audit log');
 
-      const filtered = await admin.get('/v1/audit-events?action=token.deleted');
-      assert.deepEqual(
-        new Set(filtered.body.events.map((event: { action: string }) => event.action)),
-        new Set(['token.deleted']),
-      );
+      const filtered = await admin.get<AuditEvents>('/v1/audit-events?action=token.deleted');
+      assert.deepEqual(new Set(filtered.body.events.map((event) => event.action)), new Set(['token.deleted']));
       const analyst = await signIn(server, {
         tenant: acme,
         role: 'analyst',
@@ -164,7 +162,7 @@ for (const target of databaseTargets) {
       // Another tenant's admin sees none of it.
       const globex = await seedTenant(server, `globex-${target.kind}`);
       const outsider = apiClient(server, bearer((await issueToken(server, globex, ['audit:read'])).value));
-      const theirs = (await outsider.get('/v1/audit-events')).body.events as { target: { id: string } | null }[];
+      const theirs = (await outsider.get<AuditEvents>('/v1/audit-events')).body.events;
       assert.ok(theirs.every((event) => event.target?.id !== id));
     });
 
@@ -175,35 +173,43 @@ for (const target of databaseTargets) {
         email: `root-${target.kind}@example.com`,
       });
       const write = { 'x-csrf-token': operator.csrf };
-      const created = await operator.client.post('/v1/tenants', { code_name: 'initech', name: 'Initech' }, write);
+      const created = await operator.client.post<TenantResource>(
+        '/v1/tenants',
+        { code_name: 'initech', name: 'Initech' },
+        write,
+      );
       assert.equal(created.status, 201);
       assert.equal(created.body.observation_write_approved, false);
       assert.match(created.body.collector_url, /^http:\/\/initech-collector\.localhost:\d+$/);
       assert.equal((await operator.client.post('/v1/tenants', { code_name: 'initech' }, write)).status, 409);
       assert.equal(
-        (await operator.client.post('/v1/tenants', { code_name: 'Bad Name' }, write)).body.code,
+        (await operator.client.post<Problem>('/v1/tenants', { code_name: 'Bad Name' }, write)).body.code,
         'invalid_code_name',
       );
 
-      const approved = await operator.client.patch('/v1/tenants/initech', { observation_write_approved: true }, write);
+      const approved = await operator.client.patch<TenantResource>(
+        '/v1/tenants/initech',
+        { observation_write_approved: true },
+        write,
+      );
       assert.equal(approved.status, 200);
       assert.equal(approved.body.observation_write_approved, true);
-      const list = await operator.client.get('/v1/tenants?limit=500');
-      assert.ok(list.body.tenants.some((tenant: { code_name: string }) => tenant.code_name === 'initech'));
-      const audit = await operator.client.get('/v1/audit-events?action=tenant.settings_changed', {
+      const list = await operator.client.get<Page<'tenants', TenantResource>>('/v1/tenants?limit=500');
+      assert.ok(list.body.tenants.some((tenant) => tenant.code_name === 'initech'));
+      const audit = await operator.client.get<AuditEvents>('/v1/audit-events?action=tenant.settings_changed', {
         'sightline-tenant': 'initech',
       });
-      assert.deepEqual(audit.body.events[0].details, {
+      assert.deepEqual(audit.body.events[0]!.details, {
         changes: { observation_write_approved: { from: false, to: true } },
       });
       assert.equal((await operator.client.patch('/v1/tenants/nope', { name: 'x' }, write)).status, 404);
 
       const member = apiClient(server, bearer((await issueToken(server, acme)).value));
       assert.equal(
-        (await member.patch('/v1/tenants/acme', { observation_write_approved: true })).body.code,
+        (await member.patch<Problem>('/v1/tenants/acme', { observation_write_approved: true })).body.code,
         'operator_required',
       );
-      assert.equal((await member.get('/v1/tenant')).body.code_name, 'acme');
+      assert.equal((await member.get<TenantResource>('/v1/tenant')).body.code_name, 'acme');
     });
 
     test('/docs asks for Basic credentials and opens with any username and a token as the password', async () => {
@@ -242,7 +248,7 @@ describe('the failed-attempt limit', () => {
       for (let i = 0; i < 3; i++)
         assert.equal((await apiClient(server, bearer(`slt_guess${i}`)).get('/v1/me')).status, 401);
 
-      const locked = await apiClient(server, bearer(good)).get('/v1/me');
+      const locked = await apiClient(server, bearer(good)).get<Problem>('/v1/me');
       assert.equal(locked.status, 429);
       assert.equal(locked.body.code, 'too_many_failed_attempts');
       const retryAfter = Number(locked.headers.get('retry-after'));

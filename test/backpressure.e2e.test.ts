@@ -19,7 +19,7 @@ test('bodies being read count against the in-flight budget: past it new requests
     const half = Math.floor(body.length / 2);
     const { port } = new URL(server.baseUrl);
     // A slow sender: half of its body now, the rest later.
-    let answer: (status: number) => void = () => {};
+    let answer: (status: number) => void;
     const slowStatus = new Promise<number>((resolve) => (answer = resolve));
     const slow = http.request(
       {

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import {
@@ -14,16 +15,19 @@ import {
   issueToken,
   seedTenant,
   signIn,
+  problemBody,
   type ApiClient,
   type ApiResponse,
+  type Problem,
   type Session,
 } from './helpers/api.js';
+import type { CaseCounts, CaseDetail, CaseSearch } from './helpers/responses.js';
 import { allPermissions, rolePermissions } from '../src/identity/permissions.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
-import type { CaseView, getCaseDetail, presentComment } from '../src/cases/case-service.js';
+import type { CaseView, presentComment } from '../src/cases/case-service.js';
 import type { ObservationView } from '../src/observations/observation-service.js';
+import type { DeviceView } from '../src/devices/device-service.js';
 
-type CaseDetail = Awaited<ReturnType<typeof getCaseDetail>>;
 type CommentView = ReturnType<typeof presentComment>;
 interface HistoryView {
   at: string;
@@ -32,6 +36,13 @@ interface HistoryView {
   changes: Record<string, unknown>;
 }
 type Level = 'informational' | 'low' | 'medium' | 'high' | 'critical';
+/** One case's answer in a bulk PATCH /v1/cases. */
+interface BulkResult {
+  id: string;
+  status: number;
+  case?: CaseView;
+  error?: { code: string; current_version?: number };
+}
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const at = (hours: number) => new Date(T0 + hours * 3_600_000).toISOString();
@@ -65,10 +76,7 @@ for (const target of databaseTargets) {
       });
       ({ tenant: acmeTenant, client: acme } = await writerFor('acme'));
     });
-    after(async () => {
-      await server?.close();
-      await database?.cleanup();
-    });
+    after(() => closeOpened(server, database));
 
     /** A tenant approved to write observations, and an admin token (every permission) for it. */
     async function writerFor(codeName: string): Promise<{ tenant: Tenant; client: ApiClient }> {
@@ -97,7 +105,7 @@ for (const target of databaseTargets) {
 
     async function observe(client: ApiClient, input: Observed = {}): Promise<ObservationView> {
       sequence++;
-      const response = await client.post('/v1/observations', {
+      const response = await client.post<ObservationView>('/v1/observations', {
         external_id: `ext-${sequence}`,
         title: `Detection number ${sequence}`,
         level: input.level ?? 'high',
@@ -112,30 +120,33 @@ for (const target of databaseTargets) {
 
     /** The one case whose search text holds `text` (a host name used by one test only). */
     async function caseFor(client: ApiClient, text: string): Promise<CaseView> {
-      const found = await client.post('/v1/cases', { text });
+      const found = await client.post<CaseSearch>('/v1/cases', { text });
       assert.equal(found.status, 200, JSON.stringify(found.body));
       assert.equal(found.body.total, 1, `one case mentions ${text}: ${JSON.stringify(found.body.cases)}`);
-      return found.body.cases[0];
+      return found.body.cases[0]!;
     }
 
     async function detail(client: ApiClient, ref: string | number): Promise<CaseDetail> {
-      const response = await client.get(`/v1/cases/${ref}`);
+      const response = await client.get<CaseDetail>(`/v1/cases/${ref}`);
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body;
     }
 
     async function history(client: ApiClient, ref: string | number): Promise<HistoryView[]> {
-      const response = await client.get(`/v1/cases/${ref}/history?limit=500`);
+      const response = await client.get<{ history: HistoryView[] }>(`/v1/cases/${ref}/history?limit=500`);
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body.history;
     }
 
     const patch = (client: ApiClient, item: { id: string; version: number }, changes: Record<string, unknown>) =>
-      client.patch(`/v1/cases/${item.id}`, { version: item.version, ...changes });
+      client.patch<CaseView>(`/v1/cases/${item.id}`, { version: item.version, ...changes });
 
-    function problem(response: ApiResponse, status: number, code: string): void {
+    /** Asserts the status and the problem's code; returns the problem. */
+    function problem(response: ApiResponse, status: number, code: string): Problem {
       assert.equal(response.status, status, JSON.stringify(response.body));
-      assert.equal(response.body.code, code);
+      const body = problemBody(response);
+      assert.equal(body.code, code);
+      return body;
     }
 
     test('grouping: one device within 24 h is one case; later, another device or another rule opens a new one; numbers count 1, 2, 3…', async () => {
@@ -152,9 +163,9 @@ for (const target of databaseTargets) {
       const gamma = await observe(client, { host: 'gamma', hours: 0 });
       const gammaDayLater = await observe(client, { host: 'gamma', hours: 24 });
 
-      const listed = await client.post('/v1/cases', { sort: 'created', order: 'asc' });
+      const listed = await client.post<CaseSearch>('/v1/cases', { sort: 'created', order: 'asc' });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
-      const cases: CaseView[] = listed.body.cases;
+      const cases = listed.body.cases;
       assert.equal(listed.body.total, 6);
       assert.deepEqual(
         cases.map((item) => item.number),
@@ -229,12 +240,11 @@ for (const target of databaseTargets) {
         bearer((await issueToken(server, tenant, rolePermissions.analyst, { name: 'analyst' })).value),
       );
       const denied = await analyst.patch(`/v1/devices/${device.id}`, { criticality: 'critical' });
-      problem(denied, 403, 'permission_denied');
-      assert.equal(denied.body.required_permission, 'devices:write');
+      assert.equal(problem(denied, 403, 'permission_denied').required_permission, 'devices:write');
       assert.equal((await caseFor(client, 'sc-high')).score, 58, 'a refused edit rescores nothing');
 
       const historyBefore = await history(client, high.id);
-      const edited = await client.patch(`/v1/devices/${device.id}`, { criticality: 'critical' });
+      const edited = await client.patch<DeviceView>(`/v1/devices/${device.id}`, { criticality: 'critical' });
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
       assert.equal(edited.body.criticality, 'critical');
       const rescored = await caseFor(client, 'sc-high');
@@ -276,8 +286,11 @@ for (const target of databaseTargets) {
       };
       const refused = async (status: string, allowed: string[]): Promise<void> => {
         const response = await patch(acme, item, { status });
-        problem(response, 409, 'invalid_status_transition');
-        assert.deepEqual(response.body.allowed, allowed, `${item.status} → ${status}`);
+        assert.deepEqual(
+          problem(response, 409, 'invalid_status_transition').allowed,
+          allowed,
+          `${item.status} → ${status}`,
+        );
         const unchanged = await detail(acme, item.id);
         assert.equal(unchanged.version, item.version, 'a refused change changes nothing');
         assert.equal(unchanged.status, item.status);
@@ -296,7 +309,7 @@ for (const target of databaseTargets) {
       assert.equal(item.resolution, 'true_positive');
       assert.equal(item.closing_comment, 'Contained; keys rotated.');
       assert.ok(item.closed_at);
-      const comments: CommentView[] = (await acme.get(`/v1/cases/${item.id}/comments`)).body.comments;
+      const comments = (await acme.get<{ comments: CommentView[] }>(`/v1/cases/${item.id}/comments`)).body.comments;
       assert.deepEqual(
         comments.map((comment) => comment.body),
         ['Contained; keys rotated.'],
@@ -325,8 +338,7 @@ for (const target of databaseTargets) {
       const first = await patch(acme, read, { tags: ['first'] });
       assert.equal(first.status, 200, JSON.stringify(first.body));
       const stale = await patch(acme, read, { status: 'in_progress', tags: ['second'] });
-      problem(stale, 409, 'version_conflict');
-      assert.equal(stale.body.current_version, read.version + 1);
+      assert.equal(problem(stale, 409, 'version_conflict').current_version, read.version + 1);
       const current = await detail(acme, read.id);
       assert.equal(current.version, first.body.version);
       assert.equal(current.updated_at, first.body.updated_at);
@@ -335,8 +347,7 @@ for (const target of databaseTargets) {
       // New observations move the version too.
       await observe(acme, { host: 'lk-host', hours: 1 });
       const behind = await patch(acme, first.body, { status: 'in_progress' });
-      problem(behind, 409, 'version_conflict');
-      assert.equal(behind.body.current_version, first.body.version + 1);
+      assert.equal(problem(behind, 409, 'version_conflict').current_version, first.body.version + 1);
     });
 
     test('bulk PATCH /v1/cases answers each case in order: 200, 409 for a stale version, 404 for an unknown case', async () => {
@@ -345,7 +356,7 @@ for (const target of databaseTargets) {
       const one = await caseFor(acme, 'bk-one');
       const two = await caseFor(acme, 'bk-two');
       assert.equal((await patch(acme, two, { tags: ['moved'] })).status, 200);
-      const response = await acme.patch('/v1/cases', {
+      const response = await acme.patch<{ results: BulkResult[] }>('/v1/cases', {
         cases: [
           { id: String(one.number), version: one.version, status: 'in_progress', tags: ['bulk'] },
           { id: two.id, version: two.version, status: 'in_progress' },
@@ -353,12 +364,7 @@ for (const target of databaseTargets) {
         ],
       });
       assert.equal(response.status, 200, JSON.stringify(response.body));
-      const results: {
-        id: string;
-        status: number;
-        case?: CaseView;
-        error?: { code: string; current_version?: number };
-      }[] = response.body.results;
+      const results = response.body.results;
       assert.deepEqual(
         results.map((result) => [result.id, result.status]),
         [
@@ -368,9 +374,9 @@ for (const target of databaseTargets) {
         ],
       );
       assert.equal(results[0]!.case?.status, 'in_progress');
-      assert.deepEqual(results[0]!.case?.tags, ['bulk']);
+      assert.deepEqual(results[0]!.case.tags, ['bulk']);
       assert.equal(results[1]!.error?.code, 'version_conflict');
-      assert.equal(results[1]!.error?.current_version, two.version + 1);
+      assert.equal(results[1]!.error.current_version, two.version + 1);
       assert.equal(results[2]!.error?.code, 'not_found');
       assert.equal((await detail(acme, one.id)).status, 'in_progress');
       assert.equal((await detail(acme, two.id)).status, 'new', 'the stale item was not applied');
@@ -384,8 +390,11 @@ for (const target of databaseTargets) {
       const untagged = await caseFor(acme, 'mg-source');
       const tagged = await patch(acme, untagged, { tags: ['from-source'] });
       assert.equal(tagged.status, 200, JSON.stringify(tagged.body));
-      const source: CaseView = tagged.body;
-      const merged = await acme.post('/v1/cases/merge', { target: target.id, sources: [String(source.number)] });
+      const source = tagged.body;
+      const merged = await acme.post<CaseView>('/v1/cases/merge', {
+        target: target.id,
+        sources: [String(source.number)],
+      });
       assert.equal(merged.status, 200, JSON.stringify(merged.body));
       assert.equal(merged.body.id, target.id);
       assert.equal(merged.body.observation_count, target.observation_count + source.observation_count);
@@ -398,7 +407,9 @@ for (const target of databaseTargets) {
         'T1059',
       ]);
       assert.deepEqual(
-        idsOf((await acme.post('/v1/cases', { technique: 'T1003', text: 'mg-', status: ['new'] })).body.cases),
+        idsOf(
+          (await acme.post<CaseSearch>('/v1/cases', { technique: 'T1003', text: 'mg-', status: ['new'] })).body.cases,
+        ),
         [target.id],
         'the technique index follows the merge',
       );
@@ -420,7 +431,7 @@ for (const target of databaseTargets) {
       assert.deepEqual(closed.techniques, []);
       assert.deepEqual(closed.tags, []);
       assert.deepEqual(
-        idsOf((await acme.post('/v1/cases', { technique: 'T1003', text: 'mg-' })).body.cases),
+        idsOf((await acme.post<CaseSearch>('/v1/cases', { technique: 'T1003', text: 'mg-' })).body.cases),
         [target.id],
         'a technique search finds only the target',
       );
@@ -438,9 +449,9 @@ for (const target of databaseTargets) {
       problem(await acme.post('/v1/cases/merge', { target: source.id, sources: [target.id] }), 400, 'invalid_merge');
       // A merged case stays closed: its contents live in the target.
       const reopen = await acme.patch(`/v1/cases/${source.id}`, { version: closed.version, status: 'in_progress' });
-      problem(reopen, 409, 'invalid_status_transition');
-      assert.deepEqual(reopen.body.allowed, []);
-      assert.equal(reopen.body.merged_into, target.id);
+      const refusal = problem(reopen, 409, 'invalid_status_transition');
+      assert.deepEqual(refusal.allowed, []);
+      assert.equal(refusal.merged_into, target.id);
 
       const later = await observe(acme, { host: 'mg-source', hours: 3 });
       const grown = await detail(acme, target.id);
@@ -449,7 +460,11 @@ for (const target of databaseTargets) {
         grown.observations.some((observation) => observation.id === later.id),
         'the later observation joined the target',
       );
-      assert.equal((await acme.post('/v1/cases', { text: 'mg-source' })).body.total, 2, 'no new case was opened');
+      assert.equal(
+        (await acme.post<CaseSearch>('/v1/cases', { text: 'mg-source' })).body.total,
+        2,
+        'no new case was opened',
+      );
     });
 
     test('search filters: status, severity, score, assignee, tags, device, technique, text, updated_after; sorts; total', async () => {
@@ -461,7 +476,7 @@ for (const target of databaseTargets) {
       await observe(client, { host: 'db-one', level: 'medium', techniques: ['T1190'] });
       await observe(client, { host: 'db-two', level: 'low', techniques: ['T1059'] });
       await observe(client, { rule_id: 'no-host', level: 'informational', techniques: ['T1046'] });
-      const all: CaseView[] = (await client.post('/v1/cases', { sort: 'created', order: 'asc' })).body.cases;
+      const all = (await client.post<CaseSearch>('/v1/cases', { sort: 'created', order: 'asc' })).body.cases;
       assert.deepEqual(
         all.map((item) => item.score),
         [75, 55, 35, 15, 5],
@@ -473,16 +488,16 @@ for (const target of databaseTargets) {
         tags: ['PCI', 'web'],
       });
       assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
-      assert.equal(assigned.body.assignee.email, ana);
+      assert.equal(assigned.body.assignee!.email, ana);
       assert.deepEqual(assigned.body.tags, ['pci', 'web']);
       assert.equal((await patch(client, c2, { tags: ['web'] })).status, 200);
       assert.equal((await patch(client, c3, { status: 'closed', resolution: 'false_positive' })).status, 200);
 
       const numbers = async (filter: Record<string, unknown>): Promise<number[]> => {
-        const response = await client.post('/v1/cases', { ...filter, limit: 100 });
+        const response = await client.post<CaseSearch>('/v1/cases', { ...filter, limit: 100 });
         assert.equal(response.status, 200, `${JSON.stringify(filter)}: ${JSON.stringify(response.body)}`);
         assert.equal(response.body.total, response.body.cases.length);
-        return response.body.cases.map((item: CaseView) => item.number).sort((x: number, y: number) => x - y);
+        return response.body.cases.map((item) => item.number).sort((x, y) => x - y);
       };
       const expectations: [Record<string, unknown>, number[]][] = [
         [{ status: ['new'] }, [2, 4, 5]],
@@ -493,7 +508,7 @@ for (const target of databaseTargets) {
         [{ score_max: 35 }, [3, 4, 5]],
         [{ score_min: 15, score_max: 55 }, [2, 3, 4]],
         [{ assignee: ana }, [1]],
-        [{ assignee: assigned.body.assignee.id }, [1]],
+        [{ assignee: assigned.body.assignee!.id }, [1]],
         [{ assignee: 'nobody@filters.example' }, []],
         [{ tags: ['web'] }, [1, 2]],
         [{ tags: ['WEB', 'pci'] }, [1]],
@@ -512,19 +527,20 @@ for (const target of databaseTargets) {
       for (const [filter, expected] of expectations)
         assert.deepEqual(await numbers(filter), expected, JSON.stringify(filter));
 
-      const newest = (await client.post('/v1/cases', { sort: 'updated', limit: 1 })).body.cases[0].updated_at as string;
+      const newest = (await client.post<CaseSearch>('/v1/cases', { sort: 'updated', limit: 1 })).body.cases[0]!
+        .updated_at;
       const deadline = Date.now() + 5_000;
       while (Date.now() <= Date.parse(newest) && Date.now() < deadline) await sleep(1);
       assert.equal((await patch(client, c4, { severity: 'high' })).status, 200);
       assert.deepEqual(await numbers({ updated_after: newest }), [4]);
 
       const order = async (sort: string, direction: string) =>
-        (await client.post('/v1/cases', { sort, order: direction })).body.cases.map((item: CaseView) => item.number);
+        (await client.post<CaseSearch>('/v1/cases', { sort, order: direction })).body.cases.map((item) => item.number);
       assert.deepEqual(await order('score', 'desc'), [1, 2, 3, 4, 5]);
       assert.deepEqual(await order('score', 'asc'), [5, 4, 3, 2, 1]);
       assert.deepEqual(await order('created', 'desc'), [5, 4, 3, 2, 1]);
       assert.equal((await order('updated', 'desc'))[0], 4);
-      const page = await client.post('/v1/cases', { limit: 2 });
+      const page = await client.post<CaseSearch>('/v1/cases', { limit: 2 });
       assert.equal(page.body.total, 5);
       assert.equal(page.body.cases.length, 2);
       assert.equal(typeof page.body.next_cursor, 'string');
@@ -539,9 +555,9 @@ for (const target of databaseTargets) {
       const { client } = await writerFor('totals');
       for (const host of ['tot-1', 'tot-2', 'tot-3', 'tot-4', 'tot-5']) await observe(client, { host });
       const search = async (body: Record<string, unknown>) => {
-        const response = await client.post('/v1/cases', body);
+        const response = await client.post<CaseSearch>('/v1/cases', body);
         assert.equal(response.status, 200, `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`);
-        return response.body as { cases: CaseView[]; total: number | null; total_relation: string | null };
+        return response.body;
       };
       const totalOf = async (body: Record<string, unknown>) => {
         const { total, total_relation } = await search(body);
@@ -582,14 +598,14 @@ for (const target of databaseTargets) {
         open_by_severity: { low: 0, medium: 0, high: 0, critical: 0 },
       };
       const counts = async (who: ApiClient) => {
-        const response = await who.get('/v1/cases/counts');
+        const response = await who.get<CaseCounts>('/v1/cases/counts');
         assert.equal(response.status, 200, JSON.stringify(response.body));
         return response.body;
       };
       assert.deepEqual(await counts(client), empty);
       const levels: Level[] = ['critical', 'high', 'high', 'medium', 'low', 'informational'];
       for (const [index, level] of levels.entries()) await observe(client, { host: `count-${index}`, level });
-      const cases = (await client.post('/v1/cases', { sort: 'created', order: 'asc' })).body.cases as CaseView[];
+      const cases = (await client.post<CaseSearch>('/v1/cases', { sort: 'created', order: 'asc' })).body.cases;
       assert.equal((await patch(client, cases[0]!, { status: 'in_progress' })).status, 200);
       assert.equal((await patch(client, cases[1]!, { status: 'closed', resolution: 'false_positive' })).status, 200);
       const held = await patch(client, cases[2]!, { status: 'in_progress' });
@@ -616,16 +632,16 @@ for (const target of databaseTargets) {
       const two = await caseFor(acme, 'unassign-two');
       const assigned = await patch(acme, one, { assignee: 'cy@acme.example' });
       assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
-      const unassignedNow = await acme.post('/v1/cases', { text: 'unassign-', assignee: null });
+      const unassignedNow = await acme.post<CaseSearch>('/v1/cases', { text: 'unassign-', assignee: null });
       assert.equal(unassignedNow.status, 200, JSON.stringify(unassignedNow.body));
       assert.deepEqual(idsOf(unassignedNow.body.cases), [two.id], 'assignee null: the unassigned case');
       const unassigned = await patch(acme, assigned.body, { assignee: null });
       assert.equal(unassigned.status, 200, JSON.stringify(unassigned.body));
       assert.equal(unassigned.body.assignee, null);
       const entry = (await history(acme, one.id)).at(-1)!;
-      assert.deepEqual(entry.changes.assignee, { from: assigned.body.assignee.id, to: null });
+      assert.deepEqual(entry.changes.assignee, { from: assigned.body.assignee!.id, to: null });
       assert.deepEqual(
-        idsOf((await acme.post('/v1/cases', { text: 'unassign-', assignee: null })).body.cases),
+        idsOf((await acme.post<CaseSearch>('/v1/cases', { text: 'unassign-', assignee: null })).body.cases),
         idsOf([one, two]),
       );
     });
@@ -636,14 +652,12 @@ for (const target of databaseTargets) {
       for (const [index, level] of levels.entries()) await observe(client, { rule_id: `page-rule-${index}`, level });
       let created = 0;
       for (const sort of ['created', 'score', 'updated']) {
-        const existing = (await client.post('/v1/cases', { limit: 100 })).body.cases.map(
-          (item: CaseView) => item.id,
-        ) as string[];
+        const existing = (await client.post<CaseSearch>('/v1/cases', { limit: 100 })).body.cases.map((item) => item.id);
         const seen: CaseView[] = [];
         let cursor: string | null = null;
         do {
-          const [response]: [ApiResponse, ObservationView] = await Promise.all([
-            client.post('/v1/cases', { sort, limit: 2, ...(cursor ? { cursor } : {}) }),
+          const [response]: [ApiResponse<CaseSearch>, ObservationView] = await Promise.all([
+            client.post<CaseSearch>('/v1/cases', { sort, limit: 2, ...(cursor ? { cursor } : {}) }),
             observe(client, { rule_id: `concurrent-${sort}-${created++}`, level: 'high' }),
           ]);
           assert.equal(response.status, 200, JSON.stringify(response.body));
@@ -669,17 +683,22 @@ for (const target of databaseTargets) {
       await observe(acme, { host: 'cm-host' });
       const item = await caseFor(acme, 'cm-host');
       const base = `/v1/cases/${item.id}/comments`;
-      const added = await ana.client.post(base, { body: 'Looking into it.' }, asAna);
+      const added = await ana.client.post<CommentView>(base, { body: 'Looking into it.' }, asAna);
       assert.equal(added.status, 201, JSON.stringify(added.body));
       assert.match(added.body.id, /^cmt_/);
       assert.equal(added.body.author.type, 'user');
       assert.equal(added.body.author.label, 'ana@acme.example');
-      const other = await ben.client.post(`/v1/cases/${item.number}/comments`, { body: 'Me too.' }, asBen);
+      const other = await ben.client.post<CommentView>(`/v1/cases/${item.number}/comments`, { body: 'Me too.' }, asBen);
       assert.equal(other.status, 201, JSON.stringify(other.body));
-      const bodies = async () => ((await acme.get(base)).body.comments as CommentView[]).map((comment) => comment.body);
+      const bodies = async () =>
+        (await acme.get<{ comments: CommentView[] }>(base)).body.comments.map((comment) => comment.body);
       assert.deepEqual(await bodies(), ['Looking into it.', 'Me too.']);
 
-      const edited = await ana.client.patch(`${base}/${added.body.id}`, { body: 'Isolated the host.' }, asAna);
+      const edited = await ana.client.patch<CommentView>(
+        `${base}/${added.body.id}`,
+        { body: 'Isolated the host.' },
+        asAna,
+      );
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
       assert.equal(edited.body.body, 'Isolated the host.');
       problem(
@@ -760,7 +779,7 @@ for (const target of databaseTargets) {
         'not_found',
       );
       problem(await outsider.patch(`/v1/devices/${device.id}`, { criticality: 'low' }), 404, 'not_found');
-      assert.equal((await outsider.post('/v1/cases', {})).body.total, 0);
+      assert.equal((await outsider.post<CaseSearch>('/v1/cases', {})).body.total, 0);
       const unchanged = await detail(acme, item.id);
       assert.equal(unchanged.version, item.version);
       assert.equal(unchanged.devices[0]!.criticality, 'medium');

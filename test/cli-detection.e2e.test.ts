@@ -5,10 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, tempDir, type TestDatabase } from './helpers/databases.js';
 import { runCli, type CliResult } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, type ApiClient } from './helpers/api.js';
+import { apiClient, bearer, type ApiClient, type Problem } from './helpers/api.js';
+import type { Page, SessionAnswer } from './helpers/responses.js';
+import type { WriteRequestView } from '../src/observations/write-request-service.js';
 
 // The bundled pack, as `rules test rules` reports it today; a new rule changes these on purpose.
 const BUNDLED = { detection: 51, correlation: 5 };
@@ -211,19 +214,25 @@ for (const target of databaseTargets) {
       return runCli([...args, ...storage], {}, input);
     }
 
-    async function listed(): Promise<
-      Array<{ id: string; tenant: string; status: string; decision_note: string | null; decided_by: string | null }>
-    > {
+    interface ListedRequest {
+      id: string;
+      tenant: string;
+      status: string;
+      decision_note: string | null;
+      decided_by: string | null;
+    }
+
+    async function listed(): Promise<ListedRequest[]> {
       const result = await cli(['observation-requests', 'list', '--json']);
       assert.equal(result.code, 0, result.stderr);
-      return result.stdout ? lines(result.stdout).map((line) => JSON.parse(line)) : [];
+      return result.stdout ? lines(result.stdout).map((line) => JSON.parse(line) as ListedRequest) : [];
     }
 
     async function fileRequest(): Promise<string> {
-      const filed = await admin.post('/v1/observation-write-requests', statement);
+      const filed = await admin.post<WriteRequestView>('/v1/observation-write-requests', statement);
       assert.equal(filed.status, 201, JSON.stringify(filed.body));
       assert.equal(filed.body.status, 'pending');
-      return filed.body.id as string;
+      return filed.body.id;
     }
 
     before(async () => {
@@ -251,16 +260,16 @@ for (const target of databaseTargets) {
 
       server = await startServer(database);
       writer = apiClient(server, bearer(token.stdout.trim()));
-      const login = await apiClient(server).post('/v1/auth/login', { email: adminEmail, password: adminPassword });
+      const login = await apiClient(server).post<SessionAnswer>('/v1/auth/login', {
+        email: adminEmail,
+        password: adminPassword,
+      });
       assert.equal(login.status, 200, JSON.stringify(login.body));
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-      admin = apiClient(server, { cookie, 'x-csrf-token': login.body.csrf_token as string });
+      admin = apiClient(server, { cookie, 'x-csrf-token': login.body.csrf_token });
     });
 
-    after(async () => {
-      await server?.close();
-      await database?.cleanup();
-    });
+    after(() => closeOpened(server, database));
 
     test('list shows a filed request as pending; approve lets the tenant write, held to --limit-per-hour', async () => {
       assert.equal((await writer.post('/v1/observations', observation('edr-0'))).status, 403, 'not approved yet');
@@ -300,7 +309,7 @@ for (const target of databaseTargets) {
         const written = await writer.post('/v1/observations', observation(`edr-${n}`));
         assert.equal(written.status, 201, `write ${n}: ${JSON.stringify(written.body)}`);
       }
-      const limited = await writer.post('/v1/observations', observation('edr-6'));
+      const limited = await writer.post<Problem>('/v1/observations', observation('edr-6'));
       assert.equal(limited.status, 429, JSON.stringify(limited.body));
       assert.equal(limited.body.code, 'observation_rate_limited');
 
@@ -320,11 +329,9 @@ for (const target of databaseTargets) {
       const rejected = await cli(['observation-requests', 'reject', id, '--note', 'no']);
       assert.equal(rejected.code, 0, rejected.stderr);
       assert.equal(rejected.stdout, `rejected ${id} for ${tenant}\n`);
-      const mine = await admin.get('/v1/observation-write-requests');
+      const mine = await admin.get<Page<'requests', WriteRequestView>>('/v1/observation-write-requests');
       assert.equal(mine.status, 200, JSON.stringify(mine.body));
-      const seen = (mine.body.requests as Array<{ id: string; status: string; decision_note: string | null }>).find(
-        (request) => request.id === id,
-      );
+      const seen = mine.body.requests.find((request) => request.id === id);
       assert.deepEqual({ status: seen?.status, note: seen?.decision_note }, { status: 'rejected', note: 'no' });
 
       const rejectedOnly = await cli(['observation-requests', 'list', '--status', 'rejected', '--json']);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { runCli } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer } from './helpers/api.js';
+import { apiClient, bearer, type Problem } from './helpers/api.js';
+import type { Me, SessionAnswer } from './helpers/responses.js';
 import { allPermissions } from '../src/identity/permissions.js';
 
 function lastLine(output: string): string {
@@ -42,7 +43,7 @@ describe('sightline user and token', () => {
   });
 
   async function signIn(email: string, password: string) {
-    return apiClient(server).post('/v1/auth/login', { email, password });
+    return apiClient(server).post<SessionAnswer>('/v1/auth/login', { email, password });
   }
 
   describe('user create', () => {
@@ -284,7 +285,7 @@ describe('sightline user and token', () => {
       assert.equal(rows[0]!.expires_at, null);
       assert.equal(rows[0]!.created_by, 'cli');
 
-      const me = await apiClient(server, bearer(value)).get('/v1/me');
+      const me = await apiClient(server, bearer(value)).get<Me>('/v1/me');
       assert.equal(me.status, 200, JSON.stringify(me.body));
       assert.equal(me.body.kind, 'token');
       assert.equal(me.body.label, 'SOAR integration');
@@ -320,7 +321,7 @@ describe('sightline user and token', () => {
         String(row.expires_at),
       );
       assert.match(result.stderr, new RegExp(`expires: ${new Date(row.expires_at).toISOString()}`));
-      const me = await apiClient(server, bearer(value)).get('/v1/me');
+      const me = await apiClient(server, bearer(value)).get<Me>('/v1/me');
       assert.equal(me.status, 200);
       assert.deepEqual(me.body.permissions, allPermissions);
     });
@@ -429,7 +430,7 @@ describe('sightline user and token', () => {
       assert.equal(deleted.code, 0, deleted.stderr);
       assert.match(deleted.stdout, new RegExp(`^deleted token ${token.id} "to-delete"`));
 
-      const rejected = await apiClient(server, bearer(value)).get('/v1/me');
+      const rejected = await apiClient(server, bearer(value)).get<Problem>('/v1/me');
       assert.equal(rejected.status, 401);
       assert.equal(rejected.body.code, 'token_revoked');
 

@@ -4,6 +4,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import pg from 'pg';
+import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from './helpers/factories.js';
@@ -20,10 +21,7 @@ for (const target of databaseTargets) {
       database = await target.create();
       server = await startServer(database, { maxBodyBytes: '256KiB', maxRecordBytes: '64KiB' });
     });
-    after(async () => {
-      await server?.close();
-      await database?.cleanup();
-    });
+    after(() => closeOpened(server, database));
 
     async function stored(codeName = 'demo', text?: string): Promise<StoredRecord[]> {
       const { database: opened } = server.sightline;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, type ApiClient } from './helpers/api.js';
+import { apiClient, bearer, issueToken, seedTenant, type ApiClient, type ApiResponse } from './helpers/api.js';
+import type { Page } from './helpers/responses.js';
 import { freePort } from './helpers/processes.js';
 import { projectRoot, runCli } from './helpers/cli.js';
 import { loadPipeline } from '../src/telemetry/normalise/index.js';
@@ -25,11 +26,18 @@ function ruleFamilies(): Map<string, string> {
   );
 }
 
-async function listObservations(reader: ApiClient): Promise<{ rule: { id: string }; host: string | null }[]> {
-  const all: { rule: { id: string }; host: string | null }[] = [];
+interface ListedObservation {
+  rule: { id: string };
+  host: string | null;
+}
+
+async function listObservations(reader: ApiClient): Promise<ListedObservation[]> {
+  const all: ListedObservation[] = [];
   let cursor: string | undefined;
   do {
-    const page = await reader.get(`/v1/observations?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: ApiResponse<Page<'observations', ListedObservation>> = await reader.get(
+      `/v1/observations?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     assert.equal(page.status, 200, JSON.stringify(page.body));
     all.push(...page.body.observations);
     cursor = page.body.next_cursor ?? undefined;
@@ -109,14 +117,14 @@ for (const target of databaseTargets) {
       let cases: CaseSummary[] = [];
       while (Date.now() < deadline && !(located && cases.length >= 3)) {
         located = undefined;
-        const page = await caseReader.post('/v1/cases', { sort: 'score', limit: 100 });
+        const page = await caseReader.post<Page<'cases', CaseSummary>>('/v1/cases', { sort: 'score', limit: 100 });
         assert.equal(page.status, 200, JSON.stringify(page.body));
         cases = page.body.cases;
         for (const kase of cases.filter(
           (item) => item.devices.length > 0 && item.techniques.length > 0 && item.score > 0,
         )) {
-          const detail = await caseReader.get(`/v1/cases/${kase.id}`);
-          const address = (detail.body.devices as { addresses: Address[] }[])
+          const detail = await caseReader.get<{ devices: { addresses: Address[] }[] }>(`/v1/cases/${kase.id}`);
+          const address = detail.body.devices
             .flatMap((device) => device.addresses)
             .find((item) => item.country !== null);
           if (address) {
@@ -138,11 +146,11 @@ for (const target of databaseTargets) {
         cases.every((item, i) => i === 0 || cases[i - 1]!.score >= item.score),
         'sorted by score',
       );
-      const devices = await caseReader.get('/v1/devices?has_open_case=true');
+      const devices = await caseReader.get<Page<'devices', { host_name: string }>>('/v1/devices?has_open_case=true');
       assert.equal(devices.status, 200);
       assert.ok(
-        devices.body.devices.some((device: { host_name: string }) => device.host_name === 'web-01'),
-        JSON.stringify(devices.body.devices.map((device: { host_name: string }) => device.host_name)),
+        devices.body.devices.some((device) => device.host_name === 'web-01'),
+        JSON.stringify(devices.body.devices.map((device) => device.host_name)),
       );
     });
 

@@ -132,8 +132,9 @@ for (const target of databaseTargets) {
 
           const check = await openDatabase(database);
           try {
+            // Sequences and counts are bigints: numbers from SQLite, strings from PostgreSQL.
             const attacks = await sql<{
-              seq: number;
+              seq: number | string;
             }>`SELECT seq FROM telemetry_records WHERE record LIKE ${'%"kind":"attack"%'}`.execute(check.db);
             assert.equal(attacks.rows.length, total / 10);
             const observations = await sql<{
@@ -152,8 +153,8 @@ for (const target of databaseTargets) {
             const missed = attacks.rows.filter((row) => !perRecord.has(Number(row.seq)));
             assert.deepEqual(missed, [], `${missed.length} attack records have no observation`);
             const processRows = await sql<{
-              n: number;
-              distinct_seqs: number;
+              n: number | string;
+              distinct_seqs: number | string;
             }>`SELECT count(*) AS n, count(DISTINCT record_seq) AS distinct_seqs FROM endpoint_process_events`.execute(
               check.db,
             );

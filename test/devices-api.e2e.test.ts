@@ -5,16 +5,26 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, type ApiClient } from './helpers/api.js';
+import {
+  apiClient,
+  bearer,
+  issueToken,
+  seedTenant,
+  type ApiClient,
+  type ApiResponse,
+  type Problem,
+} from './helpers/api.js';
+import type { CaseDetail, CaseSearch, Page, Readiness } from './helpers/responses.js';
 import { allPermissions } from '../src/identity/permissions.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { DeviceView, getDevice } from '../src/devices/device-service.js';
-import type { CaseView, getCaseDetail } from '../src/cases/case-service.js';
+import type { CaseView } from '../src/cases/case-service.js';
 
 type DeviceDetail = Awaited<ReturnType<typeof getDevice>>;
-type CaseDetail = Awaited<ReturnType<typeof getCaseDetail>>;
+type Devices = Page<'devices', DeviceView>;
 
 const NOW = Date.now();
 const minutesAgo = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
@@ -139,19 +149,16 @@ for (const target of databaseTargets) {
       // The detection worker (a thread) builds the inventory: wait until it has read every record.
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const ready = await apiClient(server).get('/readyz');
+        const ready = await apiClient(server).get<Readiness>('/readyz');
         if (ready.body.detection_lag_records === 0 && (await listed('')).length === 4) break;
         if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(ready.body)}`);
         await sleep(50);
       }
     });
-    after(async () => {
-      await server?.close();
-      await database?.cleanup();
-    });
+    after(() => closeOpened(server, database));
 
     async function listed(query: string): Promise<DeviceView[]> {
-      const response = await admin.get(`/v1/devices?limit=100${query}`);
+      const response = await admin.get<Devices>(`/v1/devices?limit=100${query}`);
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body.devices;
     }
@@ -160,7 +167,7 @@ for (const target of databaseTargets) {
     async function device(name: string): Promise<DeviceDetail> {
       const found = (await listed(`&name=${name}`)).filter((item) => item.host_name === name);
       assert.equal(found.length, 1, `device ${name}`);
-      const response = await admin.get(`/v1/devices/${found[0]!.id}`);
+      const response = await admin.get<DeviceDetail>(`/v1/devices/${found[0]!.id}`);
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body;
     }
@@ -233,7 +240,7 @@ for (const target of databaseTargets) {
       );
       assert.equal(shell.cases.length, 1, 'the reverse shell opened a case');
       assert.deepEqual(shell.open_case_ids, [shell.cases[0]!.id]);
-      const opened: CaseDetail = (await admin.get(`/v1/cases/${shell.cases[0]!.id}`)).body;
+      const opened = (await admin.get<CaseDetail>(`/v1/cases/${shell.cases[0]!.id}`)).body;
       assert.deepEqual(
         opened.devices.map((item) => item.id),
         [shell.id],
@@ -282,7 +289,7 @@ for (const target of databaseTargets) {
       assert.ok(quiet.every((item) => item.open_case_ids.length === 0));
       assert.equal(open.length + quiet.length, 4);
 
-      const shellCase: CaseView = (await admin.post('/v1/cases', { text: 'dev-shell' })).body.cases[0];
+      const shellCase: CaseView = (await admin.post<CaseSearch>('/v1/cases', { text: 'dev-shell' })).body.cases[0]!;
       const closed = await admin.patch(`/v1/cases/${shellCase.id}`, {
         version: shellCase.version,
         status: 'closed',
@@ -295,9 +302,11 @@ for (const target of databaseTargets) {
       const paged: string[] = [];
       let cursor: string | null = null;
       do {
-        const response = await admin.get(`/v1/devices?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const response: ApiResponse<Devices> = await admin.get(
+          `/v1/devices?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         assert.equal(response.status, 200, JSON.stringify(response.body));
-        paged.push(...response.body.devices.map((item: DeviceView) => item.id));
+        paged.push(...response.body.devices.map((item) => item.id));
         cursor = response.body.next_cursor;
       } while (cursor);
       assert.deepEqual(paged, all);
@@ -307,14 +316,14 @@ for (const target of databaseTargets) {
       const gb = await device('dev-gb');
       const globex = await seedTenant(server, 'globex');
       const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
-      const read = await outsider.get(`/v1/devices/${gb.id}`);
+      const read = await outsider.get<Problem>(`/v1/devices/${gb.id}`);
       assert.equal(read.status, 404);
       assert.equal(read.body.code, 'not_found');
       assert.equal((await outsider.patch(`/v1/devices/${gb.id}`, { criticality: 'low' })).status, 404);
-      assert.deepEqual((await outsider.get('/v1/devices')).body.devices, []);
+      assert.deepEqual((await outsider.get<Devices>('/v1/devices')).body.devices, []);
       assert.equal((await device('dev-gb')).criticality, 'medium');
       const casesOnly = apiClient(server, bearer((await issueToken(server, acme, ['cases:read'])).value));
-      const denied = await casesOnly.get('/v1/devices');
+      const denied = await casesOnly.get<Problem>('/v1/devices');
       assert.equal(denied.status, 403);
       assert.equal(denied.body.required_permission, 'devices:read');
     });

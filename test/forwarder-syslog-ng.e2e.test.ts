@@ -34,7 +34,7 @@ async function forward(
   records: Record<string, unknown>[],
   config: (paths: { dir: string; logs: string; server: TestServer }) => string,
   attempts: number,
-  check: (stored: Map<unknown, Record<string, unknown>>, server: TestServer) => Promise<void>,
+  check: (stored: Map<unknown, Record<string, unknown>>, server: TestServer) => void | Promise<void>,
 ): Promise<void> {
   const database = await databaseTargets[0]!.create();
   const server = await startServer(database);
@@ -129,7 +129,7 @@ test("the UI's syslog-ng configuration delivers every line", { skip, timeout: 60
   const config = ({ logs, server }: { logs: string; server: TestServer }) =>
     syslogNgConfig(`http://demo-collector.localhost:${new URL(server.baseUrl).port}`, `${logs}/*.log`).files[0]!.text;
   // batch-timeout is the seed's 5 s flush interval: allow for a few of them.
-  await forward(records, config, 150, async (stored) => {
+  await forward(records, config, 150, (stored) => {
     for (const record of records)
       assert.deepEqual(stored.get(record.marker), record, 'each record is the application object, unchanged');
   });

@@ -6,7 +6,19 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets, tempDir, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
+import {
+  apiClient,
+  bearer,
+  issueToken,
+  problemBody,
+  seedTenant,
+  signIn,
+  type ApiClient,
+  type ApiResponse,
+  type Problem,
+} from './helpers/api.js';
+import type { Page } from './helpers/responses.js';
+import type { ApiToken } from '../src/identity/token-service.js';
 import { freePort, spawnTsx, stopChild, waitReady } from './helpers/processes.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 
@@ -29,8 +41,8 @@ for (const target of databaseTargets) {
     });
 
     test('bad input answers 400 naming what was wrong, never 500, and creates nothing', async () => {
-      const before = (await admin.get('/v1/tokens?limit=500')).body.tokens.length;
-      const cases: [string, () => Promise<{ status: number; body: { code: string } }>, string][] = [
+      const before = (await admin.get<Page<'tokens', ApiToken>>('/v1/tokens?limit=500')).body.tokens.length;
+      const cases: [string, () => Promise<ApiResponse>, string][] = [
         [
           'misspelt field',
           () =>
@@ -83,10 +95,10 @@ for (const target of databaseTargets) {
           response.status === 400 || response.status === 401,
           `${name}: ${response.status} ${JSON.stringify(response.body)}`,
         );
-        assert.equal(response.body.code, code, name);
+        assert.equal(problemBody(response).code, code, name);
       }
       assert.equal(
-        (await admin.get('/v1/tokens?limit=500')).body.tokens.length,
+        (await admin.get<Page<'tokens', ApiToken>>('/v1/tokens?limit=500')).body.tokens.length,
         before,
         'no token was created by bad input',
       );
@@ -98,7 +110,7 @@ for (const target of databaseTargets) {
         server,
         bearer((await issueToken(server, acme, ['tokens:write', 'cases:read'], { expiresAt: end })).value),
       );
-      const forever = await parent.post('/v1/tokens', { name: 'forever', permissions: ['cases:read'] });
+      const forever = await parent.post<Problem>('/v1/tokens', { name: 'forever', permissions: ['cases:read'] });
       assert.equal(forever.status, 400);
       assert.equal(forever.body.field, 'expires_at');
       const later = await parent.post('/v1/tokens', {
@@ -120,7 +132,7 @@ for (const target of databaseTargets) {
       const { id } = await issueToken(server, acme, ['cases:read']);
       assert.equal((await alice.client.delete(`/v1/tokens/${id}`)).status, 403);
       assert.equal((await alice.client.delete(`/v1/tokens/${id}`, { 'x-csrf-token': alice.csrf })).status, 200);
-      const crossSite = await admin.post(
+      const crossSite = await admin.post<Problem>(
         '/v1/tokens',
         { name: 'x', permissions: ['cases:read'] },
         { 'sec-fetch-site': 'cross-site' },
@@ -144,12 +156,12 @@ for (const target of databaseTargets) {
         const person = await signIn(server, { tenant: acme, role, email: `${role}-${target.kind}@example.com` });
         const write = { 'x-csrf-token': person.csrf };
         assert.equal(
-          (await person.client.post('/v1/tokens', { name: 'mine', permissions: ['cases:read'] }, write)).body
+          (await person.client.post<Problem>('/v1/tokens', { name: 'mine', permissions: ['cases:read'] }, write)).body
             .required_permission,
           'tokens:write',
         );
         assert.equal(
-          (await person.client.delete('/v1/tokens/tok_any', write)).body.required_permission,
+          (await person.client.delete<Problem>('/v1/tokens/tok_any', write)).body.required_permission,
           'tokens:write',
         );
       }
@@ -162,7 +174,7 @@ for (const target of databaseTargets) {
         .updateTable('sessions')
         .set({ last_seen_at: Date.now() - 13 * 3_600_000 })
         .execute();
-      const expired = await bob.client.get('/v1/me');
+      const expired = await bob.client.get<Problem>('/v1/me');
       assert.equal(expired.status, 401);
       assert.equal(expired.body.code, 'session_expired');
       assert.match(expired.headers.get('set-cookie') ?? '', /^sightline_session=; Path=\/; Max-Age=0/);
@@ -198,7 +210,7 @@ describe('the failed-attempt limit under pressure', () => {
       const stale = await issueToken(server, acme, ['cases:read']);
       await live.delete(`/v1/tokens/${stale.id}`);
       for (let i = 0; i < 5; i++)
-        assert.equal((await apiClient(server, bearer(stale.value)).get('/v1/me')).body.code, 'token_revoked');
+        assert.equal((await apiClient(server, bearer(stale.value)).get<Problem>('/v1/me')).body.code, 'token_revoked');
       for (let i = 0; i < 5; i++)
         assert.equal((await apiClient(server, { cookie: 'sightline_session=gone' }).get('/v1/me')).status, 401);
       assert.equal((await live.get('/v1/me')).status, 200);

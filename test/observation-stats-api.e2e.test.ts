@@ -7,11 +7,27 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets } from './helpers/databases.js';
 import type { TestServer } from './helpers/server.js';
-import { apiClient, bearer, detectionCaughtUp, ingest, issueToken, signIn, type ApiClient } from './helpers/api.js';
+import {
+  apiClient,
+  bearer,
+  detectionCaughtUp,
+  ingest,
+  issueToken,
+  signIn,
+  type ApiClient,
+  type ApiResponse,
+  type Problem,
+} from './helpers/api.js';
+import type { CaseDetail, Page } from './helpers/responses.js';
 import { apiSuite } from './helpers/suite.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { ObservationView } from '../src/observations/observation-service.js';
 import type { ObservationStats } from '../src/observations/observation-stats-service.js';
+
+/** GET /v1/observations/cases: each observation's case, by observation id. */
+interface ObservationCases {
+  cases: Record<string, { id: string; number: number; title: string; status: string; score: number }>;
+}
 
 const DAY = 86_400_000;
 const LEVELS = ['informational', 'low', 'medium', 'high', 'critical'] as const;
@@ -41,7 +57,9 @@ async function allObservations(client: ApiClient): Promise<ObservationView[]> {
   const all: ObservationView[] = [];
   let cursor: string | null = null;
   do {
-    const page = await client.get(`/v1/observations?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: ApiResponse<Page<'observations', ObservationView>> = await client.get(
+      `/v1/observations?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     assert.equal(page.status, 200, JSON.stringify(page.body));
     all.push(...page.body.observations);
     cursor = page.body.next_cursor;
@@ -221,13 +239,13 @@ for (const target of databaseTargets) {
         'utc_offset_minutes=-841',
         'colour=red',
       ]) {
-        const response = await reader.get(`/v1/observations/stats?${query}`);
+        const response = await reader.get<Problem>(`/v1/observations/stats?${query}`);
         assert.equal(response.status, 400, query);
         assert.match(response.headers.get('content-type') ?? '', /problem\+json/);
         assert.equal(response.body.code, 'invalid_request', query);
       }
       const noPermission = apiClient(server, bearer((await issueToken(server, acme, ['cases:read'])).value));
-      const denied = await noPermission.get('/v1/observations/stats');
+      const denied = await noPermission.get<Problem>('/v1/observations/stats');
       assert.equal(denied.status, 403);
       assert.equal(denied.body.required_permission, 'observations:read');
       assert.equal((await apiClient(server).get('/v1/observations/stats')).status, 401);
@@ -249,20 +267,17 @@ for (const target of databaseTargets) {
     test('GET /v1/observations/cases names the case of each observation, within the tenant only', async () => {
       const observations = await allObservations(reader);
       const ids = observations.map((observation) => observation.id);
-      const response = await reader.get(`/v1/observations/cases?ids=${ids.join(',')}`);
+      const response = await reader.get<ObservationCases>(`/v1/observations/cases?ids=${ids.join(',')}`);
       assert.equal(response.status, 200, JSON.stringify(response.body));
-      const cases = response.body.cases as Record<
-        string,
-        { id: string; number: number; title: string; status: string; score: number }
-      >;
+      const cases = response.body.cases;
       assert.deepEqual(Object.keys(cases).sort(), [...ids].sort(), 'every observation is in a case');
       for (const id of ids) {
         const kase = cases[id]!;
         assert.match(kase.id, /^case_/);
-        const detail = await reader.get(`/v1/cases/${kase.id}`);
+        const detail = await reader.get<CaseDetail>(`/v1/cases/${kase.id}`);
         assert.equal(detail.status, 200);
         assert.ok(
-          detail.body.observations.some((observation: ObservationView) => observation.id === id),
+          detail.body.observations.some((observation) => observation.id === id),
           `case ${kase.number} holds ${id}`,
         );
         assert.equal(detail.body.number, kase.number);
@@ -270,7 +285,9 @@ for (const target of databaseTargets) {
       }
 
       const theirs = (await allObservations(globexReader)).map((observation) => observation.id);
-      const mixed = await reader.get(`/v1/observations/cases?ids=${[ids[0], ...theirs, 'obs_nosuch'].join(',')}`);
+      const mixed = await reader.get<ObservationCases>(
+        `/v1/observations/cases?ids=${[ids[0], ...theirs, 'obs_nosuch'].join(',')}`,
+      );
       assert.deepEqual(
         Object.keys(mixed.body.cases),
         [ids[0]],

@@ -15,7 +15,10 @@ import {
   seedTenant,
   signIn,
   type ApiClient,
+  type ApiResponse,
+  type Problem,
 } from './helpers/api.js';
+import type { Page, Readiness } from './helpers/responses.js';
 import { webAccessRecord } from './helpers/factories.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { AuditEvent } from '../src/identity/audit-service.js';
@@ -24,6 +27,11 @@ import type { WriteRequestView } from '../src/observations/write-request-service
 import type { RuleView } from '../src/detection/rule-routes.js';
 
 type Technique = ObservationView['techniques'][number];
+/** GET /v1/observations/{id}, its evidence records (the collector's JSON objects) read as objects. */
+type ObservationWithRecords = ObservationDetail & { evidence: { record: Record<string, unknown> | null }[] };
+type Observations = Page<'observations', ObservationView>;
+/** GET /v1/rules */
+type Rules = Page<'rules', RuleView> & { total: number; rejected_count: number };
 
 const now = () => new Date().toISOString();
 
@@ -93,9 +101,9 @@ for (const target of databaseTargets) {
       await ingest(server, [...benign, sqli, sysmonOfficePowershell('ws-042'), reverseShell('web-02')]);
       await detectionCaughtUp(server);
 
-      const listed = await reader.get('/v1/observations?limit=100');
+      const listed = await reader.get<Observations>('/v1/observations?limit=100');
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
-      const observations = listed.body.observations as ObservationView[];
+      const observations = listed.body.observations;
       const techniques = new Set(
         observations.flatMap((observation) => observation.techniques.map((technique: Technique) => technique.id)),
       );
@@ -119,47 +127,47 @@ for (const target of databaseTargets) {
         web,
         `no SQL injection observation among ${observations.map((observation) => observation.rule.title).join('; ')}`,
       );
-      const detail = await reader.get(`/v1/observations/${web.id}`);
+      const detail = await reader.get<ObservationWithRecords>(`/v1/observations/${web.id}`);
       assert.equal(detail.status, 200);
-      assert.equal(detail.body.evidence[0].record.marker, sqli.marker, 'the evidence is the triggering record');
-      assert.ok(Object.keys(detail.body.evidence[0].fields).length > 0, 'with the fields the rule looked at');
+      assert.equal(detail.body.evidence[0]!.record!.marker, sqli.marker, 'the evidence is the triggering record');
+      assert.ok(Object.keys(detail.body.evidence[0]!.fields).length > 0, 'with the fields the rule looked at');
       assert.equal(
-        (detail.body as ObservationDetail).techniques.find((technique) => technique.id === 'T1190')?.name,
+        detail.body.techniques.find((technique) => technique.id === 'T1190')?.name,
         'Exploit Public-Facing Application',
       );
 
       const benignMarkers = new Set(benign.map((record) => record.marker));
       for (const observation of observations) {
-        const evidence = (await reader.get(`/v1/observations/${observation.id}`)).body.evidence;
-        assert.ok(!benignMarkers.has(evidence[0].record?.marker), `benign record matched ${observation.rule.title}`);
+        const evidence = (await reader.get<ObservationWithRecords>(`/v1/observations/${observation.id}`)).body.evidence;
+        assert.ok(!benignMarkers.has(evidence[0]!.record?.marker), `benign record matched ${observation.rule.title}`);
       }
-      const filtered = await reader.get('/v1/observations?technique=T1059&limit=100');
+      const filtered = await reader.get<Observations>('/v1/observations?technique=T1059&limit=100');
       assert.ok(filtered.body.observations.length > 0);
       assert.ok(
-        filtered.body.observations.every((observation: ObservationView) =>
+        filtered.body.observations.every((observation) =>
           observation.techniques.some((technique: Technique) => technique.id.startsWith('T1059')),
         ),
       );
-      const byHost = await reader.get('/v1/observations?host=ws-042');
+      const byHost = await reader.get<Observations>('/v1/observations?host=ws-042');
       assert.ok(
         byHost.body.observations.length > 0 &&
-          byHost.body.observations.every((observation: ObservationView) => observation.host === 'ws-042'),
+          byHost.body.observations.every((observation) => observation.host === 'ws-042'),
       );
-      const byLevel = await reader.get('/v1/observations?level=informational');
-      assert.ok(
-        byLevel.body.observations.every((observation: ObservationView) => observation.level === 'informational'),
-      );
+      const byLevel = await reader.get<Observations>('/v1/observations?level=informational');
+      assert.ok(byLevel.body.observations.every((observation) => observation.level === 'informational'));
     });
 
     test('pages follow next_cursor without gaps or repeats', async () => {
-      const all = (await reader.get('/v1/observations?limit=500')).body.observations.map(
-        (observation: ObservationView) => observation.id,
+      const all = (await reader.get<Observations>('/v1/observations?limit=500')).body.observations.map(
+        (observation) => observation.id,
       );
       const paged: string[] = [];
       let cursor: string | null = null;
       do {
-        const response = await reader.get(`/v1/observations?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
-        paged.push(...response.body.observations.map((observation: ObservationView) => observation.id));
+        const response: ApiResponse<Observations> = await reader.get(
+          `/v1/observations?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        paged.push(...response.body.observations.map((observation) => observation.id));
         cursor = response.body.next_cursor;
       } while (cursor);
       assert.deepEqual(paged, all);
@@ -167,16 +175,16 @@ for (const target of databaseTargets) {
     });
 
     test("another tenant's observations are invisible: not listed, and 404 by id", async () => {
-      const mine = (await reader.get('/v1/observations')).body.observations[0];
+      const mine = (await reader.get<Observations>('/v1/observations')).body.observations[0]!;
       const other = apiClient(server, bearer((await issueToken(server, globex, ['observations:read'])).value));
-      assert.deepEqual((await other.get('/v1/observations')).body.observations, []);
-      const response = await other.get(`/v1/observations/${mine.id}`);
+      assert.deepEqual((await other.get<Observations>('/v1/observations')).body.observations, []);
+      const response = await other.get<Problem>(`/v1/observations/${mine.id}`);
       assert.equal(response.status, 404);
       assert.equal(response.body.code, 'not_found');
     });
 
     test('reprocessing the log never doubles an observation (dedupe by rule and record)', async () => {
-      const before = (await reader.get('/v1/observations?limit=500')).body.observations.length;
+      const before = (await reader.get<Observations>('/v1/observations?limit=500')).body.observations.length;
       // Rewind the detection cursor as a crash between commit and acknowledgement could.
       await server.sightline.database.db
         .updateTable('log_cursors')
@@ -185,7 +193,7 @@ for (const target of databaseTargets) {
         .execute();
       await ingest(server, [webAccessRecord()]);
       await detectionCaughtUp(server);
-      const afterCount = (await reader.get('/v1/observations?limit=500')).body.observations.length;
+      const afterCount = (await reader.get<Observations>('/v1/observations?limit=500')).body.observations.length;
       assert.equal(afterCount, before);
     });
 
@@ -210,13 +218,13 @@ for (const target of databaseTargets) {
         host: 'ws-042',
         first_time: now(),
       };
-      const refused = await writer.post('/v1/observations', observation);
+      const refused = await writer.post<Problem>('/v1/observations', observation);
       assert.equal(refused.status, 403);
       assert.equal(refused.body.code, 'observation_write_not_approved');
       assert.match(refused.body.detail, /observation-write-requests/);
 
       // Only a tenant admin files the review; a token cannot.
-      const byToken = await writer.post('/v1/observation-write-requests', {
+      const byToken = await writer.post<Problem>('/v1/observation-write-requests', {
         service_impact: 'none at all here',
         correlation: 'joins cases by host name',
         expected_volume_per_hour: 2,
@@ -230,11 +238,11 @@ for (const target of databaseTargets) {
         correlation: 'EDR alerts name hosts, so they join the same cases',
         expected_volume_per_hour: 2,
       };
-      const filed = await admin.client.post('/v1/observation-write-requests', statement, csrf);
+      const filed = await admin.client.post<WriteRequestView>('/v1/observation-write-requests', statement, csrf);
       assert.equal(filed.status, 201, JSON.stringify(filed.body));
       assert.equal(filed.body.status, 'pending');
       assert.equal(
-        (await admin.client.post('/v1/observation-write-requests', statement, csrf)).body.code,
+        (await admin.client.post<Problem>('/v1/observation-write-requests', statement, csrf)).body.code,
         'review_request_pending',
       );
       assert.equal((await writer.post('/v1/observations', observation)).status, 403, 'filing is not approval');
@@ -244,12 +252,10 @@ for (const target of databaseTargets) {
         role: 'operator',
         email: `operator-${target.kind}@platform.example`,
       });
-      const queue = await operator.client.get('/v1/operator/observation-write-requests?status=pending');
-      assert.ok(
-        queue.body.requests.some(
-          (request: WriteRequestView) => request.id === filed.body.id && request.tenant === 'acme',
-        ),
+      const queue = await operator.client.get<Page<'requests', WriteRequestView>>(
+        '/v1/operator/observation-write-requests?status=pending',
       );
+      assert.ok(queue.body.requests.some((request) => request.id === filed.body.id && request.tenant === 'acme'));
       assert.equal(
         (
           await admin.client.post(
@@ -261,7 +267,7 @@ for (const target of databaseTargets) {
         403,
         'tenant admins cannot approve themselves',
       );
-      const approved = await operator.client.post(
+      const approved = await operator.client.post<WriteRequestView>(
         `/v1/operator/observation-write-requests/${filed.body.id}/decision`,
         { decision: 'approve', note: 'reviewed' },
         { 'x-csrf-token': operator.csrf },
@@ -269,23 +275,23 @@ for (const target of databaseTargets) {
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
       assert.equal(approved.body.status, 'approved');
 
-      const written = await writer.post('/v1/observations', observation);
+      const written = await writer.post<ObservationView>('/v1/observations', observation);
       assert.equal(written.status, 201, JSON.stringify(written.body));
       assert.equal(written.body.source, 'external');
       assert.equal(written.body.rule.type, 'external');
       assert.deepEqual(written.body.techniques, [{ id: 'T1003.001', name: 'LSASS Memory' }]);
-      const again = await writer.post('/v1/observations', observation);
+      const again = await writer.post<ObservationView>('/v1/observations', observation);
       assert.equal(again.status, 200);
       assert.equal(again.body.id, written.body.id);
 
-      const unknownTechnique = await writer.post('/v1/observations', {
+      const unknownTechnique = await writer.post<Problem>('/v1/observations', {
         ...observation,
         external_id: 'edr-x',
         techniques: ['T9999'],
       });
       assert.equal(unknownTechnique.status, 400);
       assert.match(unknownTechnique.body.detail, /T9999/);
-      const foreignRecord = await writer.post('/v1/observations', {
+      const foreignRecord = await writer.post<Problem>('/v1/observations', {
         ...observation,
         external_id: 'edr-y',
         record_ids: ['999999999'],
@@ -294,41 +300,38 @@ for (const target of databaseTargets) {
       assert.equal(foreignRecord.body.field, 'record_ids');
 
       assert.equal((await writer.post('/v1/observations', { ...observation, external_id: 'edr-2' })).status, 201);
-      const limited = await writer.post('/v1/observations', { ...observation, external_id: 'edr-3' });
+      const limited = await writer.post<Problem>('/v1/observations', { ...observation, external_id: 'edr-3' });
       assert.equal(limited.status, 429);
       assert.equal(limited.body.code, 'observation_rate_limited');
       assert.ok(limited.headers.get('retry-after'));
 
-      const external = (await reader.get('/v1/observations?source=external')).body.observations;
+      const external = (await reader.get<Observations>('/v1/observations?source=external')).body.observations;
       assert.equal(external.length, 2);
       assert.ok(
-        external.some((item: ObservationView) => item.id === written.body.id) &&
-          external.every((item: ObservationView) => item.source === 'external'),
+        external.some((item) => item.id === written.body.id) && external.every((item) => item.source === 'external'),
       );
-      const audit = await admin.client.get('/v1/audit-events?limit=100');
-      const actions = audit.body.events.map((event: AuditEvent) => event.action);
+      const audit = await admin.client.get<Page<'events', AuditEvent>>('/v1/audit-events?limit=100');
+      const actions = audit.body.events.map((event) => event.action);
       assert.ok(actions.includes('observation_write.requested') && actions.includes('observation_write.approved'));
     });
 
     test('GET /v1/rules lists the bundled pack with techniques; nothing is rejected', async () => {
-      const response = await reader.get('/v1/rules?limit=500');
+      const response = await reader.get<Rules>('/v1/rules?limit=500');
       assert.equal(response.status, 200);
       assert.ok(response.body.total >= 40, `bundled rules: ${response.body.total}`);
       assert.equal(response.body.rejected_count, 0);
-      assert.ok(response.body.rules.every((rule: RuleView) => rule.file.startsWith('rules/') && rule.author));
-      assert.ok(response.body.rules.some((rule: RuleView) => rule.type === 'correlation'));
-      const web = await reader.get('/v1/rules?technique=T1190');
+      assert.ok(response.body.rules.every((rule) => rule.file.startsWith('rules/') && rule.author));
+      assert.ok(response.body.rules.some((rule) => rule.type === 'correlation'));
+      const web = await reader.get<Rules>('/v1/rules?technique=T1190');
       assert.ok(
         web.body.rules.length > 0 &&
-          web.body.rules.every((rule: RuleView) =>
-            rule.techniques.some((technique: Technique) => technique.id === 'T1190'),
-          ),
+          web.body.rules.every((rule) => rule.techniques.some((technique: Technique) => technique.id === 'T1190')),
       );
-      assert.deepEqual((await reader.get('/v1/rules/rejected')).body.rejected, []);
+      assert.deepEqual((await reader.get<{ rejected: unknown[] }>('/v1/rules/rejected')).body.rejected, []);
     });
 
     test('/metrics and /readyz report the detection lag and worker', async () => {
-      const ready = await apiClient(server).get('/readyz');
+      const ready = await apiClient(server).get<Readiness>('/readyz');
       assert.equal(ready.body.checks.detection, 'ok');
       assert.equal(typeof ready.body.detection_lag_records, 'number');
       const metrics = await fetch(`${server.baseUrl}/metrics`).then((response) => response.text());

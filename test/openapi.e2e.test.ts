@@ -7,32 +7,18 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient, bearer, issueToken, seedTenant } from './helpers/api.js';
-
-interface Operation {
-  summary?: string;
-  description?: string;
-  security?: unknown[];
-  requestBody?: { content: Record<string, { example?: unknown; examples?: unknown }> };
-  responses: Record<
-    string,
-    { description?: string; content?: Record<string, { example?: unknown; examples?: unknown }> }
-  >;
-}
+import type { OpenApiDocument } from './helpers/responses.js';
 
 describe('OpenAPI document', () => {
   let database: TestDatabase;
   let server: TestServer;
-  let document: {
-    openapi: string;
-    paths: Record<string, Record<string, Operation>>;
-    components: { securitySchemes: Record<string, unknown> };
-  };
+  let document: OpenApiDocument;
 
   before(async () => {
     database = await databaseTargets[0]!.create();
     server = await startServer(database);
     const { value } = await issueToken(server, await seedTenant(server, 'acme'), ['cases:read']);
-    const response = await apiClient(server, bearer(value)).get('/v1/openapi.json');
+    const response = await apiClient(server, bearer(value)).get<OpenApiDocument>('/v1/openapi.json');
     assert.equal(response.status, 200);
     document = response.body;
   });

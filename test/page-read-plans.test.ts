@@ -20,6 +20,7 @@ import { findSummaries } from '../src/summaries/summary-store.js';
 import { lockCases } from '../src/cases/case-store.js';
 import { findObservationCases, listObservations } from '../src/observations/observation-store.js';
 import { recordEvents } from '../src/summaries/summary-input-builder.js';
+import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 
 /** Keys of a page: enough for SQLite to prefer the tenant's index entries when nothing else serves the lookup. */
@@ -44,10 +45,7 @@ describe('page reads on SQLite without statistics', () => {
       },
     });
   });
-  after(async () => {
-    await db?.destroy();
-    await testDb?.cleanup();
-  });
+  after(() => closeOpened(db, testDb));
 
   /** The plan of the one statement `run` sends. */
   async function planOf(run: () => Promise<unknown>): Promise<string[]> {

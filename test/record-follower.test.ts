@@ -23,6 +23,9 @@ function upkeep(kind: DatabaseKind): CaseUpkeep {
   return { kind, policy: DEFAULT_GROUPING, catalogue: loadAttackCatalogue(), geo: MmdbGeoIp.bundled() };
 }
 
+/** The marker of a record these tests wrote (its JSON text is `{"marker": …}`). */
+const markerOf = (read: { record: string }) => (JSON.parse(read.record) as { marker: string }).marker;
+
 for (const target of databaseTargets) {
   describe(`record follower on ${target.kind}`, { skip: target.skip }, () => {
     let testDb: TestDatabase;
@@ -61,13 +64,13 @@ for (const target of databaseTargets) {
       assert.equal(await log().lag(DETECTION_CURSOR), 3);
       const first = await log().read(start, 2);
       assert.deepEqual(
-        first.map((record) => JSON.parse(record.record).marker),
+        first.map((record) => markerOf(record)),
         ['a', 'b'],
       );
       const last = first.at(-1)!;
       const rest = await log().read({ seq: last.seq, txId: last.txId }, 10);
       assert.deepEqual(
-        rest.map((record) => JSON.parse(record.record).marker),
+        rest.map((record) => markerOf(record)),
         ['c'],
       );
       assert.equal(rest[0]!.tenantId, tenantId);
@@ -95,7 +98,7 @@ for (const target of databaseTargets) {
           await slow.query('COMMIT');
           const after = await log().read(position, 100);
           assert.deepEqual(
-            after.map((record) => JSON.parse(record.record).marker),
+            after.map((record) => markerOf(record)),
             ['late', 'early'],
           );
           assert.equal(after[0]!.seq, Number(held.rows[0]!.seq));
@@ -123,7 +126,7 @@ for (const target of databaseTargets) {
       // Earlier tests left records behind the cursor too: this chunk is all of them, ending in ours.
       const records = await log().read(from, 1_000);
       const [first, broken] = records.slice(-2) as [(typeof records)[number], (typeof records)[number]];
-      assert.equal(JSON.parse(broken.record).marker, 'broken');
+      assert.equal(markerOf(broken), 'broken');
       const output = {
         processRows: [],
         networkRows: [],

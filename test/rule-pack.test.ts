@@ -52,7 +52,9 @@ const rawRules: RawRule[] = listYaml(PACK_DIR).flatMap((file) =>
   parseAllDocuments(fs.readFileSync(path.join(PACK_DIR, file), 'utf8')).map((parsed) => {
     const doc: unknown = parsed.toJS();
     if (!isPlainObject(doc)) throw new Error(`rules/sightline/${file}: a document is not a mapping`);
-    return { file, id: String(doc.id), title: String(doc.title), doc, correlation: doc.correlation !== undefined };
+    if (typeof doc.id !== 'string' || typeof doc.title !== 'string')
+      throw new Error(`rules/sightline/${file}: a document without a string id and title`);
+    return { file, id: doc.id, title: doc.title, doc, correlation: doc.correlation !== undefined };
   }),
 );
 const byId = new Map(rawRules.map((rule) => [rule.id, rule]));
@@ -191,7 +193,7 @@ function applies(rule: RawRule, event: NormalisedEvent): boolean {
   const wanted = rule.doc.logsource as Record<string, string>;
   return event.logsources.some((source: LogSource) =>
     Object.entries(wanted).every(
-      ([key, value]) => String(source[key as keyof LogSource] ?? '').toLowerCase() === value.toLowerCase(),
+      ([key, value]) => (source[key as keyof LogSource] ?? '').toLowerCase() === value.toLowerCase(),
     ),
   );
 }

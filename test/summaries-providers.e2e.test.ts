@@ -6,9 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { signIn, type ApiClient, type ApiResponse, type Session } from './helpers/api.js';
+import { problemBody, signIn, type ApiClient, type ApiResponse, type Problem, type Session } from './helpers/api.js';
+import type { CaseDetail } from './helpers/responses.js';
 import { runCli } from './helpers/cli.js';
 import { openAiError, startFakeLlm, type FakeLlm, type FakeLlmReply, type FakeLlmRequest } from './helpers/fake-llm.js';
 import {
@@ -31,13 +33,16 @@ const KEY = 'sk-e2e-secret-7c1d9b';
 const OPENAI_MODEL = 'fake-gpt';
 const ANTHROPIC_MODEL = 'claude-fake';
 
-function problem(response: ApiResponse, status: number, code: string): void {
+/** Asserts the status and the problem's code; returns the problem. */
+function problem(response: ApiResponse, status: number, code: string): Problem {
   assert.equal(response.status, status, JSON.stringify(response.body));
-  assert.equal(response.body.code, code);
+  const body = problemBody(response);
+  assert.equal(body.code, code);
+  return body;
 }
 
 async function generated(client: ApiClient, caseId: string): Promise<SummaryView> {
-  const response = await client.post(`/v1/cases/${caseId}/summary`, {});
+  const response = await client.post<SummaryView>(`/v1/cases/${caseId}/summary`, {});
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body;
 }
@@ -101,12 +106,7 @@ for (const target of databaseTargets) {
         email: `operator-${target.kind}@platform.example`,
       });
     });
-    after(async () => {
-      await server?.close();
-      await openai?.close();
-      await anthropic?.close();
-      await database?.cleanup();
-    });
+    after(() => closeOpened(server, openai, anthropic, database));
 
     /** A tenant on the given provider with one case on `host`. */
     async function caseOn(
@@ -148,8 +148,7 @@ for (const target of databaseTargets) {
       const { client, item } = await caseOn('broken', 'openai', 'broken-host');
       replies.set('broken', () => ({ status: 500, body: openAiError('the model is on fire', 'server_error') }));
       const response = await client.post(`/v1/cases/${item.id}/summary`, {});
-      problem(response, 502, 'provider_error');
-      assert.equal(response.body.provider_status, 500);
+      assert.equal(problem(response, 502, 'provider_error').provider_status, 500);
       assert.equal(sentFor(openai, 'broken').length, 2);
       problem(await client.get(`/v1/cases/${item.id}/summary`), 404, 'summary_not_generated');
     });
@@ -161,8 +160,7 @@ for (const target of databaseTargets) {
         body: openAiError(`Incorrect API key provided: ${KEY}`, 'invalid_request_error'),
       }));
       const response = await client.post(`/v1/cases/${item.id}/summary`, {});
-      problem(response, 502, 'provider_error');
-      assert.equal(response.body.provider_status, 401);
+      assert.equal(problem(response, 502, 'provider_error').provider_status, 401);
       const sent = sentFor(openai, 'unauthorised');
       assert.equal(sent.length, 1, 'a 401 is not retried');
       assert.equal(sent[0]!.headers.authorization, `Bearer ${KEY}`, 'the key from SIGHTLINE_OPENAI_API_KEY was sent');
@@ -198,7 +196,7 @@ for (const target of databaseTargets) {
         [...HEADINGS],
       );
       assert.deepEqual(summary.flags, []);
-      const observations: { id: string }[] = (await client.get(`/v1/cases/${item.id}`)).body.observations;
+      const observations = (await client.get<CaseDetail>(`/v1/cases/${item.id}`)).body.observations;
       assert.deepEqual(
         summary.citations.map((citation) => citation.observation_id),
         observations.map((observation) => observation.id),
@@ -206,7 +204,7 @@ for (const target of databaseTargets) {
       const sent = sentFor(anthropic, 'claude');
       assert.equal(sent.length, 1);
       assert.equal(sent[0]!.path, '/v1/messages');
-      assert.equal(sent[0]!.body?.['model'], ANTHROPIC_MODEL);
+      assert.equal(sent[0]!.body?.model, ANTHROPIC_MODEL);
       assert.match(sentPrompt(sent[0]!).system, /untrusted/);
       assert.equal(sentFor(openai, 'claude').length, 0);
     });
@@ -237,7 +235,7 @@ for (const target of databaseTargets) {
         assert.equal(rated.status, 200, JSON.stringify(rated.body));
         await waitFor('the feedback export failure to be counted', async () => (await failures('feedback')) === 1);
         assert.deepEqual(collector.paths, ['POST /v1/traces', 'POST /v1/traces'], 'both copies were attempted');
-        assert.equal((await client.get(`/v1/cases/${item.id}/summary`)).body.id, summary.id);
+        assert.equal((await client.get<SummaryView>(`/v1/cases/${item.id}/summary`)).body.id, summary.id);
       } finally {
         await otlpServer.close();
         await otlpDatabase.cleanup();
@@ -258,10 +256,7 @@ describe('sightline tenant set --ai-summaries', () => {
     database = await sqlite.create();
     server = await startServer(database);
   });
-  after(async () => {
-    await server?.close();
-    await database?.cleanup();
-  });
+  after(() => closeOpened(server, database));
 
   test('off: the API refuses summaries and the case says why; on: the summary is back', async () => {
     const operator = await signIn(server, { tenant: null, role: 'operator', email: 'cli-operator@platform.example' });
@@ -275,9 +270,9 @@ describe('sightline tenant set --ai-summaries', () => {
     assert.equal((JSON.parse(off.stdout.trim().split('\n').at(-1)!) as { ai_summaries: string }).ai_summaries, 'off');
     problem(await client.post(`/v1/cases/${item.id}/summary`, {}), 403, 'ai_summaries_disabled');
     problem(await client.get(`/v1/cases/${item.id}/summary`), 403, 'ai_summaries_disabled');
-    const hidden = (await client.get(`/v1/cases/${item.id}`)).body;
+    const hidden = (await client.get<CaseDetail>(`/v1/cases/${item.id}`)).body;
     assert.equal(hidden.summary, null);
-    assert.equal(hidden.summary_unavailable.code, 'ai_summaries_disabled');
+    assert.equal(hidden.summary_unavailable!.code, 'ai_summaries_disabled');
 
     const wrong = await runCli(['tenant', 'set', 'acme', '--ai-summaries', 'maybe', '--data', database.dataDir]);
     assert.notEqual(wrong.code, 0);
@@ -286,7 +281,7 @@ describe('sightline tenant set --ai-summaries', () => {
     const on = await runCli(['tenant', 'set', 'acme', '--ai-summaries', 'on', '--data', database.dataDir]);
     assert.equal(on.code, 0, on.stderr);
     assert.equal((JSON.parse(on.stdout.trim().split('\n').at(-1)!) as { ai_summaries: string }).ai_summaries, 'on');
-    assert.equal((await client.get(`/v1/cases/${item.id}/summary`)).body.id, summary.id);
-    assert.equal((await client.get(`/v1/cases/${item.id}`)).body.summary_unavailable, null);
+    assert.equal((await client.get<SummaryView>(`/v1/cases/${item.id}/summary`)).body.id, summary.id);
+    assert.equal((await client.get<CaseDetail>(`/v1/cases/${item.id}`)).body.summary_unavailable, null);
   });
 });

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets } from './helpers/databases.js';
 import type { TestServer } from './helpers/server.js';
 import { apiClient, bearer, expectProblem, ingest, issueToken, type ApiClient } from './helpers/api.js';
+import type { OpenApiDocument, RecordSearch } from './helpers/responses.js';
 import { apiSuite } from './helpers/suite.js';
 import { exportRecords, searchAll, telemetryReaders } from './helpers/telemetry.js';
 import { appRecord, webAccessRecord } from './helpers/factories.js';
@@ -139,7 +140,7 @@ for (const target of databaseTargets) {
         );
         assert.equal(problem.field, 'filters');
         assert.equal(problem.filter, path);
-        assert.ok(String(problem.detail).includes(JSON.stringify(path)), String(problem.detail));
+        assert.ok(problem.detail.includes(JSON.stringify(path)), problem.detail);
       }
       const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, i]));
       expectProblem(await reader.post('/v1/telemetry/search', { filters: many }), 400, 'invalid_request');
@@ -171,10 +172,10 @@ for (const target of databaseTargets) {
         records.map((r) => r.marker),
       );
       assert.equal(new Set(found.map((r) => r.id)).size, 21);
-      const first = await reader.post('/v1/telemetry/search', { filters: { run } });
+      const first = await reader.post<RecordSearch>('/v1/telemetry/search', { filters: { run } });
       assert.equal(first.body.records.length, 21);
       assert.equal(first.body.next_cursor, null);
-      const record = first.body.records[0] as StoredRecord;
+      const record = first.body.records[0]!;
       assert.deepEqual(Object.keys(record).sort(), ['event_time', 'id', 'received_at', 'record']);
       assert.deepEqual(record.record, records[0]);
     });
@@ -248,23 +249,23 @@ for (const target of databaseTargets) {
     });
 
     test('the OpenAPI document describes every operation, the export as application/x-ndjson', async () => {
-      const spec = (await reader.get('/v1/openapi.json')).body;
-      const search = spec.paths['/v1/telemetry/search'].post;
-      const exported = spec.paths['/v1/telemetry/export'].post;
+      const spec = (await reader.get<OpenApiDocument>('/v1/openapi.json')).body;
+      const search = spec.paths['/v1/telemetry/search']!.post!;
+      const exported = spec.paths['/v1/telemetry/export']!.post!;
       assert.deepEqual(search.tags, ['Telemetry']);
-      assert.ok(search.responses['200'].content['application/json']);
-      assert.ok(search.requestBody.content['application/json'].schema.properties.order);
+      assert.ok(search.responses['200']!.content!['application/json']);
+      assert.ok(search.requestBody!.content['application/json']!.schema!.properties!.order);
       for (const path of ['/v1/telemetry/tail', '/v1/telemetry/histogram']) {
-        const operation = spec.paths[path].post;
+        const operation = spec.paths[path]!.post!;
         assert.deepEqual(operation.tags, ['Telemetry']);
-        assert.match(operation.description, /telemetry:read/);
-        assert.ok(operation.responses['200'].content['application/json'].schema);
+        assert.match(operation.description!, /telemetry:read/);
+        assert.ok(operation.responses['200']!.content!['application/json']!.schema);
       }
-      const tail = spec.paths['/v1/telemetry/tail'].post.responses['200'].content['application/json'].schema;
-      assert.deepEqual(Object.keys(tail.properties).sort(), ['caught_up', 'records', 'tail_cursor']);
-      assert.ok(exported.responses['200'].content['application/x-ndjson'].schema);
+      const tail = spec.paths['/v1/telemetry/tail']!.post!.responses['200']!.content!['application/json']!.schema!;
+      assert.deepEqual(Object.keys(tail.properties!).sort(), ['caught_up', 'records', 'tail_cursor']);
+      assert.ok(exported.responses['200']!.content!['application/x-ndjson']!.schema);
       assert.ok(exported.responses['400'] && exported.responses['403']);
-      assert.match(exported.description, /telemetry:read/);
+      assert.match(exported.description!, /telemetry:read/);
     });
 
     test('read-your-writes: a text search right after a 201 finds the records it acknowledged', async () => {

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import type { TestServer } from './helpers/server.js';
-import { expectProblem, ingest, type ApiClient } from './helpers/api.js';
+import { expectProblem, ingest, type ApiClient, type ApiResponse } from './helpers/api.js';
+import type { RecordSearch } from './helpers/responses.js';
 import { apiSuite } from './helpers/suite.js';
 import { drainTail, exportRecords, searchAll, tail, telemetryReaders } from './helpers/telemetry.js';
 import { appRecord } from './helpers/factories.js';
@@ -17,6 +18,13 @@ import { readTail, tailEnd } from '../src/telemetry/tail-store.js';
 import { catchUpSearchIndex } from '../src/telemetry/search-index.js';
 import type { StoredRecord } from '../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
+
+/** POST /v1/telemetry/histogram */
+interface Histogram {
+  total: number;
+  interval_ms: number;
+  buckets: { start: string; count: number }[];
+}
 
 for (const target of databaseTargets) {
   describe(`live telemetry API on ${target.kind}`, { skip: target.skip }, () => {
@@ -54,14 +62,14 @@ for (const target of databaseTargets) {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const response = await reader.post('/v1/telemetry/search', {
+        const response: ApiResponse<RecordSearch> = await reader.post('/v1/telemetry/search', {
           filters: { run },
           order: 'desc',
           limit: 5,
           ...(cursor ? { cursor } : {}),
         });
         assert.equal(response.status, 200, JSON.stringify(response.body));
-        seen.push(...(response.body.records as StoredRecord[]));
+        seen.push(...response.body.records);
         cursor = response.body.next_cursor;
         pages++;
         await ingest(server, [appRecord({ run, n: 100 + pages })]);
@@ -86,8 +94,12 @@ for (const target of databaseTargets) {
           .map((line) => (JSON.parse(line) as StoredRecord).id),
         newest.slice(0, 3).map((r) => r.id),
       );
-      const desc = await reader.post('/v1/telemetry/search', { filters: { run }, order: 'desc', limit: 2 });
-      const asc = await reader.post('/v1/telemetry/search', { filters: { run }, limit: 2 });
+      const desc = await reader.post<RecordSearch>('/v1/telemetry/search', {
+        filters: { run },
+        order: 'desc',
+        limit: 2,
+      });
+      const asc = await reader.post<RecordSearch>('/v1/telemetry/search', { filters: { run }, limit: 2 });
       expectProblem(
         await reader.post('/v1/telemetry/search', { filters: { run }, cursor: desc.body.next_cursor }),
         400,
@@ -104,7 +116,7 @@ for (const target of databaseTargets) {
     test('tail: from a search or from now, each new matching record exactly once, in stored order, per tenant', async () => {
       const run = randomUUID();
       await ingest(server, [appRecord({ run, n: 0 })]);
-      const search = await reader.post('/v1/telemetry/search', { filters: { run }, order: 'desc' });
+      const search = await reader.post<RecordSearch>('/v1/telemetry/search', { filters: { run }, order: 'desc' });
       assert.equal(search.body.records.length, 1);
       assert.equal(typeof search.body.tail_cursor, 'string');
       const fromNow = await tail(reader, { filters: { run } });
@@ -117,7 +129,7 @@ for (const target of databaseTargets) {
       await ingest(server, [appRecord({ run, n: 'globex' })], 'globex');
       await ingest(server, arriving.slice(2));
 
-      for (const cursor of [search.body.tail_cursor as string, fromNow.tail_cursor]) {
+      for (const cursor of [search.body.tail_cursor, fromNow.tail_cursor]) {
         const { records, cursor: end } = await drainTail(
           reader,
           { filters: { run } },
@@ -129,7 +141,7 @@ for (const target of databaseTargets) {
           [1, 2, 3],
           'new records in stored order, no other run, no other tenant',
         );
-        assert.ok(records.every((r) => Number(r.id) > Number(search.body.records[0].id)));
+        assert.ok(records.every((r) => Number(r.id) > Number(search.body.records[0]!.id)));
         const again = await tail(reader, { filters: { run }, tail_cursor: end });
         assert.deepEqual(again.records, [], 'nothing twice');
       }
@@ -165,7 +177,8 @@ for (const target of databaseTargets) {
         { body: { filters: { run } }, cursor: start, records: [] as StoredRecord[] },
         { body: { query: word }, cursor: start, records: [] as StoredRecord[] },
       ];
-      let writing = true;
+      // An object, so the loop below reads the flag the writes clear, not a value narrowed to `true`.
+      const state = { writing: true };
       const writes = (async () => {
         try {
           for (let wave = 0; wave < 6; wave++) {
@@ -182,11 +195,11 @@ for (const target of databaseTargets) {
             await ingest(server, [appRecord({ run, n: -1, message: `${word} elsewhere` })], 'globex');
           }
         } finally {
-          writing = false;
+          state.writing = false;
         }
       })();
       // Small answers (limit 7) make most reads stop early, so positions land mid-batch.
-      while (writing) {
+      while (state.writing) {
         for (const follower of followers) {
           const answer = await tail(reader, { ...follower.body, tail_cursor: follower.cursor, limit: 7 });
           follower.records.push(...answer.records);
@@ -319,7 +332,8 @@ for (const target of databaseTargets) {
         expectProblem(await reader.post('/v1/telemetry/tail', { tail_cursor: 'nope' }), 400, 'invalid_cursor').field,
         'tail_cursor',
       );
-      const pageCursor = (await reader.post('/v1/telemetry/search', { filters: { run }, limit: 1 })).body.next_cursor;
+      const pageCursor = (await reader.post<RecordSearch>('/v1/telemetry/search', { filters: { run }, limit: 1 })).body
+        .next_cursor;
       expectProblem(await reader.post('/v1/telemetry/tail', { tail_cursor: pageCursor }), 400, 'invalid_cursor');
       expectProblem(await reader.post('/v1/telemetry/search', { cursor: start }), 400, 'invalid_cursor');
       expectProblem(await reader.post('/v1/telemetry/tail', { filters: { 'a..b': 1 } }), 400, 'invalid_request');
@@ -338,7 +352,7 @@ for (const target of databaseTargets) {
       await ingest(server, [appRecord({ run, message: `${word} two`, level: 'error' })]);
       const until = new Date(Date.now() + 1_000).toISOString();
       const count = async (body: Record<string, unknown>) => {
-        const response = await reader.post('/v1/telemetry/histogram', { since, until, ...body });
+        const response = await reader.post<Histogram>('/v1/telemetry/histogram', { since, until, ...body });
         assert.equal(response.status, 200, JSON.stringify(response.body));
         return response.body;
       };
@@ -347,7 +361,7 @@ for (const target of databaseTargets) {
       assert.equal(all.interval_ms, 1_000, 'about 2 s in at most 10 buckets: the smallest width, 1 s');
       assert.ok(all.buckets.length <= 10);
       assert.equal(
-        all.buckets.reduce((sum: number, b: { count: number }) => sum + b.count, 0),
+        all.buckets.reduce((sum, b) => sum + b.count, 0),
         3,
       );
       for (const bucket of all.buckets)
@@ -355,14 +369,14 @@ for (const target of databaseTargets) {
       assert.equal((await count({ query: word })).total, 2);
       assert.equal((await count({ query: word, filters: { level: 'error' } })).total, 1);
       assert.equal((await count({ filters: { run, level: 'error' } })).total, 2);
-      const wide = await reader.post('/v1/telemetry/histogram', {
+      const wide = await reader.post<Histogram>('/v1/telemetry/histogram', {
         since: new Date(Date.now() - 7 * 86_400_000).toISOString(),
         filters: { run },
       });
       assert.equal(wide.body.total, 3);
       assert.equal(wide.body.interval_ms, 3 * 3_600_000, '7 days in at most 60 buckets: 3 h');
       assert.equal(
-        (await globexReader.post('/v1/telemetry/histogram', { since, until, filters: { run } })).body.total,
+        (await globexReader.post<Histogram>('/v1/telemetry/histogram', { since, until, filters: { run } })).body.total,
         0,
         'per tenant',
       );

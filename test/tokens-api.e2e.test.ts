@@ -5,10 +5,23 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, basic, bearer, issueToken, seedTenant, signIn, type ApiClient } from './helpers/api.js';
+import {
+  apiClient,
+  basic,
+  bearer,
+  issueToken,
+  seedTenant,
+  signIn,
+  type ApiClient,
+  type ApiResponse,
+  type Problem,
+} from './helpers/api.js';
+import type { CaseCounts, CaseDetail, CaseSearch, CreatedToken, Me, Page } from './helpers/responses.js';
 import { allPermissions, type Permission } from '../src/identity/permissions.js';
 import { sha256 } from '../src/shared/secrets.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
+import type { ApiToken } from '../src/identity/token-service.js';
+import type { ObservationView } from '../src/observations/observation-service.js';
 
 const TOKEN_SHAPE = /^slt_[0-9A-Za-z]{36}$/;
 
@@ -33,16 +46,19 @@ for (const target of databaseTargets) {
     });
 
     test('the value is shown once, at creation, and only its hash is stored', async () => {
-      const created = await admin.post('/v1/tokens', { name: 'SOAR', permissions: ['cases:read', 'tokens:read'] });
+      const created = await admin.post<CreatedToken>('/v1/tokens', {
+        name: 'SOAR',
+        permissions: ['cases:read', 'tokens:read'],
+      });
       assert.equal(created.status, 201);
       assert.equal(created.headers.get('cache-control'), 'no-store');
-      const value: string = created.body.value;
+      const value = created.body.value;
       assert.match(value, TOKEN_SHAPE);
       assert.equal(created.body.token.status, 'active');
       assert.deepEqual(created.body.token.permissions, ['cases:read', 'tokens:read']);
       assert.equal(created.body.token.created_by, 'acme admin');
 
-      const read = await admin.get(`/v1/tokens/${created.body.token.id}`);
+      const read = await admin.get<ApiToken>(`/v1/tokens/${created.body.token.id}`);
       const list = await admin.get('/v1/tokens');
       assert.equal(read.status, 200);
       assert.ok(
@@ -59,7 +75,7 @@ for (const target of databaseTargets) {
       assert.ok(!JSON.stringify(row).includes(value), 'the stored row does not contain the value');
       assert.equal(row.token_hash, sha256(value));
 
-      const me = await apiClient(server, bearer(value)).get('/v1/me');
+      const me = await apiClient(server, bearer(value)).get<Me>('/v1/me');
       assert.equal(me.status, 200);
       assert.deepEqual(me.body.permissions, ['cases:read', 'tokens:read']);
       assert.deepEqual(me.body.tenant, { code_name: 'acme', name: 'acme display name' });
@@ -88,7 +104,7 @@ for (const target of databaseTargets) {
         [{ authorization: 'Digest abc' }, 'invalid_credentials'],
       ];
       for (const [headers, code] of cases) {
-        const response = await apiClient(server, headers).get('/v1/tokens');
+        const response = await apiClient(server, headers).get<Problem>('/v1/tokens');
         assert.equal(response.status, 401);
         assert.equal(response.body.code, code);
         assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
@@ -102,21 +118,21 @@ for (const target of databaseTargets) {
     test('a deleted token stays listed, marked deleted, and can never authenticate again', async () => {
       const { value, id } = await issueToken(server, acme, ['cases:read'], { name: 'to delete' });
       assert.equal((await apiClient(server, bearer(value)).get('/v1/me')).status, 200);
-      const deleted = await admin.delete(`/v1/tokens/${id}`);
+      const deleted = await admin.delete<ApiToken>(`/v1/tokens/${id}`);
       assert.equal(deleted.status, 200);
       assert.equal(deleted.body.status, 'deleted');
       assert.equal(deleted.body.deleted_by, 'acme admin');
       assert.ok(deleted.body.deleted_at);
 
-      const rejected = await apiClient(server, bearer(value)).get('/v1/me');
+      const rejected = await apiClient(server, bearer(value)).get<Problem>('/v1/me');
       assert.equal(rejected.status, 401);
       assert.equal(rejected.body.code, 'token_revoked');
-      const listed = (await admin.get('/v1/tokens?limit=500')).body.tokens.find(
-        (token: { id: string }) => token.id === id,
+      const listed = (await admin.get<Page<'tokens', ApiToken>>('/v1/tokens?limit=500')).body.tokens.find(
+        (token) => token.id === id,
       );
-      assert.equal(listed.status, 'deleted');
+      assert.equal(listed!.status, 'deleted');
       // Deleting again changes nothing.
-      const again = await admin.delete(`/v1/tokens/${id}`);
+      const again = await admin.delete<ApiToken>(`/v1/tokens/${id}`);
       assert.equal(again.status, 200);
       assert.equal(again.body.deleted_at, deleted.body.deleted_at);
     });
@@ -130,21 +146,21 @@ for (const target of databaseTargets) {
         .set({ expires_at: Date.now() - 1 })
         .where('id', '=', id)
         .execute();
-      const rejected = await apiClient(server, bearer(value)).get('/v1/me');
+      const rejected = await apiClient(server, bearer(value)).get<Problem>('/v1/me');
       assert.equal(rejected.status, 401);
       assert.equal(rejected.body.code, 'token_expired');
-      assert.equal((await admin.get(`/v1/tokens/${id}`)).body.status, 'expired');
+      assert.equal((await admin.get<ApiToken>(`/v1/tokens/${id}`)).body.status, 'expired');
     });
 
     test('creating a token that expires in the past, or with an unknown permission, is refused', async () => {
-      const past = await admin.post('/v1/tokens', {
+      const past = await admin.post<Problem>('/v1/tokens', {
         name: 'x',
         permissions: ['cases:read'],
         expires_at: '2020-01-01T00:00:00Z',
       });
       assert.equal(past.status, 400);
       assert.equal(past.body.field, 'expires_at');
-      const unknown = await admin.post('/v1/tokens', { name: 'x', permissions: ['cases:delete'] });
+      const unknown = await admin.post<Problem>('/v1/tokens', { name: 'x', permissions: ['cases:delete'] });
       assert.equal(unknown.status, 400);
       assert.equal(unknown.body.code, 'invalid_request');
       assert.match(unknown.body.detail, /permissions/);
@@ -153,21 +169,21 @@ for (const target of databaseTargets) {
     test('a token cannot grant what its creator lacks', async () => {
       const { value } = await issueToken(server, acme, ['tokens:write', 'cases:read']);
       const creator = apiClient(server, bearer(value));
-      const wider = await creator.post('/v1/tokens', { name: 'wider', permissions: ['audit:read'] });
+      const wider = await creator.post<Problem>('/v1/tokens', { name: 'wider', permissions: ['audit:read'] });
       assert.equal(wider.status, 403);
       assert.deepEqual(wider.body.missing_permissions, ['audit:read']);
-      const all = await creator.post('/v1/tokens', { name: 'all of mine', permissions: ['all'] });
+      const all = await creator.post<CreatedToken>('/v1/tokens', { name: 'all of mine', permissions: ['all'] });
       assert.equal(all.status, 201);
       assert.deepEqual(all.body.token.permissions, ['cases:read', 'tokens:write']);
     });
 
     test('last use (time and client address) is recorded', async () => {
       const { value, id } = await issueToken(server, acme, ['cases:read']);
-      assert.equal((await admin.get(`/v1/tokens/${id}`)).body.last_used_at, null);
+      assert.equal((await admin.get<ApiToken>(`/v1/tokens/${id}`)).body.last_used_at, null);
       const before = Date.now();
       await apiClient(server, bearer(value)).get('/v1/me');
-      const token = (await admin.get(`/v1/tokens/${id}`)).body;
-      assert.ok(Date.parse(token.last_used_at) >= before - 1000, token.last_used_at);
+      const token = (await admin.get<ApiToken>(`/v1/tokens/${id}`)).body;
+      assert.ok(Date.parse(token.last_used_at!) >= before - 1000, token.last_used_at!);
       assert.equal(token.last_used_ip, '127.0.0.1');
     });
 
@@ -179,16 +195,18 @@ for (const target of databaseTargets) {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const response = await reader.get(`/v1/tokens?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const response: ApiResponse<Page<'tokens', ApiToken>> = await reader.get(
+          `/v1/tokens?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         assert.equal(response.status, 200);
         assert.ok(response.body.tokens.length <= 3);
-        seen.push(...response.body.tokens.map((token: { id: string }) => token.id));
+        seen.push(...response.body.tokens.map((token) => token.id));
         cursor = response.body.next_cursor;
       } while (cursor);
       assert.equal(seen.length, 8);
       assert.equal(new Set(seen).size, 8);
       assert.ok(ids.every((id) => seen.includes(id)));
-      const bad = await reader.get('/v1/tokens?cursor=nonsense');
+      const bad = await reader.get<Problem>('/v1/tokens?cursor=nonsense');
       assert.equal(bad.status, 400);
       assert.equal(bad.body.code, 'invalid_cursor');
     });
@@ -221,7 +239,7 @@ for (const target of databaseTargets) {
         const all: { id: string; status: string }[] = [];
         let cursor: string | null = null;
         do {
-          const response = await reader.get(
+          const response: ApiResponse<Page<'tokens', ApiToken>> = await reader.get(
             `/v1/tokens?limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
           );
           assert.equal(response.status, 200, JSON.stringify(response.body));
@@ -246,7 +264,7 @@ for (const target of databaseTargets) {
       // Wildcards are literal.
       assert.deepEqual(await listed('q=%25'), []);
 
-      const bad = await reader.get('/v1/tokens?status=revoked');
+      const bad = await reader.get<Problem>('/v1/tokens?status=revoked');
       assert.equal(bad.status, 400);
       assert.equal(bad.body.code, 'invalid_request');
       assert.match(bad.body.detail, /status/);
@@ -267,9 +285,9 @@ for (const target of databaseTargets) {
     }
 
     test('every permission-guarded operation answers 403 naming the permission it needs', async () => {
-      const spec = (await admin.get('/v1/openapi.json')).body as {
-        paths: Record<string, Record<string, { description: string }>>;
-      };
+      const spec = (
+        await admin.get<{ paths: Record<string, Record<string, { description: string }>> }>('/v1/openapi.json')
+      ).body;
       const guarded = Object.entries(spec.paths).flatMap(([path, operations]) =>
         Object.entries(operations).flatMap(([method, operation]) => {
           const needed = /\*\*Requires\*\* the permission `([a-z]+:[a-z]+)`/.exec(operation.description)?.[1] as
@@ -295,7 +313,11 @@ for (const target of databaseTargets) {
             ).value,
           ),
         );
-        const denied = await without.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+        const denied = await without.request<Problem>(
+          method,
+          path,
+          method === 'GET' || method === 'DELETE' ? {} : { body: {} },
+        );
         assert.equal(denied.status, 403, `${method} ${path} without ${needed}`);
         assert.equal(denied.body.code, 'permission_denied');
         assert.equal(denied.body.required_permission, needed);
@@ -310,7 +332,7 @@ for (const target of databaseTargets) {
       const outsider = apiClient(server, bearer((await issueToken(server, globex, allPermissions)).value));
       // One entry per path with a parameter: a new one fails the completeness check below.
       await approveObservationWrites('matrix');
-      const written = await admin.post('/v1/observations', {
+      const written = await admin.post<ObservationView>('/v1/observations', {
         external_id: `edr-${target.kind}-1`,
         title: 'EDR alert',
         level: 'high',
@@ -320,11 +342,11 @@ for (const target of databaseTargets) {
       });
       assert.equal(written.status, 201, JSON.stringify(written.body));
       // The observation opened a case on its device.
-      const found = await admin.post('/v1/cases', { text: 'edr-host-1' });
+      const found = await admin.post<CaseSearch>('/v1/cases', { text: 'edr-host-1' });
       assert.equal(found.status, 200, JSON.stringify(found.body));
-      const acmeCase = found.body.cases[0];
-      const acmeDevice = acmeCase.devices[0];
-      const comment = await admin.post(`/v1/cases/${acmeCase.id}/comments`, { body: 'acme only' });
+      const acmeCase = found.body.cases[0]!;
+      const acmeDevice = acmeCase.devices[0]!;
+      const comment = await admin.post<{ id: string }>(`/v1/cases/${acmeCase.id}/comments`, { body: 'acme only' });
       assert.equal(comment.status, 201, JSON.stringify(comment.body));
       // A summary exists, so a 404 for the outsider cannot come from there being none.
       assert.equal((await admin.post(`/v1/cases/${acmeCase.id}/summary`, {})).status, 201);
@@ -365,9 +387,9 @@ for (const target of databaseTargets) {
           { method: 'DELETE', path: `/v1/tokens/${acmeToken.id}` },
         ],
       };
-      const spec = (await admin.get('/v1/openapi.json')).body as {
-        paths: Record<string, Record<string, { security?: unknown }>>;
-      };
+      const spec = (
+        await admin.get<{ paths: Record<string, Record<string, { security?: unknown }>> }>('/v1/openapi.json')
+      ).body;
       // Operator paths act across tenants by design (tested in observations-api.e2e.test.ts).
       const tenantPaths = Object.keys(spec.paths).filter(
         (path) => path.includes('{') && !path.startsWith('/v1/tenants/') && !path.startsWith('/v1/operator/'),
@@ -382,46 +404,51 @@ for (const target of databaseTargets) {
       // Ids in bodies and filters are scoped too: another tenant's case cannot be merged or found.
       const merge = await outsider.post('/v1/cases/merge', { target: acmeCase.id, sources: [String(acmeCase.number)] });
       assert.equal(merge.status, 404, JSON.stringify(merge.body));
-      const bulk = await outsider.request('PATCH', '/v1/cases', {
+      const bulk = await outsider.request<{ results: { status: number }[] }>('PATCH', '/v1/cases', {
         body: { cases: [{ id: acmeCase.id, version: acmeCase.version, status: 'in_progress' }] },
       });
-      assert.equal(bulk.body.results[0].status, 404);
-      const filtered = await outsider.post('/v1/cases', { device_id: acmeDevice.id });
+      assert.equal(bulk.body.results[0]!.status, 404);
+      const filtered = await outsider.post<CaseSearch>('/v1/cases', { device_id: acmeDevice.id });
       assert.equal(filtered.body.total, 0);
       // Paths without an id are the caller's tenant's: acme's case is not in the outsider's counts.
-      const counts = await outsider.get('/v1/cases/counts');
+      const counts = await outsider.get<CaseCounts>('/v1/cases/counts');
       assert.equal(counts.status, 200, JSON.stringify(counts.body));
       assert.deepEqual(counts.body.by_status, { new: 0, in_progress: 0, on_hold: 0, closed: 0 });
-      const unchanged = await admin.get(`/v1/cases/${acmeCase.id}`);
+      const unchanged = await admin.get<CaseDetail>(`/v1/cases/${acmeCase.id}`);
       assert.equal(unchanged.body.version, acmeCase.version, 'nothing the outsider did changed the case');
       assert.equal(unchanged.body.comments.length, 1);
       // Naming the other tenant outright is no better than naming one that does not exist.
-      const named = await outsider.get('/v1/tokens', { 'sightline-tenant': 'acme' });
+      const named = await outsider.get<Problem>('/v1/tokens', { 'sightline-tenant': 'acme' });
       assert.equal(named.status, 404);
       assert.equal(named.body.code, 'tenant_not_found');
       // The acme token is untouched.
       assert.equal((await apiClient(server, bearer(acmeToken.value)).get('/v1/me')).status, 200);
       // And tenant members cannot reach the operators' tenant registry.
-      const registry = await outsider.get('/v1/tenants');
+      const registry = await outsider.get<Problem>('/v1/tenants');
       assert.equal(registry.status, 403);
       assert.equal(registry.body.code, 'operator_required');
     });
 
     test('an operator acts in the tenant named in Sightline-Tenant, and must name one', async () => {
       const operator = await signIn(server, { tenant: null, role: 'operator', email: `op-${target.kind}@example.com` });
-      const unnamed = await operator.client.get('/v1/tokens');
+      const unnamed = await operator.client.get<Problem>('/v1/tokens');
       assert.equal(unnamed.status, 400);
       assert.equal(unnamed.body.code, 'tenant_required');
-      const named = await operator.client.get('/v1/tokens?limit=500', { 'sightline-tenant': 'globex' });
+      const named = await operator.client.get<Page<'tokens', ApiToken>>('/v1/tokens?limit=500', {
+        'sightline-tenant': 'globex',
+      });
       assert.equal(named.status, 200);
       assert.ok(named.body.tokens.length >= 8);
-      const created = await operator.client.post(
+      const created = await operator.client.post<CreatedToken>(
         '/v1/tokens',
         { name: 'by operator', permissions: ['cases:read'] },
         { 'sightline-tenant': 'acme', 'x-csrf-token': operator.csrf },
       );
       assert.equal(created.status, 201);
-      assert.equal((await apiClient(server, bearer(created.body.value)).get('/v1/me')).body.tenant.code_name, 'acme');
+      assert.equal(
+        (await apiClient(server, bearer(created.body.value)).get<Me>('/v1/me')).body.tenant!.code_name,
+        'acme',
+      );
       const unknown = await operator.client.get('/v1/tokens', { 'sightline-tenant': 'initech' });
       assert.equal(unknown.status, 404);
     });

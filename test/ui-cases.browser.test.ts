@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiClient, bearer, issueToken, signIn } from './helpers/api.js';
+import type { CaseCounts, CaseDetail, CaseSearch, Readiness } from './helpers/responses.js';
 import { monitoringLines, setTenant, waitFor } from './helpers/summaries.js';
 import { allPermissions } from '../src/identity/permissions.js';
-import type { CaseView } from '../src/cases/case-service.js';
 import {
   assertCleanPage,
   browserSkip,
@@ -39,18 +39,17 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
     const web01 = await waitFor(
       'detection to group the attacks on web-01 into a case',
       async () => {
-        const ready = await apiClient(server).get('/readyz');
-        const found = await admin.post('/v1/cases', { text: 'web-01' });
-        seen = `lag ${ready.body.detection_lag_records}; cases ${JSON.stringify((found.body.cases as CaseView[] | undefined)?.map((c) => [c.number, c.observation_count]))}`;
+        const ready = await apiClient(server).get<Readiness>('/readyz');
+        // Partial: should the search answer a problem, it has no `cases`.
+        const found = await admin.post<Partial<CaseSearch>>('/v1/cases', { text: 'web-01' });
+        seen = `lag ${ready.body.detection_lag_records}; cases ${JSON.stringify(found.body.cases?.map((c) => [c.number, c.observation_count]))}`;
         if (ready.body.detection_lag_records !== 0) return false;
-        const item = (found.body.cases as CaseView[] | undefined)?.find((c) =>
-          c.devices.some((d) => d.host_name === 'web-01'),
-        );
+        const item = found.body.cases?.find((c) => c.devices.some((d) => d.host_name === 'web-01'));
         return item && item.observation_count >= 5 ? item : false;
       },
       45_000,
     ).catch((error: unknown) => assert.fail(`${String(error)} (last seen: ${seen})`));
-    const all = await admin.post('/v1/cases', { limit: 100 });
+    const all = await admin.post<CaseSearch>('/v1/cases', { limit: 100 });
     assert.ok(all.body.cases.length >= 3, `sample traffic made several cases: ${all.body.cases.length}`);
 
     await t.test('the list: tabs with counts, filters in the URL, j/k/Enter, bulk assign', async () => {
@@ -61,12 +60,12 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
       await table.locator('tbody tr').first().waitFor();
       assert.equal(
         await table.locator('tbody tr').count(),
-        all.body.cases.filter((c: CaseView) => c.status !== 'closed').length,
+        all.body.cases.filter((c) => c.status !== 'closed').length,
         'the Open tab lists every open case',
       );
       const openTab = page.getByRole('tab', { name: /^Open/ });
       assert.equal(await openTab.getAttribute('aria-selected'), 'true', 'Open is the default tab');
-      const counts = await admin.get('/v1/cases/counts');
+      const counts = await admin.get<CaseCounts>('/v1/cases/counts');
       if (counts.status === 200) {
         await page.locator('.case-tab-count').first().waitFor();
         assert.match(
@@ -114,7 +113,7 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
       await bulk.getByLabel('Assign selected to').selectOption({ label: 'Bob Builder (bob@acme.test)' });
       await bulk.getByRole('button', { name: 'Assign', exact: true }).click();
       await page.getByText('Assign: 2 cases updated.').waitFor();
-      assert.equal((await admin.post('/v1/cases', { assignee: 'bob@acme.test' })).body.total, 2);
+      assert.equal((await admin.post<CaseSearch>('/v1/cases', { assignee: 'bob@acme.test' })).body.total, 2);
 
       // Keyboard: j selects the first row, Enter opens it.
       await page.locator('body').click({ position: { x: 5, y: 300 } });
@@ -224,11 +223,11 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
         await dialog.getByRole('button', { name: 'Close case' }).click();
         await dialog.waitFor({ state: 'detached' });
         await control.getByRole('button', { name: /Reopen/ }).waitFor();
-        const closed = await admin.get(`/v1/cases/${web01.id}`);
+        const closed = await admin.get<CaseDetail>(`/v1/cases/${web01.id}`);
         assert.equal(closed.body.status, 'closed');
         assert.equal(closed.body.resolution, 'false_positive');
         assert.equal(closed.body.closing_comment, 'Authorised penetration test.');
-        assert.equal(closed.body.assignee.email, 'alice@acme.test');
+        assert.equal(closed.body.assignee!.email, 'alice@acme.test');
         // The summary says it no longer matches the case.
         await panel.getByText(/Stale: status changed/).waitFor();
         await page.getByText('Authorised penetration test.').first().waitFor();
@@ -241,8 +240,8 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
     await t.test(
       'a version conflict is explained, and an opted-out tenant sees a note instead of the button',
       async () => {
-        const current = (await admin.post('/v1/cases', { status: ['new'], assignee: null, limit: 100 })).body
-          .cases as CaseView[];
+        const current = (await admin.post<CaseSearch>('/v1/cases', { status: ['new'], assignee: null, limit: 100 }))
+          .body.cases;
         const other = current.find((c) => c.id !== web01.id)!;
         assert.ok(other, 'another new case');
         const ui = await openUi(browser, server);
@@ -263,7 +262,7 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
         assert.match(text, /status: New → In progress/);
         assert.match(text, /assignee: Unassigned → Bob Builder/);
         assert.equal(
-          (await admin.get(`/v1/cases/${other.id}`)).body.severity,
+          (await admin.get<CaseDetail>(`/v1/cases/${other.id}`)).body.severity,
           other.severity,
           'the stale change was not applied',
         );

@@ -8,6 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { apiClient, bearer, issueToken, type ApiClient } from './helpers/api.js';
+import type { CaseSearch, Page as ListPage } from './helpers/responses.js';
+import type { DeviceView } from '../src/devices/device-service.js';
 import {
   artifactsDir,
   assertCleanPage,
@@ -41,14 +43,15 @@ async function trafficProcessed(reader: ApiClient): Promise<DeviceRow> {
   return waitFor(
     'the traffic to become observations, cases and a located web-01',
     async () => {
-      const observations = await reader.get('/v1/observations?limit=20');
-      const cases = await reader.post('/v1/cases', { limit: 1 });
-      const devices = await reader.get('/v1/devices?name=web-01&has_open_case=true');
-      seen = { observations: observations.body.observations?.length, cases: cases.body.total, devices: devices.body };
-      const device = (devices.body.devices as DeviceRow[] | undefined)?.find((item) =>
-        item.addresses.some((address) => address.city),
+      // Partial: while the server is busy an answer may be a problem, without the lists.
+      const observations = await reader.get<Partial<ListPage<'observations', unknown>>>('/v1/observations?limit=20');
+      const cases = await reader.post<Partial<CaseSearch>>('/v1/cases', { limit: 1 });
+      const devices = await reader.get<Partial<ListPage<'devices', DeviceRow>>>(
+        '/v1/devices?name=web-01&has_open_case=true',
       );
-      return observations.body.observations?.length >= 10 && cases.body.cases?.length > 0 && device;
+      seen = { observations: observations.body.observations?.length, cases: cases.body.total, devices: devices.body };
+      const device = devices.body.devices?.find((item) => item.addresses.some((address) => address.city));
+      return (observations.body.observations?.length ?? 0) >= 10 && (cases.body.cases?.length ?? 0) > 0 && device;
     },
     30_000,
   ).catch((error: unknown) => assert.fail(`${String(error)}: ${JSON.stringify(seen)}`));
@@ -212,7 +215,7 @@ test('overview, observations and devices over real traffic in the browser', { sk
       await page.getByLabel('Description').fill('Public web front end, PCI scope');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Public web front end, PCI scope').waitFor();
-      const device = await reader.get(`/v1/devices/${web01.id}`);
+      const device = await reader.get<DeviceView>(`/v1/devices/${web01.id}`);
       assert.equal(device.body.criticality, 'critical');
       assert.equal(device.body.description, 'Public web front end, PCI scope');
       assertCleanPage(ui);

@@ -7,7 +7,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets } from './helpers/databases.js';
 import type { TestServer } from './helpers/server.js';
-import { apiClient, bearer, issueToken, signIn, type ApiClient, type Session } from './helpers/api.js';
+import { apiClient, bearer, issueToken, signIn, type ApiClient, type Problem, type Session } from './helpers/api.js';
 import { apiSuite } from './helpers/suite.js';
 import { allPermissions } from '../src/identity/permissions.js';
 import { createUser } from '../src/identity/user-service.js';
@@ -19,6 +19,12 @@ interface Member {
   email: string;
   name: string;
   role: string;
+}
+
+/** GET /v1/attack/techniques */
+interface Techniques {
+  techniques: { id: string; name: string; tactics: string[]; parent: { id: string; name: string } | null }[];
+  attack_version: string;
 }
 
 for (const target of databaseTargets) {
@@ -62,7 +68,7 @@ for (const target of databaseTargets) {
       query = '',
       headers?: Record<string, string>,
     ): Promise<{ users: Member[]; next_cursor: string | null }> {
-      const response = await client.get(`/v1/users${query}`, headers);
+      const response = await client.get<{ users: Member[]; next_cursor: string | null }>(`/v1/users${query}`, headers);
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body;
     }
@@ -108,7 +114,7 @@ for (const target of databaseTargets) {
       assert.deepEqual(emails(await users(acmeToken, '?q=gina')), []);
       assert.deepEqual(emails(await users(globexToken, '?q=bob')), []);
       // A tenant member naming another tenant is answered as if it did not exist.
-      const named = await analyst.client.get('/v1/users', { 'sightline-tenant': 'globex' });
+      const named = await analyst.client.get<Problem>('/v1/users', { 'sightline-tenant': 'globex' });
       assert.equal(named.status, 404);
       assert.equal(named.body.code, 'tenant_not_found');
       // Operators list the tenant they name, and only it; never themselves.
@@ -116,7 +122,7 @@ for (const target of databaseTargets) {
         'alex@globex.test',
         'gina@globex.test',
       ]);
-      const required = await operator.client.get('/v1/users');
+      const required = await operator.client.get<Problem>('/v1/users');
       assert.equal(required.status, 400);
       assert.equal(required.body.code, 'tenant_required');
     });
@@ -154,7 +160,7 @@ for (const target of databaseTargets) {
         'dan_ops@acme.test',
         'eve@acme.test',
       ]);
-      const bad = await analyst.client.get('/v1/users?cursor=nonsense');
+      const bad = await analyst.client.get<Problem>('/v1/users?cursor=nonsense');
       assert.equal(bad.status, 400);
       assert.equal(bad.body.code, 'invalid_cursor');
       const unknown = await analyst.client.get('/v1/users?role=admin');
@@ -174,7 +180,7 @@ for (const target of databaseTargets) {
           ).value,
         ),
       );
-      const denied = await without.get('/v1/users');
+      const denied = await without.get<Problem>('/v1/users');
       assert.equal(denied.status, 403);
       assert.equal(denied.body.code, 'permission_denied');
       assert.equal(denied.body.required_permission, 'cases:read');
@@ -188,12 +194,9 @@ for (const target of databaseTargets) {
 
     test('GET /v1/attack/techniques finds techniques by id and name, best match first', async () => {
       const search = async (query: string) => {
-        const response = await analyst.client.get(`/v1/attack/techniques${query}`);
+        const response = await analyst.client.get<Techniques>(`/v1/attack/techniques${query}`);
         assert.equal(response.status, 200, JSON.stringify(response.body));
-        return response.body as {
-          techniques: { id: string; name: string; tactics: string[]; parent: { id: string; name: string } | null }[];
-          attack_version: string;
-        };
+        return response.body;
       };
       const byId = await search('?q=t1059');
       assert.equal(byId.attack_version, '18.1');
@@ -240,14 +243,14 @@ for (const target of databaseTargets) {
     test('GET /v1/attack/techniques is reference data: any signed-in caller, no tenant needed; bad input is refused', async () => {
       const narrow = apiClient(server, bearer((await issueToken(server, globex, ['tokens:read'])).value));
       assert.equal(
-        (await narrow.get('/v1/attack/techniques?q=T1190')).body.techniques[0].name,
+        (await narrow.get<Techniques>('/v1/attack/techniques?q=T1190')).body.techniques[0]!.name,
         'Exploit Public-Facing Application',
       );
       const asOperator = await operator.client.get('/v1/attack/techniques?q=T1190');
       assert.equal(asOperator.status, 200, 'an operator needs no Sightline-Tenant header');
       assert.equal((await apiClient(server).get('/v1/attack/techniques')).status, 401);
       for (const query of ['?limit=0', '?limit=101', `?q=${'x'.repeat(101)}`, '?tactic=execution']) {
-        const response = await analyst.client.get(`/v1/attack/techniques${query}`);
+        const response = await analyst.client.get<Problem>(`/v1/attack/techniques${query}`);
         assert.equal(response.status, 400, query);
         assert.equal(response.body.code, 'invalid_request');
       }

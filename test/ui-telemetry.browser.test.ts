@@ -16,7 +16,11 @@ const skip = browserSkip('telemetry');
 async function rowIds(page: Page): Promise<string[]> {
   return page
     .locator('.telemetry-table tbody tr[data-record-id]')
-    .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-record-id') ?? ''));
+    .evaluateAll((rows) =>
+      rows.map(
+        (row) => (row as unknown as { getAttribute(name: string): string | null }).getAttribute('data-record-id') ?? '',
+      ),
+    );
 }
 
 /** The text of the result rows, top to bottom. */
@@ -46,7 +50,10 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       await page.locator('body').press('/');
       const query = page.getByLabel('Query');
       assert.equal(
-        await query.evaluate((input) => input === input.ownerDocument.activeElement),
+        await query.evaluate(
+          (input) =>
+            input === (input as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
+        ),
         true,
         '/ focuses the query box',
       );
@@ -146,7 +153,7 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       const download = await downloading;
       assert.match(download.suggestedFilename(), /^telemetry-acme-.*\.ndjson$/);
       const lines = fs
-        .readFileSync((await download.path())!, 'utf8')
+        .readFileSync(await download.path(), 'utf8')
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { id: string; record: Record<string, unknown> });

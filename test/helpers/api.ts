@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from './server.js';
+import type { Readiness } from './responses.js';
 import { createTenant, type Tenant } from '../../src/identity/tenant-service.js';
 import { createToken } from '../../src/identity/token-service.js';
 import { createUser } from '../../src/identity/user-service.js';
@@ -10,33 +11,46 @@ import { allPermissions, type Permission } from '../../src/identity/permissions.
 import { cliActor } from '../../src/identity/principal.js';
 import type { Role } from '../../src/storage/schema.js';
 
-export interface ApiResponse {
+/**
+ * One answer. `body` is the parsed JSON when the body is JSON, else the text. Its type is the shape
+ * the caller says it asserts on (`client.get<CaseView>(…)`, `expectProblem(…)` for problems): the
+ * helper does not check it, the test's assertions do. A caller that names no shape gets `unknown`.
+ */
+export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
-  /** Parsed JSON when the body is JSON, else the text. */
-  // Test bodies are inspected field by field; typing each response would only restate the schemas.
-  body: any;
+  body: T;
+}
+
+/** An RFC 9457 problem body as the API sends it: the catalogue code, and any extension members. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  [extension: string]: unknown;
 }
 
 export interface ApiClient {
-  request(
+  request<T = unknown>(
     method: string,
     path: string,
     options?: { body?: unknown; headers?: Record<string, string> },
-  ): Promise<ApiResponse>;
-  get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
-  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
-  patch(path: string, body: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
-  delete(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
+  ): Promise<ApiResponse<T>>;
+  get<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  post<T = unknown>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  patch<T = unknown>(path: string, body: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  delete<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
 }
 
 /** A client sending the given headers on every call (e.g. a Bearer token). */
 export function apiClient(server: TestServer, fixed: Record<string, string> = {}): ApiClient {
-  const request = async (
+  const request = async <T>(
     method: string,
     path: string,
     options: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
+  ): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...fixed, ...options.headers };
     if (options.body !== undefined) headers['content-type'] ??= 'application/json';
     const response = await fetch(`${server.baseUrl}${path}`, {
@@ -48,11 +62,9 @@ export function apiClient(server: TestServer, fixed: Record<string, string> = {}
     });
     const text = await response.text();
     const type = response.headers.get('content-type') ?? '';
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: type.includes('json') && text ? JSON.parse(text) : text,
-    };
+    // The caller's claim about the shape, unchecked (see ApiResponse).
+    const body = (type.includes('json') && text ? JSON.parse(text) : text) as T;
+    return { status: response.status, headers: response.headers, body };
   };
   return {
     request,
@@ -112,10 +124,13 @@ export async function signIn(
     password,
     actor: cliActor,
   });
-  const response = await apiClient(server).post('/v1/auth/login', { email: user.email, password });
+  const response = await apiClient(server).post<{ csrf_token: string }>('/v1/auth/login', {
+    email: user.email,
+    password,
+  });
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
-  return { client: apiClient(server, { cookie }), cookie, csrf: response.body.csrf_token as string };
+  return { client: apiClient(server, { cookie }), cookie, csrf: response.body.csrf_token };
 }
 
 /**
@@ -141,7 +156,7 @@ export async function ingest(
 export async function detectionCaughtUp(server: TestServer, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ready = await apiClient(server).get('/readyz');
+    const ready = await apiClient(server).get<Readiness>('/readyz');
     if (ready.body.detection_lag_records === 0) return;
     if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(ready.body)}`);
     await sleep(50);
@@ -149,13 +164,23 @@ export async function detectionCaughtUp(server: TestServer, timeoutMs = 20_000):
 }
 
 /** Asserts a problem answer (status, problem+json, code) and returns its body. */
-export function expectProblem(
-  response: { status: number; headers: Headers; body: Record<string, unknown> },
-  status: number,
-  code: string,
-): Record<string, unknown> {
+export function expectProblem(response: ApiResponse, status: number, code: string): Problem {
   assert.equal(response.status, status, JSON.stringify(response.body));
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
-  assert.equal(response.body.code, code);
-  return response.body;
+  const body = problemBody(response);
+  assert.equal(body.code, code);
+  return body;
+}
+
+/**
+ * A response's body read as a problem, to assert on its members: fails unless it is a JSON
+ * object. (Whether it is the expected problem is the caller's assertion, e.g. on `code`.)
+ */
+export function problemBody(response: ApiResponse): Problem {
+  const { body } = response;
+  assert.ok(
+    typeof body === 'object' && body !== null && !Array.isArray(body),
+    `not a JSON object: ${JSON.stringify(body)}`,
+  );
+  return body as Problem;
 }

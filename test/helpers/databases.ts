@@ -1,6 +1,9 @@
 // The databases every storage and collector suite runs against: a fresh SQLite file always, and
-// PostgreSQL (a fresh schema) when SIGHTLINE_TEST_DATABASE_URL is set. Without it the
-// PostgreSQL suites are skipped loudly; under CI they fail instead, because CI provides it.
+// PostgreSQL (a fresh schema) when SIGHTLINE_TEST_DATABASE_URL names a server. scripts/run-tests.mjs
+// settles that once for all test files: the variable as given, else a local server it found
+// (postgres://postgres@127.0.0.1:5432, database sightline_test), else none, and then it says why
+// in SIGHTLINE_TEST_POSTGRES_ABSENT. Without one the PostgreSQL suites are skipped loudly; under
+// CI they fail instead.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,11 +25,13 @@ export interface DatabaseTarget {
   create(): Promise<TestDatabase>;
 }
 
-const pgBase = process.env.SIGHTLINE_TEST_DATABASE_URL;
+const pgBase = process.env.SIGHTLINE_TEST_DATABASE_URL ?? '';
 
 if (!pgBase) {
-  const message =
-    'SIGHTLINE_TEST_DATABASE_URL is not set: the PostgreSQL suites are NOT running (set it to postgres://…; .ci/run does)';
+  const why =
+    process.env.SIGHTLINE_TEST_POSTGRES_ABSENT ??
+    'SIGHTLINE_TEST_DATABASE_URL is not set, and this run did not look for a local server: node scripts/run-tests.mjs does';
+  const message = `no PostgreSQL (${why}): the PostgreSQL suites are NOT running`;
   if (process.env.CI) throw new Error(`${message}. CI must provide PostgreSQL.`);
   console.warn(`\n*** WARNING: ${message} ***\n`);
 }
@@ -39,23 +44,26 @@ export const databaseTargets: DatabaseTarget[] = [
   {
     kind: 'sqlite',
     skip: false,
-    async create() {
+    create() {
       const dataDir = tempDir();
-      return {
+      return Promise.resolve({
         kind: 'sqlite',
         dataDir,
         databaseUrl: '',
-        cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
-      };
+        cleanup: () => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          return Promise.resolve();
+        },
+      });
     },
   },
   {
     kind: 'postgres',
-    skip: pgBase ? false : 'SIGHTLINE_TEST_DATABASE_URL not set — PostgreSQL suite NOT run',
-    async create() {
-      const { schema, url, baseUrl } = freshSchema(pgBase!, 't');
+    skip: pgBase ? false : 'no PostgreSQL server — PostgreSQL suite NOT run',
+    create() {
+      const { schema, url, baseUrl } = freshSchema(pgBase, 't');
       const dataDir = tempDir();
-      return {
+      return Promise.resolve({
         kind: 'postgres',
         dataDir,
         databaseUrl: url,
@@ -63,7 +71,7 @@ export const databaseTargets: DatabaseTarget[] = [
           fs.rmSync(dataDir, { recursive: true, force: true });
           await dropSchema(baseUrl, schema);
         },
-      };
+      });
     },
   },
 ];
@@ -77,9 +85,10 @@ export async function holdRecordLogLock(database: TestDatabase): Promise<() => P
     const { default: SQLite } = await import('better-sqlite3');
     const connection = new SQLite(path.join(database.dataDir, 'sightline.db'));
     connection.exec('BEGIN IMMEDIATE');
-    return async () => {
+    return () => {
       connection.exec('ROLLBACK');
       connection.close();
+      return Promise.resolve();
     };
   }
   const client = await schemaClient(database.databaseUrl);

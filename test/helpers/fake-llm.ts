@@ -108,7 +108,10 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
                 ? defaultSuccess(kind, recorded.body)
                 : errorBody(kind, status, `fake error ${status}`);
           const answer = (): void => send(res, status, body, reply.headers ?? {});
-          if (!reply.delayMs) return answer();
+          if (!reply.delayMs) {
+            answer();
+            return;
+          }
           const timer = setTimeout(() => {
             timers.delete(timer);
             answer();
@@ -192,7 +195,7 @@ export function defaultSuccess(
   kind: FakeLlmKind,
   requestBody: Record<string, unknown> | null,
 ): Record<string, unknown> {
-  const model = typeof requestBody?.['model'] === 'string' ? requestBody['model'] : undefined;
+  const model = typeof requestBody?.model === 'string' ? requestBody.model : undefined;
   return kind === 'openai' ? openAiCompletion(model ? { model } : {}) : anthropicMessage(model ? { model } : {});
 }
 

@@ -39,8 +39,8 @@ export function spawnTsx(script: string, args: string[]): Child {
   const cap = 1_000_000;
   let out = '';
   let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out = (out + chunk).slice(-cap)));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err = (err + chunk).slice(-cap)));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out = (out + chunk).slice(-cap)));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err = (err + chunk).slice(-cap)));
   const exited = new Promise<number | null>((resolve) => {
     if (child.exitCode !== null) resolve(child.exitCode);
     else child.once('exit', (code) => resolve(code));

@@ -25,10 +25,25 @@ export function apiSuite(target: DatabaseTarget, overrides: CliValues = {}): Api
     suite.acme = await seedTenant(suite.server, 'acme');
     suite.globex = await seedTenant(suite.server, 'globex');
   });
-  after(async () => {
-    await suite.server?.close();
-    await suite.database?.cleanup();
-  });
+  after(() => closeOpened(suite.server, suite.database));
   // Read only from hooks and tests, which run after the before hook above.
   return suite as ApiSuite;
+}
+
+/** What a before hook opens: a server or a fake (close), a test database (cleanup), a Kysely (destroy). */
+export type Opened = { close(): Promise<void> } | { cleanup(): Promise<void> } | { destroy(): Promise<void> };
+
+/**
+ * For an after hook: closes, in order, what the before hook opened. A before hook that failed
+ * part way leaves the later variables unset, whatever their declared types say: those are
+ * skipped, so that what was opened is still released (a PostgreSQL schema dropped) and the
+ * report shows the before hook's error rather than one from here.
+ */
+export async function closeOpened(...opened: (Opened | undefined)[]): Promise<void> {
+  for (const item of opened) {
+    if (item === undefined) continue;
+    if ('close' in item) await item.close();
+    else if ('cleanup' in item) await item.cleanup();
+    else await item.destroy();
+  }
 }

@@ -9,10 +9,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from './server.js';
 import { apiClient, bearer, issueToken, seedTenant, type ApiClient, type Session } from './api.js';
 import type { FakeLlmRequest } from './fake-llm.js';
+import type { CaseSearch, Page, Readiness } from './responses.js';
 import { allPermissions } from '../../src/identity/permissions.js';
 import type { Tenant } from '../../src/identity/tenant-service.js';
 import type { CaseView } from '../../src/cases/case-service.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
+import type { DeviceView } from '../../src/devices/device-service.js';
 import type { SummaryInput } from '../../src/summaries/summary-input.js';
 
 /** The fixed sections, in order, as the issue names them (written out, not imported). */
@@ -67,7 +69,7 @@ export async function observe(
   input: { host?: string; title?: string; level?: string; techniques?: string[]; time?: string } = {},
 ): Promise<ObservationView> {
   sequence++;
-  const response = await client.post('/v1/observations', {
+  const response = await client.post<ObservationView>('/v1/observations', {
     external_id: `sum-ext-${process.pid}-${sequence}`,
     title: input.title ?? `Summary detection ${sequence}`,
     level: input.level ?? 'high',
@@ -81,10 +83,10 @@ export async function observe(
 
 /** The one case whose search text holds `text` (a host name one test uses). */
 export async function caseFor(client: ApiClient, text: string): Promise<CaseView> {
-  const found = await client.post('/v1/cases', { text });
+  const found = await client.post<CaseSearch>('/v1/cases', { text });
   assert.equal(found.status, 200, JSON.stringify(found.body));
   assert.equal(found.body.total, 1, `one case mentions ${text}: ${JSON.stringify(found.body.cases)}`);
-  return found.body.cases[0];
+  return found.body.cases[0]!;
 }
 
 /** Posts endpoint records (generic shape) to the tenant's collector; waits until detection read them and the host's device exists. */
@@ -104,9 +106,9 @@ export async function postRecords(
   await waitFor(
     `detection to read ${codeName}'s records`,
     async () => {
-      const ready = await apiClient(server).get('/readyz');
+      const ready = await apiClient(server).get<Readiness>('/readyz');
       if (ready.body.detection_lag_records !== 0) return false;
-      const devices = await client.get(`/v1/devices?name=${encodeURIComponent(host)}`);
+      const devices = await client.get<Page<'devices', DeviceView>>(`/v1/devices?name=${encodeURIComponent(host)}`);
       return devices.body.devices.length > 0;
     },
     20_000,
@@ -125,11 +127,9 @@ export interface SentPrompt {
 /** What the model was sent, from an OpenAI Chat Completions or Anthropic Messages request. */
 export function sentPrompt(request: FakeLlmRequest): SentPrompt {
   const body = request.body ?? {};
-  const messages = body['messages'] as { role: string; content: string }[];
+  const messages = body.messages as { role: string; content: string }[];
   const system =
-    typeof body['system'] === 'string'
-      ? body['system']
-      : messages.find((message) => message.role === 'system')!.content;
+    typeof body.system === 'string' ? body.system : messages.find((message) => message.role === 'system')!.content;
   const user = messages.find((message) => message.role === 'user')!.content;
   const match = /<case_data>\n([\s\S]*)\n<\/case_data>$/.exec(user);
   assert.ok(match, `the user message delimits the case data: ${user.slice(0, 200)}`);
@@ -179,7 +179,7 @@ export async function metricValue(server: TestServer, name: string, labels: Reco
   const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
   for (const line of text.split('\n')) {
     const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
+    if (match?.[1] !== name) continue;
     const found = Object.fromEntries(
       [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1]!, pair[2]!]),
     );

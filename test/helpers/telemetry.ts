@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
-import { apiClient, bearer, issueToken, type ApiClient } from './api.js';
+import { apiClient, bearer, issueToken, type ApiClient, type ApiResponse } from './api.js';
 import type { ApiSuite } from './suite.js';
+import type { RecordSearch } from './responses.js';
 import type { TestServer } from './server.js';
 
 /** Every record of a search, following next_cursor; also returns how many pages it took. */
@@ -16,9 +17,12 @@ export async function searchAll(
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const response = await client.post('/v1/telemetry/search', { ...body, ...(cursor ? { cursor } : {}) });
+    const response: ApiResponse<RecordSearch> = await client.post('/v1/telemetry/search', {
+      ...body,
+      ...(cursor ? { cursor } : {}),
+    });
     assert.equal(response.status, 200, JSON.stringify(response.body));
-    records.push(...(response.body.records as StoredRecord[]));
+    records.push(...response.body.records);
     cursor = response.body.next_cursor;
     pages++;
   } while (cursor);
@@ -34,12 +38,16 @@ export async function exportRecords(server: TestServer, token: string, body: unk
   });
 }
 
+/** POST /v1/telemetry/tail */
+export interface TailAnswer {
+  records: StoredRecord[];
+  tail_cursor: string;
+  caught_up: boolean;
+}
+
 /** One tail call; asserts success. */
-export async function tail(
-  client: ApiClient,
-  body: Record<string, unknown>,
-): Promise<{ records: StoredRecord[]; tail_cursor: string; caught_up: boolean }> {
-  const response = await client.post('/v1/telemetry/tail', body);
+export async function tail(client: ApiClient, body: Record<string, unknown>): Promise<TailAnswer> {
+  const response = await client.post<TailAnswer>('/v1/telemetry/tail', body);
   assert.equal(response.status, 200, JSON.stringify(response.body));
   return response.body;
 }

@@ -100,17 +100,19 @@ describe('AnthropicProvider', () => {
     assert.equal(llm.requests.length, 1);
     const [received] = llm.requests;
     assert.ok(received, 'the provider made a request');
+    const sent = received.body;
+    assert.ok(sent, 'the request had a JSON body');
     assert.equal(received.method, 'POST');
     assert.equal(received.path, '/v1/messages');
     // SDK 1.x sends the key as `Authorization: Bearer`; 0.x sent `x-api-key`. Either is the key.
     const credential = received.headers['x-api-key'] ?? received.headers.authorization?.replace(/^Bearer /, '');
     assert.equal(credential, KEY);
     assert.ok(received.headers['anthropic-version'], 'the SDK names the API version');
-    assert.equal(received.body.model, 'claude-test');
-    assert.equal(received.body.system, 'You summarise cases.');
-    assert.deepEqual(received.body.messages, [{ role: 'user', content: '<case_data>{}</case_data>' }]);
-    assert.equal(received.body.max_tokens, 800);
-    assert.ok(!('temperature' in received.body), 'API version 2026-10-21 rejects sampling parameters');
+    assert.equal(sent.model, 'claude-test');
+    assert.equal(sent.system, 'You summarise cases.');
+    assert.deepEqual(sent.messages, [{ role: 'user', content: '<case_data>{}</case_data>' }]);
+    assert.equal(sent.max_tokens, 800);
+    assert.ok(!('temperature' in sent), 'API version 2026-10-21 rejects sampling parameters');
   });
 
   test('only text blocks make the text', async () => {

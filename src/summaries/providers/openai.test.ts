@@ -100,16 +100,18 @@ describe('OpenAiProvider', () => {
     assert.equal(llm.requests.length, 1);
     const [received] = llm.requests;
     assert.ok(received, 'the provider made a request');
+    const sent = received.body;
+    assert.ok(sent, 'the request had a JSON body');
     assert.equal(received.method, 'POST');
     assert.equal(received.path, '/v1/chat/completions');
     assert.equal(received.headers.authorization, `Bearer ${KEY}`);
-    assert.equal(received.body.model, 'gpt-test');
-    assert.deepEqual(received.body.messages, [
+    assert.equal(sent.model, 'gpt-test');
+    assert.deepEqual(sent.messages, [
       { role: 'system', content: 'You summarise cases.' },
       { role: 'user', content: '<case_data>{}</case_data>' },
     ]);
-    assert.equal(received.body.max_tokens, 800);
-    assert.equal(received.body.temperature, 0.2);
+    assert.equal(sent.max_tokens, 800);
+    assert.equal(sent.temperature, 0.2);
   });
 
   test('a base URL with a trailing slash and no key (Ollama) still reaches /v1/chat/completions', async () => {
@@ -125,8 +127,10 @@ describe('OpenAiProvider', () => {
     });
     const result = await provider.generate(request());
     assert.equal(result.model, 'llama3.1');
-    assert.equal(llm.requests[0].path, '/v1/chat/completions');
-    assert.equal(llm.requests[0].headers.authorization, 'Bearer none');
+    const [first] = llm.requests;
+    assert.ok(first, 'the provider made a request');
+    assert.equal(first.path, '/v1/chat/completions');
+    assert.equal(first.headers.authorization, 'Bearer none');
   });
 
   test('a provider slower than timeoutMs is a timeout, after maxRetries retries', async () => {
