@@ -11,7 +11,7 @@ import { generateToken } from '../src/identity/token-format.js';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
 import { makeBody } from './records.js';
-import { seededRandom } from '../src/shared/random.js';
+import { seededRandom } from '../src/core/random.js';
 import { at, present } from './checked.js';
 
 interface Flags {

@@ -3,7 +3,7 @@
 // it and Sightline is the cost of routing, queueing and durable commits.
 import http from 'node:http';
 import { parseBody } from '../src/collector/parse.js';
-import { AppError } from '../src/shared/errors.js';
+import { AppError } from '../src/core/errors.js';
 
 const portIndex = process.argv.indexOf('--port');
 const port = Number(portIndex >= 0 ? process.argv[portIndex + 1] : Number.NaN);

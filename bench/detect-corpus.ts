@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadFixtureFiles } from '../test/fixtures/rule-pack/fixtures.js';
 import { buildRecord, type JsonObject } from '../test/fixtures/rule-pack/records.js';
-import { between as int, hex, ipv4, pick, type Random } from '../src/shared/random.js';
+import { between as int, hex, ipv4, pick, type Random } from '../src/core/random.js';
 import type { RecordSpec } from './detect-rules.js';
 import { at } from './checked.js';
 

@@ -5,7 +5,7 @@
 // record that triggers it, so the benchmark's attacks exercise the synthetic rules too.
 import { stringify } from 'yaml';
 import { type JsonObject, type Shape } from '../test/fixtures/rule-pack/records.js';
-import { between as int, hex, ipv4, pick, type Random } from '../src/shared/random.js';
+import { between as int, hex, ipv4, pick, type Random } from '../src/core/random.js';
 import { at } from './checked.js';
 
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

@@ -18,7 +18,7 @@ import { createNormaliser, loadPipeline, type StoredRecord } from '../src/teleme
 import type { NormalisedEvent } from '../src/telemetry/normalise/event.js';
 import { buildCorpus } from './detect-corpus.js';
 import { generateRules, type RecordSpec } from './detect-rules.js';
-import { seededRandom } from '../src/shared/random.js';
+import { seededRandom } from '../src/core/random.js';
 import { at } from './checked.js';
 
 interface Flags {

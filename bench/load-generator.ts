@@ -3,7 +3,7 @@
 // so that its CPU use is not charged to the server's event loop.
 import http from 'node:http';
 import { makeBody } from './records.js';
-import { seededRandom } from '../src/shared/random.js';
+import { seededRandom } from '../src/core/random.js';
 import { at } from './checked.js';
 
 interface Options {

@@ -4,7 +4,7 @@
 import { loadDetection } from '../src/detection/detection-setup.js';
 import type { AttackCatalogue } from '../src/detection/attack.js';
 import type { Criticality } from '../src/storage/schema.js';
-import type { Random } from '../src/shared/random.js';
+import type { Random } from '../src/core/random.js';
 
 /** Page size of every search. */
 export const PAGE = 50;

@@ -3,7 +3,7 @@
 // each with the check of its answer against the model of the seeded data: status, total and
 // total_relation, page size, each filter's first page in order, the counts, a case's parts.
 import { DEFAULT_TRACK_TOTAL } from '../src/cases/case-schemas.js';
-import { pick, seededRandom } from '../src/shared/random.js';
+import { pick, seededRandom } from '../src/core/random.js';
 import { DAY, PAGE, type ModelCase, type Seeded, type SeedUser } from './query-model.js';
 import { at, present } from './checked.js';
 

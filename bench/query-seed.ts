@@ -13,7 +13,7 @@ import { cliActor } from '../src/identity/principal.js';
 import { addContribution, deriveFields, emptyContents } from '../src/cases/case-derive.js';
 import { severityForLevel } from '../src/cases/case-score.js';
 import { filedTechniques } from '../src/cases/case-store.js';
-import { between, pick, seededRandom, type Random } from '../src/shared/random.js';
+import { between, pick, seededRandom, type Random } from '../src/core/random.js';
 import {
   criticalities,
   DAY,

@@ -1,7 +1,7 @@
 // Synthetic log records for the ingestion benchmark: the three record families of the seed
 // document (web-server access, system log, application), with varied values so that parsing and
 // full-text indexing see realistic token diversity rather than one repeated line.
-import { between as int, hex, ipv4, pick, type Random } from '../src/shared/random.js';
+import { between as int, hex, ipv4, pick, type Random } from '../src/core/random.js';
 
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE', 'HEAD'] as const;
 const PATHS = [

@@ -17,7 +17,7 @@ import {
 } from '../test/helpers/api.js';
 import type { Page } from '../test/helpers/responses.js';
 import { at } from './checked.js';
-import { seededRandom, pick, between } from '../src/shared/random.js';
+import { seededRandom, pick, between } from '../src/core/random.js';
 
 const CASES = Number(process.argv[process.argv.indexOf('--cases') + 1]) || 40;
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 200;

@@ -4,7 +4,7 @@
 // composition roots (app/, cli/) see everything. eslint.config.js turns this list into
 // import-x/no-restricted-paths zones; docs/architecture.md explains each layer.
 export const LAYERS = [
-  ['shared'],
+  ['core'],
   ['config'],
   ['observability'],
   ['storage'],

@@ -40,7 +40,7 @@ const DE = {
 };
 const PRIVATE = { ip: '10.20.30.40', scope: 'private', country_code: null, country: null, city: null };
 
-/** Endpoint records in the generic shape (src/detection/normalise/generic.ts). */
+/** Endpoint records in the generic shape (src/telemetry/normalise/generic.ts). */
 const records: Record<string, unknown>[] = [
   {
     type: 'process',

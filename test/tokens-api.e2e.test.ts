@@ -18,7 +18,7 @@ import {
 } from './helpers/api.js';
 import type { CaseCounts, CaseDetail, CaseSearch, CreatedToken, Me, Page } from './helpers/responses.js';
 import { allPermissions, type Permission } from '../src/identity/permissions.js';
-import { sha256 } from '../src/shared/secrets.js';
+import { sha256 } from '../src/core/secrets.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 import type { ApiToken } from '../src/identity/token-service.js';
 import type { ObservationView } from '../src/observations/observation-service.js';

@@ -8,7 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import fastifyPlugin from 'fastify-plugin';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import type { FailureLimiter } from '../identity/failure-limiter.js';
 import { checkToken } from '../identity/token-service.js';
 import { presentedToken, securitySchemes } from '../identity/auth.js';

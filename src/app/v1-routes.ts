@@ -25,7 +25,7 @@ import { observationStatsRoutes } from '../observations/observation-stats-routes
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { deviceReactions, observationWriting, tenantReactions } from './reactions.js';
 
 export interface ApiDependencies {

@@ -2,7 +2,7 @@
 // one transaction with its history entry.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import {

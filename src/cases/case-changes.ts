@@ -1,7 +1,7 @@
 // The changes people make to a case: status (with the workflow and the resolution rule),
 // assignee, tags, severity — each checked against the version the caller read and recorded in
 // the history, in one transaction per case.
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import {

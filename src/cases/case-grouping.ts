@@ -10,7 +10,7 @@
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseGrouping } from '../config/config.js';
 import type { DatabaseKind } from '../storage/database.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../core/ids.js';
 import { deviceKey, ensureDevice, findDevicesByIds } from '../devices/device-store.js';
 import { hostKey } from '../devices/device-sightings.js';
 import {

@@ -7,9 +7,9 @@ import type { CaseRequest, CasesDeps } from './case-context.js';
 import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, problemResponse } from '../http/schemas.js';
-import { parseIsoTime } from '../shared/time.js';
+import { parseIsoTime } from '../core/time.js';
 import { actorOf } from '../identity/principal.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import {
   BulkPatchBody,
   BulkResultSchema,

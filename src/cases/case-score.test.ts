@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { caseScore, severityForLevel } from './case-score.js';
 import { checkTransition, transitions } from './case-workflow.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 test('score: level, volume, breadth and device criticality', () => {
   const one = (maxLevel: string, criticalities: ('low' | 'medium' | 'high' | 'critical')[] = []) =>

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../storage/migrate.js';
 import { createTenant } from '../identity/tenant-service.js';
 import { ensureDevice } from '../devices/device-store.js';
 import { writeTransaction } from '../storage/write-transaction.js';
-import { seededRandom } from '../shared/random.js';
+import { seededRandom } from '../core/random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
 import { addCaseDevices, addCaseTechniques, insertCase, replaceCaseTags, type CaseRow } from './case-store.js';
 import {

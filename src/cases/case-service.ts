@@ -1,13 +1,13 @@
 // Cases as the API shows them: the list form, one case with everything on it, comments, and
 // the people they name. Reading has no side effect (case-changes.ts writes).
 import type { AuditActor } from '../identity/principal.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { presentDevices } from '../devices/device-service.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import { presentObservation } from '../observations/observation-service.js';
 import { caseDeviceIds, findCase, listComments, type CaseRow, type CommentRow, type Db } from './case-store.js';
 import type { CaseStatus, Resolution } from './case-workflow.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../core/ids.js';
 import type { CaseReader } from './case-context.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';

@@ -5,7 +5,7 @@
 //    └──────────┴─────▶ closed ──(reopen)──▶ in_progress
 //
 // Closing needs a resolution; reopening clears it (the history keeps it).
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 export const statuses = ['new', 'in_progress', 'on_hold', 'closed'] as const;
 export type CaseStatus = (typeof statuses)[number];

@@ -6,8 +6,8 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { loadConfig, parseDuration } from '../config/config.js';
-import { AppError, problems, type ProblemCode } from '../shared/errors.js';
-import { codeNameRule, isValidCodeName } from '../shared/code-name.js';
+import { AppError, problems, type ProblemCode } from '../core/errors.js';
+import { codeNameRule, isValidCodeName } from '../core/code-name.js';
 import {
   ATTACK_FAMILIES,
   createTraffic,

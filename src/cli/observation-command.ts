@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { cliActor } from '../identity/principal.js';
 import {
   decideWriteRequest,

@@ -2,7 +2,7 @@
 // one flag, one environment variable and one description.
 import type { Command } from 'commander';
 import { parseDuration, settings, type CliValues, type SettingName } from '../config/config.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 export function addSettingOptions(command: Command, names: SettingName[]): Command {
   for (const name of names) {

@@ -1,6 +1,6 @@
 // Runs the CLI from source (`node --import tsx src/cli/run.ts …`), as tests and benchmarks do.
 import { main } from './main.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 main(process.argv).catch((error: unknown) => {
   process.stderr.write(

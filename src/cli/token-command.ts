@@ -3,7 +3,7 @@
 // it with $(…); everything meant for people goes to stderr.
 import type { Command } from 'commander';
 import { loadConfig, parseDuration } from '../config/config.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { allPermissions, parsePermissions } from '../identity/permissions.js';

@@ -3,7 +3,7 @@
 // are generated and printed once.
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import type { Role } from '../storage/schema.js';

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { AppError, overloaded } from '../shared/errors.js';
+import { AppError, overloaded } from '../core/errors.js';
 
 export interface BodyLimits {
   maxBodyBytes: number;

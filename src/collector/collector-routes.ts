@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import type { GroupCommitQueue } from '../record-log/group-commit.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Type } from 'typebox';
-import { AppError, overloaded } from '../shared/errors.js';
+import { AppError, overloaded } from '../core/errors.js';
 import { problemResponses } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
 import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBody } from './parse.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 const limits = { maxRecordBytes: 1024 };
 const parse = (text: string | Buffer) => parseBody(typeof text === 'string' ? Buffer.from(text) : text, limits);

@@ -2,7 +2,7 @@
 // objects one per line (NDJSON: blank lines ignored, CRLF accepted, last newline optional).
 // A request is all or nothing: any bad line rejects the whole body, naming the line.
 import { isUtf8 } from 'node:buffer';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { eventTimeOf, parseTime } from './event-time.js';
 import { isPlainObject, unwrapContainerRecord } from './unwrap.js';
 

@@ -4,9 +4,9 @@
 // resolves a tenant per request.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { findTenantByCodeName } from '../identity/tenant-store.js';
-import { isValidCodeName } from '../shared/code-name.js';
+import { isValidCodeName } from '../core/code-name.js';
 
 export interface CollectorTenant {
   id: number;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
-import { codeNameRule, isValidCodeName } from '../shared/code-name.js';
+import { codeNameRule, isValidCodeName } from '../core/code-name.js';
 import type { Setting } from './setting-spec.js';
 import { settings, type CliValues, type Config, type SettingName } from './settings.js';
 

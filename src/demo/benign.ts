@@ -1,7 +1,7 @@
 // Benign demo traffic: weighted sources (web servers, SSH and cron, application logs, workstation
 // and server processes and connections, the Kubernetes control plane), each a function of time
 // and the random stream.
-import { between, pick, type Random } from '../shared/random.js';
+import { between, pick, type Random } from '../core/random.js';
 import {
   application,
   auditdAuth,

@@ -2,7 +2,7 @@
 // attacks of every family of the bundled rule pack woven in on a fixed schedule. Records have the
 // shapes the normaliser recognises (the rule-pack fixtures' shapes), so the attacks trigger the
 // bundled rules. Seeded: the same seed and the same `next` times give the same records.
-import { seededRandom } from '../shared/random.js';
+import { seededRandom } from '../core/random.js';
 import { benign } from './benign.js';
 import type { AttackFamily, Campaign } from './campaign.js';
 import { webAndAuthAttacks } from './attacks-web-auth.js';

@@ -6,7 +6,7 @@ import type { Database } from '../storage/database.js';
 import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor } from '../http/schemas.js';
-import { parseIsoTime } from '../shared/time.js';
+import { parseIsoTime } from '../core/time.js';
 import { actorOf } from '../identity/principal.js';
 import { DeviceDetailSchema, DeviceSchema, ListDevicesQuery, PatchDeviceBody } from './device-schemas.js';
 import { editDevice, getDevice, searchDevices, type DeviceReactions } from './device-service.js';

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Criticality, Tables } from '../storage/schema.js';
 import type { Db, DatabaseKind } from '../storage/database.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { AuditActor } from '../identity/principal.js';
 import {

@@ -2,7 +2,7 @@
 // every query filters on it. Sightings are upserted inside the detection worker's transaction.
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Criticality, DeviceAddressesTable, DevicesTable, Tables } from '../storage/schema.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../core/ids.js';
 import { likeContains } from '../storage/like.js';
 import type { DeviceSighting } from './device-sightings.js';
 import type { GeoIpSource } from './geoip.js';

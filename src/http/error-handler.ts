@@ -2,7 +2,7 @@
 // own client errors (4xx) become `invalid_request`; anything else is logged with the request
 // id and answered as a masked 500, so internals never reach a client.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toProblem } from '../shared/errors.js';
+import { AppError, toProblem } from '../core/errors.js';
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);

@@ -1,6 +1,6 @@
 // Opaque cursors for keyset pagination: the position after the last item of a page, encoded
 // so clients treat it as a token, and checked on the way back in.
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 export function encodeCursor(position: Record<string, string | number>): string {
   return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');

@@ -2,7 +2,7 @@
 // cursor pagination and timestamps. Routes declare their own request and response schemas
 // beside them; all of them feed validation, serialization and the OpenAPI document.
 import { Type, type TSchema } from 'typebox';
-import { problems, problemType, type ProblemCode } from '../shared/errors.js';
+import { problems, problemType, type ProblemCode } from '../core/errors.js';
 
 export const ProblemSchema = Type.Object(
   {

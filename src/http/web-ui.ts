@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { sendProblem } from './error-handler.js';
 
 /** Where `vite build` writes the app: the same place from src/http (tests) and dist/http (npm start). */

@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, Timestamp } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
 import { auditActions, listAudit } from './audit-service.js';
-import { parseIsoTime } from '../shared/time.js';
+import { parseIsoTime } from '../core/time.js';
 
 const auditExample = {
   id: 'evt_b81TzQe0rW5nVp3KxY2m',

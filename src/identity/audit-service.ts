@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { insertAuditEvent, listAuditEvents, type AuditQuery, type AuditRow } from './audit-store.js';
 import type { AuditActor } from './principal.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../core/ids.js';
 
 export const auditActions = [
   'auth.login',

@@ -4,7 +4,7 @@
 // so a burst of concurrent guesses cannot all slip in before the first one fails. IPv6 clients
 // are counted per /64, the block one subscriber usually holds. Kept in memory, per process.
 import { isIPv6 } from 'node:net';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 /** Addresses tracked at most; past it the longest-tracked address is forgotten first. */
 const MAX_ADDRESSES = 100_000;

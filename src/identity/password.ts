@@ -2,7 +2,7 @@
 // parameters, so they can be raised later without invalidating existing hashes.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import { randomBase62 } from '../shared/ids.js';
+import { randomBase62 } from '../core/ids.js';
 
 const scrypt = promisify(crypto.scrypt) as (
   password: string,

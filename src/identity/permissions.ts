@@ -1,7 +1,7 @@
 // What a caller may do. Tokens carry an explicit list of permissions; people get theirs from
 // their role. A token can never hold a permission its creator lacks.
 import type { Role } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 export const permissionDescriptions = {
   'cases:read': 'Read cases, their comments, history and summaries already generated',

@@ -4,13 +4,13 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { recordAudit } from './audit-service.js';
 import { decoyHash, verifyPassword } from './password.js';
 import { rolePermissions } from './permissions.js';
 import type { Principal } from './principal.js';
-import { randomBase62 } from '../shared/ids.js';
-import { sha256 } from '../shared/secrets.js';
+import { randomBase62 } from '../core/ids.js';
+import { sha256 } from '../core/secrets.js';
 import {
   deleteExpiredSessions,
   deleteSession,

@@ -5,12 +5,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { principalOf, tenantOf } from './auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, PageQuery, problemResponse, Timestamp } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
-import { codeNameRule } from '../shared/code-name.js';
+import { codeNameRule } from '../core/code-name.js';
 import { actorOf } from './principal.js';
 import { recordAudit } from './audit-service.js';
 import {

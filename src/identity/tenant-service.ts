@@ -2,8 +2,8 @@
 // on first start, and the collector address each tenant is issued.
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
-import { codeNameRule, isValidCodeName } from '../shared/code-name.js';
+import { AppError } from '../core/errors.js';
+import { codeNameRule, isValidCodeName } from '../core/code-name.js';
 import { recordAudit } from './audit-service.js';
 import type { AuditActor } from './principal.js';
 import { countTenants, findTenantByCodeName, insertTenant, updateTenant, type TenantRow } from './tenant-store.js';

@@ -3,7 +3,7 @@
 // token by its prefix and checksum without asking us, and a mistyped token is rejected without a
 // database lookup.
 import zlib from 'node:zlib';
-import { randomBase62, toBase62 } from '../shared/ids.js';
+import { randomBase62, toBase62 } from '../core/ids.js';
 
 export const TOKEN_PREFIX = 'slt_';
 const RANDOM_LENGTH = 30;

@@ -11,7 +11,7 @@ import { routePlugin } from '../http/route-plugin.js';
 import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
-import { parseIsoTime } from '../shared/time.js';
+import { parseIsoTime } from '../core/time.js';
 import {
   createToken,
   deleteToken,

@@ -3,13 +3,13 @@
 // listed and can never authenticate again. Authentication by token records its last use.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
-import { hasControlCharacter } from '../shared/control-characters.js';
+import { AppError } from '../core/errors.js';
+import { hasControlCharacter } from '../core/control-characters.js';
 import { recordAudit } from './audit-service.js';
 import { isPermission, type Permission } from './permissions.js';
 import type { AuditActor, Principal } from './principal.js';
-import { newId } from '../shared/ids.js';
-import { sameSecret, sha256 } from '../shared/secrets.js';
+import { newId } from '../core/ids.js';
+import { sameSecret, sha256 } from '../core/secrets.js';
 import { generateToken, isWellFormedToken } from './token-format.js';
 import {
   findToken,

@@ -2,13 +2,13 @@
 // and presents them; passwords are only ever handled as scrypt hashes.
 import type { Kysely } from 'kysely';
 import type { Role, Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { isEmail } from '../config/config.js';
 import { recordAudit } from './audit-service.js';
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password.js';
 import { rolePermissions, roles, type Permission } from './permissions.js';
 import type { AuditActor } from './principal.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../core/ids.js';
 import { countUsers, insertUser, pageTenantUsers, type UserRow } from './user-store.js';
 
 export interface User {

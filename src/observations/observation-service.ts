@@ -3,7 +3,7 @@
 // hourly volume the platform approved, and marked external).
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import type { AttackCatalogue, AttackTechnique } from '../detection/attack.js';
 import { usableHost } from '../devices/device-sightings.js';
 import type { Db, DatabaseKind } from '../storage/database.js';

@@ -3,7 +3,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { ObservationsTable, Tables } from '../storage/schema.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../core/ids.js';
 
 export type ObservationRow = Selectable<ObservationsTable>;
 

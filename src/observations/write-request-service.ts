@@ -4,8 +4,8 @@
 // held to) or rejects it. Every step is audited.
 import type { Kysely, Selectable } from 'kysely';
 import type { ObservationWriteRequestsTable, Tables } from '../storage/schema.js';
-import { AppError } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
+import { AppError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
 import { recordAudit } from '../identity/audit-service.js';
 import type { AuditActor } from '../identity/principal.js';
 

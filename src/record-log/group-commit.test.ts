@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GroupCommitQueue } from './group-commit.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 function batch(label: string, count = 1): RecordBatch {
   return {

@@ -2,7 +2,7 @@
 // everything queued goes into the next transaction. One fsync thus acknowledges many requests,
 // with no added delay when the system is idle. Memory is bounded: past `maxPendingBytes` the
 // queue refuses new work (the collector answers 503 with Retry-After).
-import { overloaded } from '../shared/errors.js';
+import { overloaded } from '../core/errors.js';
 import type { RecordBatch, RecordLogWriter } from './record-log.js';
 
 export interface GroupCommitOptions {

@@ -1,7 +1,7 @@
 // Main-thread side of the SQLite record-log writer: sends groups to the writer thread and
 // resolves each when the thread reports it committed; asks it, too, to catch the search index up.
 import { Worker } from 'node:worker_threads';
-import type { AppError } from '../shared/errors.js';
+import type { AppError } from '../core/errors.js';
 import { searchIndexUnavailable, storageUnavailable } from '../storage/storage-errors.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
 import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';

@@ -2,7 +2,7 @@
 // statements that differ between SQLite and PostgreSQL stay side by side in one file.
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DatabaseKind } from './database.js';
-import { errorMessage } from '../shared/errors.js';
+import { errorMessage } from '../core/errors.js';
 import * as m0001 from './migrations/0001-tenants-and-record-log.js';
 import * as m0002 from './migrations/0002-identity.js';
 import * as m0003 from './migrations/0003-detection.js';

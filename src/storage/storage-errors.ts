@@ -1,7 +1,7 @@
 // What a client sees when the record log cannot be written or the search index cannot catch
 // up: a 503 to retry, never the database's own message (which can quote record data); the
 // cause is kept for the server log.
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 
 export function storageUnavailable(cause: unknown): AppError {
   return new AppError(

@@ -6,7 +6,7 @@
 // the time index gives each bucket's count and sequence span, and a text match looks up only
 // that span of the full-text index.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { countMatching, countPerBucket, hasText, receivedSpan, type BucketGrid } from './telemetry-store.js';
 import { parseSearch, readYourWrites, type SearchInput, type TelemetryReader } from './telemetry-service.js';
 

@@ -11,7 +11,7 @@ import type {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { routePlugin } from '../http/route-plugin.js';

@@ -1,8 +1,8 @@
 // Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
 // search must follow, read-your-writes for text search, paging, and the record presenter.
-import { parseIsoTime } from '../shared/time.js';
-import { AppError } from '../shared/errors.js';
-import { hasControlCharacter } from '../shared/control-characters.js';
+import { parseIsoTime } from '../core/time.js';
+import { AppError } from '../core/errors.js';
+import { hasControlCharacter } from '../core/control-characters.js';
 import type { Database } from '../storage/database.js';
 import {
   searchRecords,

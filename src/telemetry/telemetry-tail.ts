@@ -1,7 +1,7 @@
 // Live tail for readers: the records matching a search that the log gained after a position,
 // polled with the position each answer returns. The position is the opaque `tail_cursor`;
 // it names a place in the whole log, so it stays valid when the search criteria change.
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../core/errors.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import {
   parseSearch,

@@ -7,7 +7,7 @@ import { compileRuleText } from './loader.js';
 import { appliesTo, matchNaively, RuleSet } from './rule-set.js';
 import { compileOne, makeEvent, ruleYaml } from './test-events.js';
 import type { CompiledRule } from './types.js';
-import { pick as pickWith, seededRandom } from '../../shared/random.js';
+import { pick as pickWith, seededRandom } from '../../core/random.js';
 
 const ids = (rules: readonly CompiledRule[]) => rules.map((rule) => rule.id).sort();
 

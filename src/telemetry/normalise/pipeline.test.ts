@@ -15,7 +15,7 @@ test('the bundled pipeline is config/detection-pipeline.yml at the project root,
   assert.equal(DEFAULT_PIPELINE_FILE, path.join(root, 'config', 'detection-pipeline.yml'));
   assert.ok(
     fs.existsSync(path.join(root, 'package.json')),
-    'three levels up from src/detection/normalise is the project root',
+    'three levels up from src/telemetry/normalise is the project root',
   );
   const pipeline = loadPipeline();
   assert.equal(pipeline.file, DEFAULT_PIPELINE_FILE);

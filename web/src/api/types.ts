@@ -2,7 +2,7 @@
 // the UI cannot drift from what the API validates and documents.
 import type { Static } from 'typebox';
 import type { ProblemSchema } from '../../../src/http/schemas.js';
-import type { ProblemCode } from '../../../src/shared/errors.js';
+import type { ProblemCode } from '../../../src/core/errors.js';
 import type { MeSchema, SessionSchema } from '../../../src/identity/auth-routes.js';
 import type { TenantSchema } from '../../../src/identity/tenant-routes.js';
 import type { Permission } from '../../../src/identity/permissions.js';

@@ -1,4 +1,4 @@
-// Operator › Observation-write reviews (seed §1): each tenant's request to write observations,
+// Operator › Observation-write reviews: each tenant's request to write observations,
 // with the three points the review weighs (impact on managed services, correlation with other
 // observations, expected volume); approve with an hourly limit, or reject with a reason.
 import { useMemo, useState, type SubmitEvent } from 'react';

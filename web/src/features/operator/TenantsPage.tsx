@@ -3,7 +3,7 @@
 import { useMemo, useState, type SubmitEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { codeNameRule, isValidCodeName } from '../../../../src/shared/code-name.js';
+import { codeNameRule, isValidCodeName } from '../../../../src/core/code-name.js';
 import { api, errorMessage } from '../../api/client';
 import type { Page, Tenant } from '../../api/types';
 import { useSession } from '../../app/session';

@@ -1,6 +1,6 @@
-// Settings › AI summaries: whether the tenant has AI case summaries (seed §2 rules 3–7), what
+// Settings › AI summaries: whether the tenant has AI case summaries (README, "AI case summaries"), what
 // that means for its data, and the provider. Operators switch it (PATCH /v1/tenants/{code});
-// tenant members opt out or back in through their account manager or support (seed rule 6).
+// tenant members opt out or back in through their account manager or support.
 import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import type { Tenant } from '../../api/types';

@@ -1,4 +1,4 @@
-// Settings › Integrations › API Configuration (seed §2): every token of the tenant, deleted ones
+// Settings › Integrations › API Configuration: every token of the tenant, deleted ones
 // included, with creator, permissions, status and last use; Create token (value shown once);
 // delete with confirmation; how to use the API and its reference; observation-write approval.
 import { useState } from 'react';

@@ -1,5 +1,5 @@
 // Settings › Collector: the tenant's collector address, what it received over the last 24 hours,
-// and forwarder configurations with the collector documentation's settings (seed 000 §4, §8).
+// and copy-ready forwarder configurations filled in with that address (README, "Forwarder configuration").
 import { useSession } from '../../app/session';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryView } from '../../components/QueryView';

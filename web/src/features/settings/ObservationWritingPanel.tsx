@@ -1,4 +1,4 @@
-// Observation writing (seed §1): writing observations through the API needs the platform's
+// Observation writing: writing observations through the API needs the platform's
 // prior approval after a review of three points. Shows the tenant's approval and its requests;
 // tenant admins file a request here.
 import { useState, type SubmitEvent } from 'react';
