@@ -6,13 +6,20 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Config } from '../config/config.js';
 import { collectorRoutes, type CollectorDependencies } from '../collector/collector-routes.js';
-import { installErrorHandling } from '../http/error-handler.js';
+import { installErrorHandling, sendProblem } from '../http/error-handler.js';
+import { AppError } from '../core/errors.js';
 import { healthRoutes, type HealthDependencies } from './health-routes.js';
 import { registerDocsSite, registerOpenApi } from './openapi.js';
 import { v1Routes, type ApiDependencies } from './v1-routes.js';
 import { webUi } from '../http/web-ui.js';
+import { clientErrorHandler } from '../http/client-errors.js';
+import { LogThrottle } from '../observability/log-throttle.js';
 
-export const REQUEST_TIMEOUT_MS = 60_000;
+/** Longest path parameter the router accepts (ids are far shorter). */
+const MAX_PARAM_LENGTH = 200;
+
+/** How often the server looks for requests past their header or request timeout. */
+const TIMEOUT_CHECK_MS = 500;
 
 export type ServerDependencies = CollectorDependencies & HealthDependencies & ApiDependencies & { config: Config };
 
@@ -25,7 +32,15 @@ function trustProxy(setting: string): boolean | string[] {
 
 export function buildServer(deps: ServerDependencies): FastifyInstance {
   const { config, metrics } = deps;
-  const app = Fastify({
+  // Node's own timeouts: headers and the whole request must arrive in time, checked twice a
+  // second so that a slow sender (slowloris) is cut off within half a second of its deadline.
+  const timeouts = {
+    headersTimeout: config.headerTimeout,
+    requestTimeout: config.requestTimeout,
+    connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+  };
+  const clientErrors = new LogThrottle(() => app.log);
+  const app: FastifyInstance = Fastify({
     logger: {
       level: config.logLevel,
       // Credentials never reach the log, whatever a future log line includes.
@@ -41,13 +56,33 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     requestIdHeader: 'x-request-id',
     keepAliveTimeout: 75_000,
     // A request must arrive whole within this time; a stalled upload cannot pin memory forever.
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: config.requestTimeout,
+    http: timeouts,
+    // What the router refuses (a path segment over maxParamLength, malformed percent-encoding)
+    // is a problem body like any other error.
+    frameworkErrors: (error, _request, reply) => {
+      void sendProblem(
+        reply,
+        new AppError(
+          'invalid_request',
+          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? `a path segment is longer than ${MAX_PARAM_LENGTH} characters; no id is that long`
+            : 'the URL is not valid (malformed percent-encoding)',
+        ),
+      );
+    },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // What the HTTP parser rejects is answered as a problem, counted, and logged once per interval.
+    clientErrorHandler: clientErrorHandler((code, error) => {
+      metrics.clientErrors.inc({ code });
+      clientErrors.note('client request refused by the HTTP parser', { code, parser_code: error.code });
+    }),
     trustProxy: trustProxy(config.trustProxy),
     // Unknown fields are refused, not silently dropped: a misspelt `expires_at` must not
     // create a token that never expires. Arrays are not coerced to scalars either.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allowUnionTypes: true } },
     ...(config.tlsCert
-      ? { https: { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } }
+      ? { https: { ...timeouts, cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } }
       : {}),
   });
 

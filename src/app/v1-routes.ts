@@ -25,7 +25,7 @@ import { observationStatsRoutes } from '../observations/observation-stats-routes
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
-import { AppError } from '../core/errors.js';
+import { installInputGuards } from '../http/input-guard.js';
 import { deviceReactions, observationWriting, tenantReactions } from './reactions.js';
 
 export interface ApiDependencies {
@@ -43,19 +43,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   const { config, database, limiter, metrics } = deps;
   const db = database.db;
   installAuth(app, { db, limiter, metrics });
-  app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [
-      ['params', request.params],
-      ['querystring', request.query],
-      ['body', request.body],
-    ] as const) {
-      const where = findNulByte(value, part);
-      if (where)
-        throw new AppError('invalid_request', `${where} contains a NUL character, which no field may hold`, {
-          extensions: { field: where },
-        });
-    }
-  });
+  installInputGuards(app);
 
   app.get(
     '/openapi.json',
@@ -111,17 +99,4 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     catalogue: deps.detection.catalogue,
     rulePaths: config.detectionRulePaths,
   });
-}
-
-/** Where a NUL character hides in request input (PostgreSQL text cannot store one), if anywhere. */
-function findNulByte(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) return value.map((item, i) => findNulByte(item, `${path}/${i}`)).find(Boolean);
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = key.includes('\u0000') ? `${path}/${key}` : findNulByte(item, `${path}/${key}`);
-      if (found) return found;
-    }
-  }
-  return undefined;
 }

@@ -3,6 +3,9 @@ import type { Command } from 'commander';
 import { checkListenSafety, loadConfig, settings, type SettingName } from '../config/config.js';
 import { createSightline } from '../app/app.js';
 import { collectorUrl } from '../identity/tenant-service.js';
+
+/** Connections waiting to be accepted; Linux caps this at net.core.somaxconn (4096 by default). */
+const LISTEN_BACKLOG = 4096;
 import { addSettingOptions, settingValues } from './options.js';
 
 const serveSettings = Object.keys(settings) as SettingName[];
@@ -17,7 +20,9 @@ export function registerServe(program: Command): void {
     const sightline = await createSightline(config);
     const log = sightline.server.log;
     try {
-      await sightline.server.listen({ host: config.host, port: config.port });
+      // A deep accept queue: many forwarders connecting at once while the event loop is busy
+      // must wait in it, not be dropped and reset by the kernel (Linux caps it at somaxconn).
+      await sightline.server.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG });
     } catch (error) {
       await sightline.close();
       throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`, { cause: error });

@@ -56,6 +56,12 @@ test('a line that is valid JSON but not an object is rejected with its line', ()
   rejects('{"a":1}\nnull', 'not_an_object', { line: 2 });
 });
 
+test('an array on a later line of an NDJSON body is a bad line (400), not the forwarder array format', () => {
+  const error = rejects('{"a":1}\n[1]', 'not_an_object', { line: 2 });
+  assert.equal(error.status, 400);
+  assert.match(error.detail, /got an array/);
+});
+
 test("a forwarder's array format (Fluent Bit Format json) is a 500: time could not be added", () => {
   const error = rejects(
     '[{"date":1700000000.123,"log":"x"},{"date":1700000001.0,"log":"y"}]',

@@ -65,10 +65,13 @@ export function parseBody(body: Buffer, limits: ParseLimits): ParsedBody {
 
 function addRecord(parsed: ParsedBody, value: unknown, text: string, lineNumber: number): void {
   if (!isPlainObject(value)) {
-    if (Array.isArray(value)) throw forwarderArrayFormat(lineNumber);
+    // A body that opens with an array is a forwarder's array format; an array after object
+    // lines is one bad line of an NDJSON body, and the sender's data, not its format, is wrong.
+    if (Array.isArray(value) && parsed.records.length === 0) throw forwarderArrayFormat(lineNumber);
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
     throw new AppError(
       'not_an_object',
-      `line ${lineNumber}: expected a JSON object, got ${value === null ? 'null' : typeof value}; each record must be one JSON object`,
+      `line ${lineNumber}: expected a JSON object, got ${got}; each record must be one JSON object`,
       { extensions: { line: lineNumber } },
     );
   }

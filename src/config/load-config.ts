@@ -47,6 +47,11 @@ function validateTogether(config: Config): Config {
       'invalid configuration: --tls-cert (SIGHTLINE_TLS_CERT) and --tls-key (SIGHTLINE_TLS_KEY) must be given together',
     );
   }
+  if (config.headerTimeout > config.requestTimeout) {
+    throw new ConfigError(
+      `invalid configuration: --header-timeout (SIGHTLINE_HEADER_TIMEOUT) must not exceed --request-timeout (SIGHTLINE_REQUEST_TIMEOUT): ${config.headerTimeout / 1000} s > ${config.requestTimeout / 1000} s`,
+    );
+  }
   if (config.defaultTenant !== '' && !isValidCodeName(config.defaultTenant)) {
     throw new ConfigError(
       `invalid configuration: --default-tenant (SIGHTLINE_DEFAULT_TENANT) ${codeNameRule} (got ${JSON.stringify(config.defaultTenant)})`,

@@ -106,7 +106,7 @@ export const settings = {
   maxQueueBytes: setting({
     flag: 'max-queue-bytes',
     env: 'SIGHTLINE_MAX_QUEUE_BYTES',
-    default: 64 * MiB,
+    default: 32 * MiB,
     parse: bytes(1024),
     description:
       'Accepted-but-not-yet-committed record bytes held in memory; past it the collector answers 503 with Retry-After.',
@@ -114,10 +114,26 @@ export const settings = {
   maxInflightBytes: setting({
     flag: 'max-inflight-bytes',
     env: 'SIGHTLINE_MAX_INFLIGHT_BYTES',
-    default: 256 * MiB,
+    default: 64 * MiB,
     parse: bytes(1024),
     description:
       'Memory for collector request bodies being read and parsed at once (as sent plus decompressed); past it the collector answers 503 with Retry-After.',
+  }),
+  headerTimeout: setting({
+    flag: 'header-timeout',
+    env: 'SIGHTLINE_HEADER_TIMEOUT',
+    default: 10_000,
+    parse: duration(1_000, 600_000),
+    description:
+      'Time a client has to send the request line and headers (a slow sender is cut off: 408); at most --request-timeout.',
+  }),
+  requestTimeout: setting({
+    flag: 'request-timeout',
+    env: 'SIGHTLINE_REQUEST_TIMEOUT',
+    default: 12_000,
+    parse: duration(1_000, 600_000),
+    description:
+      'Time a client has to send a whole request, headers and body (408 after it). Raise it for large batches over slow links.',
   }),
   trustProxy: setting({
     flag: 'trust-proxy',

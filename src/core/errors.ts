@@ -19,6 +19,10 @@ export const problems = {
   unsupported_content_encoding: { status: 415, title: 'Unsupported content encoding' },
   unknown_collector: { status: 404, title: 'Unknown collector address' },
   overloaded: { status: 503, title: 'Collector is busy' },
+  // What the HTTP parser refuses before any route sees the request
+  malformed_request: { status: 400, title: 'Malformed HTTP request' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   storage_unavailable: { status: 503, title: 'Storage unavailable' },
   // Tenants
   invalid_code_name: { status: 400, title: 'Invalid code name' },

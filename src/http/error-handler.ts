@@ -2,7 +2,8 @@
 // own client errors (4xx) become `invalid_request`; anything else is logged with the request
 // id and answered as a masked 500, so internals never reach a client.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toProblem } from '../core/errors.js';
+import { AppError, errorMessage, toProblem } from '../core/errors.js';
+import { LogThrottle } from '../observability/log-throttle.js';
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -16,9 +17,18 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
 export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFallback): void {
+  // Back-pressure and storage 503s come in floods (every sender retries): one line per
+  // interval with a count, never a stack per request.
+  const unavailable = new LogThrottle(() => app.log);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
-      if (error.status >= 500 && !error.senderFault)
+      if (error.status === 503)
+        unavailable.note(`answering 503 ${error.code}: ${error.detail}`, {
+          code: error.code,
+          ...error.extensions,
+          ...(error.cause === undefined ? {} : { cause: errorMessage(error.cause) }),
+        });
+      else if (error.status >= 500 && !error.senderFault)
         request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
       return sendProblem(reply, error);
     }

@@ -31,6 +31,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly clientErrors = new Counter({
+    name: 'sightline_http_client_errors_total',
+    help: 'Requests the HTTP parser refused before routing (malformed framing, oversized headers, timeouts), by problem code.',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
   readonly commitSeconds = new Histogram({
     name: 'sightline_record_log_commit_seconds',
     help: 'Time to commit one group of batches to the record log (includes fsync).',
