@@ -19,6 +19,8 @@ import { ensureFirstOperator, type User } from '../identity/user-service.js';
 import { loadDetection } from '../detection/detection-setup.js';
 import { DetectionWorker } from './detection-worker.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
+import { describeFault, storageFault } from '../storage/storage-errors.js';
+import { errorMessage } from '../core/errors.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 
 const CACHE_PURGE_MS = 3_600_000;
@@ -47,12 +49,15 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const firstOperator = await ensureFirstOperator(database.db, config);
     let log: FastifyBaseLogger | undefined;
     const reportIndexError = (error: unknown) => {
+      // A storage fault is named (the indexer backs off, so this is one line per retry); the
+      // message of anything else is logged as it came.
+      const fault = storageFault(error);
+      const what = fault ? describeFault(fault) : errorMessage(error);
+      const retryInMs = (error as { retryInMs?: unknown }).retryInMs;
       // Indexing can fail before the server (and its logger) exists; say so on stderr then.
-      if (log) log.error({ err: error }, 'search indexing failed; retrying');
-      else
-        process.emitWarning(
-          `search indexing failed; retrying: ${error instanceof Error ? error.message : String(error)}`,
-        );
+      if (log)
+        log.error({ error: errorMessage(error), fault, retry_in_ms: retryInMs }, `search indexing failed: ${what}`);
+      else process.emitWarning(`search indexing failed; retrying: ${what}`);
     };
     writer = createRecordWriter(database, reportIndexError);
     try {
@@ -139,17 +144,25 @@ export async function createSightline(config: Config): Promise<Sightline> {
     cachePurge.unref();
     const startedWriter = writer;
     const close = async () => {
+      // Each step is timed and the whole logged, so a slow shutdown says where it waited.
+      const steps: Record<string, number> = {};
+      const step = async (name: string, work: () => Promise<void> | undefined) => {
+        const started = performance.now();
+        await work();
+        steps[name] = Math.round(performance.now() - started);
+      };
       // Requests in progress get a moment to finish; past it their connections are cut (the
       // sender resends what got no answer), so a stalled client cannot block shutdown.
       const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
-      await server.close();
+      await step('http', () => server.close());
       clearTimeout(deadline);
-      await queue.drain();
+      await step('queue', () => queue.drain());
       clearInterval(cachePurge);
-      await summarySink.close();
-      await indexLoop?.stop();
-      await startedDetection?.stop();
-      await startedWriter.close();
+      await step('summary_sink', () => summarySink.close());
+      await step('search_index', () => indexLoop?.stop());
+      await step('detection', () => startedDetection?.stop());
+      await step('record_writer', () => startedWriter.close());
+      log.info({ steps_ms: steps }, 'closed');
       await database.close();
     };
     return { server, database, queue, firstTenant, firstOperator, close };
@@ -163,6 +176,8 @@ export async function createSightline(config: Config): Promise<Sightline> {
 
 function createRecordWriter(database: Database, onIndexError: (error: unknown) => void): RecordLogWriter {
   if (database.kind === 'sqlite')
-    return new SqliteRecordWriter(database.sqlitePath, (message) => onIndexError(new Error(message)));
+    return new SqliteRecordWriter(database.sqlitePath, (failure) =>
+      onIndexError(Object.assign(new Error(failure.indexError), { code: failure.code, retryInMs: failure.retryInMs })),
+    );
   return new PostgresRecordWriter(database.pgConfig);
 }

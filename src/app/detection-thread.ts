@@ -9,6 +9,8 @@ import { geoIpFromConfig } from '../devices/geoip.js';
 import type { CaseGrouping } from '../config/config.js';
 import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { detectionCommitter } from './detection-commit.js';
+import { describeFault, storageFault, type StorageFault } from '../storage/storage-errors.js';
+import { errorMessage } from '../core/errors.js';
 
 export interface DetectionThreadData {
   databaseUrl: string;
@@ -27,11 +29,14 @@ export type ToDetectionThread = { type: 'poke' } | { type: 'stop' };
 export type FromDetectionThread =
   | { type: 'ready'; rules: number; correlations: number; rejected: number }
   | { type: 'progress'; records: number; observations: number; failures: { seq: number; message: string }[] }
-  | { type: 'error'; message: string }
+  | { type: 'error'; message: string; fault?: StorageFault; retryInMs: number }
+  | { type: 'recovered' }
   | { type: 'stopped' };
 
 const POLL_MS = 1_000;
-const ERROR_BACKOFF_MS = 5_000;
+/** After a failure the loop waits this long, doubling per failure in a row up to the maximum. */
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 60_000;
 
 const port = parentPort;
 if (!port) throw new Error('detection-thread must run as a worker thread');
@@ -52,10 +57,10 @@ const loop = new DetectionLoop(database.db, log, setup.buildProcessor, commit, d
 const stop = new AbortController();
 /** Read afresh each time: a 'stop' message can arrive during any await. */
 const stopping = () => stop.signal.aborted;
-let wake: (() => void) | undefined;
+let wake: ((reason: ToDetectionThread['type']) => void) | undefined;
 port.on('message', (message: ToDetectionThread) => {
   if (message.type === 'stop') stop.abort();
-  wake?.();
+  wake?.(message.type);
 });
 
 post({
@@ -65,10 +70,13 @@ post({
   rejected: setup.compilation.rejected.length,
 });
 
+let failuresInARow = 0;
 while (!stopping()) {
   let pause = POLL_MS;
   try {
     const result = await loop.runChunk();
+    if (failuresInARow > 0) post({ type: 'recovered' });
+    failuresInARow = 0;
     if (result.records > 0) {
       pause = 0;
       post({
@@ -82,13 +90,27 @@ while (!stopping()) {
       });
     }
   } catch (error) {
-    post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
-    pause = ERROR_BACKOFF_MS;
+    // New records must not cut a back-off short: every commit pokes the loop, so a full disk
+    // would otherwise be retried (and reported) at the ingest rate.
+    pause = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** failuresInARow);
+    failuresInARow++;
+    const fault = storageFault(error);
+    const message = fault
+      ? `${describeFault(fault)} (${errorMessage(error)})`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    post({ type: 'error', message, ...(fault ? { fault } : {}), retryInMs: pause });
   }
+  // SQLite answers synchronously, so a busy loop never reaches the event loop on its own: yield
+  // between chunks, or a 'stop' message would wait for the whole backlog to be processed.
+  if (pause === 0) await new Promise((resolve) => setImmediate(resolve));
   if (pause > 0 && !stopping()) {
+    const backingOff = failuresInARow > 0;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, pause);
-      wake = () => {
+      wake = (reason) => {
+        if (backingOff && reason === 'poke') return;
         clearTimeout(timer);
         resolve();
       };

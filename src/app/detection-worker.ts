@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../observability/metrics.js';
 import type { DetectionThreadData, FromDetectionThread, ToDetectionThread } from './detection-thread.js';
+import type { StorageFault } from '../storage/storage-errors.js';
 
 function startThread(data: DetectionThreadData): Worker {
   if (!import.meta.url.endsWith('.ts'))
@@ -21,6 +22,7 @@ export class DetectionWorker {
   private readonly worker: Worker;
   private alive = true;
   private lastError: string | null = null;
+  private lastFault: StorageFault | undefined;
   private readonly started: Promise<void>;
   private stopped: Promise<void> | undefined;
 
@@ -57,6 +59,11 @@ export class DetectionWorker {
   }
 
   /** The last failure of the loop, until a chunk succeeds again. */
+  /** The storage fault behind the last failure, if it was one. */
+  get fault(): StorageFault | undefined {
+    return this.lastError === null ? undefined : this.lastFault;
+  }
+
   get error(): string | null {
     return this.alive ? this.lastError : 'the detection thread has stopped';
   }
@@ -117,7 +124,17 @@ export class DetectionWorker {
         break;
       case 'error':
         this.lastError = message.message;
-        log?.error({ error: message.message }, 'detection failed; retrying');
+        this.lastFault = message.fault;
+        // The thread backs off exponentially, so this is at most one line per back-off.
+        log?.error(
+          { error: message.message, fault: message.fault, retry_in_ms: message.retryInMs },
+          'detection failed; retrying',
+        );
+        break;
+      case 'recovered':
+        this.lastError = null;
+        this.lastFault = undefined;
+        log?.info('detection recovered');
         break;
       case 'stopped':
         break;

@@ -10,20 +10,30 @@ import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
 import type { DetectionWorker } from './detection-worker.js';
+import { describeFault, type StorageFault } from '../storage/storage-errors.js';
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok') });
+
+const FAULTS = ['disk_full', 'read_only', 'locked', 'io_error', 'unreachable'] as const satisfies StorageFault[];
+const Fault = FAULTS.map((fault) => Type.Literal(fault));
 
 const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
   checks: Type.Object({
     database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
-    record_writer: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+    record_writer: Type.Union([Type.Literal('ok'), Type.Literal('failed'), ...Fault], {
+      description: 'The record-log writer: ok, its thread failed, or why its last write failed (disk_full, …)',
+    }),
+    storage: Type.Union([Type.Literal('ok'), ...Fault], {
+      description: 'The storage fault the writer or detection last met, until they write again',
+    }),
     write_queue: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
     detection: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')], {
       description:
         'The detection worker: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
     }),
   }),
+  reasons: Type.Array(Type.String(), { description: 'What is wrong, one line per failing component' }),
   queue_bytes: Type.Integer(),
   detection_lag_records: Type.Integer({ description: 'Records the detection worker has not processed yet' }),
 });
@@ -50,12 +60,26 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
     async (request, reply) => {
       const database = await databaseReachable(deps.db, request.log);
       const worker = deps.detectionWorker;
+      const writerFault = deps.writer.fault;
+      const detectionFault = worker?.fault;
+      const storage = writerFault ?? detectionFault ?? 'ok';
       const checks = {
         database,
-        record_writer: deps.writer.healthy ? 'ok' : 'failed',
+        record_writer: deps.writer.healthy ? (writerFault ?? 'ok') : 'failed',
+        storage,
         write_queue: deps.queue.overLimit ? 'full' : 'ok',
         detection: worker ? (worker.healthy ? 'ok' : 'failing') : 'off',
-      };
+      } as const;
+      const reasons = [
+        database === 'ok' ? undefined : 'database: not reachable',
+        !deps.writer.healthy
+          ? 'record_writer: its thread has stopped'
+          : writerFault && `record_writer: ${describeFault(writerFault)}`,
+        checks.write_queue === 'full'
+          ? 'write_queue: full; the collector answers 503 until commits catch up'
+          : undefined,
+        worker?.error ? `detection: ${worker.error}` : undefined,
+      ].filter((reason): reason is string => typeof reason === 'string');
       const ready =
         checks.database === 'ok' &&
         checks.record_writer === 'ok' &&
@@ -65,6 +89,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
       return reply.code(ready ? 200 : 503).send({
         status: ready ? 'ready' : 'not_ready',
         checks,
+        reasons,
         queue_bytes: deps.queue.pendingBytes,
         detection_lag_records: lag,
       });

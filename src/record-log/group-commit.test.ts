@@ -17,6 +17,7 @@ function batch(label: string, count = 1): RecordBatch {
 /** A writer whose commits finish only when the test says so, recording what each got. */
 class ManualWriter implements RecordLogWriter {
   readonly healthy = true;
+  readonly fault = undefined;
   ready(): Promise<void> {
     return Promise.resolve();
   }
@@ -94,6 +95,7 @@ test('when a shared commit fails, each batch is retried alone so only the bad on
   const calls: string[][] = [];
   const writer: RecordLogWriter = {
     healthy: true,
+    fault: undefined,
     ready: () => Promise.resolve(),
     append(batches) {
       calls.push(batches.map((b) => b.records[0]!));

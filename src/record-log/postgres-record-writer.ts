@@ -2,7 +2,7 @@
 // one round trip and one commit (durable under the server's synchronous_commit) per group.
 import type pg from 'pg';
 import { createPool } from '../storage/database.js';
-import { storageUnavailable } from '../storage/storage-errors.js';
+import { storageFault, storageUnavailable, type StorageFault } from '../storage/storage-errors.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
 
 // One statement is one transaction: its id and the largest sequence it took are the position
@@ -24,6 +24,12 @@ export class PostgresRecordWriter implements RecordLogWriter {
   }
 
   readonly healthy = true;
+  /** What made the last write fail, until a write succeeds again. */
+  private lastFault: StorageFault | undefined;
+
+  get fault(): StorageFault | undefined {
+    return this.lastFault;
+  }
 
   async ready(): Promise<void> {
     await this.pool.query('SELECT 1 FROM telemetry_records LIMIT 0');
@@ -50,8 +56,10 @@ export class PostgresRecordWriter implements RecordLogWriter {
     try {
       written = await this.pool.query(INSERT, [tenantIds, receivedAts, eventTimes, records, metas]);
     } catch (error) {
+      this.lastFault = storageFault(error) ?? 'io_error';
       throw storageUnavailable(error);
     }
+    this.lastFault = undefined;
     const row = written.rows[0];
     return { seq: Number(row?.seq ?? 0), txId: row?.tx_id ?? '0' };
   }

@@ -7,6 +7,7 @@
 import type { Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { StoredRecord } from '../telemetry/normalise/index.js';
+import type { StorageFault } from '../storage/storage-errors.js';
 
 /** One request's records: one tenant, one receive time. Columnar, so it crosses threads cheaply. */
 export interface RecordBatch {
@@ -39,6 +40,8 @@ export interface RecordLogWriter {
   ready(): Promise<void>;
   /** Whether the writer can still accept work (e.g. its thread is alive). */
   readonly healthy: boolean;
+  /** Why the last append failed (disk full, read-only, …), until an append succeeds again. */
+  readonly fault: StorageFault | undefined;
   /**
    * Writers that also keep the search index (SQLite's writer thread) bring it up to the log's
    * current end, off the caller's thread. Absent: readers catch it up themselves.

@@ -2,7 +2,12 @@
 // resolves each when the thread reports it committed; asks it, too, to catch the search index up.
 import { Worker } from 'node:worker_threads';
 import type { AppError } from '../core/errors.js';
-import { searchIndexUnavailable, storageUnavailable } from '../storage/storage-errors.js';
+import {
+  searchIndexUnavailable,
+  storageFault,
+  storageUnavailable,
+  type StorageFault,
+} from '../storage/storage-errors.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
 import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
 
@@ -31,10 +36,12 @@ export class SqliteRecordWriter implements RecordLogWriter {
   private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
   private failure: Error | undefined;
+  /** What made the last write fail, until a write succeeds again. */
+  private lastFault: StorageFault | undefined;
   private readonly started: Promise<void>;
 
-  /** `onIndexError` hears of background indexing failures (retried by the thread). */
-  constructor(path: string, onIndexError: (message: string) => void) {
+  /** `onIndexError` hears of background indexing failures (retried by the thread with back-off). */
+  constructor(path: string, onIndexError: (failure: IndexFailure) => void) {
     this.worker = startThread(path);
     this.started = new Promise((resolve, reject) => {
       this.worker.once('message', (message: unknown) =>
@@ -48,14 +55,22 @@ export class SqliteRecordWriter implements RecordLogWriter {
     this.worker.on('message', (response: WriteResponse | IndexFailure | 'ready') => {
       if (response === 'ready') return;
       if ('indexError' in response) {
-        onIndexError(response.indexError);
+        onIndexError(response);
         return;
       }
       const waiter = this.waiting.get(response.id);
       if (!waiter) return;
       this.waiting.delete(response.id);
-      if (response.ok) waiter.resolve(response.seq ?? 0);
-      else waiter.reject(waiter.failure(new Error(`SQLite writer: ${response.code ?? 'error'}: ${response.message}`)));
+      if (response.ok) {
+        if (response.seq !== undefined) this.lastFault = undefined;
+        waiter.resolve(response.seq ?? 0);
+        return;
+      }
+      // The SQLite code stays on the error, so the fault is told by code (storage-errors.ts).
+      const cause = Object.assign(new Error(`SQLite writer: ${response.code ?? 'error'}: ${response.message}`), {
+        code: response.code,
+      });
+      waiter.reject(waiter.failure(cause));
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {
@@ -72,9 +87,19 @@ export class SqliteRecordWriter implements RecordLogWriter {
     return this.failure === undefined;
   }
 
+  get fault(): StorageFault | undefined {
+    return this.lastFault;
+  }
+
   async append(batches: RecordBatch[]): Promise<LogPosition> {
     // One writer: sequences commit in order, so the last one is the position (no transaction id).
-    const seq = await this.send((id) => ({ id, batches }) satisfies WriteRequest, storageUnavailable);
+    const seq = await this.send(
+      (id) => ({ id, batches }) satisfies WriteRequest,
+      (cause) => {
+        this.lastFault = storageFault(cause) ?? 'io_error';
+        return storageUnavailable(cause);
+      },
+    );
     return { seq, txId: '0' };
   }
 

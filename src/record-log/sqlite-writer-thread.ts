@@ -29,6 +29,9 @@ export type WriteResponse =
 /** Reported when background indexing fails; it is retried after a pause. */
 export interface IndexFailure {
   indexError: string;
+  /** SQLite's result code, so the main thread can tell a full disk from other failures. */
+  code?: string;
+  retryInMs: number;
 }
 
 const INDEX_CHUNK = 2_000;
@@ -38,7 +41,12 @@ const INDEX_CHUNK = 2_000;
  * behind without bound and a searcher having to index the whole backlog itself.
  */
 const MAX_INDEX_LAG = 100_000;
+/** After a failed indexing chunk the indexer waits this long, doubling per failure in a row. */
 const INDEX_RETRY_MS = 1_000;
+const MAX_INDEX_RETRY_MS = 60_000;
+let indexFailuresInARow = 0;
+/** While backing off, writes do not bring indexing forward (they would retry at the write rate). */
+let retryNotBefore = 0;
 
 function workerPort(): MessagePort {
   if (!parentPort) throw new Error('sqlite-writer-thread must run as a worker thread');
@@ -98,29 +106,41 @@ function indexChunk(): number {
   }
 }
 
-function scheduleIndexing(delay = 0): void {
+function scheduleIndexing(requested = 0): void {
   if (indexingScheduled || closed) return;
   indexingScheduled = true;
   const step = () => {
     indexingScheduled = false;
     if (closed) return;
     try {
-      if (indexChunk() === INDEX_CHUNK) scheduleIndexing();
+      const indexed = indexChunk();
+      indexFailuresInARow = 0;
+      retryNotBefore = 0;
+      if (indexed === INDEX_CHUNK) scheduleIndexing();
       answerCatchUps();
     } catch (error) {
       reportIndexError(error);
     }
   };
+  const delay = Math.max(requested, retryNotBefore - Date.now());
   if (delay > 0) setTimeout(step, delay);
   else setImmediate(step);
 }
 
 function reportIndexError(error: unknown): void {
-  const message = (error as Error).message;
-  port.postMessage({ indexError: message } satisfies IndexFailure);
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const retryInMs = Math.min(MAX_INDEX_RETRY_MS, INDEX_RETRY_MS * 2 ** indexFailuresInARow);
+  indexFailuresInARow++;
+  retryNotBefore = Date.now() + retryInMs;
+  port.postMessage({
+    indexError: message,
+    ...(typeof code === 'string' ? { code } : {}),
+    retryInMs,
+  } satisfies IndexFailure);
   // A searcher gets the failure now rather than waiting through the retries.
   failCatchUps(message);
-  scheduleIndexing(INDEX_RETRY_MS);
+  scheduleIndexing(retryInMs);
 }
 
 /** Chunks run between writes (scheduleIndexing), so a long catch-up never holds up commits. */

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, sql, type Transaction } from 'kysely';
+import { RollbackOnceSqliteDialect } from './sqlite-dialect.js';
 import type { Tables } from './schema.js';
 import { ConfigError } from '../config/config.js';
 import { SchemaScopedPostgresDialect } from './postgres-introspector.js';
@@ -69,7 +70,9 @@ function openSqlite(file: string): SqliteDatabase {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new SQLite(file);
   configureSqliteConnection(connection);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const db = new Kysely<Tables>({
+    dialect: new RollbackOnceSqliteDialect({ database: withStatementCache(connection) }, connection),
+  });
   return {
     kind: 'sqlite',
     db,

@@ -72,7 +72,8 @@ async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode:
 
 const CHUNK = 5_000;
 const IDLE_POLL_MS = 1_000;
-const ERROR_BACKOFF_MS = 30_000;
+const ERROR_BACKOFF_MS = 5_000;
+const MAX_BACKOFF_MS = 300_000;
 
 /**
  * Keeps the PostgreSQL search index following the log: woken after each commit, and polling
@@ -115,13 +116,18 @@ export class PostgresSearchIndexLoop {
     await this.current;
   }
 
+  private failuresInARow = 0;
+
   private async run(): Promise<void> {
     do {
       this.again = false;
       try {
         while (!this.stopped && (await indexPostgresChunk(this.db, CHUNK)) === CHUNK);
+        this.failuresInARow = 0;
       } catch (error) {
-        this.pausedUntil = Date.now() + ERROR_BACKOFF_MS;
+        // Doubling per failure in a row: an outage is retried (and reported) ever more rarely.
+        this.pausedUntil = Date.now() + Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** this.failuresInARow);
+        this.failuresInARow++;
         this.onError(error);
         return;
       }
