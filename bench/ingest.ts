@@ -4,30 +4,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../test/helpers/processes.js';
-import { dropSchema, freshSchema, type FreshSchema } from '../test/helpers/postgres.js';
+import { freePort, stopChild } from '../test/helpers/processes.js';
+import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
+import { active, countStored, runLoad, startServer, stopServer, type LoadResult } from './ingest-harness.js';
 
 interface Flags {
   duration: number;
   connections: number;
   database?: string;
-}
-
-interface LoadResult {
-  records: number;
-  bytes: number;
-  seconds: number;
-  requests: number;
-  errors: number;
-  retry_later_503: number;
-  connection_failures: number;
-  statuses: Record<string, number>;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  failure_messages: string[];
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -53,55 +37,6 @@ function parseFlags(argv: string[]): Flags {
   return flags;
 }
 
-function isLoadResult(value: unknown): value is LoadResult {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return ['records', 'bytes', 'seconds', 'requests', 'errors', 'p50_ms', 'p99_ms'].every(
-    (key) => typeof record[key] === 'number',
-  );
-}
-
-/** Active children, so that an interrupted run still stops its servers. */
-const active = new Set<Child>();
-
-async function runLoad(url: string, flags: Flags): Promise<LoadResult> {
-  const generator = spawnTsx('bench/load-generator.ts', [
-    '--url',
-    url,
-    '--connections',
-    String(flags.connections),
-    '--duration',
-    String(flags.duration),
-  ]);
-  active.add(generator);
-  const code = await generator.exited;
-  active.delete(generator);
-  const lastLine = generator.stdout().trim().split('\n').pop() ?? '';
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(lastLine);
-  } catch {
-    parsed = undefined;
-  }
-  if (code !== 0 || !isLoadResult(parsed))
-    throw new Error(`load generator failed (exit ${code}):\n${generator.stderr()}${generator.stdout()}`);
-  return parsed;
-}
-
-async function startServer(script: string, args: string[], port: number, readyTimeoutMs: number): Promise<Child> {
-  const server = spawnTsx(script, args);
-  active.add(server);
-  await waitReady(server, `http://127.0.0.1:${port}/readyz`, readyTimeoutMs);
-  return server;
-}
-
-async function stopServer(server: Child, name: string): Promise<void> {
-  const { code, killed } = await stopChild(server);
-  active.delete(server);
-  if (killed) process.stdout.write(`  note: ${name} did not exit within 10 s of SIGTERM and was killed\n`);
-  else if (code !== 0) process.stdout.write(`  note: ${name} exited with code ${code}\n`);
-}
-
 function report(name: string, result: LoadResult): void {
   const perS = result.records / result.seconds;
   const mbPerS = result.bytes / 1e6 / result.seconds;
@@ -122,29 +57,6 @@ async function baseline(flags: Flags): Promise<LoadResult> {
     return await runLoad(`http://127.0.0.1:${port}/log_sink`, flags);
   } finally {
     await stopServer(server, 'baseline server');
-  }
-}
-
-async function countStored(dataDir: string, postgres: FreshSchema | undefined): Promise<number> {
-  const query = (table: string, tenants: string) =>
-    `SELECT count(*) AS n FROM ${table} r JOIN ${tenants} t ON t.id = r.tenant_id WHERE t.code_name = 'demo'`;
-  if (!postgres) {
-    const db = new SQLite(path.join(dataDir, 'sightline.db'), { readonly: true });
-    try {
-      const row = db.prepare(query('telemetry_records', 'tenants')).get() as { n: number };
-      return row.n;
-    } finally {
-      db.close();
-    }
-  }
-  const { baseUrl, schema } = postgres;
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    const result = await client.query<{ n: string }>(query(`${schema}.telemetry_records`, `${schema}.tenants`));
-    return Number(result.rows[0]?.n ?? 0);
-  } finally {
-    await client.end();
   }
 }
 

@@ -24,11 +24,14 @@ export class BodyBudget {
 
   /** Reserves `bytes` for a request already holding `held`; throws `overloaded` when spent. */
   take(bytes: number, held: number): void {
-    const others = this.used - held;
-    if (others > 0 && this.used + bytes > this.limit) {
-      throw overloaded('the collector is reading as many request bodies as it can hold');
-    }
+    if (!this.fits(bytes, held)) throw overloaded('the collector is reading as many request bodies as it can hold');
     this.used += bytes;
+  }
+
+  /** Whether `bytes` more would fit now for a request holding `held` (the only holder always fits). */
+  fits(bytes: number, held = 0): boolean {
+    const others = this.used - held;
+    return others <= 0 || this.used + bytes <= this.limit;
   }
 
   release(bytes: number): void {
@@ -120,28 +123,56 @@ function contentEncoding(headers: IncomingHttpHeaders): Encoding {
   );
 }
 
-async function collect(stream: Readable, limits: BodyLimits, charge: (bytes: number) => void): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream) {
-      const buffer = chunk as Buffer;
+/**
+ * Reads the body into memory, charging each chunk. When the body must be refused part-way
+ * (too large, or the collector has no memory left for it), reading goes on and the rest is
+ * discarded: a sender still writing its body then reads the answer (413, 503 + Retry-After)
+ * instead of having its connection reset under it. The request timeout bounds how long.
+ */
+function collect(stream: Readable, limits: BodyLimits, charge: (bytes: number) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const refuse = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      stream.removeListener('data', onData);
+      chunks.length = 0;
+      stream.resume();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onData = (buffer: Buffer) => {
       size += buffer.length;
       if (size > limits.maxBodyBytes) {
-        stream.destroy();
-        throw bodyTooLarge(`the body exceeds ${limits.maxBodyBytes} bytes`, limits);
+        refuse(bodyTooLarge(`the body exceeds ${limits.maxBodyBytes} bytes`, limits));
+        return;
       }
-      charge(buffer.length);
+      try {
+        charge(buffer.length);
+      } catch (error) {
+        refuse(error);
+        return;
+      }
       chunks.push(buffer);
-    }
-  } catch (error) {
-    if (error instanceof AppError) throw error;
+    };
     // The sender went away mid-body (reset, premature close): nothing to store, nobody to tell.
-    throw new AppError('request_aborted', 'the request body ended before it was complete', { cause: error });
-  }
-  // The chunks are garbage once joined, so the joined copy is not charged again.
-  const [first] = chunks;
-  return chunks.length === 1 && first !== undefined ? first : Buffer.concat(chunks, size);
+    const aborted = (cause?: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(new AppError('request_aborted', 'the request body ended before it was complete', { cause }));
+    };
+    stream.on('data', onData);
+    stream.once('error', aborted);
+    stream.once('close', () => aborted());
+    stream.once('end', () => {
+      if (settled) return;
+      settled = true;
+      // The chunks are garbage once joined, so the joined copy is not charged again.
+      const [first] = chunks;
+      resolve(chunks.length === 1 && first !== undefined ? first : Buffer.concat(chunks, size));
+    });
+  });
 }
 
 async function decompress(raw: Buffer, encoding: Exclude<Encoding, 'identity'>, limits: BodyLimits): Promise<Buffer> {

@@ -72,10 +72,16 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
         budget.release(request.heldBodyBytes);
         request.heldBodyBytes = 0;
       });
-      // Reject early, before reading a body for a collector that does not exist or is full.
+      // Reject early, before reading a body for a collector that does not exist or is full:
+      // an overloaded collector answers at once, so the answer costs no memory and no waiting.
       request.collectorTenant = await tenants.resolve(request.headers.host);
       if (queue.overLimit) {
         throw overloaded('the collector queue is full');
+      }
+      // Admission by bytes: a body that says its size is admitted only if that much fits now.
+      const declared = Number(request.headers['content-length']);
+      if (!budget.fits(Number.isFinite(declared) ? Math.min(declared, config.maxBodyBytes) : 0)) {
+        throw overloaded('the collector is reading as many request bodies as it can hold');
       }
     },
     handler: async (request, reply) => {
