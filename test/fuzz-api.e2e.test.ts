@@ -36,6 +36,23 @@ const contentType = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/xml', '') },
 );
 
+/** A header a caller might add, with a value that is wrong for it (printable ASCII, as HTTP allows). */
+const oddHeader = fc.tuple(
+  fc.constantFrom(
+    'authorization',
+    'sightline-tenant',
+    'x-request-id',
+    'accept',
+    'x-csrf-token',
+    'cookie',
+    'x-forwarded-for',
+  ),
+  fc.oneof(
+    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 60 }),
+    fc.constantFrom('Bearer ', 'Bearer slt_x', 'Basic !!!', 'Basic Og==', 'sl_session=x', '*/*', 'globex', '999.1.1.1'),
+  ),
+);
+
 /** A body: usually valid, or valid but for one field, sometimes text that is not JSON at all. */
 function bodyArbitrary(schema: JsonSchema | undefined, components: Record<string, JsonSchema>) {
   const valid = validArbitrary(schema ?? {}, components);
@@ -114,6 +131,7 @@ for (const target of databaseTargets) {
             ),
             body: bodySchema || method !== 'get' ? bodyArbitrary(bodySchema, components) : fc.constant(undefined),
             contentType,
+            header: fc.option(oddHeader, { freq: 3 }),
             signedIn: fc.oneof(
               { weight: 5, arbitrary: fc.constant(true) },
               { weight: 1, arbitrary: fc.constant(false) },
@@ -131,6 +149,7 @@ for (const target of databaseTargets) {
               for (const entry of generated.query) if (entry) query.set(entry[0], asText(entry[1]));
               if (generated.wrongQuery) query.set(generated.wrongQuery[0], asText(generated.wrongQuery[1]));
               const headers: Record<string, string> = generated.signedIn ? bearer(token) : {};
+              if (generated.header) headers[generated.header[0]] = generated.header[1];
               if (generated.body !== undefined && generated.contentType !== '')
                 headers['content-type'] = generated.contentType;
               const response = await fetch(`${suite.server.baseUrl}${url}?${query.toString()}`, {

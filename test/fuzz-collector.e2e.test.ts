@@ -7,6 +7,7 @@
 // accepted requests, each whole, and nothing of the refused ones.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
@@ -41,6 +42,8 @@ const body = fc.record({
   asArray: fc.oneof({ weight: 15, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   invalidUtf8: fc.oneof({ weight: 20, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   encoding: fc.constantFrom('identity', 'identity', 'identity', 'gzip', 'deflate', 'deflate-raw', 'br', 'gzip-corrupt'),
+  // Sent with a Content-Length, or chunked in pieces of this size (a forwarder streaming its batch).
+  chunkSize: fc.option(fc.integer({ min: 1, max: 4_096 }), { freq: 3 }),
   contentType: fc.constantFrom(
     'application/json',
     'application/x-ndjson',
@@ -55,6 +58,36 @@ const body = fc.record({
 type GeneratedBody = typeof body extends fc.Arbitrary<infer T> ? T : never;
 
 let nextId = 0;
+
+/** POSTs the bytes with a Content-Length, or chunked in pieces of `chunkSize`. */
+function post(url: string, bytes: Buffer, headers: Record<string, string>, chunkSize: number | null) {
+  return new Promise<Response>((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: chunkSize === null ? { ...headers, 'content-length': String(bytes.length) } : headers,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(response.headers))
+            if (typeof value === 'string') answer.set(name, value);
+          resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers: answer }));
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    if (chunkSize === null) request.end(bytes);
+    else {
+      for (let i = 0; i < bytes.length; i += chunkSize) request.write(bytes.subarray(i, i + chunkSize));
+      request.end();
+    }
+  });
+}
 
 /** The request bytes and headers for a generated body, and the markers of its records. */
 function render(generated: GeneratedBody): { bytes: Buffer; headers: Record<string, string>; ids: string[] } {
@@ -132,7 +165,7 @@ for (const target of databaseTargets) {
       await fc.assert(
         fc.asyncProperty(body, async (generated) => {
           const { bytes, headers, ids } = render(generated);
-          const response = await server.post(bytes, headers);
+          const response = await post(`${server.baseUrl}/log_sink`, bytes, headers, generated.chunkSize);
           const text = await response.text();
           const problem = response.status === 201 ? undefined : (JSON.parse(text) as { code?: string });
           if (response.status === 201) {

@@ -124,7 +124,7 @@ for (const target of databaseTargets) {
   });
 }
 
-describe('slow senders and overload', () => {
+describe('slow senders', () => {
   test('a sender too slow with its headers or its body is answered 408 within its timeout', async () => {
     const database = await databaseTargets[0]!.create();
     const server = await startServer(database, { headerTimeout: '1s', requestTimeout: '2s' });
@@ -146,58 +146,62 @@ describe('slow senders and overload', () => {
       await database.cleanup();
     }
   });
-
-  test('under overload a sender reads its 503, whether refused before its body or part-way through it', async () => {
-    const database = await databaseTargets[0]!.create();
-    const server = await startServer(database, { maxQueueBytes: '4KiB', maxInflightBytes: '64KiB' });
-    const url = `${server.baseUrl}/log_sink`;
-    const big = Buffer.from(ndjson(Array.from({ length: 2_000 }, () => appRecord({ padding: 'p'.repeat(300) }))));
-    try {
-      // The queue is full (commits are held): refused before the body is read.
-      const release = await holdRecordLogLock(database);
-      const filler = Buffer.from(ndjson(Array.from({ length: 40 }, () => appRecord({ padding: 'q'.repeat(200) }))));
-      const queued = postBody(url, filler);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      for (const answer of await Promise.all(Array.from({ length: 5 }, () => postBody(url, big)))) {
-        assert.equal(answer.error, undefined, `the sender saw ${answer.error ?? ''} instead of an answer`);
-        assert.equal(answer.status, 503);
-        assert.equal(answer.retryAfter, '1');
-      }
-      await release();
-      assert.equal((await queued).status, 201);
-
-      // Another sender holds most of the in-flight budget: a chunked body (its size unknown in
-      // advance) is refused part-way through, and its sender still reads the 503.
-      const held = Buffer.from(ndjson(Array.from({ length: 150 }, () => appRecord({ padding: 'h'.repeat(250) }))));
-      const slow = http.request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-ndjson', 'content-length': held.length },
-      });
-      const slowAnswer = new Promise<number>((resolve) =>
-        slow.on('response', (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        }),
-      );
-      slow.write(held.subarray(0, held.length - 10));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const chunked = await new Promise<{ status: number; error?: string }>((resolve) => {
-        const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } });
-        request.on('response', (response) => {
-          response.resume();
-          response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
-        });
-        request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, error: error.code ?? '' }));
-        for (let i = 0; i < big.length; i += 16_384) request.write(big.subarray(i, i + 16_384));
-        request.end();
-      });
-      assert.equal(chunked.error, undefined, `the sender saw ${chunked.error ?? ''} instead of an answer`);
-      assert.equal(chunked.status, 503);
-      slow.end(held.subarray(held.length - 10));
-      assert.equal(await slowAnswer, 201);
-    } finally {
-      await server.close();
-      await database.cleanup();
-    }
-  });
 });
+
+for (const target of databaseTargets) {
+  describe(`overload on ${target.kind}`, { skip: target.skip }, () => {
+    test('under overload a sender reads its 503, whether refused before its body or part-way through it', async () => {
+      const database = await target.create();
+      const server = await startServer(database, { maxQueueBytes: '4KiB', maxInflightBytes: '64KiB' });
+      const url = `${server.baseUrl}/log_sink`;
+      const big = Buffer.from(ndjson(Array.from({ length: 2_000 }, () => appRecord({ padding: 'p'.repeat(300) }))));
+      try {
+        // The queue is full (commits are held): refused before the body is read.
+        const release = await holdRecordLogLock(database);
+        const filler = Buffer.from(ndjson(Array.from({ length: 40 }, () => appRecord({ padding: 'q'.repeat(200) }))));
+        const queued = postBody(url, filler);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        for (const answer of await Promise.all(Array.from({ length: 5 }, () => postBody(url, big)))) {
+          assert.equal(answer.error, undefined, `the sender saw ${answer.error ?? ''} instead of an answer`);
+          assert.equal(answer.status, 503);
+          assert.equal(answer.retryAfter, '1');
+        }
+        await release();
+        assert.equal((await queued).status, 201);
+
+        // Another sender holds most of the in-flight budget: a chunked body (its size unknown in
+        // advance) is refused part-way through, and its sender still reads the 503.
+        const held = Buffer.from(ndjson(Array.from({ length: 150 }, () => appRecord({ padding: 'h'.repeat(250) }))));
+        const slow = http.request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-ndjson', 'content-length': held.length },
+        });
+        const slowAnswer = new Promise<number>((resolve) =>
+          slow.on('response', (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          }),
+        );
+        slow.write(held.subarray(0, held.length - 10));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const chunked = await new Promise<{ status: number; error?: string }>((resolve) => {
+          const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } });
+          request.on('response', (response) => {
+            response.resume();
+            response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+          });
+          request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, error: error.code ?? '' }));
+          for (let i = 0; i < big.length; i += 16_384) request.write(big.subarray(i, i + 16_384));
+          request.end();
+        });
+        assert.equal(chunked.error, undefined, `the sender saw ${chunked.error ?? ''} instead of an answer`);
+        assert.equal(chunked.status, 503);
+        slow.end(held.subarray(held.length - 10));
+        assert.equal(await slowAnswer, 201);
+      } finally {
+        await server.close();
+        await database.cleanup();
+      }
+    });
+  });
+}
