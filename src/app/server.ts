@@ -13,6 +13,7 @@ import { registerDocsSite, registerOpenApi } from './openapi.js';
 import { v1Routes, type ApiDependencies } from './v1-routes.js';
 import { webUi } from '../http/web-ui.js';
 import { clientErrorHandler } from '../http/client-errors.js';
+import { hostHeaderProblem } from '../http/host-header.js';
 import { LogThrottle } from '../observability/log-throttle.js';
 
 /** Longest path parameter the router accepts (ids are far shorter). */
@@ -88,6 +89,9 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
 
   const ui = webUi();
   installErrorHandling(app, ui.pageFallback);
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(hostHeaderProblem(request.raw));
+  });
   app.addHook('onResponse', async (request, reply) => {
     metrics.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });
