@@ -23,8 +23,17 @@ describe('sightline tenant', () => {
       data,
       '--base-domain',
       'sightline.example.com',
+      '--public-url',
+      'https://sightline.example.com',
     ]);
     assert.equal(public_.stdout, 'https://globex-collector.sightline.example.com\n');
+
+    // A server that ran on this data directory left its public URL: the CLI prints addresses with it.
+    const database = { kind: 'sqlite' as const, dataDir: data, databaseUrl: '', cleanup: () => Promise.resolve() };
+    const server = await startServer(database, { publicUrl: 'https://sightline.example:8443' });
+    await server.close();
+    const afterServer = await runCli(['tenant', 'create', 'initech', '--data', data]);
+    assert.equal(afterServer.stdout, 'https://initech-collector.localhost:8443\n');
 
     const listed = await runCli(['tenant', 'list', '--json', '--data', data]);
     assert.equal(listed.code, 0, listed.stderr);
@@ -37,6 +46,7 @@ describe('sightline tenant', () => {
       [
         ['acme', 'Acme Corp'],
         ['globex', 'globex'],
+        ['initech', 'initech'],
       ],
     );
 

@@ -27,7 +27,8 @@ interface CollectorStats {
 
 for (const target of databaseTargets) {
   describe(`collector statistics API on ${target.kind}`, { skip: target.skip }, () => {
-    const suite = apiSuite(target, { baseDomain: 'sightline.test' });
+    // Behind a TLS proxy on 443, as a deployment with its own domain is.
+    const suite = apiSuite(target, { baseDomain: 'sightline.test', publicUrl: 'https://sightline.test' });
     let server: TestServer;
     let acme: Tenant;
     let globex: Tenant;

@@ -1,7 +1,7 @@
 // One running Sightline: database opened and migrated, record-log writer and group-commit queue
 // started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Config } from '../config/config.js';
+import { resolvePublicUrl, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
@@ -12,6 +12,7 @@ import { SqliteRecordWriter } from '../record-log/sqlite-record-writer.js';
 import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
 import { PostgresSearchIndexLoop } from '../telemetry/postgres-search-indexer.js';
 import { CollectorTenants } from '../collector/tenant-routing.js';
+import { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import { Metrics } from '../observability/metrics.js';
 import { buildServer } from './server.js';
 import { FailureLimiter } from '../identity/failure-limiter.js';
@@ -21,6 +22,8 @@ import { DetectionWorker } from './detection-worker.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { describeFault, storageFault } from '../storage/storage-errors.js';
 import { errorMessage } from '../core/errors.js';
+import { saveInstanceSetting } from '../storage/instance-settings.js';
+import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 
 const CACHE_PURGE_MS = 3_600_000;
@@ -35,6 +38,8 @@ export interface Sightline {
   firstTenant: Tenant | undefined;
   /** The operator account created on this start, with its password when it was generated. */
   firstOperator: { user: User; generatedPassword?: string } | undefined;
+  /** How collector addresses are printed (base domain on the public scheme and port, once bound). */
+  collectorAddress: CollectorAddressSettings;
   /** Stops taking requests, commits what was accepted, and closes the database. */
   close(): Promise<void>;
 }
@@ -100,6 +105,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       },
     });
     const tenants = new CollectorTenants(database.db, config);
+    const diagnostics = new CollectorDiagnostics(database.db, (error) =>
+      log?.warn({ error: errorMessage(error) }, 'collector diagnostics could not be saved'),
+    );
     const rawSink = createSink({
       sink: config.summaryMonitoring,
       dataDir: config.dataDir,
@@ -117,6 +125,14 @@ export async function createSightline(config: Config): Promise<Sightline> {
       );
     });
     const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
+    // The public URL follows the port actually bound (--port 0 picks one), read when printed.
+    let boundPort: number | undefined;
+    const collectorAddress = {
+      baseDomain: config.baseDomain,
+      get publicUrl() {
+        return resolvePublicUrl({ ...config, port: boundPort ?? config.port });
+      },
+    };
     const server = buildServer({
       config,
       db: database.db,
@@ -130,8 +146,17 @@ export async function createSightline(config: Config): Promise<Sightline> {
       detection,
       detectionWorker: startedDetection,
       summarySink,
+      collectorAddress,
+      diagnostics,
     });
+    diagnostics.start();
     log = server.log;
+    server.addHook('onListen', async () => {
+      const address = server.server.address();
+      if (typeof address === 'object' && address) boundPort = address.port;
+      // Other processes on this database (the CLI) print collector addresses with it.
+      await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
+    });
     indexLoop?.start();
     // The model cache holds case data: expired entries go within the hour even when nobody
     // generates summaries (generation purges too).
@@ -157,6 +182,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await step('http', () => server.close());
       clearTimeout(deadline);
       await step('queue', () => queue.drain());
+      await step('collector_diagnostics', () => diagnostics.stop());
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());
@@ -165,7 +191,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       log.info({ steps_ms: steps }, 'closed');
       await database.close();
     };
-    return { server, database, queue, firstTenant, firstOperator, close };
+    return { server, database, queue, firstTenant, firstOperator, collectorAddress, close };
   } catch (error) {
     await detectionWorker?.stop();
     await writer?.close();

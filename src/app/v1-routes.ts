@@ -9,6 +9,7 @@ import { authRoutes } from '../identity/auth-routes.js';
 import { tokenRoutes } from '../identity/token-routes.js';
 import { auditRoutes } from '../identity/audit-routes.js';
 import { tenantRoutes } from '../identity/tenant-routes.js';
+import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
 import type { RecordLogWriter } from '../record-log/record-log.js';
 import type { DetectionSetup } from '../detection/detection-setup.js';
@@ -23,6 +24,8 @@ import { userRoutes } from '../identity/user-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
+import { collectorDiagnosticsRoutes } from '../collector/collector-diagnostics-routes.js';
+import type { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
 import { installInputGuards } from '../http/input-guard.js';
@@ -37,6 +40,10 @@ export interface ApiDependencies {
   detection: DetectionSetup;
   /** The monitoring copy of summaries (isolated: never throws). */
   summarySink: MonitoringSink;
+  /** How collector addresses are printed: the base domain, on the server's public scheme and port. */
+  collectorAddress: CollectorAddressSettings;
+  /** What each tenant's collector heard (Settings › Collector). */
+  diagnostics: CollectorDiagnostics;
 }
 
 export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
@@ -69,7 +76,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(authRoutes, { db, limiter, secureCookies: Boolean(config.tlsCert) || config.insecureHttp });
   await app.register(tokenRoutes, { db });
   await app.register(auditRoutes, { db });
-  await app.register(tenantRoutes, { db, address: config, reactions: tenantReactions });
+  await app.register(tenantRoutes, { db, address: deps.collectorAddress, reactions: tenantReactions });
   await app.register(telemetryRoutes, { database, writer: deps.writer });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(database.kind, policy, deps.detection.catalogue);
@@ -93,7 +100,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(userRoutes, { db });
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
-  await app.register(collectorStatsRoutes, { database, config });
+  await app.register(collectorStatsRoutes, { database, address: deps.collectorAddress });
+  await app.register(collectorDiagnosticsRoutes, {
+    database,
+    address: deps.collectorAddress,
+    diagnostics: deps.diagnostics,
+  });
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,

@@ -4,9 +4,10 @@ import { checkListenSafety, loadConfig, settings, type SettingName } from '../co
 import { createSightline } from '../app/app.js';
 import { collectorUrl } from '../identity/tenant-service.js';
 
+import { addSettingOptions, settingValues } from './options.js';
+
 /** Connections waiting to be accepted; Linux caps this at net.core.somaxconn (4096 by default). */
 const LISTEN_BACKLOG = 4096;
-import { addSettingOptions, settingValues } from './options.js';
 
 const serveSettings = Object.keys(settings) as SettingName[];
 
@@ -33,8 +34,11 @@ export function registerServe(program: Command): void {
     log.info(
       `Sightline listening on ${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (database: ${sightline.database.location})`,
     );
+    log.info(
+      `public URL ${sightline.collectorAddress.publicUrl}: collector addresses are ${collectorUrl(sightline.collectorAddress, '<code_name>')}/log_sink`,
+    );
     if (sightline.firstTenant) {
-      const url = collectorUrl({ ...config, port }, sightline.firstTenant.codeName);
+      const url = collectorUrl(sightline.collectorAddress, sightline.firstTenant.codeName);
       log.info(
         `created tenant ${JSON.stringify(sightline.firstTenant.codeName)} on first start; its collector: ${url}/log_sink`,
       );

@@ -1,8 +1,9 @@
 // `sightline tenant create|list|set`: the operator's tenant registry, and the settings support
 // changes for a customer (AI summaries opt-out, summary provider, observation-write approval).
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.js';
-import { openDatabase } from '../storage/database.js';
+import { loadConfig, resolvePublicUrl, type Config } from '../config/config.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { readInstanceSetting } from '../storage/instance-settings.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import {
   changeTenant,
@@ -10,6 +11,7 @@ import {
   createTenant,
   presentTenant,
   presentTenantResource,
+  type CollectorAddressSettings,
   type TenantChanges,
 } from '../identity/tenant-service.js';
 import { cliActor } from '../identity/principal.js';
@@ -17,7 +19,20 @@ import { listTenants } from '../identity/tenant-store.js';
 import { tenantReactions } from '../app/reactions.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
-const addressSettings = ['baseDomain', 'port', 'tlsCert'] as const;
+const addressSettings = ['baseDomain', 'publicUrl', 'port', 'tlsCert', 'insecureHttp'] as const;
+
+/**
+ * How this command prints collector addresses: --public-url when given, else the public URL the
+ * server last started with on this database (so the CLI needs none of the server's flags), else
+ * what these settings say the server listens on.
+ */
+async function collectorAddress(config: Config, db: Db): Promise<CollectorAddressSettings> {
+  const publicUrl =
+    config.publicUrl !== ''
+      ? config.publicUrl
+      : ((await readInstanceSetting(db, 'public_url')) ?? resolvePublicUrl(config));
+  return { baseDomain: config.baseDomain, publicUrl };
+}
 
 export function registerTenant(program: Command): void {
   const tenant = program.command('tenant').description('Manage tenants (customer organisations)');
@@ -37,7 +52,7 @@ export function registerTenant(program: Command): void {
         codeName,
         ...(typeof options.name === 'string' ? { name: options.name } : {}),
       });
-      process.stdout.write(`${collectorUrl(config, created.codeName)}\n`);
+      process.stdout.write(`${collectorUrl(await collectorAddress(config, database.db), created.codeName)}\n`);
     } finally {
       await database.close();
     }
@@ -55,8 +70,9 @@ export function registerTenant(program: Command): void {
     try {
       await migrateToLatest(database);
       const tenants = (await listTenants(database.db)).map(presentTenant);
+      const address = await collectorAddress(config, database.db);
       for (const t of tenants) {
-        const url = collectorUrl(config, t.codeName);
+        const url = collectorUrl(address, t.codeName);
         process.stdout.write(
           options.json
             ? `${JSON.stringify({ code_name: t.codeName, name: t.name, created_at: t.createdAt, collector_url: url })}\n`
@@ -112,7 +128,9 @@ export function registerTenant(program: Command): void {
     try {
       await migrateToLatest(database);
       const row = await changeTenant(database.db, codeName, changes, { actor: cliActor, ip: null }, tenantReactions);
-      process.stdout.write(`${JSON.stringify(presentTenantResource(row, config))}\n`);
+      process.stdout.write(
+        `${JSON.stringify(presentTenantResource(row, await collectorAddress(config, database.db)))}\n`,
+      );
     } finally {
       await database.close();
     }

@@ -12,6 +12,7 @@ import { routePlugin } from '../http/route-plugin.js';
 import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';
 import { parseBody } from './parse.js';
 import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
+import type { CollectorDiagnostics } from './collector-diagnostics.js';
 
 const AcceptedSchema = Type.Object(
   { accepted: Type.Integer({ minimum: 1, description: 'Records stored from this request' }) },
@@ -23,7 +24,12 @@ export interface CollectorDependencies {
   tenants: CollectorTenants;
   queue: GroupCommitQueue;
   metrics: Metrics;
+  /** Per-tenant counts of senders and refusals (Settings › Collector). */
+  diagnostics: CollectorDiagnostics;
 }
+
+/** Who sent a request, as the diagnostics name senders. */
+const senderOf = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'] ?? '', address: request.ip });
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,7 +43,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
   app: FastifyInstance,
   deps: CollectorDependencies,
 ): void {
-  const { config, tenants, queue, metrics } = deps;
+  const { config, tenants, queue, metrics, diagnostics } = deps;
   const budget = new BodyBudget(config.maxInflightBytes);
   app.decorateRequest('heldBodyBytes', 0);
 
@@ -52,8 +58,12 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
     return readBody(request.raw, request.headers, { maxBodyBytes: config.maxBodyBytes }, charge);
   });
 
-  app.addHook('onError', async (_request, _reply, error) => {
-    if (error instanceof AppError) metrics.collectorRejects.inc({ reason: error.code });
+  app.addHook('onError', async (request, _reply, error) => {
+    if (!(error instanceof AppError)) return;
+    metrics.collectorRejects.inc({ reason: error.code });
+    // Refusals are the tenant's to see once its collector address is known.
+    if (request.collectorTenant)
+      diagnostics.refused(request.collectorTenant.id, senderOf(request), { code: error.code, detail: error.detail });
   });
 
   app.route({
@@ -96,6 +106,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       const { records, eventTimes, metas } = parsed;
       await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes);
       metrics.collectorRecords.inc(records.length);
+      diagnostics.accepted(tenant.id, senderOf(request), records.length, receivedAt);
       metrics.collectorBytes.inc({ stage: 'wire' }, wireBytes);
       metrics.collectorBytes.inc({ stage: 'decoded' }, body.length);
       return reply.code(201).send({ accepted: records.length });

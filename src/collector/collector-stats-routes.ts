@@ -4,12 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
 import { tenantOf } from '../identity/auth.js';
 import { Timestamp } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
-import { collectorUrl } from '../identity/tenant-service.js';
+import { collectorUrl, type CollectorAddressSettings } from '../identity/tenant-service.js';
 import { BUCKETS, HourlyCountCache, receivedStats } from './collector-stats.js';
 
 // 24 hours to 2026-11-24T10:42Z: quiet overnight, busy in the working hours.
@@ -62,9 +61,9 @@ export const CollectorStatsSchema = Type.Object(
 
 export const collectorStatsRoutes = routePlugin(function collectorStatsRoutes(
   app: FastifyInstance,
-  deps: { database: Database; config: Config },
+  deps: { database: Database; address: CollectorAddressSettings },
 ): void {
-  const { database, config } = deps;
+  const { database, address } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const cache = new HourlyCountCache();
 
@@ -83,7 +82,7 @@ export const collectorStatsRoutes = routePlugin(function collectorStatsRoutes(
     async (request) => {
       const tenant = tenantOf(request);
       return {
-        collector_url: collectorUrl(config, tenant.code_name),
+        collector_url: collectorUrl(address, tenant.code_name),
         received: await receivedStats(database, tenant.id, cache),
       };
     },

@@ -4,3 +4,4 @@
 export { ConfigError, checkListenSafety, isLoopback, loadConfig } from './load-config.js';
 export { settings, type CliValues, type Config, type SettingName } from './settings.js';
 export { isEmail, parseDuration, type CaseGrouping, type SummaryProviderName } from './value-parsers.js';
+export { resolvePublicUrl, type PublicUrlSettings } from './public-url.js';

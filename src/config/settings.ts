@@ -17,6 +17,7 @@ import {
   logLevel,
   onOff,
   pathList,
+  publicUrl,
   text,
   trustProxy,
 } from './value-parsers.js';
@@ -80,6 +81,14 @@ export const settings = {
     default: 'localhost',
     parse: domain,
     description: 'Domain of the collector addresses: tenant acme posts to acme-collector.<base-domain>.',
+  }),
+  publicUrl: setting({
+    flag: 'public-url',
+    env: 'SIGHTLINE_PUBLIC_URL',
+    default: '',
+    parse: publicUrl,
+    description:
+      'Scheme and port clients reach this server on, such as https://sightline.example.com:8443 (a TLS proxy in front): printed collector addresses use them. Empty: what the server listens on.',
   }),
   defaultTenant: setting({
     flag: 'default-tenant',

@@ -131,6 +131,16 @@ export function httpUrl(raw: string): string {
   return value;
 }
 
+/** A server's public base: an http(s) origin, with no path, query or credentials; empty allowed. */
+export function publicUrl(raw: string): string {
+  if (raw.trim() === '') return '';
+  const value = httpUrl(raw);
+  const parsed = new URL(value);
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '')
+    throw new Error('must be a scheme, host and optional port only, such as https://sightline.example.com:8443');
+  return parsed.origin;
+}
+
 /** `name=value,name=value`; a value may itself contain `=` (Base64 credentials do). */
 export function headerList(raw: string): Record<string, string> {
   const headers: Record<string, string> = {};

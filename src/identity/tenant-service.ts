@@ -145,20 +145,16 @@ export async function ensureFirstTenant(db: Kysely<Tables>, codeName: string): P
 
 export interface CollectorAddressSettings {
   baseDomain: string;
-  port: number;
-  tlsCert: string;
+  /** Where clients reach the server (config/public-url.ts): its scheme and port are the collector's. */
+  publicUrl: string;
 }
 
 /**
- * The collector URL issued to a tenant: `https://<code_name>-collector.<domain>`. On the local
- * default (`localhost`, no TLS) it is the plain-HTTP address that works on this machine, since
- * every `*.localhost` name resolves to the loopback address.
+ * The collector URL issued to a tenant: `<scheme>://<code_name>-collector.<domain>[:<port>]`,
+ * on the server's public scheme and port. On the local default (`localhost`) it works on this
+ * machine as printed, since every `*.localhost` name resolves to the loopback address.
  */
 export function collectorUrl(settings: CollectorAddressSettings, codeName: string): string {
-  const host = `${codeName}-collector.${settings.baseDomain}`;
-  const local = settings.baseDomain === 'localhost' && !settings.tlsCert;
-  const scheme = local ? 'http' : 'https';
-  const defaultPort = local ? 80 : 443;
-  const port = local && settings.port !== defaultPort ? `:${settings.port}` : '';
-  return `${scheme}://${host}${port}`;
+  const base = new URL(settings.publicUrl);
+  return `${base.protocol}//${codeName}-collector.${settings.baseDomain}${base.port ? `:${base.port}` : ''}`;
 }

@@ -12,6 +12,8 @@ import * as m0006 from './migrations/0006-case-search.js';
 import * as m0007 from './migrations/0007-observation-stats.js';
 import * as m0008 from './migrations/0008-tenant-key-indexes.js';
 import * as m0009 from './migrations/0009-observation-list-order.js';
+import * as m0010 from './migrations/0010-instance-settings.js';
+import * as m0011 from './migrations/0011-collector-activity.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -27,6 +29,8 @@ const migrations: Record<string, MigrationModule> = {
   '0007-observation-stats': m0007,
   '0008-tenant-key-indexes': m0008,
   '0009-observation-list-order': m0009,
+  '0010-instance-settings': m0010,
+  '0011-collector-activity': m0011,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -23,9 +23,14 @@ import type {
   CaseCommentsTable,
   CaseHistoryTable,
 } from './tables/cases.js';
+import type { InstanceSettingsTable } from './tables/instance.js';
+import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
 
 export type {
+  InstanceSettingsTable,
+  CollectorActivityTable,
+  CollectorRejectionsTable,
   Role,
   TenantsTable,
   UsersTable,
@@ -83,4 +88,7 @@ export interface Tables {
   case_summaries: CaseSummariesTable;
   summary_cache: SummaryCacheTable;
   summary_feedback: SummaryFeedbackTable;
+  instance_settings: InstanceSettingsTable;
+  collector_activity: CollectorActivityTable;
+  collector_rejections: CollectorRejectionsTable;
 }

@@ -1,5 +1,6 @@
-// Settings › Collector: the tenant's collector address, what it received over the last 24 hours,
-// and copy-ready forwarder configurations filled in with that address (README, "Forwarder configuration").
+// Settings › Collector: the tenant's collector address, what it received over the last 24 hours
+// and from whom (with what it refused, and a test record), and copy-ready forwarder
+// configurations filled in with that address (README, "Forwarder configuration").
 import { useSession } from '../../app/session';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryView } from '../../components/QueryView';
@@ -7,6 +8,7 @@ import { Empty, Notice, PageHeader, Panel } from '../../components/ui';
 import { collectorTarget } from '../../../../src/collector/forwarder-configs.js';
 import { ForwarderConfigs } from './ForwarderConfigs';
 import { ReceivedChart } from './ReceivedChart';
+import { CollectorDiagnostics } from './CollectorDiagnostics';
 import { useTenant } from './tenant-queries';
 import './settings.css';
 
@@ -55,6 +57,13 @@ function CollectorSettings({ url }: { url: string }) {
           <ReceivedChart />
         ) : (
           <Empty>Counting records needs the permission telemetry:read, which your role does not have.</Empty>
+        )}
+      </Panel>
+      <Panel title="What the collector heard, last 24 hours">
+        {can('telemetry:read') ? (
+          <CollectorDiagnostics />
+        ) : (
+          <Empty>Seeing the senders needs the permission telemetry:read, which your role does not have.</Empty>
         )}
       </Panel>
       <Panel title="Forwarder configuration">

@@ -2,6 +2,7 @@
 import type { Static } from 'typebox';
 import type { TokenSchema } from '../../../../src/identity/identity-schemas.js';
 import type { CollectorStatsSchema } from '../../../../src/collector/collector-stats-routes.js';
+import type { DiagnosticsSchema, TestRecordSchema } from '../../../../src/collector/collector-diagnostics-routes.js';
 import type { WriteRequestSchema } from '../../../../src/observations/observation-schemas.js';
 
 export type ApiToken = Static<typeof TokenSchema>;
@@ -13,3 +14,5 @@ export interface CreatedToken {
 }
 export type CollectorStats = Static<typeof CollectorStatsSchema>;
 export type WriteRequest = Static<typeof WriteRequestSchema>;
+export type CollectorDiagnostics = Static<typeof DiagnosticsSchema>;
+export type TestRecordResult = Static<typeof TestRecordSchema>;
