@@ -126,9 +126,11 @@ log { source(s_app); destination(d_sightline); };
 test("the UI's syslog-ng configuration delivers every line", { skip, timeout: 60_000 }, async () => {
   const records = Array.from({ length: 120 }, () => appRecord());
   // The collector address as GET /v1/tenant gives it for this server: demo-collector.localhost.
-  const config = ({ logs, server }: { logs: string; server: TestServer }) =>
-    syslogNgConfig(`http://demo-collector.localhost:${new URL(server.baseUrl).port}`, `${logs}/*.log`).files[0]!.text;
-  // batch-timeout is the seed's 5 s flush interval: allow for a few of them.
+  // Its state (disk buffer) in the test's directory, never the machine's /var/lib/syslog-ng.
+  const config = ({ dir, logs, server }: { dir: string; logs: string; server: TestServer }) =>
+    syslogNgConfig(`http://demo-collector.localhost:${new URL(server.baseUrl).port}`, `${logs}/*.log`, dir).files[0]!
+      .text;
+  // batch-timeout is the recommended 5 s flush interval: allow for a few of them.
   await forward(records, config, 150, (stored) => {
     for (const record of records)
       assert.deepEqual(stored.get(record.marker), record, 'each record is the application object, unchanged');

@@ -38,20 +38,27 @@ test('the Fluent Bit output carries every setting of the collector documentation
     'tls.verify On',
     'tls.verify_hostname On',
     'Header Content-Type application/json',
-    'Retry_Limit 3',
+    'Retry_Limit no_limits',
     'net.keepalive On',
+    'storage.total_limit_size 1024M',
   ]) {
     assert.ok(lines.includes(expected), `${expected} in:\n${lines.join('\n')}`);
   }
-  // The input side: flush 5 s, 5 MB input buffer, lines over 32 KB skipped.
+  // The input side: flush 5 s, 5 MB input buffer, lines over 32 KB skipped; and what makes it
+  // lose nothing: file offsets kept, chunks on disk, bounded retry waits.
   const all = settings(fluentBitConfig(url).files[0]!.text);
   for (const expected of [
     'Flush 5',
     'Mem_Buf_Limit 5MB',
+    'Buffer_Chunk_Size 32k',
     'Buffer_Max_Size 32k',
     'Skip_Long_Lines On',
     'Parsers_File parsers_sightline.conf',
     'Parser sightline_json',
+    'storage.path /var/lib/fluent-bit/storage/',
+    'storage.type filesystem',
+    'DB /var/lib/fluent-bit/sightline-tail.db',
+    'scheduler.cap 30',
   ]) {
     assert.ok(all.includes(expected), `${expected} in the whole file`);
   }
@@ -78,13 +85,19 @@ test('every forwarder sends newline-delimited JSON to the tenant collector with 
   assert.match(vector, /uri: https:\/\/acme-collector\.sightline\.example\.com\/log_sink\n/);
   assert.match(vector, /framing:\n\s+method: newline_delimited/);
   assert.match(vector, /verify_certificate: true\n\s+verify_hostname: true/);
-  assert.match(vector, /retry_attempts: 3/);
+  assert.doesNotMatch(vector, /^\s+retry_attempts:/m, 'no retry limit');
+  assert.match(vector, /buffer:\n\s+type: disk\n\s+max_size: \d+\n\s+when_full: block/);
+  assert.match(vector, /acknowledgements:\n\s+enabled: true/);
   assert.match(vector, /timeout_secs: 5/);
   const syslogNg = syslogNgConfig(url).files[0]!.text;
   assert.match(syslogNg, /url\("https:\/\/acme-collector\.sightline\.example\.com\/log_sink"\)/);
   assert.match(syslogNg, /body\("\$\{MESSAGE\}"\)\n\s+body-suffix\("\\n"\)/);
   assert.match(syslogNg, /tls\(peer-verify\(yes\)\)/);
-  assert.match(syslogNg, /retries\(3\)/);
+  assert.match(syslogNg, /retries\(1000000\)/);
+  assert.match(syslogNg, /time-reopen\(1\)/);
+  assert.match(syslogNg, /disk-buffer\(\n\s+reliable\(yes\)/);
+  assert.match(syslogNg, /flags\(flow-control\)/);
+  assert.match(syslogNg, /log-iw-size\(10000\)/);
   const rsyslog = rsyslogConfig(url).files[0]!.text;
   assert.match(
     rsyslog,
@@ -92,7 +105,9 @@ test('every forwarder sends newline-delimited JSON to the tenant collector with 
   );
   assert.match(rsyslog, /batch\.format="newline"/);
   assert.match(rsyslog, /allowunsignedcerts="off"/);
-  assert.match(rsyslog, /action\.resumeRetryCount="3"/);
+  assert.match(rsyslog, /action\.resumeRetryCount="-1"/);
+  assert.match(rsyslog, /queue\.filename="sightline"/);
+  for (const config of configs) assert.match(config.version, /^\d+\.\d+/, `${config.id} names its version`);
   for (const config of configs)
     for (const file of config.files) assert.doesNotMatch(file.text, /undefined|NaN/, `${config.id} is filled in`);
 });

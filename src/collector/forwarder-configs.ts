@@ -1,18 +1,32 @@
 // Copy-ready forwarder configurations for a tenant's collector: Fluent Bit, Vector, syslog-ng and
-// rsyslog, each with the settings the collector documentation gives (README: Forwarder
-// configuration): one JSON object per line (Fluent Bit `Format json_lines`, `json_date_key
-// false`), no date key of the forwarder's own, TLS with certificate and host-name checks,
-// 3 retries, keep-alive, flush every 5 s, 5 MB input buffer, lines over 32 KB skipped. The web
-// UI (Settings › Collector) shows these; the README's Fluent Bit block is checked against them. Pure and browser-safe: no imports.
+// rsyslog (README: Forwarder configuration). Each sends one JSON object per line with no date key
+// of its own, verifies TLS, keeps connections alive, flushes every 5 s from a 5 MB input buffer
+// and skips lines over 32 KB; and each is set up to lose nothing: its progress in the files it
+// reads survives restarts, it buffers on disk while the collector is away, it waits (flow
+// control) rather than drops when full, and it retries 503s and outages without a limit.
+// Every option is checked against the forwarder version named beside it. The web UI
+// (Settings › Collector) shows these; the README's Fluent Bit block is checked against them.
+// Pure and browser-safe: no imports.
 
-/** The client settings the collector documentation recommends: flush interval, input buffer, longest line. */
+/** The client settings of the recommended configurations. */
 export const forwarderSettings = {
   flushSeconds: 5,
   memoryBufferMb: 5,
   maxLineKb: 32,
-  retryLimit: 3,
   httpTimeoutSeconds: 10,
   batchRecords: 500,
+  /** Disk a forwarder may fill with records waiting for the collector, before it stops reading. */
+  diskBufferMb: 1024,
+  /** Longest wait between retries. */
+  maxRetryWaitSeconds: 30,
+} as const;
+
+/** The forwarder versions whose documentation the options were checked against. */
+export const forwarderVersions = {
+  fluentBit: '4.2',
+  vector: '0.48',
+  syslogNg: '3.38',
+  rsyslog: '8.2102',
 } as const;
 
 export const defaultLogPath = '/var/log/app/*.log';
@@ -42,6 +56,8 @@ export interface ConfigFile {
 export interface ForwarderConfig {
   id: 'fluent-bit' | 'vector' | 'syslog-ng' | 'rsyslog';
   name: string;
+  /** The version the options were checked against. */
+  version: string;
   files: ConfigFile[];
   /** What to know before using it (plain sentences). */
   notes: string[];
@@ -56,7 +72,7 @@ function section(name: string, entries: [string, string | number][]): string {
 /** The [OUTPUT] section alone: the part the collector documentation prescribes. */
 export function fluentBitOutput(collectorUrl: string): string {
   const target = collectorTarget(collectorUrl);
-  const { retryLimit } = forwarderSettings;
+  const { diskBufferMb } = forwarderSettings;
   return section('OUTPUT', [
     ['Name', 'http'],
     ['Match', '*'],
@@ -73,25 +89,42 @@ export function fluentBitOutput(collectorUrl: string): string {
         ] as [string, string][])
       : ([['tls', 'Off']] as [string, string][])),
     ['Header', 'Content-Type application/json'],
-    ['Retry_Limit', retryLimit],
+    // Unlimited: a batch is kept (on disk) and retried until the collector takes it.
+    ['Retry_Limit', 'no_limits'],
     ['net.keepalive', 'On'],
+    ['storage.total_limit_size', `${diskBufferMb}M`],
   ]);
 }
 
-export function fluentBitConfig(collectorUrl: string, logPath = defaultLogPath): ForwarderConfig {
-  const { flushSeconds, memoryBufferMb, maxLineKb } = forwarderSettings;
+export function fluentBitConfig(
+  collectorUrl: string,
+  logPath = defaultLogPath,
+  stateDir = '/var/lib/fluent-bit',
+): ForwarderConfig {
+  const { flushSeconds, memoryBufferMb, maxLineKb, maxRetryWaitSeconds } = forwarderSettings;
   const main = [
     section('SERVICE', [
       ['Flush', flushSeconds],
       ['Log_Level', 'info'],
       ['Parsers_File', 'parsers_sightline.conf'],
+      // Chunks wait on disk while the collector is away, and survive a restart of Fluent Bit.
+      ['storage.path', `${stateDir}/storage/`],
+      ['storage.sync', 'normal'],
+      ['storage.backlog.mem_limit', `${memoryBufferMb}M`],
+      ['scheduler.base', 1],
+      ['scheduler.cap', maxRetryWaitSeconds],
     ]),
     section('INPUT', [
       ['Name', 'tail'],
       ['Path', logPath],
       ['Tag', 'app.*'],
       ['Parser', 'sightline_json'],
+      // Where each file was read up to, so a restart neither skips nor repeats lines.
+      ['DB', `${stateDir}/sightline-tail.db`],
       ['Mem_Buf_Limit', `${memoryBufferMb}MB`],
+      ['storage.type', 'filesystem'],
+      // Both sizes spelled the same way: Fluent Bit refuses a maximum below the chunk size.
+      ['Buffer_Chunk_Size', `${maxLineKb}k`],
       ['Buffer_Max_Size', `${maxLineKb}k`],
       ['Skip_Long_Lines', 'On'],
       ['Refresh_Interval', 10],
@@ -107,6 +140,7 @@ export function fluentBitConfig(collectorUrl: string, logPath = defaultLogPath):
   return {
     id: 'fluent-bit',
     name: 'Fluent Bit',
+    version: forwarderVersions.fluentBit,
     files: [
       { path: '/etc/fluent-bit/fluent-bit.conf', text: `${main}\n` },
       { path: '/etc/fluent-bit/parsers_sightline.conf', text: `${parsers}\n` },
@@ -115,14 +149,22 @@ export function fluentBitConfig(collectorUrl: string, logPath = defaultLogPath):
       'Format json_lines sends one JSON object per line. Format json (an array of date-and-record pairs) is refused with HTTP 500: the collector cannot add its time to it.',
       'json_date_key false: the collector stamps each record with its own receive time; the forwarder adds no date key.',
       'Fluent Bit logs HTTP status=201 for each accepted send.',
+      `Retry_Limit no_limits with filesystem storage keeps every batch until the collector takes it (the collector documentation's Retry_Limit 3 drops a batch after three failed tries); create ${stateDir} first.`,
     ],
   };
 }
 
-export function vectorConfig(collectorUrl: string, logPath = defaultLogPath): ForwarderConfig {
+export function vectorConfig(
+  collectorUrl: string,
+  logPath = defaultLogPath,
+  stateDir = '/var/lib/vector',
+): ForwarderConfig {
   const target = collectorTarget(collectorUrl);
-  const { flushSeconds, maxLineKb, retryLimit, httpTimeoutSeconds } = forwarderSettings;
-  const text = `sources:
+  const { flushSeconds, maxLineKb, httpTimeoutSeconds, diskBufferMb, maxRetryWaitSeconds } = forwarderSettings;
+  const text = `# Where Vector keeps its file checkpoints and the disk buffer.
+data_dir: ${stateDir}
+
+sources:
   app_logs:
     type: file
     include:
@@ -156,23 +198,41 @@ sinks:
     request:
       headers:
         Content-Type: application/json
-      retry_attempts: ${retryLimit}
       timeout_secs: ${httpTimeoutSeconds}
+      # retry_attempts is left unset: Vector then retries 408, 429, 5xx and outages without a limit.
+      retry_initial_backoff_secs: 1
+      retry_max_duration_secs: ${maxRetryWaitSeconds}
     batch:
       timeout_secs: ${flushSeconds}
       max_bytes: 1048576
+    # While the collector is away, records wait on disk; when the buffer is full, reading stops.
+    buffer:
+      type: disk
+      max_size: ${diskBufferMb * 1024 * 1024}
+      when_full: block
+    # A file's checkpoint moves only once the collector has answered 201 for its lines.
+    acknowledgements:
+      enabled: true
 ${target.tls ? '    tls:\n      verify_certificate: true\n      verify_hostname: true\n' : ''}`;
   return {
     id: 'vector',
     name: 'Vector',
+    version: forwarderVersions.vector,
     files: [{ path: '/etc/vector/vector.yaml', text }],
-    notes: ['framing newline_delimited with the json codec sends one JSON object per line, as the collector expects.'],
+    notes: [
+      'framing newline_delimited with the json codec sends one JSON object per line, as the collector expects.',
+      `Create ${stateDir} (owned by the user Vector runs as) before starting it.`,
+    ],
   };
 }
 
-export function syslogNgConfig(collectorUrl: string, logPath = defaultLogPath): ForwarderConfig {
+export function syslogNgConfig(
+  collectorUrl: string,
+  logPath = defaultLogPath,
+  stateDir = '/var/lib/syslog-ng',
+): ForwarderConfig {
   const target = collectorTarget(collectorUrl);
-  const { flushSeconds, maxLineKb, retryLimit, httpTimeoutSeconds, batchRecords } = forwarderSettings;
+  const { flushSeconds, maxLineKb, httpTimeoutSeconds, batchRecords, diskBufferMb, memoryBufferMb } = forwarderSettings;
   const slash = logPath.lastIndexOf('/');
   const text = `source s_sightline_app {
   wildcard-file(
@@ -180,6 +240,10 @@ export function syslogNgConfig(collectorUrl: string, logPath = defaultLogPath): 
     filename-pattern("${logPath.slice(slash + 1)}")
     flags(no-parse)
     log-msg-size(${maxLineKb * 1024})
+    # A window far above a batch: with flow control the source reads on until the destination
+    # has taken a whole batch (the default of 100 would send 100 lines per flush interval).
+    log-iw-size(${batchRecords * 20})
+    log-fetch-limit(${batchRecords})
     follow-freq(1)
   );
 };
@@ -193,28 +257,57 @@ destination d_sightline {
     body-suffix("\\n")
     batch-lines(${batchRecords})
     batch-timeout(${flushSeconds * 1000})
-    retries(${retryLimit})
     timeout(${httpTimeoutSeconds})
+    # 5xx answers (503: the collector is busy) count as retries; a million is no limit in practice.
+    # An outage (connection refused) is retried every time-reopen() seconds, without a count.
+    retries(1000000)
+    time-reopen(1)
+    persist-name("sightline")
+    # Batches wait on disk while the collector is away, and survive a restart of syslog-ng.
+    disk-buffer(
+      reliable(yes)
+      disk-buf-size(${diskBufferMb * 1024 * 1024})
+      mem-buf-size(${memoryBufferMb * 1024 * 1024})
+      dir("${stateDir}")
+    )
 ${target.tls ? '    tls(peer-verify(yes))\n' : ''}  );
 };
 
-log { source(s_sightline_app); destination(d_sightline); };
+log {
+  source(s_sightline_app);
+  # Every line goes as a JSON object: an application's JSON line as it is, any other line as
+  # {"message": …} (a line that is not JSON would make the collector refuse its whole batch).
+  if {
+    parser { json-parser(prefix(".sightline.")); };
+  } else {
+    rewrite { set("$(format-json message=\${MESSAGE})" value("MESSAGE")); };
+  };
+  destination(d_sightline);
+  # Flow control: when the destination is full the source stops reading; nothing is dropped.
+  flags(flow-control);
+};
 `;
   return {
     id: 'syslog-ng',
     name: 'syslog-ng',
+    version: forwarderVersions.syslogNg,
     files: [{ path: '/etc/syslog-ng/conf.d/sightline.conf', text }],
     notes: [
       'flags(no-parse) keeps each line whole; body("${MESSAGE}") with body-suffix("\\n") sends the lines of a batch as newline-delimited JSON.',
       'Needs the http() destination (Debian: syslog-ng-mod-http).',
+      'flags(flow-control) with a reliable disk-buffer() loses nothing on a burst or while the collector restarts; without them syslog-ng drops what its queue cannot hold.',
     ],
   };
 }
 
-export function rsyslogConfig(collectorUrl: string, logPath = defaultLogPath): ForwarderConfig {
+export function rsyslogConfig(
+  collectorUrl: string,
+  logPath = defaultLogPath,
+  stateDir = '/var/spool/rsyslog',
+): ForwarderConfig {
   const target = collectorTarget(collectorUrl);
-  const { maxLineKb, retryLimit, batchRecords } = forwarderSettings;
-  const text = `global(maxMessageSize="${maxLineKb}k")
+  const { maxLineKb, batchRecords, diskBufferMb } = forwarderSettings;
+  const text = `global(maxMessageSize="${maxLineKb}k" workDirectory="${stateDir}")
 
 module(load="imfile")
 module(load="omhttp")
@@ -224,7 +317,15 @@ template(name="sightline_line" type="string" string="%msg%")
 
 input(type="imfile" File="${logPath}" Tag="app" ruleset="sightline")
 
-ruleset(name="sightline" queue.type="LinkedList" queue.size="10000") {
+# A disk-assisted queue: lines wait on disk while the collector is away, and across restarts.
+ruleset(
+  name="sightline"
+  queue.type="LinkedList"
+  queue.size="10000"
+  queue.filename="sightline"
+  queue.maxDiskSpace="${diskBufferMb}m"
+  queue.saveOnShutdown="on"
+) {
   action(
     type="omhttp"
     server="${target.host}"
@@ -236,17 +337,20 @@ ${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''} 
     batch="on"
     batch.format="newline"
     batch.maxsize="${batchRecords}"
-    action.resumeRetryCount="${retryLimit}"
+    action.resumeRetryCount="-1"
+    action.resumeInterval="1"
   )
 }
 `;
   return {
     id: 'rsyslog',
     name: 'rsyslog',
+    version: forwarderVersions.rsyslog,
     files: [{ path: '/etc/rsyslog.d/60-sightline.conf', text }],
     notes: [
       'batch.format="newline" sends a batch as newline-delimited JSON; "jsonarray" would be an array, which the collector refuses.',
-      "Needs the omhttp module (rsyslog 8.2102 or later); Debian's rsyslog package does not include it.",
+      'action.resumeRetryCount="-1" retries without a limit; the disk-assisted queue holds lines meanwhile.',
+      "Needs the omhttp module (rsyslog 8.2102 or later). Debian's rsyslog package does not include it: there, forward with one of the other configurations (README: Forwarder configuration).",
     ],
   };
 }

@@ -56,6 +56,9 @@ export function ForwarderConfigs({ collectorUrl }: { collectorUrl: string }) {
           </div>
         ))}
         <ul className="plain-list muted">
+          <li>
+            Checked against {active.name} {active.version}.
+          </li>
           {active.notes.map((note) => (
             <li key={note}>{note}</li>
           ))}
