@@ -62,7 +62,12 @@ export function checkSummary(raw: string, caseObservationIds: ReadonlySet<string
   return { text, sections, citations, flags };
 }
 
-/** The observation ids a text cites, in order. */
+/** Inline code spans: quoted log text, where `[obs_…]` is data and never a citation. */
+const CODE_SPAN = /`[^`\n]*`/g;
+
+/** The observation ids a text cites, in order (outside code spans, as the UI renders them). */
 function citedIds(text: string): string[] {
-  return [...text.matchAll(CITATION)].flatMap((match) => (match[1] === undefined ? [] : [match[1]]));
+  return [...text.replace(CODE_SPAN, ' ').matchAll(CITATION)].flatMap((match) =>
+    match[1] === undefined ? [] : [match[1]],
+  );
 }

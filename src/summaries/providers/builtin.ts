@@ -8,13 +8,33 @@ import { levelRank } from '../../cases/case-score.js';
 
 export const BUILTIN_MODEL = 'sightline-builtin-1';
 
-/** Log-derived text as inline code: backticks and line breaks cannot escape it. */
-function quote(value: string | number | null | undefined, max = 160): string {
+/** Line breaks of any kind (a Markdown reader may honour more than \n) and other control characters. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/**
+ * Log-derived text as inline code: nothing in it can start a line, close the code span or be
+ * read as a heading, link or citation — control characters and line breaks become a space and
+ * backticks a quote mark (the summary check ignores citations inside code spans).
+ */
+export function quote(value: string | number | null | undefined, max = 160): string {
   if (value === null || value === undefined || value === '') return '–';
-  const text = String(value)
-    .replace(/[\r\n\t]+/g, ' ')
-    .replace(/`/g, "'");
+  const text = String(value).replace(BREAKS_AND_CONTROLS, ' ').replace(/`/g, "'");
   return `\`${text.length > max ? `${text.slice(0, max - 1)}…` : text}\``;
+}
+
+/**
+ * A word from the catalogue or a rule (a level, a status, a technique's id, name or tactic): shown
+ * as prose, so only characters that cannot form Markdown are kept.
+ */
+function plain(value: string): string {
+  return value.replace(/[^\p{L}\p{N} .,'&/()-]+/gu, ' ').trim() || '–';
+}
+
+/** A number from a record, or its text quoted when the record held something else. */
+function num(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '–';
+  return Number.isSafeInteger(value) ? String(value) : quote(value);
 }
 
 const cite = (observations: readonly SummaryObservation[]) =>
@@ -26,10 +46,10 @@ function overview(input: SummaryInput): string[] {
   const hosts = input.devices.map((device) => quote(device.host_name));
   const top = [...input.observations].sort((a, b) => levelRank(b.level) - levelRank(a.level))[0];
   const lines = [
-    `Case #${c.number} (${c.status}, score ${c.score}/100) for customer ${quote(input.customer.code_name)} holds ${c.observation_count} observation${c.observation_count === 1 ? '' : 's'}` +
+    `Case #${c.number} (${plain(c.status)}, score ${c.score}/100) for customer ${quote(input.customer.code_name)} holds ${c.observation_count} observation${c.observation_count === 1 ? '' : 's'}` +
       `${hosts.length > 0 ? ` on ${hosts.join(', ')}` : ''} between ${utc(c.first_observation_at)} and ${utc(c.last_observation_at)}.`,
   ];
-  if (top) lines.push(`The most severe detection is ${quote(top.rule_title)} (${top.level}) ${cite([top])}.`);
+  if (top) lines.push(`The most severe detection is ${quote(top.rule_title)} (${plain(top.level)}) ${cite([top])}.`);
   return lines;
 }
 
@@ -39,7 +59,7 @@ function timeline(input: SummaryInput): string[] {
     .slice(0, 20)
     .map(
       (observation) =>
-        `- ${utc(observation.first_time)}: ${quote(observation.rule_title)} (${observation.level}) on ${quote(observation.host)} [${observation.id}]`,
+        `- ${utc(observation.first_time)}: ${quote(observation.rule_title)} (${plain(observation.level)}) on ${quote(observation.host)} [${observation.id}]`,
     );
   if (ordered.length > 20) lines.push(`- … ${ordered.length - 20} more observations in the case data.`);
   return lines.length > 0 ? lines : ['- No observations are in the case data.'];
@@ -51,7 +71,14 @@ function affected(input: SummaryInput): string[] {
     const places = device.addresses
       .map(
         (address) =>
-          `${address.ip} (${address.scope === 'public' ? [address.city, address.country].filter(Boolean).join(', ') || 'unknown location' : address.scope})`,
+          `${quote(address.ip)} (${
+            address.scope === 'public'
+              ? [address.city, address.country]
+                  .filter(Boolean)
+                  .map((part) => quote(part))
+                  .join(', ') || 'unknown location'
+              : quote(address.scope)
+          })`,
       )
       .join(', ');
     const related = input.observations.filter(
@@ -70,7 +97,7 @@ function techniques(input: SummaryInput): string[] {
     const related = input.observations.filter((observation) =>
       observation.techniques.some((id) => id === technique.id || id.startsWith(`${technique.id}.`)),
     );
-    return `- ${technique.id}${technique.name ? ` ${technique.name}` : ''}${technique.tactics.length > 0 ? ` (${technique.tactics.join(', ')})` : ''} ${cite(related.slice(0, 5))}`.trimEnd();
+    return `- ${plain(technique.id)}${technique.name ? ` ${plain(technique.name)}` : ''}${technique.tactics.length > 0 ? ` (${technique.tactics.map(plain).join(', ')})` : ''} ${cite(related.slice(0, 5))}`.trimEnd();
   });
 }
 
@@ -79,12 +106,12 @@ function evidence(input: SummaryInput): string[] {
   for (const observation of input.observations) {
     for (const event of observation.evidence.process_events.slice(0, 2)) {
       lines.push(
-        `- Process ${quote(event.process_name)} (PID ${event.pid ?? '–'}) run by ${quote(event.user)} on ${quote(event.host)}: ${quote(event.command_line ?? event.executable_path, 200)}, parent ${quote(event.parent_process_name)} [${observation.id}]`,
+        `- Process ${quote(event.process_name)} (PID ${num(event.pid)}) run by ${quote(event.user)} on ${quote(event.host)}: ${quote(event.command_line ?? event.executable_path, 200)}, parent ${quote(event.parent_process_name)} [${observation.id}]`,
       );
     }
     for (const event of observation.evidence.network_events.slice(0, 2)) {
       lines.push(
-        `- Connection by ${quote(event.process_name)} on ${quote(event.host)}: ${quote(event.source_ip)}:${event.source_port ?? '–'} → ${quote(event.destination_hostname ?? event.destination_ip)}:${event.destination_port ?? '–'} ${event.protocol ?? ''} [${observation.id}]`,
+        `- Connection by ${quote(event.process_name)} on ${quote(event.host)}: ${quote(event.source_ip)}:${num(event.source_port)} → ${quote(event.destination_hostname ?? event.destination_ip)}:${num(event.destination_port)}${event.protocol ? ` ${quote(event.protocol, 20)}` : ''} [${observation.id}]`,
       );
     }
     if (lines.length >= 15) break;
