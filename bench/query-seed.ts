@@ -58,6 +58,7 @@ async function seedIdentity(db: Database['db']): Promise<{ tenantId: number; use
     permissions: [...allPermissions],
     expiresAt: null,
     creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions), expiresAt: null },
+    lifetime: { defaultMs: 30 * 86_400_000, maxMs: null },
   });
   return { tenantId, users, token: token.value };
 }

@@ -105,7 +105,7 @@ for (const target of databaseTargets) {
       assert.equal(after.body.code, 'invalid_credentials');
     });
 
-    test('roles decide what people may do: a viewer reads but cannot manage tokens', async () => {
+    test("roles decide what people may do: a viewer reads, and sees no one's tokens but their own", async () => {
       const viewer = await signIn(server, { tenant: acme, role: 'viewer', email: `viewer-${target.kind}@example.com` });
       const me = await viewer.client.get<Me>('/v1/me');
       assert.deepEqual(me.body.permissions, [
@@ -115,9 +115,13 @@ for (const target of databaseTargets) {
         'telemetry:read',
         'summaries:read',
       ]);
-      const tokens = await viewer.client.get<Problem>('/v1/tokens');
-      assert.equal(tokens.status, 403);
-      assert.equal(tokens.body.required_permission, 'tokens:read');
+      await issueToken(server, acme, ['cases:read'], { name: 'an admin token' });
+      const tokens = await viewer.client.get<{ tokens: unknown[] }>('/v1/tokens');
+      assert.equal(tokens.status, 200);
+      assert.deepEqual(tokens.body.tokens, []);
+      const audit = await viewer.client.get<Problem>('/v1/audit-events');
+      assert.equal(audit.status, 403);
+      assert.equal(audit.body.required_permission, 'audit:read');
     });
 
     test('the audit log records sign-ins, failures, token changes and denials, for admins only', async () => {

@@ -271,7 +271,10 @@ describe('sightline user and token', () => {
       assert.equal(result.stdout, `${value}\n`);
       assert.match(result.stderr, /created token tok_\w+ "SOAR integration" for tenant acme/);
       assert.match(result.stderr, /permissions: cases:read, telemetry:read/);
-      assert.match(result.stderr, /expires: never/);
+      // Without --expires-in: the default lifetime, the same as the API's and the web UI's.
+      const expires = /expires: (\S+Z)/.exec(result.stderr)?.[1];
+      assert.ok(expires, result.stderr);
+      assert.ok(Math.abs(Date.parse(expires) - (Date.now() + 30 * 86_400_000)) < 120_000, expires);
       assert.match(result.stderr, /shown this once/);
       assert.doesNotMatch(result.stderr, new RegExp(value));
 
@@ -282,7 +285,7 @@ describe('sightline user and token', () => {
         .execute();
       assert.equal(rows.length, 1);
       assert.doesNotMatch(JSON.stringify(rows[0]), new RegExp(value.slice(4)));
-      assert.equal(rows[0]!.expires_at, null);
+      assert.equal(rows[0]!.expires_at, Date.parse(expires));
       assert.equal(rows[0]!.created_by, 'cli');
 
       const me = await apiClient(server, bearer(value)).get<Me>('/v1/me');
@@ -344,6 +347,29 @@ describe('sightline user and token', () => {
         assert.match(result.stderr, /--expires-in must be a span greater than zero with a unit/, span);
         assert.equal(result.stdout, '');
       }
+      // never, or a span past the maximum lifetime (365 days unless the operator says none).
+      for (const span of ['never', '400d']) {
+        const args = ['token', 'create', '--tenant', tenant, '--name', 'too-long', '--permissions', 'cases:read'];
+        const result = await runCli([...args, `--expires-in=${span}`, ...data]);
+        assert.equal(result.code, 1, span);
+        assert.match(result.stderr, /tokens live at most 365 days here/, span);
+        assert.equal(result.stdout, '');
+      }
+      const forever = await runCli([
+        'token',
+        'create',
+        '--tenant',
+        tenant,
+        '--name',
+        'forever',
+        '--permissions',
+        'cases:read',
+        '--expires-in=never',
+        '--token-max-lifetime=none',
+        ...data,
+      ]);
+      assert.equal(forever.code, 0, forever.stderr);
+      assert.match(forever.stderr, /expires: never/);
       const badPermission = await runCli([
         'token',
         'create',
@@ -376,7 +402,7 @@ describe('sightline user and token', () => {
       const rows = await server.sightline.database.db
         .selectFrom('api_tokens')
         .select('name')
-        .where('name', 'in', ['bad-span', 'bad-permission', 'x'])
+        .where('name', 'in', ['bad-span', 'too-long', 'bad-permission', 'x'])
         .execute();
       assert.deepEqual(rows, []);
     });
@@ -423,7 +449,7 @@ describe('sightline user and token', () => {
       assert.doesNotMatch(text.stdout, new RegExp(value));
       assert.match(
         text.stdout,
-        new RegExp(`^${token.id}\\tto-delete\\tactive\\tcases:read\\tcli\\t\\S+Z\\tnever\\t\\S+Z$`, 'm'),
+        new RegExp(`^${token.id}\\tto-delete\\tactive\\tcases:read\\tcli\\t\\S+Z\\t\\S+Z\\t\\S+Z$`, 'm'),
       );
 
       const deleted = await runCli(['token', 'delete', '--tenant', tenant, token.id, ...data]);

@@ -110,7 +110,11 @@ for (const target of databaseTargets) {
         server,
         bearer((await issueToken(server, acme, ['tokens:write', 'cases:read'], { expiresAt: end })).value),
       );
-      const forever = await parent.post<Problem>('/v1/tokens', { name: 'forever', permissions: ['cases:read'] });
+      const forever = await parent.post<Problem>('/v1/tokens', {
+        name: 'forever',
+        permissions: ['cases:read'],
+        expires_at: null,
+      });
       assert.equal(forever.status, 400);
       assert.equal(forever.body.field, 'expires_at');
       const later = await parent.post('/v1/tokens', {
@@ -151,19 +155,20 @@ for (const target of databaseTargets) {
       );
     });
 
-    test('an analyst or viewer cannot manage tokens', async () => {
+    test('an analyst or viewer manages only their own tokens, within their role', async () => {
       for (const role of ['analyst', 'viewer'] as const) {
         const person = await signIn(server, { tenant: acme, role, email: `${role}-${target.kind}@example.com` });
         const write = { 'x-csrf-token': person.csrf };
-        assert.equal(
-          (await person.client.post<Problem>('/v1/tokens', { name: 'mine', permissions: ['cases:read'] }, write)).body
-            .required_permission,
-          'tokens:write',
+        const beyond = await person.client.post<Problem>(
+          '/v1/tokens',
+          { name: 'mine', permissions: ['tokens:write'] },
+          write,
         );
-        assert.equal(
-          (await person.client.delete<Problem>('/v1/tokens/tok_any', write)).body.required_permission,
-          'tokens:write',
-        );
+        assert.equal(beyond.status, 403);
+        assert.deepEqual(beyond.body.missing_permissions, ['tokens:write']);
+        const { id } = await issueToken(server, acme, ['cases:read'], { name: `not ${role}'s` });
+        assert.equal((await person.client.delete<Problem>(`/v1/tokens/${id}`, write)).status, 404);
+        assert.equal((await admin.get<ApiToken>(`/v1/tokens/${id}`)).body.status, 'active');
       }
     });
 

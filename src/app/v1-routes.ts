@@ -73,8 +73,14 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     async (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())),
   );
 
-  await app.register(authRoutes, { db, limiter, secureCookies: Boolean(config.tlsCert) || config.insecureHttp });
-  await app.register(tokenRoutes, { db });
+  const lifetime = { defaultMs: config.tokenLifetime, maxMs: config.tokenMaxLifetime };
+  await app.register(authRoutes, {
+    db,
+    limiter,
+    secureCookies: Boolean(config.tlsCert) || config.insecureHttp,
+    lifetime,
+  });
+  await app.register(tokenRoutes, { db, lifetime });
   await app.register(auditRoutes, { db });
   await app.register(tenantRoutes, { db, address: deps.collectorAddress, reactions: tenantReactions });
   await app.register(telemetryRoutes, { database, writer: deps.writer });

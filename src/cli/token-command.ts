@@ -2,7 +2,7 @@
 // (the CLI holds every permission). The token value goes to stdout alone, so scripts can capture
 // it with $(…); everything meant for people goes to stderr.
 import type { Command } from 'commander';
-import { loadConfig, parseDuration } from '../config/config.js';
+import { loadConfig, parseDuration, type SettingName } from '../config/config.js';
 import { AppError } from '../core/errors.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -13,6 +13,9 @@ import { createToken, deleteToken, listTenantTokens, type ApiToken } from '../id
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const LIST_PAGE = 100;
+
+/** Where the database is, and the token lifetime rules the server applies too. */
+const tokenSettings: SettingName[] = [...storageSettings, 'tokenLifetime', 'tokenMaxLifetime'];
 
 const createHelp = `
 Output:
@@ -39,12 +42,12 @@ export function registerToken(program: Command): void {
       .requiredOption('--permissions <list>', 'comma-separated permissions, or all')
       .option(
         '--expires-in <span>',
-        'lifetime such as 12h, 30d or 90d (units s, m, h, d); without it the token never expires',
+        'lifetime such as 12h, 30d or 90d (units s, m, h, d), or never (only where --token-max-lifetime is none); without it, --token-lifetime (30 days by default)',
       )
       .addHelpText('after', createHelp),
-    storageSettings,
+    tokenSettings,
   ).action(async (options: Record<string, unknown>) => {
-    const config = loadConfig(settingValues(options, storageSettings));
+    const config = loadConfig(settingValues(options, tokenSettings));
     const permissions = parsePermissions([String(options.permissions)]);
     const lifetime = parseLifetime(typeof options.expiresIn === 'string' ? options.expiresIn : undefined);
     const database = await openDatabase(config);
@@ -55,8 +58,9 @@ export function registerToken(program: Command): void {
         tenantId: tenant.id,
         name: String(options.name),
         permissions,
-        expiresAt: lifetime === undefined ? null : Date.now() + lifetime,
+        expiresAt: lifetime === undefined || lifetime === null ? lifetime : Date.now() + lifetime,
         creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions), expiresAt: null },
+        lifetime: { defaultMs: config.tokenLifetime, maxMs: config.tokenMaxLifetime },
       });
       const t = created.token;
       process.stderr.write(
@@ -128,20 +132,24 @@ export function registerToken(program: Command): void {
   });
 }
 
-/** `--expires-in`: a span with its unit; a bare number (seconds) would be an easy slip for days. */
-function parseLifetime(value: string | undefined): number | undefined {
+/**
+ * `--expires-in`: a span with its unit (a bare number, in seconds, would be an easy slip for days),
+ * `never` (null), or undefined for the default lifetime.
+ */
+function parseLifetime(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
+  if (value.trim().toLowerCase() === 'never') return null;
   const span = /^\s*\d+\s*[smhd]\s*$/.test(value) ? parseDuration(value) : undefined;
   if (span === undefined || span <= 0) {
     throw new AppError(
       'invalid_request',
-      `--expires-in must be a span greater than zero with a unit, such as 12h, 30d or 90d; got ${JSON.stringify(value)} (leave it out for a token that never expires)`,
+      `--expires-in must be a span greater than zero with a unit, such as 12h, 30d or 90d; got ${JSON.stringify(value)} (or never, for a token that does not expire)`,
     );
   }
   if (Number.isNaN(new Date(Date.now() + span).getTime())) {
     throw new AppError(
       'invalid_request',
-      `--expires-in ${value} is too far in the future; leave it out for a token that never expires`,
+      `--expires-in ${value} is too far in the future; use never for a token that does not expire`,
     );
   }
   return span;

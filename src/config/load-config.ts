@@ -52,6 +52,11 @@ function validateTogether(config: Config): Config {
       `invalid configuration: --header-timeout (SIGHTLINE_HEADER_TIMEOUT) must not exceed --request-timeout (SIGHTLINE_REQUEST_TIMEOUT): ${config.headerTimeout / 1000} s > ${config.requestTimeout / 1000} s`,
     );
   }
+  if (config.tokenMaxLifetime !== null && config.tokenMaxLifetime < config.tokenLifetime) {
+    throw new ConfigError(
+      `invalid configuration: --token-max-lifetime (SIGHTLINE_TOKEN_MAX_LIFETIME) must be at least --token-lifetime (SIGHTLINE_TOKEN_LIFETIME): ${config.tokenMaxLifetime / 86_400_000} d < ${config.tokenLifetime / 86_400_000} d`,
+    );
+  }
   if (config.defaultTenant !== '' && !isValidCodeName(config.defaultTenant)) {
     throw new ConfigError(
       `invalid configuration: --default-tenant (SIGHTLINE_DEFAULT_TENANT) ${codeNameRule} (got ${JSON.stringify(config.defaultTenant)})`,

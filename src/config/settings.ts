@@ -11,6 +11,7 @@ import {
   caseGrouping,
   domain,
   duration,
+  optionalDuration,
   email,
   existingFile,
   integer,
@@ -182,6 +183,21 @@ export const settings = {
     default: 15 * 60_000,
     parse: duration(1_000, 86_400_000),
     description: 'Window over which failed attempts are counted, such as 15m.',
+  }),
+  tokenLifetime: setting({
+    flag: 'token-lifetime',
+    env: 'SIGHTLINE_TOKEN_LIFETIME',
+    default: 30 * 86_400_000,
+    parse: duration(60_000, 3_650 * 86_400_000),
+    description: 'Lifetime of an API token created without an expiry (API, web UI and CLI alike), such as 30d.',
+  }),
+  tokenMaxLifetime: setting({
+    flag: 'token-max-lifetime',
+    env: 'SIGHTLINE_TOKEN_MAX_LIFETIME',
+    default: 365 * 86_400_000,
+    parse: optionalDuration(60_000, 3_650 * 86_400_000),
+    description:
+      'Longest lifetime an API token may be given, such as 365d; none allows tokens that never expire. At least --token-lifetime.',
   }),
   detection: setting({
     flag: 'detection',

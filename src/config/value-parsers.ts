@@ -69,6 +69,12 @@ export function duration(minMs: number, maxMs: number) {
   };
 }
 
+/** A span, or `none` for no limit (null). */
+export function optionalDuration(minMs: number, maxMs: number) {
+  const span = duration(minMs, maxMs);
+  return (raw: string): number | null => (raw.trim().toLowerCase() === 'none' ? null : span(raw));
+}
+
 export function isEmail(value: string): boolean {
   return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 }

@@ -14,6 +14,7 @@ export const auditActions = [
   'auth.permission_denied',
   'token.created',
   'token.deleted',
+  'token.revoked',
   'user.created',
   'tenant.created',
   'tenant.settings_changed',

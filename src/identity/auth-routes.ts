@@ -2,6 +2,7 @@
 // the session, GET /v1/me says who is calling (and gives the session's CSRF token).
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { DAY_MS, type TokenLifetimePolicy } from './token-service.js';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
 import { principalOf } from './auth.js';
@@ -19,6 +20,8 @@ export interface AuthRouteDependencies {
   limiter: FailureLimiter;
   /** Mark the cookie Secure: the browser reaches us over HTTPS (directly or via a proxy). */
   secureCookies: boolean;
+  /** Token lifetimes, shown to callers so that token forms offer only what is allowed. */
+  lifetime: TokenLifetimePolicy;
 }
 
 const LoginBody = Type.Object(
@@ -50,6 +53,15 @@ export const MeSchema = Type.Object(
     csrf_token: Type.Union([Type.String(), Type.Null()], {
       description: 'With the session cookie: the CSRF token for writes',
     }),
+    token_lifetime: Type.Object(
+      {
+        default_days: Type.Number({ description: 'Lifetime of a token created without an expiry, in days' }),
+        max_days: Type.Union([Type.Number(), Type.Null()], {
+          description: 'Longest lifetime a token may be given, in days; null: tokens may never expire',
+        }),
+      },
+      { description: 'The token lifetime rules of this deployment' },
+    ),
   },
   {
     examples: [
@@ -62,13 +74,14 @@ export const MeSchema = Type.Object(
         permissions: ['cases:read'],
         tenant: { code_name: 'acme', name: 'Acme Corp' },
         csrf_token: null,
+        token_lifetime: { default_days: 30, max_days: 365 },
       },
     ],
   },
 );
 
 export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, deps: AuthRouteDependencies): void {
-  const { db, limiter, secureCookies } = deps;
+  const { db, limiter, secureCookies, lifetime } = deps;
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies } as const;
 
   app.post(
@@ -166,6 +179,10 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
         permissions: [...principal.permissions],
         tenant: tenant ? { code_name: tenant.code_name, name: tenant.name } : null,
         csrf_token: principal.csrfToken && cookie ? csrfTokenFor(cookie) : null,
+        token_lifetime: {
+          default_days: lifetime.defaultMs / DAY_MS,
+          max_days: lifetime.maxMs === null ? null : lifetime.maxMs / DAY_MS,
+        },
       };
     },
   );

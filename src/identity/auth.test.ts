@@ -62,6 +62,7 @@ test('writing observations needs the platform approval of the tenant as well as 
     permissions: ['observations:write'],
     expiresAt: null,
     creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions), expiresAt: null },
+    lifetime: { defaultMs: 30 * 86_400_000, maxMs: null },
   });
   const app = await appWith({ scope: 'tenant', permission: 'observations:write' });
   try {

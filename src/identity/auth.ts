@@ -26,7 +26,17 @@ import { problemResponse } from '../http/schemas.js';
  * the `Sightline-Tenant` header). `account`: any signed-in caller, no tenant. `operator`:
  * platform operators only. `public`: no credentials (sign-in).
  */
-export type Access = { scope: 'public' } | { scope: 'account' | 'operator' | 'tenant'; permission?: Permission };
+export type Access =
+  | { scope: 'public' }
+  | {
+      scope: 'account' | 'operator' | 'tenant';
+      permission?: Permission;
+      /**
+       * A person without the permission may still call, on what is their own (their API tokens):
+       * the route then sees `request.ownOnly` and acts only on the caller's own objects.
+       */
+      orOwn?: true;
+    };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,6 +49,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     tenant: TenantRow | null;
+    /** The caller lacks the route's permission and may act only on what is their own (Access.orOwn). */
+    ownOnly: boolean;
   }
 }
 
@@ -113,6 +125,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
   const { db, limiter, metrics } = deps;
   app.decorateRequest('principal', null);
   app.decorateRequest('tenant', null);
+  app.decorateRequest('ownOnly', false);
 
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
@@ -246,7 +259,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
       throw new AppError('operator_required', 'only platform operators may do this');
     }
     if (access.scope === 'tenant') request.tenant = await resolveTenant(request, principal);
-    if (access.permission && !principal.permissions.has(access.permission)) {
+    if (
+      access.permission &&
+      !principal.permissions.has(access.permission) &&
+      access.orOwn &&
+      principal.kind === 'user'
+    ) {
+      request.ownOnly = true;
+    } else if (access.permission && !principal.permissions.has(access.permission)) {
       await recordAudit(db, {
         tenantId: request.tenant?.id ?? principal.tenantId,
         action: 'auth.permission_denied',
@@ -329,7 +349,7 @@ function documentAccess(route: RouteOptions, access: Access): void {
       'too many failed attempts from 203.0.113.7; retry in 540 s',
     );
     const needs = access.permission
-      ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]}).`
+      ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]})${access.orOwn ? '; without it, a signed-in person acts on their own tokens only' : ''}.`
       : access.scope === 'operator'
         ? '\n\n**Requires** a platform operator.'
         : '';

@@ -34,6 +34,8 @@ export const tokenExample = {
   deleted_by: null,
   last_used_at: '2026-11-22T10:02:11.000Z',
   last_used_ip: '203.0.113.7',
+  parent_token_id: null,
+  revoked_reason: null,
 };
 
 export const TokenSchema = Type.Object(
@@ -55,6 +57,14 @@ export const TokenSchema = Type.Object(
       Type.Null(),
     ]),
     last_used_ip: Type.Union([Type.String({ description: 'Client address of that use' }), Type.Null()]),
+    parent_token_id: Type.Union([
+      Type.String({ description: 'The token that created this one; deleting it revokes this one' }),
+      Type.Null(),
+    ]),
+    revoked_reason: Type.Union([
+      Type.String({ description: 'Why the token was revoked along with another (status deleted)' }),
+      Type.Null(),
+    ]),
   },
   { examples: [tokenExample] },
 );

@@ -1,4 +1,6 @@
-// /v1/tokens: create (value shown once), list (deleted ones included), read, delete.
+// /v1/tokens: create (value shown once), list (deleted ones included), read, delete. Admins
+// (tokens:read / tokens:write) see and manage every token of the tenant; any signed-in person
+// creates, sees and deletes their own, within their role's permissions.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
@@ -12,12 +14,17 @@ import { actorOf } from './principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from './identity-schemas.js';
 import { allPermissions, parsePermissions } from './permissions.js';
 import { parseIsoTime } from '../core/time.js';
+import type { FastifyRequest } from 'fastify';
+import { findToken } from './token-store.js';
+import { AppError } from '../core/errors.js';
 import {
   createToken,
   deleteToken,
-  getToken,
   listTenantTokens,
+  presentToken,
+  type ApiToken,
   MAX_TOKEN_NAME_LENGTH,
+  type TokenLifetimePolicy,
   type TokenStatus,
 } from './token-service.js';
 
@@ -31,7 +38,8 @@ const CreateTokenBody = Type.Object(
     }),
     expires_at: Type.Optional(
       Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-        description: 'Expiry (ISO 8601); null or absent: never expires',
+        description:
+          'Expiry (ISO 8601), within the maximum token lifetime. Absent: the default lifetime (30 days unless the operator set another). null: never expires, allowed only where the operator set no maximum',
       }),
     ),
   },
@@ -73,19 +81,31 @@ const ListTokensQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance, deps: { db: Kysely<Tables> }): void {
-  const { db } = deps;
+/** The token, when the caller may see it: any of the tenant's with tokens:read, else only their own. */
+async function visibleToken(db: Kysely<Tables>, request: FastifyRequest, id: string): Promise<ApiToken> {
+  const row = await findToken(db, tenantOf(request).id, id);
+  const own =
+    row !== undefined && row.created_by_user_id !== null && row.created_by_user_id === principalOf(request).userId;
+  if (!row || (request.ownOnly && !own)) throw new AppError('not_found', `no token ${JSON.stringify(id)}`);
+  return presentToken(row);
+}
+
+export const tokenRoutes = routePlugin(function tokenRoutes(
+  app: FastifyInstance,
+  deps: { db: Kysely<Tables>; lifetime: TokenLifetimePolicy },
+): void {
+  const { db, lifetime } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.post(
     '/tokens',
     {
-      config: { access: { scope: 'tenant', permission: 'tokens:write' } },
+      config: { access: { scope: 'tenant', permission: 'tokens:write', orOwn: true } },
       schema: {
         tags: ['API tokens'],
         summary: 'Create a token',
         description:
-          'Creates an API token for the tenant. The response holds the token value: it is shown this once and only its hash is stored. A token cannot grant a permission its creator lacks.',
+          'Creates an API token for the tenant. The response holds the token value: it is shown this once and only its hash is stored. A token cannot grant a permission its creator lacks, nor outlive a token that creates it; deleting a token revokes the tokens it created.',
         body: CreateTokenBody,
         response: { 201: { ...CreatedTokenSchema, description: 'Created; `value` is the token' } },
       },
@@ -99,13 +119,16 @@ export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance
         permissions: permissions.includes('all')
           ? allPermissions.filter((permission) => principal.permissions.has(permission))
           : parsePermissions(permissions),
-        expiresAt: expiresAt ? parseIsoTime('expires_at', expiresAt) : null,
+        expiresAt:
+          expiresAt === undefined ? undefined : expiresAt === null ? null : parseIsoTime('expires_at', expiresAt),
         creator: {
           actor: actorOf(principal),
           userId: principal.userId,
+          tokenId: principal.kind === 'token' ? principal.id : null,
           permissions: principal.permissions,
           expiresAt: principal.expiresAt,
         },
+        lifetime,
         ip: request.ip,
       });
       reply.header('Cache-Control', 'no-store');
@@ -116,7 +139,7 @@ export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance
   routes.get(
     '/tokens',
     {
-      config: { access: { scope: 'tenant', permission: 'tokens:read' } },
+      config: { access: { scope: 'tenant', permission: 'tokens:read', orOwn: true } },
       schema: {
         tags: ['API tokens'],
         summary: 'List tokens',
@@ -137,6 +160,7 @@ export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance
       const filter = {
         ...(status ? { statuses: status.split(',') as TokenStatus[] } : {}),
         ...(q !== undefined ? { text: q } : {}),
+        ...(request.ownOnly ? { createdByUserId: principalOf(request).userId ?? '' } : {}),
       };
       const page = await listTenantTokens(db, tenantOf(request).id, filter, {
         limit,
@@ -152,7 +176,7 @@ export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance
   routes.get(
     '/tokens/:token_id',
     {
-      config: { access: { scope: 'tenant', permission: 'tokens:read' } },
+      config: { access: { scope: 'tenant', permission: 'tokens:read', orOwn: true } },
       schema: {
         tags: ['API tokens'],
         summary: 'Get a token',
@@ -161,23 +185,25 @@ export const tokenRoutes = routePlugin(function tokenRoutes(app: FastifyInstance
         response: { 200: { ...TokenSchema, description: 'The token' } },
       },
     },
-    async (request) => getToken(db, tenantOf(request).id, request.params.token_id),
+    async (request) => visibleToken(db, request, request.params.token_id),
   );
 
   routes.delete(
     '/tokens/:token_id',
     {
-      config: { access: { scope: 'tenant', permission: 'tokens:write' } },
+      config: { access: { scope: 'tenant', permission: 'tokens:write', orOwn: true } },
       schema: {
         tags: ['API tokens'],
         summary: 'Delete a token',
         description:
-          'Marks the token `deleted`: it can never authenticate again, and it stays in the list with who deleted it and when. Deleting a deleted token changes nothing.',
+          'Marks the token `deleted`: it can never authenticate again, and it stays in the list with who deleted it and when. Every token it created (and theirs) is revoked with it, with the reason. Deleting a deleted token changes nothing.',
         params: TokenParams,
         response: { 200: { ...TokenSchema, description: 'The token, now deleted' } },
       },
     },
-    async (request) =>
-      deleteToken(db, tenantOf(request).id, request.params.token_id, actorOf(principalOf(request)), request.ip),
+    async (request) => {
+      await visibleToken(db, request, request.params.token_id);
+      return deleteToken(db, tenantOf(request).id, request.params.token_id, actorOf(principalOf(request)), request.ip);
+    },
   );
 });

@@ -1,6 +1,8 @@
-// API tokens (README: API tokens): created with a name, permissions and an optional expiry; the
-// value is returned once and only its hash is kept; deleting marks the token `deleted`, it stays
-// listed and can never authenticate again. Authentication by token records its last use.
+// API tokens (README: API tokens): created with a name, permissions and an expiry (30 days unless
+// given; never beyond the maximum lifetime); the value is returned once and only its hash is kept.
+// A token can mint tokens no broader and no longer-lived than itself, and deleting a token revokes
+// every token it minted, theirs too, each saying why. A deleted token stays listed and never
+// authenticates again. Authentication by token records its last use.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
@@ -16,7 +18,9 @@ import {
   findTokenByHash,
   insertToken,
   listTokens,
+  liveChildTokens,
   markTokenDeleted,
+  markTokenRevoked,
   recordTokenUse,
   type TokenRow,
   type TokenStatus,
@@ -42,7 +46,20 @@ export interface ApiToken {
   deleted_by: string | null;
   last_used_at: string | null;
   last_used_ip: string | null;
+  /** The token that minted this one; null when a person or the CLI did. */
+  parent_token_id: string | null;
+  /** Why it was revoked along with another token, when it was. */
+  revoked_reason: string | null;
 }
+
+/** How long tokens live: the default when no expiry is given, and the longest allowed (null: none). */
+export interface TokenLifetimePolicy {
+  defaultMs: number;
+  maxMs: number | null;
+}
+
+export const DAY_MS = 86_400_000;
+export const defaultTokenLifetime: TokenLifetimePolicy = { defaultMs: 30 * DAY_MS, maxMs: 365 * DAY_MS };
 
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
@@ -68,6 +85,8 @@ export function presentToken(row: TokenRow, now = Date.now()): ApiToken {
     deleted_by: row.deleted_by,
     last_used_at: iso(row.last_used_at),
     last_used_ip: row.last_used_ip,
+    parent_token_id: row.parent_token_id,
+    revoked_reason: row.revoked_reason,
   };
 }
 
@@ -75,11 +94,50 @@ export interface CreateTokenInput {
   tenantId: number;
   name: string;
   permissions: Permission[];
-  /** Epoch ms, or null for a token that does not expire. */
-  expiresAt: number | null;
+  /** Epoch ms; null for a token that does not expire (only without a maximum); undefined: the default. */
+  expiresAt: number | null | undefined;
   /** Who creates it; a token may not grant what its creator lacks, nor outlive a creating token. */
-  creator: { actor: AuditActor; userId: string | null; permissions: ReadonlySet<Permission>; expiresAt: number | null };
+  creator: {
+    actor: AuditActor;
+    userId: string | null;
+    /** Set when a token creates it: the new token is that token's child. */
+    tokenId?: string | null;
+    permissions: ReadonlySet<Permission>;
+    expiresAt: number | null;
+  };
+  lifetime: TokenLifetimePolicy;
   ip?: string | null;
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString();
+
+/** The expiry a new token gets: the one asked for, or the default, within the policy and the creator's own. */
+function expiryOf(input: CreateTokenInput, now: number): number | null {
+  const { defaultMs, maxMs } = input.lifetime;
+  const creatorEnd = input.creator.expiresAt;
+  if (input.expiresAt === undefined) {
+    const end = now + defaultMs;
+    return creatorEnd !== null && creatorEnd < end ? creatorEnd : end;
+  }
+  const expiresAt = input.expiresAt;
+  if (expiresAt !== null && expiresAt <= now) {
+    throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
+  }
+  if (maxMs !== null && (expiresAt === null || expiresAt > now + maxMs)) {
+    throw new AppError(
+      'invalid_request',
+      `tokens live at most ${Math.floor(maxMs / DAY_MS)} days here: give expires_at no later than ${isoDay(now + maxMs)}`,
+      { extensions: { field: 'expires_at', max_lifetime_days: Math.floor(maxMs / DAY_MS) } },
+    );
+  }
+  if (creatorEnd !== null && (expiresAt === null || expiresAt > creatorEnd)) {
+    throw new AppError(
+      'invalid_request',
+      `a token created by a token cannot outlive it: give expires_at no later than ${isoDay(creatorEnd)}`,
+      { extensions: { field: 'expires_at' } },
+    );
+  }
+  return expiresAt;
 }
 
 /** Creates a token; the returned value is the only time it exists outside the caller. */
@@ -93,25 +151,13 @@ export async function createToken(
       extensions: { field: 'name' },
     });
   }
-  const now = Date.now();
-  if (input.expiresAt !== null && input.expiresAt <= now) {
-    throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
-  }
   if (hasControlCharacter(name)) {
     throw new AppError('invalid_request', 'name must not contain control characters (tabs, newlines)', {
       extensions: { field: 'name' },
     });
   }
-  const creatorEnd = input.creator.expiresAt;
-  if (creatorEnd !== null && (input.expiresAt === null || input.expiresAt > creatorEnd)) {
-    throw new AppError(
-      'invalid_request',
-      `a token created by a token cannot outlive it: give expires_at no later than ${new Date(creatorEnd).toISOString()}`,
-      {
-        extensions: { field: 'expires_at' },
-      },
-    );
-  }
+  const now = Date.now();
+  const expiresAt = expiryOf(input, now);
   const beyond = input.permissions.filter((permission) => !input.creator.permissions.has(permission));
   if (beyond.length > 0) {
     throw new AppError(
@@ -133,11 +179,13 @@ export async function createToken(
     created_by_user_id: input.creator.userId,
     created_by: input.creator.actor.label,
     created_at: now,
-    expires_at: input.expiresAt,
+    expires_at: expiresAt,
     deleted_at: null,
     deleted_by: null,
     last_used_at: null,
     last_used_ip: null,
+    parent_token_id: input.creator.tokenId ?? null,
+    revoked_reason: null,
   };
   await db.transaction().execute(async (trx) => {
     await insertToken(trx, row);
@@ -147,7 +195,12 @@ export async function createToken(
       actor: input.creator.actor,
       ip: input.ip ?? null,
       target: { type: 'token', id: row.id },
-      details: { name, permissions: input.permissions, expires_at: iso(input.expiresAt) },
+      details: {
+        name,
+        permissions: input.permissions,
+        expires_at: iso(expiresAt),
+        ...(row.parent_token_id ? { parent_token_id: row.parent_token_id } : {}),
+      },
     });
   });
   return { token: presentToken(row, now), value };
@@ -162,7 +215,7 @@ export async function getToken(db: Kysely<Tables>, tenantId: number, id: string)
 export async function listTenantTokens(
   db: Kysely<Tables>,
   tenantId: number,
-  filter: { statuses?: readonly TokenStatus[]; text?: string },
+  filter: { statuses?: readonly TokenStatus[]; text?: string; createdByUserId?: string },
   page: { limit: number; before?: { createdAt: number; id: string } },
 ): Promise<{ tokens: ApiToken[]; next?: { createdAt: number; id: string } }> {
   // One clock for the filter and the statuses shown, so a token never shows a status it was not filtered by.
@@ -171,7 +224,12 @@ export async function listTenantTokens(
   const rows = await listTokens(
     db,
     tenantId,
-    { ...(filter.statuses ? { statuses: filter.statuses } : {}), ...(text ? { text } : {}), now },
+    {
+      ...(filter.statuses ? { statuses: filter.statuses } : {}),
+      ...(text ? { text } : {}),
+      ...(filter.createdByUserId !== undefined ? { createdByUserId: filter.createdByUserId } : {}),
+      now,
+    },
     { ...page, limit: page.limit + 1 },
   );
   const shown = rows.slice(0, page.limit);
@@ -182,7 +240,10 @@ export async function listTenantTokens(
   };
 }
 
-/** Marks a token deleted. Deleting an already deleted token is harmless and changes nothing. */
+/**
+ * Marks a token deleted, and revokes every token it minted (and theirs) in the same transaction,
+ * each with the reason. Deleting an already deleted token is harmless and changes nothing.
+ */
 export async function deleteToken(
   db: Kysely<Tables>,
   tenantId: number,
@@ -193,18 +254,48 @@ export async function deleteToken(
   const row = await findToken(db, tenantId, id);
   if (!row) throw new AppError('not_found', `no token ${JSON.stringify(id)}`);
   await db.transaction().execute(async (trx) => {
-    if (await markTokenDeleted(trx, tenantId, id, actor.label, Date.now())) {
-      await recordAudit(trx, {
-        tenantId,
-        action: 'token.deleted',
-        actor,
-        ip,
-        target: { type: 'token', id },
-        details: { name: row.name },
-      });
-    }
+    const at = Date.now();
+    if (!(await markTokenDeleted(trx, tenantId, id, actor.label, at))) return;
+    await recordAudit(trx, {
+      tenantId,
+      action: 'token.deleted',
+      actor,
+      ip,
+      target: { type: 'token', id },
+      details: { name: row.name },
+    });
+    await revokeDescendants(trx, tenantId, row, actor, ip, at);
   });
   return getToken(db, tenantId, id);
+}
+
+/** Revokes, generation by generation, what `root` minted; each says which deletion revoked it. */
+async function revokeDescendants(
+  trx: Kysely<Tables>,
+  tenantId: number,
+  root: TokenRow,
+  actor: AuditActor,
+  ip: string | null,
+  at: number,
+): Promise<void> {
+  const reason = `revoked because the token ${JSON.stringify(root.name)} (${root.id}) that minted it, directly or through another token, was deleted`;
+  let generation = [root.id];
+  // Lineage is a tree (a parent exists before its child), so this ends; the bound is a guard.
+  for (let depth = 0; generation.length > 0 && depth < 1_000; depth++) {
+    const children = await liveChildTokens(trx, tenantId, generation);
+    for (const child of children) {
+      await markTokenRevoked(trx, tenantId, child.id, { by: actor.label, at, reason });
+      await recordAudit(trx, {
+        tenantId,
+        action: 'token.revoked',
+        actor,
+        ip,
+        target: { type: 'token', id: child.id },
+        details: { name: child.name, reason, parent_token_id: child.parent_token_id },
+      });
+    }
+    generation = children.map((child) => child.id);
+  }
 }
 
 export type TokenCheck =

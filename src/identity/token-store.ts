@@ -30,6 +30,8 @@ export interface TokenFilter {
   statuses?: readonly TokenStatus[];
   /** Lower-case text the name or the creator holds. */
   text?: string;
+  /** Only the tokens this person made (with a session or with one of their tokens). */
+  createdByUserId?: string;
   now: number;
 }
 
@@ -41,7 +43,8 @@ export function listTokens(
   page: { limit: number; before?: { createdAt: number; id: string } },
 ): Promise<TokenRow[]> {
   let query = db.selectFrom('api_tokens').selectAll().where('tenant_id', '=', tenantId);
-  const { statuses, text, now } = filter;
+  const { statuses, text, now, createdByUserId } = filter;
+  if (createdByUserId !== undefined) query = query.where('created_by_user_id', '=', createdByUserId);
   if (statuses?.length) {
     // The same rules as tokenStatus: deleted first, then expired at `now`, else active.
     query = query.where((eb) =>
@@ -91,6 +94,38 @@ export async function markTokenDeleted(
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** The live (undeleted) tokens that any of `parentIds` minted. */
+export function liveChildTokens(
+  db: Kysely<Tables>,
+  tenantId: number,
+  parentIds: readonly string[],
+): Promise<Pick<TokenRow, 'id' | 'name' | 'parent_token_id'>[]> {
+  if (parentIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'parent_token_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('parent_token_id', 'in', parentIds)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Revokes a token along with another, saying why. */
+export function markTokenRevoked(
+  db: Kysely<Tables>,
+  tenantId: number,
+  id: string,
+  revoke: { by: string; at: number; reason: string },
+): Promise<unknown> {
+  return db
+    .updateTable('api_tokens')
+    .set({ deleted_at: revoke.at, deleted_by: revoke.by, revoked_reason: revoke.reason })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 export function recordTokenUse(

@@ -193,7 +193,7 @@ export const observationRoutes = routePlugin(function observationRoutes(
   routes.get(
     '/observation-write-requests',
     {
-      config: { access: { scope: 'tenant' } },
+      config: { access: { scope: 'tenant', permission: 'observations:read' } },
       schema: {
         tags: ['Observations'],
         summary: "List the tenant's review requests",

@@ -101,6 +101,7 @@ export async function issueToken(
     permissions: [...permissions],
     expiresAt: options.expiresAt ?? null,
     creator: { actor: cliActor, userId: null, permissions: new Set(allPermissions), expiresAt: null },
+    lifetime: { defaultMs: 30 * 86_400_000, maxMs: null },
   });
   return { value, id: token.id };
 }

@@ -69,6 +69,10 @@ export interface ApiTokensTable {
   deleted_by: string | null;
   last_used_at: number | null;
   last_used_ip: string | null;
+  /** The token that minted this one (null when a person or the CLI did). */
+  parent_token_id: string | null;
+  /** Why the token was revoked along with another (its parent's deletion); null otherwise. */
+  revoked_reason: string | null;
 }
 
 export interface AuditEventsTable {

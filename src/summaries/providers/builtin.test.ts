@@ -54,7 +54,7 @@ const observation = (id: string) =>
     id: fc.constant(id),
     rule_title: hostile,
     level: fc.constantFrom('low', 'medium', 'high', 'critical'),
-    techniques: fc.constant(['T1059']),
+    techniques: fc.constant<string[]>(['T1059']),
     host: maybe,
     first_time: fc.constant('2026-11-20T10:00:00.000Z'),
     last_time: fc.constant('2026-11-20T10:05:00.000Z'),

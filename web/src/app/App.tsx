@@ -121,7 +121,7 @@ export function App() {
           <Route
             path="/settings/integrations/api"
             element={
-              <TenantPage permission="tokens:read">
+              <TenantPage>
                 <ApiConfigurationPage />
               </TenantPage>
             }

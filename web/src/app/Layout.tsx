@@ -25,7 +25,7 @@ const work: NavItem[] = [
 ];
 
 const settings: NavItem[] = [
-  { to: '/settings/integrations/api', label: 'API Configuration', permission: 'tokens:read' },
+  { to: '/settings/integrations/api', label: 'API Configuration' },
   { to: '/settings/collector', label: 'Collector' },
   { to: '/settings/ai', label: 'AI summaries' },
 ];

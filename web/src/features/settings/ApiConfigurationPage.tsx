@@ -66,7 +66,7 @@ function TokenDetails({ token, onClose }: { token: ApiToken; onClose: () => void
       <dl className="facts">
         <dt>Status</dt>
         <dd>
-          <TokenStatusBadge status={token.status} />
+          <TokenStatusBadge status={token.status} revoked={token.revoked_reason !== null} />
         </dd>
         <dt>Hint</dt>
         <dd className="mono">{token.hint}</dd>
@@ -96,9 +96,10 @@ function TokenDetails({ token, onClose }: { token: ApiToken; onClose: () => void
         </dd>
         {token.deleted_at && (
           <>
-            <dt>Deleted</dt>
+            <dt>{token.revoked_reason ? 'Revoked' : 'Deleted'}</dt>
             <dd>
               {formatDateTime(token.deleted_at)} by {token.deleted_by}
+              {token.revoked_reason && <span className="subline">{token.revoked_reason}</span>}
             </dd>
           </>
         )}
@@ -108,7 +109,7 @@ function TokenDetails({ token, onClose }: { token: ApiToken; onClose: () => void
 }
 
 function TokenTable() {
-  const { can } = useSession();
+  const { can, me } = useSession();
   const [filters, setFilters] = useUrlFilters(['status', 'q'] as const);
   const pager = useCursorPager(JSON.stringify(filters));
   const tokens = useQuery({
@@ -123,7 +124,8 @@ function TokenTable() {
   const [details, setDetails] = useState<ApiToken | null>(null);
   const shown = tokens.data?.tokens ?? [];
   const { selected, setSelected } = useRowNavigation(shown.length, (i) => setDetails(shown[i] ?? null));
-  const writable = can('tokens:write');
+  // People without tokens:write see and delete only their own tokens (the API lists only those).
+  const writable = can('tokens:write') || me.kind === 'user';
 
   return (
     <Panel title="Tokens" className="flush">
@@ -196,9 +198,12 @@ function TokenTable() {
                       <PermissionChips permissions={token.permissions} />
                     </td>
                     <td className="nowrap">
-                      <TokenStatusBadge status={token.status} />
+                      <TokenStatusBadge status={token.status} revoked={token.revoked_reason !== null} />
                       {token.deleted_at && (
-                        <span className="subline mono" title={`Deleted by ${token.deleted_by ?? 'unknown'}`}>
+                        <span
+                          className="subline mono"
+                          title={token.revoked_reason ?? `Deleted by ${token.deleted_by ?? 'unknown'}`}
+                        >
                           <Time iso={token.deleted_at} />
                         </span>
                       )}
@@ -256,16 +261,17 @@ function TokenTable() {
 }
 
 export default function ApiConfigurationPage() {
-  const { can } = useSession();
+  const { can, me } = useSession();
+  const own = !can('tokens:read');
   const [creating, setCreating] = useState(false);
   return (
     <>
       <PageHeader
         trail={['Settings', 'Integrations']}
         title="API Configuration"
-        subtitle="API tokens let scripts and integrations call the Sightline API. A token's value is shown once, when it is created."
+        subtitle={`API tokens let scripts and integrations call the Sightline API. A token's value is shown once, when it is created.${own ? ' You see the tokens you created; each holds at most your own permissions.' : ''}`}
         actions={
-          can('tokens:write') && (
+          (can('tokens:write') || me.kind === 'user') && (
             <Button variant="primary" onClick={() => setCreating(true)}>
               Create token
             </Button>
@@ -275,7 +281,7 @@ export default function ApiConfigurationPage() {
       <TokenTable />
       <div className="grid grid-2 settings-grid">
         <ApiUsagePanel />
-        <ObservationWritingPanel />
+        {can('observations:read') && <ObservationWritingPanel />}
       </div>
       {creating && <CreateTokenDialog onClose={() => setCreating(false)} />}
     </>

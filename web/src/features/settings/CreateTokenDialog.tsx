@@ -10,7 +10,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { Dialog, DialogActions } from '../../components/Dialog';
 import { Button, Field, Notice } from '../../components/ui';
 import { formatDateTime } from '../../lib/format';
-import { dateInputValue, expiryChoices, expiryFor, PermissionChips, type ExpiryChoice } from './token-display';
+import { allowedExpiryChoices, dateInputValue, expiryFor, PermissionChips, type ExpiryChoice } from './token-display';
 import type { CreatedToken } from './types';
 import type { Permission } from '../../api/types';
 
@@ -37,7 +37,9 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
     },
   });
 
-  const expiresAt = expiryFor(expiry, customDate);
+  const lifetime = me.token_lifetime;
+  const choices = allowedExpiryChoices(lifetime);
+  const expiresAt = expiryFor(expiry, customDate, lifetime);
   const trimmed = name.trim();
   const ready = trimmed.length > 0 && trimmed.length <= NAME_MAX && permissions.length > 0 && expiresAt !== undefined;
   const allChecked = permissions.length === offered.length;
@@ -197,7 +199,7 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
         <div className="toolbar">
           <Field label="Expiry">
             <select value={expiry} onChange={(event) => setExpiry(event.target.value as ExpiryChoice)}>
-              {expiryChoices.map((choice) => (
+              {choices.map((choice) => (
                 <option key={choice.value} value={choice.value}>
                   {choice.label}
                 </option>
@@ -207,12 +209,19 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
           {expiry === 'custom' && (
             <Field
               label="Expires at the end of"
-              error={expiresAt === undefined ? 'Pick a date after today' : undefined}
+              error={
+                expiresAt === undefined
+                  ? lifetime.max_days === null
+                    ? 'Pick a date after today'
+                    : `Pick a date after today and within ${lifetime.max_days} days`
+                  : undefined
+              }
             >
               <input
                 type="date"
                 value={customDate}
                 min={dateInputValue(1)}
+                {...(lifetime.max_days === null ? {} : { max: dateInputValue(lifetime.max_days) })}
                 onChange={(event) => setCustomDate(event.target.value)}
               />
             </Field>

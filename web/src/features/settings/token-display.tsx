@@ -6,8 +6,9 @@ import type { TokenStatus } from './types';
 
 const statusTone: Record<TokenStatus, Tone> = { active: 'success', expired: 'warning', deleted: 'neutral' };
 
-export function TokenStatusBadge({ status }: { status: TokenStatus }) {
-  return <Badge tone={statusTone[status]}>{status}</Badge>;
+/** A token revoked along with the token that minted it reads "revoked", with the reason beside. */
+export function TokenStatusBadge({ status, revoked }: { status: TokenStatus; revoked?: boolean }) {
+  return <Badge tone={statusTone[status]}>{revoked ? 'revoked' : status}</Badge>;
 }
 
 /** `cases:read` + `cases:write` → "cases rw": one chip per resource; every permission → "all". */
@@ -46,14 +47,35 @@ export const expiryChoices = [
 ] as const;
 export type ExpiryChoice = (typeof expiryChoices)[number]['value'];
 
-/** The `expires_at` a choice means: ISO time, null for no expiry, undefined when not yet valid. */
-export function expiryFor(choice: ExpiryChoice, customDate: string, now = Date.now()): string | null | undefined {
-  if (choice === 'never') return null;
+/** The token lifetime rules of the deployment (GET /v1/me). */
+export interface TokenLifetime {
+  default_days: number;
+  max_days: number | null;
+}
+
+/** The choices a deployment allows: none longer than its maximum, and "No expiry" only without one. */
+export function allowedExpiryChoices(lifetime: TokenLifetime) {
+  const max = lifetime.max_days;
+  return expiryChoices.filter((choice) =>
+    choice.value === 'never' ? max === null : choice.days === null || max === null || choice.days <= max,
+  );
+}
+
+/** The `expires_at` a choice means: ISO time, null for no expiry, undefined when not (yet) valid. */
+export function expiryFor(
+  choice: ExpiryChoice,
+  customDate: string,
+  lifetime: TokenLifetime = { default_days: 30, max_days: null },
+  now = Date.now(),
+): string | null | undefined {
+  if (choice === 'never') return lifetime.max_days === null ? null : undefined;
   if (choice === 'custom') {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(customDate)) return undefined;
     // The end of the chosen day, local time.
     const end = new Date(`${customDate}T23:59:59`);
-    return Number.isNaN(end.getTime()) || end.getTime() <= now ? undefined : end.toISOString();
+    if (Number.isNaN(end.getTime()) || end.getTime() <= now) return undefined;
+    if (lifetime.max_days !== null && end.getTime() > now + lifetime.max_days * 86_400_000) return undefined;
+    return end.toISOString();
   }
   const days = expiryChoices.find((c) => c.value === choice)?.days ?? 30;
   return new Date(now + days * 86_400_000).toISOString();
