@@ -236,35 +236,86 @@ for (const target of databaseTargets) {
 }
 
 describe('the failed-attempt limit', () => {
-  test('past the limit an address gets 429 with Retry-After, whatever it sends, on the API, sign-in and /docs', async () => {
+  test('past the limit an address gets 429 for guesses; its known tokens and untargeted accounts still work', async () => {
     const database = await databaseTargets[0]!.create();
     const server = await startServer(database, { authMaxFailures: 3, authFailureWindow: '10m' });
     try {
       const acme = await seedTenant(server, 'acme');
       const good = (await issueToken(server, acme)).value;
-      await createUser(server.sightline.database.db, {
-        tenantId: acme.id,
-        email: 'carol@example.com',
-        role: 'admin',
-        password: 'carol long password',
-        actor: cliActor,
-      });
-      for (let i = 0; i < 3; i++)
+      for (const email of ['carol@example.com', 'dave@example.com']) {
+        await createUser(server.sightline.database.db, {
+          tenantId: acme.id,
+          email,
+          role: 'admin',
+          password: 'a long password of theirs',
+          actor: cliActor,
+        });
+      }
+      // Two token guesses and one wrong password for dave: the address reaches its limit.
+      for (let i = 0; i < 2; i++)
         assert.equal((await apiClient(server, bearer(`slt_guess${i}`)).get('/v1/me')).status, 401);
+      const wrong = { email: 'dave@example.com', password: 'not the password at all' };
+      assert.equal((await apiClient(server).post('/v1/auth/login', wrong)).status, 401);
 
-      const locked = await apiClient(server, bearer(good)).get<Problem>('/v1/me');
-      assert.equal(locked.status, 429);
-      assert.equal(locked.body.code, 'too_many_failed_attempts');
-      const retryAfter = Number(locked.headers.get('retry-after'));
+      const guess = await apiClient(server, bearer('slt_guess9')).get<Problem>('/v1/me');
+      assert.equal(guess.status, 429);
+      assert.equal(guess.body.code, 'too_many_failed_attempts');
+      const retryAfter = Number(guess.headers.get('retry-after'));
       assert.ok(retryAfter > 500 && retryAfter <= 600, `Retry-After ${retryAfter}`);
-      const login = await apiClient(server).post('/v1/auth/login', {
-        email: 'carol@example.com',
-        password: 'carol long password',
-      });
-      assert.equal(login.status, 429);
-      assert.equal((await fetch(`${server.baseUrl}/docs/`, { headers: basic(good) })).status, 429);
+      // The office behind the same address keeps working: a known token, the docs with it, and
+      // a sign-in at an account nobody was failing at.
+      assert.equal((await apiClient(server, bearer(good)).get('/v1/me')).status, 200);
+      assert.equal((await fetch(`${server.baseUrl}/docs/`, { headers: basic(good) })).status, 200);
+      const carol = { email: 'carol@example.com', password: 'a long password of theirs' };
+      assert.equal((await apiClient(server).post('/v1/auth/login', carol)).status, 200);
+      // The account this address was guessing at stays closed to it, even with the right password.
+      const dave = { email: 'dave@example.com', password: 'a long password of theirs' };
+      assert.equal((await apiClient(server).post('/v1/auth/login', dave)).status, 429);
       // Calls without credentials are not guesses: they still get their 401.
       assert.equal((await apiClient(server).get('/v1/me')).status, 401);
+    } finally {
+      await server.close();
+      await database.cleanup();
+    }
+  });
+
+  test('guessing one account from many addresses: after five failures each attempt waits, doubling', async () => {
+    const database = await databaseTargets[0]!.create();
+    const server = await startServer(database, { trustProxy: '127.0.0.1', authMaxFailures: 1000 });
+    try {
+      const acme = await seedTenant(server, 'acme');
+      await createUser(server.sightline.database.db, {
+        tenantId: acme.id,
+        email: 'erin@example.com',
+        role: 'analyst',
+        password: 'erin has a long password',
+        actor: cliActor,
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const from = { 'x-forwarded-for': `198.51.100.${i % 10}` };
+        const attempt = await apiClient(server, from).post<Problem>('/v1/auth/login', {
+          email: 'erin@example.com',
+          password: `guess number ${i} for erin`,
+        });
+        statuses.push(attempt.status);
+      }
+      const evaluated = statuses.filter((status) => status === 401).length;
+      assert.ok(evaluated >= 5 && evaluated <= 8, `${evaluated} of 100 guesses were evaluated`);
+      assert.equal(statuses.filter((status) => status === 429).length, 100 - evaluated);
+      // Another account is not slowed down by erin's guessers.
+      await createUser(server.sightline.database.db, {
+        tenantId: acme.id,
+        email: 'frank@example.com',
+        role: 'analyst',
+        password: 'frank has a long password',
+        actor: cliActor,
+      });
+      const frank = await apiClient(server, { 'x-forwarded-for': '198.51.100.1' }).post('/v1/auth/login', {
+        email: 'frank@example.com',
+        password: 'frank has a long password',
+      });
+      assert.equal(frank.status, 200);
     } finally {
       await server.close();
       await database.cleanup();

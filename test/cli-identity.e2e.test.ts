@@ -95,7 +95,7 @@ describe('sightline user and token', () => {
       assert.equal((await signIn(email, `${password}\n`)).status, 401);
     });
 
-    test('--password-stdin refuses an empty or too short password', async () => {
+    test('--password-stdin refuses an empty, too short, common or guessable password', async () => {
       const empty = await runCli(
         [
           'user',
@@ -132,6 +132,32 @@ describe('sightline user and token', () => {
       );
       assert.equal(short.code, 1);
       assert.match(short.stderr, /password must be 12 to 1024 characters/);
+      // Long enough, yet a guesser's first tries: a listed common password, a keyboard walk with
+      // a year, or the account's own name repeated.
+      for (const [password, reason] of [
+        ['Password1234', /common passwords/],
+        ['qwertyuiop2026', /easy to guess/],
+        ['mallorymallory', /easy to guess/],
+      ] as const) {
+        const weak = await runCli(
+          [
+            'user',
+            'create',
+            '--tenant',
+            tenant,
+            '--email',
+            'mallory@example.com',
+            '--role',
+            'viewer',
+            '--password-stdin',
+            ...data,
+          ],
+          {},
+          `${password}\n`,
+        );
+        assert.equal(weak.code, 1, password);
+        assert.match(weak.stderr, reason, password);
+      }
     });
 
     test('--role operator without --tenant creates a platform operator; role and tenant must agree', async () => {

@@ -9,6 +9,7 @@ import { principalOf } from './auth.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
 import type { FailureLimiter } from './failure-limiter.js';
+import type { AccountThrottle } from './account-throttle.js';
 import { MAX_PASSWORD_LENGTH } from './password.js';
 import { csrfTokenFor, login, logout, SESSION_COOKIE, SESSION_MAX_MS } from './session-service.js';
 import { findTenantById } from './tenant-store.js';
@@ -18,6 +19,8 @@ import { presentUser } from './user-service.js';
 export interface AuthRouteDependencies {
   db: Kysely<Tables>;
   limiter: FailureLimiter;
+  /** Per-account sign-in throttling, across addresses. */
+  accounts: AccountThrottle;
   /** Mark the cookie Secure: the browser reaches us over HTTPS (directly or via a proxy). */
   secureCookies: boolean;
   /** Token lifetimes, shown to callers so that token forms offer only what is allowed. */
@@ -82,6 +85,7 @@ export const MeSchema = Type.Object(
 
 export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, deps: AuthRouteDependencies): void {
   const { db, limiter, secureCookies, lifetime } = deps;
+  const accounts = deps.accounts;
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies } as const;
 
   app.post(
@@ -105,9 +109,14 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       },
     },
     async (request, reply) => {
-      // Counted before the password is checked, so concurrent guesses cannot outrun the limit.
-      const forgive = limiter.admit(request.ip);
       const body = request.body as { email: string; password: string };
+      // A locked-out address may still sign in to an account nobody is failing at (an office
+      // behind one NAT); the accounts it was guessing at stay closed to it.
+      const addressRefusal = limiter.lockedOut(request.ip);
+      if (addressRefusal && accounts.underAttack(body.email)) throw addressRefusal;
+      // Counted before the password is checked, so concurrent guesses cannot outrun the limits.
+      const clearAccount = accounts.admit(body.email);
+      const forgive = addressRefusal ? () => undefined : limiter.begin(request.ip);
       const result = await login(db, {
         email: body.email,
         password: body.password,
@@ -115,6 +124,7 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
         userAgent: request.headers['user-agent'] ?? '',
       });
       forgive();
+      clearAccount();
       // Secure whenever the browser reached us over HTTPS, directly or through a trusted proxy.
       reply.setCookie(SESSION_COOKIE, result.cookieValue, {
         ...cookieOptions,

@@ -1,5 +1,8 @@
 // Limits password and token guessing per client address: past `max` failures within the
-// window, the address gets 429 with Retry-After until its oldest failure leaves the window.
+// window, the address gets 429 with Retry-After until its oldest failure leaves the window,
+// for guesses only: a known API token still works from it, and a sign-in at an account no one
+// has been failing at is still checked (README: Accounts and sign-in), so one guesser behind an
+// office's NAT does not lock the whole office out.
 // An attempt counts as a failure from the moment it starts (and is forgiven if it succeeds),
 // so a burst of concurrent guesses cannot all slip in before the first one fails. IPv6 clients
 // are counted per /64, the block one subscriber usually holds. Kept in memory, per process.
@@ -32,14 +35,19 @@ export class FailureLimiter {
    * Retry-After when it is locked out, else the attempt is counted (see `begin`).
    */
   admit(address: string, now = Date.now()): () => void {
-    const wait = this.retryAfter(address, now);
-    if (wait > 0) {
-      throw new AppError('too_many_failed_attempts', `too many failed attempts from ${address}; retry in ${wait} s`, {
-        headers: { 'Retry-After': String(wait) },
-        extensions: { retry_after_seconds: wait },
-      });
-    }
+    const refusal = this.lockedOut(address, now);
+    if (refusal) throw refusal;
     return this.begin(address, now);
+  }
+
+  /** The 429 the address gets while it is locked out; undefined when it is not. */
+  lockedOut(address: string, now = Date.now()): AppError | undefined {
+    const wait = this.retryAfter(address, now);
+    if (wait === 0) return undefined;
+    return new AppError('too_many_failed_attempts', `too many failed attempts from ${address}; retry in ${wait} s`, {
+      headers: { 'Retry-After': String(wait) },
+      extensions: { retry_after_seconds: wait },
+    });
   }
 
   /**

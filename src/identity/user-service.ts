@@ -6,6 +6,7 @@ import { AppError } from '../core/errors.js';
 import { isEmail } from '../config/config.js';
 import { recordAudit } from './audit-service.js';
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password.js';
+import { weakPasswordReason } from './password-strength.js';
 import { rolePermissions, roles, type Permission } from './permissions.js';
 import type { AuditActor } from './principal.js';
 import { newId } from '../core/ids.js';
@@ -31,13 +32,23 @@ export function presentUser(row: UserRow): User {
   };
 }
 
-export function checkPassword(password: string): void {
+/**
+ * A password must be 12 to 1024 characters and hard to guess (password-strength.ts), judged
+ * with the account's email and name as words a guesser would try.
+ */
+export function checkPassword(password: string, personal: readonly string[] = []): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
     throw new AppError(
       'invalid_request',
       `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
       { extensions: { field: 'password' } },
     );
+  }
+  const weak = weakPasswordReason(password, personal);
+  if (weak !== undefined) {
+    throw new AppError('invalid_request', `password refused: ${weak}`, {
+      extensions: { field: 'password', reason: 'weak_password' },
+    });
   }
 }
 
@@ -71,7 +82,8 @@ export async function createUser(
   }
   const password = input.password ?? generatePassword();
   const generatedPassword = input.password === undefined ? password : undefined;
-  checkPassword(password);
+  // A generated password is random (143 bits); a chosen one must pass the strength check.
+  if (generatedPassword === undefined) checkPassword(password, [email, input.name ?? '']);
   // A blank name is no name: the email stands in.
   const name = input.name?.trim() ?? '';
   const row: UserRow = {

@@ -1,0 +1,76 @@
+// Slows password guessing at one account, from any number of addresses: after a few failed
+// sign-ins the account waits between attempts, the wait doubling with each further failure
+// (1 s, 2 s, 4 s … up to 15 minutes), and a successful sign-in clears it. It delays rather than
+// locks, so a guesser cannot shut the real user out for long, and it is keyed by the email as
+// typed (lower-cased), so it behaves the same whether or not the account exists. Like the
+// per-address limit, a failure counts from the moment the attempt starts. In memory, per process.
+import { AppError } from '../core/errors.js';
+
+/** Failures an account may have before it must wait between attempts. */
+const FREE_FAILURES = 5;
+const MAX_DELAY_MS = 15 * 60_000;
+/** A run of failures is forgotten this long after its last one. */
+const FORGET_AFTER_MS = 24 * 60 * 60_000;
+/** Accounts tracked at most; past it the longest-tracked one is forgotten first. */
+const MAX_ACCOUNTS = 100_000;
+
+interface Run {
+  failures: number;
+  last: number;
+}
+
+export class AccountThrottle {
+  private readonly runs = new Map<string, Run>();
+
+  /** Milliseconds the account must still wait before its next attempt; 0 when it may try now. */
+  waitMs(email: string, now = Date.now()): number {
+    const run = this.current(email, now);
+    if (!run || run.failures < FREE_FAILURES) return 0;
+    const delay = Math.min(MAX_DELAY_MS, 1_000 * 2 ** (run.failures - FREE_FAILURES));
+    return Math.max(0, run.last + delay - now);
+  }
+
+  /** Whether someone failed to sign in as this account lately: it is being guessed. */
+  underAttack(email: string, now = Date.now()): boolean {
+    return (this.current(email, now)?.failures ?? 0) > 0;
+  }
+
+  /**
+   * Admits one sign-in attempt at the account (429 with Retry-After while it must wait) and
+   * counts it as failed; the returned function clears the run once the password proves right.
+   */
+  admit(email: string, now = Date.now()): () => void {
+    const wait = this.waitMs(email, now);
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      throw new AppError(
+        'too_many_failed_attempts',
+        `too many failed sign-ins for this account; retry in ${seconds} s`,
+        { headers: { 'Retry-After': String(seconds) }, extensions: { retry_after_seconds: seconds } },
+      );
+    }
+    const key = keyOf(email);
+    const run = this.current(email, now) ?? { failures: 0, last: now };
+    run.failures += 1;
+    run.last = now;
+    this.runs.delete(key);
+    if (this.runs.size >= MAX_ACCOUNTS) {
+      const first = this.runs.keys().next();
+      if (!first.done) this.runs.delete(first.value);
+    }
+    this.runs.set(key, run);
+    return () => this.runs.delete(key);
+  }
+
+  private current(email: string, now: number): Run | undefined {
+    const key = keyOf(email);
+    const run = this.runs.get(key);
+    if (run && now - run.last > FORGET_AFTER_MS) {
+      this.runs.delete(key);
+      return undefined;
+    }
+    return run;
+  }
+}
+
+const keyOf = (email: string) => email.trim().toLowerCase();
