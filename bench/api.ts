@@ -142,7 +142,8 @@ async function waitIndexed(base: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lag = Number.NaN;
   while (Date.now() < deadline) {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const headers = { authorization: `Bearer ${process.env.SIGHTLINE_METRICS_TOKEN ?? ''}` };
+    const text = await (await fetch(`${base}/metrics`, { headers })).text();
     lag = Number(/^sightline_search_index_lag_records (\S+)$/m.exec(text)?.[1]);
     if (Number.isNaN(lag)) throw new Error('/metrics has no sightline_search_index_lag_records gauge');
     if (lag === 0) return;
@@ -329,6 +330,8 @@ async function main(): Promise<void> {
   const storageArgs = prepareStorage(flags);
   // A throwaway operator password, so the server does not print a generated one into the results.
   process.env.SIGHTLINE_ADMIN_PASSWORD = randomBytes(16).toString('hex');
+  // The server (a child process) inherits it; the bench reads /metrics with it.
+  process.env.SIGHTLINE_METRICS_TOKEN = randomBytes(24).toString('hex');
   const port = await freePort();
   const server = spawnTsx('src/cli/run.ts', [
     'serve',

@@ -250,7 +250,7 @@ for (const target of databaseTargets) {
       );
       let lag = Number.NaN;
       for (let attempt = 0; attempt < 50; attempt++) {
-        const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        const metrics = await server.metrics();
         lag = Number(/^sightline_search_index_lag_records (\d+)/m.exec(metrics)?.[1]);
         if (lag === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -292,7 +292,7 @@ for (const target of databaseTargets) {
       assert.deepEqual(await (await fetch(`${server.baseUrl}/healthz`)).json(), { status: 'ok' });
       const ready = (await (await fetch(`${server.baseUrl}/readyz`)).json()) as { status: string };
       assert.equal(ready.status, 'ready');
-      const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      const metrics = await server.metrics();
       assert.match(metrics, /^sightline_collector_records_total \d+/m);
       assert.match(metrics, /sightline_collector_rejects_total\{reason="invalid_json"\} \d+/);
       assert.match(metrics, /sightline_record_log_commit_seconds_count \d+/);

@@ -112,7 +112,7 @@ log { source(s_app); destination(d_sightline); };
 `;
   await forward(records, config, 100, async (stored, server) => {
     for (const record of records) assert.ok(stored.has(record.marker));
-    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    const metrics = await server.metrics();
     const requests = Number(
       /sightline_http_requests_total\{route="\/log_sink",status="201"\} (\d+)/.exec(metrics)?.[1],
     );

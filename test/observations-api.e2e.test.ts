@@ -294,7 +294,8 @@ for (const target of databaseTargets) {
       const foreignRecord = await writer.post<Problem>('/v1/observations', {
         ...observation,
         external_id: 'edr-y',
-        record_ids: ['999999999'],
+        // Well-formed, but no record's id: made with another key, or invented.
+        record_ids: [`rec_${'A'.repeat(22)}`],
       });
       assert.equal(foreignRecord.status, 400);
       assert.equal(foreignRecord.body.field, 'record_ids');
@@ -334,7 +335,7 @@ for (const target of databaseTargets) {
       const ready = await apiClient(server).get<Readiness>('/readyz');
       assert.equal(ready.body.checks.detection, 'ok');
       assert.equal(typeof ready.body.detection_lag_records, 'number');
-      const metrics = await fetch(`${server.baseUrl}/metrics`).then((response) => response.text());
+      const metrics = await server.metrics();
       assert.match(metrics, /^sightline_detection_lag_records \d+$/m);
       assert.match(metrics, /^sightline_observations_created_total [1-9]\d*$/m);
     });

@@ -673,13 +673,20 @@ for (const target of databaseTargets) {
       assert.equal(sentFor('optout').length, 2);
     });
 
-    test('permissions: summaries:read alone reads but cannot generate or rate (403 naming summaries:write); another tenant gets 404', async () => {
+    test('permissions: summaries:read (with cases:read) reads but cannot generate or rate (403 naming summaries:write); another tenant gets 404', async () => {
       const { tenant, client } = await approvedTenant(server, operator, 'perms');
       await observe(client, { host: 'pm-host' });
       const item = await caseFor(client, 'pm-host');
+      // Summaries quote case evidence: summaries:read alone, without cases:read, reads nothing.
+      const summariesOnly = apiClient(
+        server,
+        bearer((await issueToken(server, tenant, ['summaries:read'], { name: 'summaries only' })).value),
+      );
+      const blind = await summariesOnly.get(`/v1/cases/${item.id}/summary`);
+      assert.equal(problem(blind, 403, 'permission_denied').required_permission, 'cases:read');
       const reader = apiClient(
         server,
-        bearer((await issueToken(server, tenant, ['summaries:read'], { name: 'summary reader' })).value),
+        bearer((await issueToken(server, tenant, ['summaries:read', 'cases:read'], { name: 'summary reader' })).value),
       );
       const denied = await generate(reader, item.id);
       assert.equal(problem(denied, 403, 'permission_denied').required_permission, 'summaries:write');

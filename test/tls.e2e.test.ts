@@ -1,4 +1,5 @@
-// --tls-cert/--tls-key serve HTTPS: a client that verifies the certificate posts records.
+// --tls-cert/--tls-key serve HTTPS: a client that verifies the certificate posts records, and
+// every answer carries Strict-Transport-Security.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -39,7 +40,7 @@ test('with a certificate and key, the collector serves HTTPS to a verifying clie
   const server = await startServer(database, { tlsCert: cert, tlsKey: key });
   try {
     const port = new URL(server.baseUrl).port;
-    const status = await new Promise<number>((resolve, reject) => {
+    const answer = await new Promise<{ status: number; hsts: string | undefined }>((resolve, reject) => {
       const request = https.request(
         {
           host: '127.0.0.1',
@@ -51,13 +52,16 @@ test('with a certificate and key, the collector serves HTTPS to a verifying clie
         },
         (response) => {
           response.resume();
-          resolve(response.statusCode ?? 0);
+          const hsts = response.headers['strict-transport-security'];
+          resolve({ status: response.statusCode ?? 0, hsts });
         },
       );
       request.on('error', reject);
       request.end(JSON.stringify(appRecord()));
     });
-    assert.equal(status, 201);
+    assert.equal(answer.status, 201);
+    // Over HTTPS, browsers are told to keep to HTTPS (HSTS) on every answer.
+    assert.equal(answer.hsts, 'max-age=31536000');
     await assert.rejects(fetch(`${server.baseUrl}/healthz`), 'plain HTTP is not served on the TLS port');
   } finally {
     await server.close();

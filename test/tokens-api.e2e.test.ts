@@ -290,17 +290,19 @@ for (const target of databaseTargets) {
       ).body;
       const guarded = Object.entries(spec.paths).flatMap(([path, operations]) =>
         Object.entries(operations).flatMap(([method, operation]) => {
-          const needed = /\*\*Requires\*\* the permission `([a-z]+:[a-z]+)`/.exec(operation.description)?.[1] as
-            Permission | undefined;
+          // "**Requires** the permission `a:b` (…) and `c:d`": the first is tested, the others granted.
+          const requires = operation.description.split('**Requires** the permission ')[1] ?? '';
+          const needed = /^`([a-z]+:[a-z]+)`/.exec(requires)?.[1] as Permission | undefined;
+          const also = [...requires.matchAll(/ and `([a-z]+:[a-z]+)`/g)].map((m) => m[1] as Permission);
           return needed
-            ? [{ method: method.toUpperCase(), path: path.replace(/\{[a-z_]+\}/g, 'tok_missing'), needed }]
+            ? [{ method: method.toUpperCase(), path: path.replace(/\{[a-z_]+\}/g, 'tok_missing'), needed, also }]
             : [];
         }),
       );
       assert.ok(guarded.length >= 5, 'the document names the permissions of the guarded operations');
       // observations:write also needs the platform's approval: grant it, so only the permission is tested.
       await approveObservationWrites('perm');
-      for (const { method, path, needed } of guarded) {
+      for (const { method, path, needed, also } of guarded) {
         const without = apiClient(
           server,
           bearer(
@@ -321,7 +323,7 @@ for (const target of databaseTargets) {
         assert.equal(denied.status, 403, `${method} ${path} without ${needed}`);
         assert.equal(denied.body.code, 'permission_denied');
         assert.equal(denied.body.required_permission, needed);
-        const withIt = apiClient(server, bearer((await issueToken(server, acme, [needed])).value));
+        const withIt = apiClient(server, bearer((await issueToken(server, acme, [needed, ...also])).value));
         const allowed = await withIt.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
         assert.notEqual(allowed.status, 403, `${method} ${path} with ${needed}: ${JSON.stringify(allowed.body)}`);
       }

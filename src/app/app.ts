@@ -22,7 +22,10 @@ import { DetectionWorker } from './detection-worker.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { describeFault, storageFault } from '../storage/storage-errors.js';
 import { errorMessage } from '../core/errors.js';
-import { saveInstanceSetting } from '../storage/instance-settings.js';
+import { instanceKey, saveInstanceSetting } from '../storage/instance-settings.js';
+import { setCursorKey } from '../http/pagination.js';
+import { setRecordIdKey } from '../core/record-ids.js';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 
@@ -50,6 +53,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
   let detectionWorker: DetectionWorker | undefined;
   try {
     await migrateToLatest(database);
+    // Cursors handed out by any node, before or after a restart, stay valid: one key in the database.
+    setCursorKey(await instanceKey(database.db, 'cursor_key'));
+    setRecordIdKey(await instanceKey(database.db, 'record_id_key', 16));
     const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
     const firstOperator = await ensureFirstOperator(database.db, config);
     let log: FastifyBaseLogger | undefined;
@@ -145,15 +151,21 @@ export async function createSightline(config: Config): Promise<Sightline> {
       limiter,
       detection,
       detectionWorker: startedDetection,
+      metricsToken: config.metricsToken,
       summarySink,
       collectorAddress,
       diagnostics,
     });
     diagnostics.start();
     log = server.log;
+    let metricsListener: MetricsListener | undefined;
     server.addHook('onListen', async () => {
       const address = server.server.address();
       if (typeof address === 'object' && address) boundPort = address.port;
+      if (config.metricsListen !== '' && !metricsListener) {
+        const scraped = { db: database.db, queue, log: new SqlRecordLogReader(database.db, database.kind), metrics };
+        metricsListener = await startMetricsListener(config.metricsListen, scraped, server.log);
+      }
       // Other processes on this database (the CLI) print collector addresses with it.
       await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
     });
@@ -181,6 +193,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
       await step('http', () => server.close());
       clearTimeout(deadline);
+      await step('metrics_listener', () => metricsListener?.close());
       await step('queue', () => queue.drain());
       await step('collector_diagnostics', () => diagnostics.stop());
       clearInterval(cachePurge);

@@ -1,5 +1,7 @@
 // Liveness, readiness and Prometheus metrics. /healthz says the process answers; /readyz says
 // it can take work (database reachable, record writer alive, write queue under its limit).
+// /metrics describes the whole deployment (volumes, errors), so on the main port it needs the
+// scraper's bearer token (--metrics-token); --metrics-listen serves it on a private address.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
@@ -11,6 +13,8 @@ import { searchIndexLag } from '../telemetry/telemetry-store.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
 import type { DetectionWorker } from './detection-worker.js';
 import { describeFault, type StorageFault } from '../storage/storage-errors.js';
+import { AppError } from '../core/errors.js';
+import { sameSecret, sha256 } from '../core/secrets.js';
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok') });
 
@@ -47,6 +51,24 @@ export interface HealthDependencies {
   metrics: Metrics;
   /** Absent when detection is off in this process. */
   detectionWorker: DetectionWorker | undefined;
+  /** The bearer token /metrics needs on the main port; empty: it is refused there. */
+  metricsToken: string;
+}
+
+/** The Prometheus exposition, gauges refreshed first. */
+export async function metricsText(
+  deps: Pick<HealthDependencies, 'db' | 'queue' | 'log' | 'metrics'>,
+): Promise<{ contentType: string; text: string }> {
+  deps.metrics.queueBytes.set(deps.queue.pendingBytes);
+  deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
+  deps.metrics.detectionLag.set(await deps.log.lag(DETECTION_CURSOR));
+  return { contentType: deps.metrics.registry.contentType, text: await deps.metrics.registry.metrics() };
+}
+
+/** Whether the request carries the metrics bearer token (compared by hash, in constant time). */
+function presentsMetricsToken(authorization: string | undefined, token: string): boolean {
+  if (token === '' || !authorization?.startsWith('Bearer ')) return false;
+  return sameSecret(sha256(authorization.slice('Bearer '.length).trim()), sha256(token));
 }
 
 export async function healthRoutes(app: FastifyInstance, deps: HealthDependencies): Promise<void> {
@@ -96,11 +118,18 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
     },
   );
 
-  app.get('/metrics', async (_request, reply) => {
-    deps.metrics.queueBytes.set(deps.queue.pendingBytes);
-    deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
-    deps.metrics.detectionLag.set(await deps.log.lag(DETECTION_CURSOR));
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  app.get('/metrics', async (request, reply) => {
+    if (!presentsMetricsToken(request.headers.authorization, deps.metricsToken)) {
+      throw new AppError(
+        'invalid_credentials',
+        deps.metricsToken === ''
+          ? 'metrics are not served on this port: set SIGHTLINE_METRICS_TOKEN for scrapers, or --metrics-listen'
+          : 'send the metrics token as Authorization: Bearer <token>',
+        { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } },
+      );
+    }
+    const { contentType, text } = await metricsText(deps);
+    return reply.type(contentType).send(text);
   });
 }
 

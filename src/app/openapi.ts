@@ -90,23 +90,22 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
         reply,
         'the API reference needs HTTP Basic credentials: any username, and an API token as the password',
       );
-    const forgive = limiter.admit(request.ip);
+    // As on the API: a locked-out address is refused guesses, not its known tokens.
+    const refusal = limiter.lockedOut(request.ip);
+    const forgive = refusal ? () => undefined : limiter.begin(request.ip);
     const check = await checkToken(db, token, request.ip);
     if (check.ok || check.code !== 'invalid_credentials') forgive();
-    if (!check.ok) return challenge(reply, 'the password is not an active API token');
-    return undefined;
+    if (check.ok) return undefined;
+    if (refusal) throw refusal;
+    return challenge(reply, 'the password is not an active API token');
   };
+  // On this plugin's context, so it covers every route Swagger UI adds: the page, the document
+  // and the static assets alike.
+  // An answered challenge returns the reply, which ends the request there.
+  app.addHook('onRequest', requireToken);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    // Swagger UI's hook type is the callback form: the lifecycle goes on unless the check answered.
-    uiHooks: {
-      onRequest: (request, reply, done) => {
-        requireToken(request, reply).then(() => {
-          if (!reply.sent) done();
-        }, done);
-      },
-    },
     // BaseLayout drops Swagger UI's top bar: its "Explore" box invites loading other documents
     // and its inline SVG logo carries a <style> that the static CSP (rightly) blocks.
     // Swagger UI cannot send a cookie of its own, and Basic-with-token repeats the bearer

@@ -92,6 +92,12 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
   app.addHook('onRequest', (request, _reply, done) => {
     done(hostHeaderProblem(request.raw));
   });
+  // Every answer: browsers must not guess content types; over HTTPS, browsers keep to HTTPS.
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    if (request.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000');
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
     metrics.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
 import type { FailureLimiter } from '../identity/failure-limiter.js';
+import { AccountThrottle } from '../identity/account-throttle.js';
 import type { Metrics } from '../observability/metrics.js';
 import { authRoutes } from '../identity/auth-routes.js';
 import { tokenRoutes } from '../identity/token-routes.js';
@@ -77,6 +78,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(authRoutes, {
     db,
     limiter,
+    accounts: new AccountThrottle(),
     secureCookies: Boolean(config.tlsCert) || config.insecureHttp,
     lifetime,
   });

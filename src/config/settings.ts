@@ -15,10 +15,12 @@ import {
   email,
   existingFile,
   integer,
+  listenAddress,
   logLevel,
   onOff,
   pathList,
   publicUrl,
+  sharedSecret,
   text,
   trustProxy,
 } from './value-parsers.js';
@@ -183,6 +185,23 @@ export const settings = {
     default: 15 * 60_000,
     parse: duration(1_000, 86_400_000),
     description: 'Window over which failed attempts are counted, such as 15m.',
+  }),
+  metricsToken: setting({
+    flag: 'metrics-token',
+    env: 'SIGHTLINE_METRICS_TOKEN',
+    default: '',
+    parse: sharedSecret,
+    secret: true,
+    description:
+      'Bearer token a Prometheus scraper sends for /metrics on the main port (environment only; 24+ characters). Empty: /metrics there answers 401.',
+  }),
+  metricsListen: setting({
+    flag: 'metrics-listen',
+    env: 'SIGHTLINE_METRICS_LISTEN',
+    default: '',
+    parse: listenAddress,
+    description:
+      'A separate host:port serving /metrics without credentials, for a scraper on a private network, such as 127.0.0.1:9464. Empty: none.',
   }),
   tokenLifetime: setting({
     flag: 'token-lifetime',

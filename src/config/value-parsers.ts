@@ -93,6 +93,23 @@ export function adminPassword(raw: string): string {
   return raw;
 }
 
+/** A shared secret someone else presents (a scraper's bearer token): long enough not to be guessed. */
+export function sharedSecret(raw: string): string {
+  if (raw !== '' && (raw.length < 24 || raw.length > 1024 || /\s/.test(raw))) {
+    throw new Error('must be 24 to 1024 characters without spaces (or empty for none)');
+  }
+  return raw;
+}
+
+/** `host:port` to listen on, or empty for none. */
+export function listenAddress(raw: string): string {
+  const value = raw.trim();
+  if (value === '') return '';
+  const match = /^(\[[0-9a-fA-F:]+\]|[^\s:]+):(\d{1,5})$/.exec(value);
+  if (!match || Number(match[2]) > 65_535) throw new Error('must be host:port, such as 127.0.0.1:9464 (or empty)');
+  return value;
+}
+
 /** A parser accepting exactly the listed words, typed as their union. */
 function oneOf<Word extends string>(words: readonly Word[], hint: string) {
   return (raw: string): Word => {

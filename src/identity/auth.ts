@@ -36,6 +36,8 @@ export type Access =
        * the route then sees `request.ownOnly` and acts only on the caller's own objects.
        */
       orOwn?: true;
+      /** Permissions needed besides `permission` (reading a summary shows case data: cases:read too). */
+      also?: readonly Permission[];
     };
 
 declare module 'fastify' {
@@ -164,18 +166,20 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
   const authenticate = async (request: FastifyRequest): Promise<Principal> => {
     const token = presentedToken(request.headers.authorization);
     if (token !== undefined) {
-      let forgive: () => void;
-      try {
-        forgive = limiter.admit(request.ip);
-      } catch (error) {
-        metrics.authFailures.inc({ reason: 'too_many_failed_attempts' });
-        throw error;
-      }
+      // A locked-out address is refused guesses, not its known tokens: 178 random bits cannot be
+      // guessed anyway, and its other users (one NAT, one office) keep working.
+      // (A locked-out address is not counted further: it is refused until its failures age out.)
+      const refusal = limiter.lockedOut(request.ip);
+      const forgive = refusal ? () => undefined : limiter.begin(request.ip);
       const check = await checkToken(db, token, request.ip);
       // Only an unknown token is a guess. A known one that expired or was deleted is a stale
       // integration: counting it would lock everyone behind the same address out.
       if (check.ok || check.code !== 'invalid_credentials') forgive();
       if (check.ok) return tokenPrincipal(check.token);
+      if (refusal) {
+        metrics.authFailures.inc({ reason: 'too_many_failed_attempts' });
+        throw refusal;
+      }
       const detail = {
         invalid_credentials: 'the API token is not valid',
         token_expired: `the API token expired at ${new Date(check.token?.expires_at ?? 0).toISOString()}`,
@@ -259,28 +263,24 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
       throw new AppError('operator_required', 'only platform operators may do this');
     }
     if (access.scope === 'tenant') request.tenant = await resolveTenant(request, principal);
-    if (
-      access.permission &&
-      !principal.permissions.has(access.permission) &&
-      access.orOwn &&
-      principal.kind === 'user'
-    ) {
+    const lacking = [access.permission, ...(access.also ?? [])].find(
+      (permission): permission is Permission => permission !== undefined && !principal.permissions.has(permission),
+    );
+    if (lacking !== undefined && lacking === access.permission && access.orOwn && principal.kind === 'user') {
       request.ownOnly = true;
-    } else if (access.permission && !principal.permissions.has(access.permission)) {
+    } else if (lacking !== undefined) {
       await recordAudit(db, {
         tenantId: request.tenant?.id ?? principal.tenantId,
         action: 'auth.permission_denied',
         outcome: 'failure',
         actor: actorOf(principal),
         ip: request.ip,
-        details: { required_permission: access.permission, method: request.method, path: request.routeOptions.url },
+        details: { required_permission: lacking, method: request.method, path: request.routeOptions.url },
       });
       throw new AppError(
         'permission_denied',
-        `this call needs the permission ${access.permission}, which the ${principal.kind} does not have`,
-        {
-          extensions: { required_permission: access.permission },
-        },
+        `this call needs the permission ${lacking}, which the ${principal.kind} does not have`,
+        { extensions: { required_permission: lacking } },
       );
     }
     // Writing observations needs the platform's prior approval of the tenant, on top of the
@@ -348,8 +348,9 @@ function documentAccess(route: RouteOptions, access: Access): void {
       'too_many_failed_attempts',
       'too many failed attempts from 203.0.113.7; retry in 540 s',
     );
+    const also = (access.also ?? []).map((permission) => ` and \`${permission}\``).join('');
     const needs = access.permission
-      ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]})${access.orOwn ? '; without it, a signed-in person acts on their own tokens only' : ''}.`
+      ? `\n\n**Requires** the permission \`${access.permission}\` (${permissionDescriptions[access.permission]})${also}${access.orOwn ? '; without it, a signed-in person acts on their own tokens only' : ''}.`
       : access.scope === 'operator'
         ? '\n\n**Requires** a platform operator.'
         : '';

@@ -11,7 +11,7 @@ export const permissionDescriptions = {
   'observations:read': 'Read observations',
   'observations:write': "Create observations (also needs the platform's approval of the tenant)",
   'telemetry:read': 'Search and export the raw records the collector stored',
-  'summaries:read': 'Read AI case summaries',
+  'summaries:read': 'Read AI case summaries (together with cases:read: summaries quote case evidence)',
   'summaries:write': 'Generate and rate AI case summaries',
   'tokens:read': "List the tenant's API tokens",
   'tokens:write': 'Create and delete API tokens',

@@ -40,7 +40,7 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
   routes.post(
     '/cases/:case_id/summary',
     {
-      config: { access: { scope: 'tenant', permission: 'summaries:write' } },
+      config: { access: { scope: 'tenant', permission: 'summaries:write', also: ['cases:read'] } },
       schema: {
         tags: ['Summaries'],
         summary: 'Generate a case summary',
@@ -66,7 +66,7 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
   routes.get(
     '/cases/:case_id/summary',
     {
-      config: { access: { scope: 'tenant', permission: 'summaries:read' } },
+      config: { access: { scope: 'tenant', permission: 'summaries:read', also: ['cases:read'] } },
       schema: {
         tags: ['Summaries'],
         summary: 'Get the case summary',
@@ -86,7 +86,7 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
   routes.post(
     '/cases/:case_id/summary/feedback',
     {
-      config: { access: { scope: 'tenant', permission: 'summaries:write' } },
+      config: { access: { scope: 'tenant', permission: 'summaries:write', also: ['cases:read'] } },
       schema: {
         tags: ['Summaries'],
         summary: 'Rate the case summary',
@@ -125,7 +125,7 @@ export async function summaryRoutes(app: FastifyInstance, deps: SummaryDeps): Pr
   routes.get(
     '/cases/:case_id/summary/feedback',
     {
-      config: { access: { scope: 'tenant', permission: 'summaries:read' } },
+      config: { access: { scope: 'tenant', permission: 'summaries:read', also: ['cases:read'] } },
       schema: {
         tags: ['Summaries'],
         summary: 'Get your rating of the case summary',

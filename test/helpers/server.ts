@@ -4,9 +4,14 @@ import { loadConfig, type CliValues } from '../../src/config/config.js';
 import { createSightline, type Sightline } from '../../src/app/app.js';
 import type { TestDatabase } from './databases.js';
 
+/** The scraper token every test server is started with (/metrics needs one on the main port). */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-0123456789abcdef';
+
 export interface TestServer {
   baseUrl: string;
   sightline: Sightline;
+  /** GET /metrics with the scraper token: the Prometheus text. */
+  metrics(): Promise<string>;
   post(body: string | Buffer, headers?: Record<string, string>, path?: string): Promise<Response>;
   close(): Promise<void>;
 }
@@ -18,7 +23,7 @@ export async function startServer(
 ): Promise<TestServer> {
   const config = loadConfig(
     { dataDir: database.dataDir, databaseUrl: database.databaseUrl, port: 0, logLevel: 'silent', ...overrides },
-    env,
+    { SIGHTLINE_METRICS_TOKEN: TEST_METRICS_TOKEN, ...env },
   );
   const sightline = await createSightline(config);
   await sightline.server.listen({ host: '127.0.0.1', port: 0 });
@@ -28,6 +33,13 @@ export async function startServer(
   return {
     baseUrl,
     sightline,
+    metrics: async () => {
+      const response = await fetch(`${baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` },
+      });
+      if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+      return response.text();
+    },
     post: (body, headers = { 'content-type': 'application/json' }, path = '/log_sink') =>
       httpPost(`${baseUrl}${path}`, body, headers),
     close: () => sightline.close(),

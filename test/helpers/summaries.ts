@@ -176,7 +176,7 @@ export async function monitoringLines(dataDir: string, kind: 'generations' | 'fe
 
 /** A counter's value in /metrics (0 when the series is not there yet). */
 export async function metricValue(server: TestServer, name: string, labels: Record<string, string>): Promise<number> {
-  const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+  const text = await server.metrics();
   for (const line of text.split('\n')) {
     const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match?.[1] !== name) continue;
