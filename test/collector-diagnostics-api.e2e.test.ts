@@ -2,6 +2,7 @@
 // address, refusals by code with the latest example), a test record sent through the real
 // collector path, and the Host header that names the tenant never misrouting a record — two
 // Host headers are refused, and every spelling of an address reaches its tenant or a 404.
+import { recordSeq } from '../src/core/record-ids.js';
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -107,7 +108,7 @@ for (const target of databaseTargets) {
       const stored = await suite.server.sightline.database.db
         .selectFrom('telemetry_records')
         .select(['tenant_id', 'record'])
-        .where('seq', '=', Number(sent.body.record_id))
+        .where('seq', '=', recordSeq(sent.body.record_id) ?? -1)
         .executeTakeFirstOrThrow();
       assert.equal(stored.tenant_id, suite.acme.id);
       assert.match(stored.record, /Sightline collector test/);

@@ -214,7 +214,7 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
         await page.getByRole('button', { name: 'Send a test record' }).click();
         await page
           .getByRole('status')
-          .filter({ hasText: /Stored as record \d+ in [\d.]+ ms/ })
+          .filter({ hasText: /Stored as record rec_[\w-]{22} in [\d.]+ ms/ })
           .waitFor();
         await senders.getByText('Sightline collector test').waitFor();
 

@@ -1,6 +1,7 @@
 // Telemetry in a real browser: an analyst searches records posted to /log_sink by words and by a
 // field filter, sees them newest first, opens one into its JSON, follows new records live (only
 // matching ones arrive, pausing while a record is open), and exports the search as NDJSON.
+import { recordSeq } from '../src/core/record-ids.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -166,7 +167,8 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       assert.ok(lines.every((line) => line.record.level === 'error'));
       assert.deepEqual(
         lines.map((line) => line.id),
-        [...lines].sort((a, b) => Number(b.id) - Number(a.id)).map((line) => line.id),
+        // The ids are opaque; the server (this process) reads their place in the log back.
+        [...lines].sort((a, b) => (recordSeq(b.id) ?? 0) - (recordSeq(a.id) ?? 0)).map((line) => line.id),
         'in the order shown: newest first',
       );
       await page.getByText('Saved 4 records as NDJSON.').waitFor();

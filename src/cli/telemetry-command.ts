@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
+import { instanceKey } from '../storage/instance-settings.js';
+import { setRecordIdKey } from '../core/record-ids.js';
 import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
 import {
@@ -36,6 +38,8 @@ export function registerTelemetry(program: Command): void {
     const database = await openDatabase(config);
     try {
       await migrateToLatest(database);
+      // The records' public ids are made with the deployment's key, as the server makes them.
+      setRecordIdKey(await instanceKey(database.db, 'record_id_key', 16));
       const tenant = await requireTenantByCodeName(database.db, requiredValue('--tenant', options.tenant));
       const query = {
         ...(since !== undefined ? { since } : {}),

@@ -2,6 +2,7 @@
 // User-Agent and source address) and which requests it refused, by code, with the latest
 // example; POST /v1/collector/test-record sends one record through the tenant's real collector
 // path (routing by Host, parsing, durable commit) and says how long the round trip took.
+import { recordId } from '../core/record-ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -85,7 +86,7 @@ export const TestRecordSchema = Type.Object(
       {
         status: 201,
         stored: true,
-        record_id: '18233',
+        record_id: 'rec_2wczKbjFSM1IoQ4ZZJeO1w',
         round_trip_ms: 7.4,
         collector_url: 'https://acme-collector.sightline.example',
         detail: null,
@@ -181,7 +182,7 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
       return {
         status: answer.statusCode,
         stored: stored !== undefined,
-        record_id: stored ? String(stored.seq) : null,
+        record_id: stored ? recordId(stored.seq) : null,
         round_trip_ms: roundTrip,
         collector_url: url.origin,
         detail: answer.statusCode === 201 ? null : (answer.json<{ detail?: string }>().detail ?? null),

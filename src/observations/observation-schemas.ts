@@ -32,7 +32,7 @@ const observationExample = {
   host: 'web-01',
   first_time: '2026-11-20T10:04:12.000Z',
   last_time: '2026-11-20T10:04:12.000Z',
-  record_ids: ['48213'],
+  record_ids: ['rec_2m6M_N9Xr9t_YRdNgwPkWA'],
   correlation: null,
   created_at: '2026-11-20T10:04:12.350Z',
   created_by: null,
@@ -98,7 +98,7 @@ export const ObservationDetailSchema = Type.Object(
         ...observationExample,
         evidence: [
           {
-            record_id: '48213',
+            record_id: 'rec_2m6M_N9Xr9t_YRdNgwPkWA',
             fields: { 'cs-uri-query': "id=1' UNION SELECT password FROM users--" },
             received_at: '2026-11-20T10:04:12.120Z',
             event_time: '2026-11-20T10:04:12.000Z',
@@ -166,10 +166,10 @@ export const CreateObservationBody = Type.Object(
     first_time: Type.String({ format: 'date-time' }),
     last_time: Type.Optional(Type.String({ format: 'date-time', description: 'Default: first_time' })),
     record_ids: Type.Optional(
-      Type.Array(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), {
+      Type.Array(Type.String({ pattern: '^rec_[A-Za-z0-9_-]{22}$' }), {
         maxItems: MAX_EXTERNAL_RECORDS,
         uniqueItems: true,
-        description: 'Records of this tenant it rests on',
+        description: 'Records of this tenant it rests on (their `id` in the telemetry API, `rec_…`)',
       }),
     ),
     fields: Type.Optional(
@@ -189,7 +189,7 @@ export const CreateObservationBody = Type.Object(
         techniques: ['T1003.001'],
         host: 'ws-042',
         first_time: '2026-11-20T10:00:00Z',
-        record_ids: ['48213'],
+        record_ids: ['rec_2m6M_N9Xr9t_YRdNgwPkWA'],
         fields: { process: 'procdump64.exe' },
       },
     ],

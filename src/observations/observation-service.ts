@@ -1,6 +1,7 @@
 // Observations as the API shows them: listing with filters, one with its evidence records, and
 // external writes by approved tenants (validated, deduplicated by external id, held to the
 // hourly volume the platform approved, and marked external).
+import { recordIds, recordSeq } from '../core/record-ids.js';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
@@ -90,7 +91,7 @@ export function presentObservation(row: ObservationRow, catalogue: AttackCatalog
     host: row.host,
     first_time: new Date(row.first_time).toISOString(),
     last_time: new Date(row.last_time).toISOString(),
-    record_ids: (JSON.parse(row.record_seqs) as number[]).map(String),
+    record_ids: recordIds(JSON.parse(row.record_seqs) as number[]),
     correlation: evidence.correlation ?? null,
     created_at: new Date(row.created_at).toISOString(),
     created_by: row.created_by,
@@ -139,10 +140,11 @@ async function withEvidence(
   const fieldsBySeq = new Map((stored.records ?? []).map((item) => [item.seq, item.fields]));
   const seqs = (JSON.parse(row.record_seqs) as number[]).slice(0, MAX_EVIDENCE_RECORDS);
   const records = new Map((await findRecords(db, tenantId, seqs)).map((record) => [record.seq, record]));
-  const cited: ObservationDetail['evidence'] = seqs.map((seq) => {
+  const ids = recordIds(seqs);
+  const cited: ObservationDetail['evidence'] = seqs.map((seq, i) => {
     const record = records.get(seq);
     return {
-      record_id: String(seq),
+      record_id: ids[i] ?? null,
       fields: fieldsBySeq.get(seq) ?? {},
       received_at: record ? new Date(record.received_at).toISOString() : null,
       event_time: record ? new Date(record.event_time).toISOString() : null,
@@ -206,9 +208,11 @@ export async function writeExternalObservation(
   }
   if (input.lastTime < input.firstTime)
     throw new AppError('invalid_request', 'last_time is before first_time', { extensions: { field: 'last_time' } });
-  const seqs = input.recordIds.map(Number);
+  // An id we never made names no record; neither does another tenant's (answered alike).
+  const decoded = input.recordIds.map((id) => ({ id, seq: recordSeq(id) }));
+  const seqs = decoded.flatMap((item) => (item.seq === undefined ? [] : [item.seq]));
   const found = new Set((await findRecords(db, tenant.id, seqs)).map((record) => record.seq));
-  const missing = input.recordIds.filter((id) => !found.has(Number(id)));
+  const missing = decoded.filter((item) => item.seq === undefined || !found.has(item.seq)).map((item) => item.id);
   if (missing.length > 0) {
     throw new AppError(
       'invalid_request',

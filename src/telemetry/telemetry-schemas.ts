@@ -8,7 +8,7 @@ import { MAX_TAIL_RECORDS, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
 import { MAX_HISTOGRAM_BUCKETS } from './telemetry-histogram.js';
 
 export const recordExample = {
-  id: '18342',
+  id: 'rec_2m6M_N9Xr9t_YRdNgwPkWA',
   received_at: '2026-11-22T10:00:01.204Z',
   event_time: '2026-11-22T10:00:00.000Z',
   record: {
@@ -21,7 +21,10 @@ export const recordExample = {
 
 export const StoredRecordSchema = Type.Object(
   {
-    id: Type.String({ description: 'Opaque record id' }),
+    id: Type.String({
+      description:
+        "Opaque record id (`rec_…`): it reveals nothing of the order or number of records; cite it in an observation's record_ids",
+    }),
     received_at: Timestamp('When the collector accepted the record'),
     event_time: Timestamp("The record's own time when it carried one, else the receive time"),
     record: Type.Record(Type.String(), Type.Unknown(), { description: 'The record as sent: one JSON object' }),

@@ -1,5 +1,6 @@
 // Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
 // search must follow, read-your-writes for text search, paging, and the record presenter.
+import { recordId, recordIds } from '../core/record-ids.js';
 import { parseIsoTime } from '../core/time.js';
 import { AppError } from '../core/errors.js';
 import { hasControlCharacter } from '../core/control-characters.js';
@@ -22,9 +23,15 @@ export interface StoredRecord {
   meta?: Record<string, unknown>;
 }
 
-export function presentRecord(row: StoredRecordRow): StoredRecord {
+/** Rows as the API shows them, with their public ids (core/record-ids.ts), a page at a time. */
+export function presentRecords(rows: readonly StoredRecordRow[]): StoredRecord[] {
+  const ids = recordIds(rows.map((row) => row.seq));
+  return rows.map((row, i) => presentRecord(row, ids[i] ?? recordId(row.seq)));
+}
+
+function presentRecord(row: StoredRecordRow, id: string): StoredRecord {
   return {
-    id: String(row.seq),
+    id,
     received_at: new Date(row.received_at).toISOString(),
     event_time: new Date(row.event_time).toISOString(),
     record: JSON.parse(row.record) as Record<string, unknown>,
@@ -153,7 +160,7 @@ export async function searchTelemetry(
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
   return {
-    records: shown.map(presentRecord),
+    records: presentRecords(shown),
     tail,
     ...(rows.length > page.limit && last ? { next: { seq: last.seq, receivedAt: last.received_at } } : {}),
   };
@@ -181,8 +188,8 @@ export async function exportTelemetry(
   return (async function* () {
     try {
       if (first.done) return;
-      for (const row of first.value) yield presentRecord(row);
-      for await (const rows of pages) for (const row of rows) yield presentRecord(row);
+      yield* presentRecords(first.value);
+      for await (const rows of pages) yield* presentRecords(rows);
     } finally {
       // The consumer may stop early (a client hanging up): end the paging with it.
       await pages.return(undefined);
@@ -199,7 +206,7 @@ export async function* streamRecords(
   keeper?: SearchIndexKeeper,
 ): AsyncGenerator<StoredRecord> {
   await readYourWrites({ database, ...(keeper ? { writer: keeper } : {}) }, query);
-  for await (const rows of rowPages(database, tenantId, query, max)) for (const row of rows) yield presentRecord(row);
+  for await (const rows of rowPages(database, tenantId, query, max)) yield* presentRecords(rows);
 }
 
 async function* rowPages(

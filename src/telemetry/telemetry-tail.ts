@@ -5,7 +5,7 @@ import { AppError } from '../core/errors.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import {
   parseSearch,
-  presentRecord,
+  presentRecords,
   readYourWrites,
   type SearchInput,
   type StoredRecord,
@@ -42,7 +42,7 @@ export async function tailTelemetry(
     limit: Math.min(limit, MAX_TAIL_RECORDS),
     scan: TAIL_SCAN_RECORDS,
   });
-  return { records: read.rows.map(presentRecord), position: read.position, caughtUp: read.caughtUp };
+  return { records: presentRecords(read.rows), position: read.position, caughtUp: read.caughtUp };
 }
 
 export function encodeTailCursor(position: TailPosition): string {
