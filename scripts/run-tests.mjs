@@ -1,5 +1,6 @@
 // Runs every test file (unit tests beside the code in src/, cross-module tests in test/) with
 // Node's test runner, TypeScript loaded by tsx. Node 20's runner does not expand globs itself.
+// First it compiles the server into dist/, which the CLI suites run.
 //
 // PostgreSQL is found here, once, before any test file starts, and handed to them all in the
 // environment (test/helpers/databases.ts reads it): SIGHTLINE_TEST_DATABASE_URL when it is set,
@@ -101,6 +102,16 @@ const files = [...findTests('src'), ...findTests('test')]
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
+}
+// The CLI suites run the compiled command (dist/), as `npx sightline` does: a compiled process
+// starts in half the time of one that compiles its TypeScript first, and they start hundreds.
+// Built here, so they never test an older build than the source.
+const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+  stdio: 'inherit',
+});
+if (build.status !== 0) {
+  console.error('run-tests: the server build (tsc -p tsconfig.build.json) failed');
+  process.exit(build.status ?? 1);
 }
 const env = { ...process.env, ...(await postgresEnvironment()) };
 // An empty SIGHTLINE_TEST_DATABASE_URL counts as unset; leave none behind for the test files.

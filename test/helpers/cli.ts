@@ -1,10 +1,11 @@
-// Runs the real `sightline` command (from source) as a child process.
+// Runs the real `sightline` command as a child process: the compiled one (dist/, as `npx sightline`
+// runs it), which scripts/run-tests.mjs builds from the source before any test starts.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const cliEntry = path.join(projectRoot, 'src/cli/run.ts');
+export const cliEntry = path.join(projectRoot, 'dist/cli/run.js');
 
 export interface CliResult {
   code: number | null;
@@ -13,10 +14,10 @@ export interface CliResult {
 }
 
 export function sightlineArgs(args: string[]): string[] {
-  return ['--import', 'tsx', cliEntry, ...args];
+  return [cliEntry, ...args];
 }
 
-/** Runs the CLI from source; `input`, when given, is written to its stdin (else stdin is closed). */
+/** Runs the CLI; `input`, when given, is written to its stdin (else stdin is closed). */
 export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, sightlineArgs(args), {
