@@ -7,18 +7,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import { tempDir } from './helpers/databases.js';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from './helpers/processes.js';
 import { syslogNgConfig } from '../src/collector/forwarder-configs.js';
+import { startSyslogNg, syslogNgAvailable } from './helpers/syslog-ng.js';
 
-const available = spawnSync('syslog-ng', ['--version'], { stdio: 'ignore' }).status === 0;
-if (!available) {
-  const message = 'syslog-ng is not installed: the forwarder loss tests are NOT running (.ci/run installs it)';
-  if (process.env.CI) throw new Error(message);
-  console.warn(`\n*** WARNING: ${message} ***\n`);
-}
+const available = syslogNgAvailable('the forwarder loss tests');
 
 const LINES = 100_000;
 
@@ -40,32 +35,12 @@ function startSightline(dataDir: string, port: number): Child {
   ]);
 }
 
-function startSyslogNg(dir: string, logs: string, port: number): { process: ChildProcess; stderr: () => string } {
+/** The printed configuration, pointed at the test's log files, server and state directory. */
+function startPrintedSyslogNg(dir: string, logs: string, port: number) {
   const state = path.join(dir, 'syslog-ng-state');
-  fs.mkdirSync(state, { recursive: true });
   const printed = syslogNgConfig(`http://demo-collector.localhost:${port}`, `${logs}/*.log`, state).files[0]?.text;
   assert.ok(printed);
-  const file = path.join(dir, 'syslog-ng.conf');
-  fs.writeFileSync(file, `@version: 3.38\noptions { stats-freq(0); };\n${printed}`);
-  const child = spawn(
-    'syslog-ng',
-    [
-      '-F',
-      '-f',
-      file,
-      '-R',
-      path.join(state, 'persist'),
-      '-p',
-      path.join(state, 'pid'),
-      '-c',
-      path.join(state, 'ctl'),
-      '--no-caps',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
-  return { process: child, stderr: () => stderr };
+  return startSyslogNg(printed, state);
 }
 
 /** Stored lines by marker, from the database file (a second reader; WAL lets it read alongside). */
@@ -97,7 +72,7 @@ async function run(restarts: number): Promise<void> {
   const port = await freePort();
   let server = startSightline(dataDir, port);
   await waitReady(server, `http://127.0.0.1:${port}/readyz`, 60_000);
-  const forwarder = startSyslogNg(dir, logs, port);
+  const forwarder = startPrintedSyslogNg(dir, logs, port);
   let stored = { total: 0, byMarker: new Map<number, string>() };
   const progress = () =>
     `${stored.byMarker.size} of ${LINES} lines stored; syslog-ng: ${forwarder.stderr().slice(-600)}`;

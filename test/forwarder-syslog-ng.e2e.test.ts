@@ -7,21 +7,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
 import { databaseTargets } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { appRecord, ndjson } from './helpers/factories.js';
 import { findTenantByCodeName } from '../src/identity/tenant-store.js';
 import { streamRecords } from '../src/telemetry/telemetry-service.js';
 import { syslogNgConfig } from '../src/collector/forwarder-configs.js';
+import { startSyslogNg, syslogNgAvailable } from './helpers/syslog-ng.js';
 
-const available = spawnSync('syslog-ng', ['--version'], { stdio: 'ignore' }).status === 0;
-if (!available) {
-  const message =
-    'syslog-ng is not installed: the real-forwarder tests are NOT running (apt-get install syslog-ng-core syslog-ng-mod-http; .ci/run does)';
-  if (process.env.CI) throw new Error(message);
-  console.warn(`\n*** WARNING: ${message} ***\n`);
-}
+const available = syslogNgAvailable('the real-forwarder tests');
 const skip = !available && 'syslog-ng not installed';
 
 /**
@@ -42,35 +36,14 @@ async function forward(
   const logs = path.join(dir, 'logs');
   fs.mkdirSync(logs);
   fs.writeFileSync(path.join(logs, 'app.log'), ndjson(records));
-  fs.writeFileSync(
-    path.join(dir, 'syslog-ng.conf'),
-    `@version: 3.38\noptions { stats-freq(0); };\n${config({ dir, logs, server })}`,
-  );
-  const forwarder = spawn(
-    'syslog-ng',
-    [
-      '-F',
-      '-f',
-      path.join(dir, 'syslog-ng.conf'),
-      '-R',
-      path.join(dir, 'persist'),
-      '-p',
-      path.join(dir, 'pid'),
-      '-c',
-      path.join(dir, 'ctl'),
-      '--no-caps',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let forwarderErrors = '';
-  forwarder.stderr.on('data', (chunk: Buffer) => (forwarderErrors += chunk.toString()));
-  const exited = new Promise((resolve) => forwarder.once('exit', resolve));
+  const forwarder = startSyslogNg(config({ dir, logs, server }), path.join(dir, 'syslog-ng'));
+  const exited = new Promise((resolve) => forwarder.process.once('exit', resolve));
   try {
     const tenant = await findTenantByCodeName(server.sightline.database.db, 'demo');
     let stored = new Map<unknown, Record<string, unknown>>();
     for (
       let attempt = 0;
-      attempt < attempts && stored.size < records.length && forwarder.exitCode === null;
+      attempt < attempts && stored.size < records.length && forwarder.process.exitCode === null;
       attempt++
     ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -78,10 +51,14 @@ async function forward(
       for await (const record of streamRecords(server.sightline.database, tenant!.id, {}))
         stored.set(record.record.marker, record.record);
     }
-    assert.equal(stored.size, records.length, `all lines arrived (syslog-ng said: ${forwarderErrors.slice(0, 500)})`);
+    assert.equal(
+      stored.size,
+      records.length,
+      `all lines arrived (syslog-ng said: ${forwarder.stderr().slice(0, 500)})`,
+    );
     await check(stored, server);
   } finally {
-    forwarder.kill('SIGTERM');
+    forwarder.process.kill('SIGTERM');
     await exited;
     await server.close();
     await database.cleanup();

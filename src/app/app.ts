@@ -139,10 +139,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
         return resolvePublicUrl({ ...config, port: boundPort ?? config.port });
       },
     };
+    // The record log as its consumers see it (lag for /readyz and /metrics).
+    const logReader = new SqlRecordLogReader(database.db, database.kind);
     const server = buildServer({
       config,
       db: database.db,
-      log: new SqlRecordLogReader(database.db, database.kind),
+      log: logReader,
       database,
       queue,
       writer,
@@ -163,7 +165,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       const address = server.server.address();
       if (typeof address === 'object' && address) boundPort = address.port;
       if (config.metricsListen !== '' && !metricsListener) {
-        const scraped = { db: database.db, queue, log: new SqlRecordLogReader(database.db, database.kind), metrics };
+        const scraped = { db: database.db, queue, log: logReader, metrics };
         metricsListener = await startMetricsListener(config.metricsListen, scraped, server.log);
       }
       // Other processes on this database (the CLI) print collector addresses with it.

@@ -91,8 +91,7 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
         'the API reference needs HTTP Basic credentials: any username, and an API token as the password',
       );
     // As on the API: a locked-out address is refused guesses, not its known tokens.
-    const refusal = limiter.lockedOut(request.ip);
-    const forgive = refusal ? () => undefined : limiter.begin(request.ip);
+    const { refusal, forgive } = limiter.attempt(request.ip);
     const check = await checkToken(db, token, request.ip);
     if (check.ok || check.code !== 'invalid_credentials') forgive();
     if (check.ok) return undefined;

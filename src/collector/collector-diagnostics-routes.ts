@@ -13,7 +13,7 @@ import { routePlugin } from '../http/route-plugin.js';
 import { newId } from '../core/ids.js';
 import { AppError } from '../core/errors.js';
 import { collectorUrl, type CollectorAddressSettings } from '../identity/tenant-service.js';
-import { logEnd } from '../telemetry/telemetry-store.js';
+import { findStoredText, logEnd } from '../telemetry/telemetry-store.js';
 import { HOUR_MS, type CollectorDiagnostics } from './collector-diagnostics.js';
 import { rejections, senders } from './diagnostics-store.js';
 
@@ -168,21 +168,12 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
       });
       const roundTrip = Number((performance.now() - started).toFixed(1));
       if (answer.statusCode === 404) throw new AppError('unknown_collector', `no collector answers at ${url.host}`);
-      const stored =
-        answer.statusCode === 201
-          ? await database.db
-              .selectFrom('telemetry_records')
-              .select('seq')
-              .where('tenant_id', '=', tenant.id)
-              .where('seq', '>', before)
-              .where('record', '=', body)
-              .orderBy('seq', 'desc')
-              .executeTakeFirst()
-          : undefined;
+      const storedSeq =
+        answer.statusCode === 201 ? await findStoredText(database.db, tenant.id, before, body) : undefined;
       return {
         status: answer.statusCode,
-        stored: stored !== undefined,
-        record_id: stored ? recordId(stored.seq) : null,
+        stored: storedSeq !== undefined,
+        record_id: storedSeq === undefined ? null : recordId(storedSeq),
         round_trip_ms: roundTrip,
         collector_url: url.origin,
         detail: answer.statusCode === 201 ? null : (answer.json<{ detail?: string }>().detail ?? null),

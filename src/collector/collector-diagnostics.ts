@@ -41,13 +41,14 @@ export class CollectorDiagnostics {
 
   accepted(tenantId: number, sender: { userAgent: string; address: string }, records: number, now = Date.now()): void {
     const hour = now - (now % HOUR_MS);
-    let { userAgent, address } = { userAgent: sender.userAgent.slice(0, MAX_USER_AGENT), address: sender.address };
-    let key = `${tenantId}\u0000${hour}\u0000${userAgent}\u0000${address}`;
-    if (!this.activity.has(key) && this.activity.size >= MAX_KEYS) {
+    const keyOf = (agent: string, from: string) => `${tenantId}\u0000${hour}\u0000${agent}\u0000${from}`;
+    let userAgent = sender.userAgent.slice(0, MAX_USER_AGENT);
+    let address = sender.address;
+    if (!this.activity.has(keyOf(userAgent, address)) && this.activity.size >= MAX_KEYS) {
       userAgent = OTHER;
       address = OTHER;
-      key = `${tenantId}\u0000${hour}\u0000${OTHER}\u0000${OTHER}`;
     }
+    const key = keyOf(userAgent, address);
     const known = this.activity.get(key);
     if (known) {
       known.requests++;

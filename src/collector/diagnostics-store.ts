@@ -2,6 +2,7 @@
 // processes may add to the same hour), read back for the last 24 hours, and purged past two days.
 import { sql } from 'kysely';
 import type { Db } from '../storage/database.js';
+import type { CollectorRejectionsTable } from '../storage/schema.js';
 
 export interface ActivityDelta {
   tenantId: number;
@@ -53,6 +54,14 @@ export async function addActivity(db: Db, deltas: readonly ActivityDelta[]): Pro
   }
 }
 
+/** The column's value from whichever example is newer: the row's or the one being added. */
+const newerExample = <Column extends 'last_at' | 'last_source_address' | 'last_user_agent' | 'last_detail'>(
+  column: Column,
+) =>
+  sql<
+    CollectorRejectionsTable[Column]
+  >`CASE WHEN excluded.last_at >= collector_rejections.last_at THEN ${sql.ref(`excluded.${column}`)} ELSE ${sql.ref(`collector_rejections.${column}`)} END`;
+
 export async function addRejections(db: Db, deltas: readonly RejectionDelta[]): Promise<void> {
   for (let i = 0; i < deltas.length; i += ROWS_PER_STATEMENT) {
     await db
@@ -73,10 +82,10 @@ export async function addRejections(db: Db, deltas: readonly RejectionDelta[]): 
         oc.columns(['tenant_id', 'hour', 'code']).doUpdateSet({
           count: sql`collector_rejections.count + excluded.count`,
           // The newer example wins; an older delta (a slower process) leaves it as it is.
-          last_at: sql`CASE WHEN excluded.last_at >= collector_rejections.last_at THEN excluded.last_at ELSE collector_rejections.last_at END`,
-          last_source_address: sql`CASE WHEN excluded.last_at >= collector_rejections.last_at THEN excluded.last_source_address ELSE collector_rejections.last_source_address END`,
-          last_user_agent: sql`CASE WHEN excluded.last_at >= collector_rejections.last_at THEN excluded.last_user_agent ELSE collector_rejections.last_user_agent END`,
-          last_detail: sql`CASE WHEN excluded.last_at >= collector_rejections.last_at THEN excluded.last_detail ELSE collector_rejections.last_detail END`,
+          last_at: newerExample('last_at'),
+          last_source_address: newerExample('last_source_address'),
+          last_user_agent: newerExample('last_user_agent'),
+          last_detail: newerExample('last_detail'),
         }),
       )
       .execute();

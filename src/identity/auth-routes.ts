@@ -116,7 +116,7 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       if (addressRefusal && accounts.underAttack(body.email)) throw addressRefusal;
       // Counted before the password is checked, so concurrent guesses cannot outrun the limits.
       const clearAccount = accounts.admit(body.email);
-      const forgive = addressRefusal ? () => undefined : limiter.begin(request.ip);
+      const { forgive } = limiter.attempt(request.ip);
       const result = await login(db, {
         email: body.email,
         password: body.password,

@@ -168,9 +168,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     if (token !== undefined) {
       // A locked-out address is refused guesses, not its known tokens: 178 random bits cannot be
       // guessed anyway, and its other users (one NAT, one office) keep working.
-      // (A locked-out address is not counted further: it is refused until its failures age out.)
-      const refusal = limiter.lockedOut(request.ip);
-      const forgive = refusal ? () => undefined : limiter.begin(request.ip);
+      const { refusal, forgive } = limiter.attempt(request.ip);
       const check = await checkToken(db, token, request.ip);
       // Only an unknown token is a guess. A known one that expired or was deleted is a stale
       // integration: counting it would lock everyone behind the same address out.

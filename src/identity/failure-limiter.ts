@@ -31,13 +31,14 @@ export class FailureLimiter {
   }
 
   /**
-   * Admits one credential check from the address: a 429 `too_many_failed_attempts` with
-   * Retry-After when it is locked out, else the attempt is counted (see `begin`).
+   * Starts one credential check from the address. While it is locked out, `refusal` is the 429
+   * to answer if the credentials turn out to be a guess, and nothing more is counted (it stays
+   * locked until its failures age out); otherwise the attempt counts as failed until `forgive`
+   * takes it back (see `begin`).
    */
-  admit(address: string, now = Date.now()): () => void {
+  attempt(address: string, now = Date.now()): { refusal: AppError | undefined; forgive: () => void } {
     const refusal = this.lockedOut(address, now);
-    if (refusal) throw refusal;
-    return this.begin(address, now);
+    return { refusal, forgive: refusal ? () => undefined : this.begin(address, now) };
   }
 
   /** The 429 the address gets while it is locked out; undefined when it is not. */

@@ -59,8 +59,9 @@ export interface TokenLifetimePolicy {
 }
 
 export const DAY_MS = 86_400_000;
-export const defaultTokenLifetime: TokenLifetimePolicy = { defaultMs: 30 * DAY_MS, maxMs: 365 * DAY_MS };
 
+function iso(ms: number): string;
+function iso(ms: number | null): string | null;
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
@@ -109,8 +110,6 @@ export interface CreateTokenInput {
   ip?: string | null;
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString();
-
 /** The expiry a new token gets: the one asked for, or the default, within the policy and the creator's own. */
 function expiryOf(input: CreateTokenInput, now: number): number | null {
   const { defaultMs, maxMs } = input.lifetime;
@@ -126,14 +125,14 @@ function expiryOf(input: CreateTokenInput, now: number): number | null {
   if (maxMs !== null && (expiresAt === null || expiresAt > now + maxMs)) {
     throw new AppError(
       'invalid_request',
-      `tokens live at most ${Math.floor(maxMs / DAY_MS)} days here: give expires_at no later than ${isoDay(now + maxMs)}`,
+      `tokens live at most ${Math.floor(maxMs / DAY_MS)} days here: give expires_at no later than ${iso(now + maxMs)}`,
       { extensions: { field: 'expires_at', max_lifetime_days: Math.floor(maxMs / DAY_MS) } },
     );
   }
   if (creatorEnd !== null && (expiresAt === null || expiresAt > creatorEnd)) {
     throw new AppError(
       'invalid_request',
-      `a token created by a token cannot outlive it: give expires_at no later than ${isoDay(creatorEnd)}`,
+      `a token created by a token cannot outlive it: give expires_at no later than ${iso(creatorEnd)}`,
       { extensions: { field: 'expires_at' } },
     );
   }

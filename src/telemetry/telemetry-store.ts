@@ -289,6 +289,24 @@ export async function logEnd(db: Kysely<Tables>): Promise<number> {
   return row?.end ?? 0;
 }
 
+/** The newest of the tenant's records after `afterSeq` stored exactly as `text`, if any. */
+export async function findStoredText(
+  db: Kysely<Tables>,
+  tenantId: number,
+  afterSeq: number,
+  text: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('telemetry_records')
+    .select('seq')
+    .where('tenant_id', '=', tenantId)
+    .where('seq', '>', afterSeq)
+    .where('record', '=', text)
+    .orderBy('seq', 'desc')
+    .executeTakeFirst();
+  return row?.seq;
+}
+
 /** Sequence of the last record the search indexer has indexed (0 when none). */
 export async function indexedUpTo(db: Kysely<Tables>): Promise<number> {
   const cursor = await db

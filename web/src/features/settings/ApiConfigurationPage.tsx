@@ -109,7 +109,6 @@ function TokenDetails({ token, onClose }: { token: ApiToken; onClose: () => void
 }
 
 function TokenTable() {
-  const { can, me } = useSession();
   const [filters, setFilters] = useUrlFilters(['status', 'q'] as const);
   const pager = useCursorPager(JSON.stringify(filters));
   const tokens = useQuery({
@@ -124,8 +123,6 @@ function TokenTable() {
   const [details, setDetails] = useState<ApiToken | null>(null);
   const shown = tokens.data?.tokens ?? [];
   const { selected, setSelected } = useRowNavigation(shown.length, (i) => setDetails(shown[i] ?? null));
-  // People without tokens:write see and delete only their own tokens (the API lists only those).
-  const writable = can('tokens:write') || me.kind === 'user';
 
   return (
     <Panel title="Tokens" className="flush">
@@ -172,11 +169,9 @@ function TokenTable() {
                   <th>Created</th>
                   <th>Expires</th>
                   <th>Last used</th>
-                  {writable && (
-                    <th>
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  )}
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -227,20 +222,20 @@ function TokenTable() {
                         <span className="muted">Never</span>
                       )}
                     </td>
-                    {writable && (
-                      <td className="nowrap">
-                        {token.status !== 'deleted' && (
-                          <Button
-                            small
-                            variant="ghost"
-                            onClick={() => setDeleting(token)}
-                            aria-label={`Delete ${token.name}`}
-                          >
-                            Delete
-                          </Button>
-                        )}
-                      </td>
-                    )}
+                    {/* Everyone signed in may delete what is listed: admins any token, others their own
+                        (the API lists them only those). */}
+                    <td className="nowrap">
+                      {token.status !== 'deleted' && (
+                        <Button
+                          small
+                          variant="ghost"
+                          onClick={() => setDeleting(token)}
+                          aria-label={`Delete ${token.name}`}
+                        >
+                          Delete
+                        </Button>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -261,7 +256,7 @@ function TokenTable() {
 }
 
 export default function ApiConfigurationPage() {
-  const { can, me } = useSession();
+  const { can } = useSession();
   const own = !can('tokens:read');
   const [creating, setCreating] = useState(false);
   return (
@@ -270,12 +265,11 @@ export default function ApiConfigurationPage() {
         trail={['Settings', 'Integrations']}
         title="API Configuration"
         subtitle={`API tokens let scripts and integrations call the Sightline API. A token's value is shown once, when it is created.${own ? ' You see the tokens you created; each holds at most your own permissions.' : ''}`}
+        // Every signed-in person may create tokens: admins any, others within their own role.
         actions={
-          (can('tokens:write') || me.kind === 'user') && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              Create token
-            </Button>
-          )
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            Create token
+          </Button>
         }
       />
       <TokenTable />
