@@ -298,25 +298,12 @@ for (const target of databaseTargets) {
           .execute();
       if (target.kind === 'sqlite') assert.ok((await searchIndexLag(db)) > 0, 'nothing indexed them yet');
 
-      // On SQLite the writer thread indexes: the event loop keeps turning meanwhile.
-      let longestStall = 0;
-      let last = performance.now();
-      const ticker = setInterval(() => {
-        const now = performance.now();
-        longestStall = Math.max(longestStall, now - last);
-        last = now;
-      }, 1);
-      try {
-        const found = (await searchAll(reader, { query: word })).records;
-        assert.deepEqual(
-          found.map((r) => r.record.message),
-          [0, 4000, 8000, 12000, 16000].map((i) => `${word} ${i}`),
-        );
-      } finally {
-        clearInterval(ticker);
-      }
+      const found = (await searchAll(reader, { query: word })).records;
+      assert.deepEqual(
+        found.map((r) => r.record.message),
+        [0, 4000, 8000, 12000, 16000].map((i) => `${word} ${i}`),
+      );
       assert.equal(await searchIndexLag(db), 0);
-      assert.ok(longestStall < 150, `the event loop stalled for ${Math.round(longestStall)} ms`);
     });
 
     test('records PostgreSQL cannot read as jsonb never break a filtered search', async () => {

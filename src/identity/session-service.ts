@@ -62,6 +62,18 @@ export async function login(db: Kysely<Tables>, input: LoginInput): Promise<Logi
     });
     throw new AppError('invalid_credentials', 'email or password is wrong');
   }
+  return startSession(db, user, { ip: input.ip, userAgent: input.userAgent, method: 'password' });
+}
+
+/**
+ * Opens a web session for a person whose identity was already proven (password, single sign-on):
+ * a fresh random cookie, its SHA-256 stored, the sign-in audited.
+ */
+export async function startSession(
+  db: Kysely<Tables>,
+  user: UserRow,
+  context: { ip: string; userAgent: string; method: 'password' | 'sso' },
+): Promise<LoginResult> {
   const now = Date.now();
   await deleteExpiredSessions(db, now, now - SESSION_IDLE_MS);
   const cookieValue = randomBase62(43);
@@ -72,14 +84,15 @@ export async function login(db: Kysely<Tables>, input: LoginInput): Promise<Logi
     created_at: now,
     last_seen_at: now,
     expires_at: expiresAt,
-    ip: input.ip,
-    user_agent: input.userAgent.slice(0, 512),
+    ip: context.ip,
+    user_agent: context.userAgent.slice(0, 512),
   });
   await recordAudit(db, {
     tenantId: user.tenant_id,
     action: 'auth.login',
     actor: { type: 'user', id: user.id, label: user.email },
-    ip: input.ip,
+    ip: context.ip,
+    ...(context.method === 'password' ? {} : { details: { method: context.method } }),
   });
   return { cookieValue, csrfToken: csrfTokenFor(cookieValue), expiresAt, user };
 }
