@@ -17,7 +17,8 @@ export const permissionDescriptions = {
   'tokens:write': 'Create and delete API tokens',
   'audit:read': "Read the tenant's audit log",
   'users:read': "List the tenant's people with their status, and their sign-in sessions",
-  'users:write': "Manage the tenant's people: invite, change roles, disable, delete, reset passwords and second factors, end sessions",
+  'users:write':
+    "Manage the tenant's people: invite, change roles, disable, delete, reset passwords and second factors, end sessions",
   'ingest_keys:read': "List the collector's ingest keys and whether the collector requires one",
   'ingest_keys:write': 'Create and delete ingest keys; require them on the collector',
   'sso:read': "Read the tenant's single sign-on settings (never the client secret)",

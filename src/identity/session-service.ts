@@ -16,6 +16,7 @@ import {
   deleteSession,
   findSessionWithUser,
   insertSession,
+  recordLogin,
   touchSession,
 } from './session-store.js';
 import { findUserByEmail, type UserRow } from './user-store.js';
@@ -51,14 +52,14 @@ export async function login(db: Kysely<Tables>, input: LoginInput): Promise<Logi
   const email = input.email.trim().toLowerCase();
   const user = await findUserByEmail(db, email);
   const valid = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
-  if (!user || !valid || user.disabled_at !== null) {
+  if (!user || !valid || !isActiveUser(user)) {
     await recordAudit(db, {
       tenantId: user?.tenant_id ?? null,
       action: 'auth.login_failed',
       outcome: 'failure',
       actor: { type: 'anonymous', id: user?.id ?? null, label: email },
       ip: input.ip,
-      details: { reason: !user ? 'unknown_email' : user.disabled_at !== null ? 'disabled' : 'wrong_password' },
+      details: { reason: !user ? 'unknown_email' : !isActiveUser(user) ? 'disabled' : 'wrong_password' },
     });
     throw new AppError('invalid_credentials', 'email or password is wrong');
   }
@@ -76,6 +77,7 @@ export async function startSession(
 ): Promise<LoginResult> {
   const now = Date.now();
   await deleteExpiredSessions(db, now, now - SESSION_IDLE_MS);
+  await recordLogin(db, user.id, now);
   const cookieValue = randomBase62(43);
   const expiresAt = now + SESSION_MAX_MS;
   await insertSession(db, {
@@ -95,6 +97,19 @@ export async function startSession(
     ...(context.method === 'password' ? {} : { details: { method: context.method } }),
   });
   return { cookieValue, csrfToken: csrfTokenFor(cookieValue), expiresAt, user };
+}
+
+/** A person who may sign in and act: neither disabled nor deleted. */
+export function isActiveUser(user: Pick<UserRow, 'disabled_at' | 'deleted_at'>): boolean {
+  return user.disabled_at === null && user.deleted_at === null;
+}
+
+/**
+ * The public id of a session (`ses_…`): derived from the row key, which is itself the SHA-256 of
+ * the cookie, so neither the cookie nor the key can be recovered from it.
+ */
+export function sessionHandle(sessionKey: string): string {
+  return `ses_${crypto.createHash('sha256').update(`session-handle\0${sessionKey}`).digest('base64url').slice(0, 22)}`;
 }
 
 export function userPrincipal(user: UserRow, csrfToken?: string): Principal {
@@ -121,8 +136,8 @@ export async function resolveSession(
   { ok: true; principal: Principal; expiresAt: number } | { ok: false; code: 'session_expired' | 'invalid_credentials' }
 > {
   const found = await findSessionWithUser(db, sha256(cookieValue));
-  // No such session, or its user is disabled.
-  if (found?.user.disabled_at !== null) return { ok: false, code: 'invalid_credentials' };
+  // No such session, or its user is disabled or deleted.
+  if (!found || !isActiveUser(found.user)) return { ok: false, code: 'invalid_credentials' };
   const { session, user } = found;
   if (session.expires_at <= now || session.last_seen_at + SESSION_IDLE_MS <= now) {
     await deleteSession(db, session.id);

@@ -31,11 +31,24 @@ export async function findSessionWithUser(
       'u.password_hash',
       'u.created_at as user_created_at',
       'u.disabled_at',
+      'u.deleted_at',
+      'u.last_login_at',
     ])
     .where('s.id', '=', id)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { tenant_id, email, name, role, password_hash, user_created_at, disabled_at, ...session } = row;
+  const {
+    tenant_id,
+    email,
+    name,
+    role,
+    password_hash,
+    user_created_at,
+    disabled_at,
+    deleted_at,
+    last_login_at,
+    ...session
+  } = row;
   return {
     session,
     user: {
@@ -47,6 +60,8 @@ export async function findSessionWithUser(
       password_hash,
       created_at: user_created_at,
       disabled_at,
+      deleted_at,
+      last_login_at,
     },
   };
 }
@@ -64,4 +79,34 @@ export function deleteExpiredSessions(db: Kysely<Tables>, now: number, idleBefor
     .deleteFrom('sessions')
     .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<', idleBefore)]))
     .execute();
+}
+
+/** A person's live sessions, newest first. */
+export function listUserSessions(
+  db: Kysely<Tables>,
+  userId: string,
+  now: number,
+  idleBefore: number,
+): Promise<SessionRow[]> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .where('last_seen_at', '>=', idleBefore)
+    .orderBy('last_seen_at', 'desc')
+    .execute();
+}
+
+/** Ends sessions of a person: all of them, or those listed. Returns how many ended. */
+export async function deleteUserSessions(db: Kysely<Tables>, userId: string, ids?: readonly string[]): Promise<number> {
+  if (ids?.length === 0) return 0;
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (ids) query = query.where('id', 'in', ids);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export function recordLogin(db: Kysely<Tables>, userId: string, at: number): Promise<unknown> {
+  return db.updateTable('users').set({ last_login_at: at }).where('id', '=', userId).execute();
 }

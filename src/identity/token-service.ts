@@ -19,6 +19,7 @@ import {
   insertToken,
   listTokens,
   liveChildTokens,
+  livePersonTokens,
   markTokenDeleted,
   markTokenRevoked,
   recordTokenUse,
@@ -272,29 +273,64 @@ export async function deleteToken(
 async function revokeDescendants(
   trx: Kysely<Tables>,
   tenantId: number,
-  root: TokenRow,
+  root: Pick<TokenRow, 'id' | 'name'>,
   actor: AuditActor,
   ip: string | null,
   at: number,
+  why = 'was deleted',
 ): Promise<void> {
-  const reason = `revoked because the token ${JSON.stringify(root.name)} (${root.id}) that minted it, directly or through another token, was deleted`;
+  const reason = `revoked because the token ${JSON.stringify(root.name)} (${root.id}) that minted it, directly or through another token, ${why}`;
   let generation = [root.id];
   // Lineage is a tree (a parent exists before its child), so this ends; the bound is a guard.
   for (let depth = 0; generation.length > 0 && depth < 1_000; depth++) {
     const children = await liveChildTokens(trx, tenantId, generation);
-    for (const child of children) {
-      await markTokenRevoked(trx, tenantId, child.id, { by: actor.label, at, reason });
-      await recordAudit(trx, {
-        tenantId,
-        action: 'token.revoked',
-        actor,
-        ip,
-        target: { type: 'token', id: child.id },
-        details: { name: child.name, reason, parent_token_id: child.parent_token_id },
-      });
-    }
+    for (const child of children) await revokeOne(trx, tenantId, child, { actor, ip, at, reason });
     generation = children.map((child) => child.id);
   }
+}
+
+async function revokeOne(
+  trx: Kysely<Tables>,
+  tenantId: number,
+  token: Pick<TokenRow, 'id' | 'name' | 'parent_token_id'>,
+  revoke: { actor: AuditActor; ip: string | null; at: number; reason: string },
+): Promise<void> {
+  const { actor, ip, at, reason } = revoke;
+  await markTokenRevoked(trx, tenantId, token.id, { by: actor.label, at, reason });
+  await recordAudit(trx, {
+    tenantId,
+    action: 'token.revoked',
+    actor,
+    ip,
+    target: { type: 'token', id: token.id },
+    details: { name: token.name, reason, parent_token_id: token.parent_token_id },
+  });
+}
+
+/**
+ * Revokes the live tokens a person created, and everything those minted, inside the caller's
+ * transaction: all of them (the person was disabled or deleted), or with `keep`, only those
+ * holding a permission outside it (the person's role shrank). Returns how many were revoked directly.
+ */
+export async function revokePersonTokens(
+  trx: Kysely<Tables>,
+  tenantId: number,
+  userId: string,
+  change: { actor: AuditActor; ip: string | null; reason: string; keep?: readonly Permission[] },
+): Promise<number> {
+  const at = Date.now();
+  const keep = change.keep;
+  const tokens = (await livePersonTokens(trx, tenantId, userId)).filter(
+    (token) =>
+      keep === undefined || (JSON.parse(token.permissions) as string[]).some((p) => !keep.includes(p as Permission)),
+  );
+  const listed = new Set(tokens.map((token) => token.id));
+  // A listed token minted by another listed one goes with its parent, saying so.
+  for (const token of tokens.filter((t) => t.parent_token_id === null || !listed.has(t.parent_token_id))) {
+    await revokeOne(trx, tenantId, token, { actor: change.actor, ip: change.ip, at, reason: change.reason });
+    await revokeDescendants(trx, tenantId, token, change.actor, change.ip, at, 'was revoked');
+  }
+  return tokens.length;
 }
 
 export type TokenCheck =

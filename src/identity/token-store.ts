@@ -142,3 +142,18 @@ export function recordTokenUse(
     .where('id', '=', id)
     .execute();
 }
+
+/** The live (undeleted) tokens a person created, in the tenant. */
+export function livePersonTokens(
+  db: Kysely<Tables>,
+  tenantId: number,
+  userId: string,
+): Promise<Pick<TokenRow, 'id' | 'name' | 'permissions' | 'parent_token_id'>[]> {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'permissions', 'parent_token_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('created_by_user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .execute();
+}

@@ -95,6 +95,8 @@ export async function createUser(
     password_hash: await hashPassword(password),
     created_at: Date.now(),
     disabled_at: null,
+    deleted_at: null,
+    last_login_at: null,
   };
   await db.transaction().execute(async (trx) => {
     if (!(await insertUser(trx, row)))

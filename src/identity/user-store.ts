@@ -1,7 +1,7 @@
 // SQL for users. Tenant members are read through their tenant; operators (tenant_id null)
 // and login, which starts from an email alone, are the two platform-wide reads.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Tables, UsersTable } from '../storage/schema.js';
+import type { Tables, UserCodesTable, UsersTable } from '../storage/schema.js';
 import { likeStartsWith } from '../storage/like.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -10,8 +10,15 @@ export function findUserByEmail(db: Kysely<Tables>, email: string): Promise<User
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+/** The tenant's people, deleted ones left out. */
 export function listTenantUsers(db: Kysely<Tables>, tenantId: number): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).orderBy('email').execute();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .orderBy('email')
+    .execute();
 }
 
 export async function countUsers(db: Kysely<Tables>): Promise<number> {
@@ -51,4 +58,100 @@ export function pageTenantUsers(
   }
   if (options.afterEmail !== undefined) query = query.where('email', '>', options.afterEmail);
   return query.orderBy('email').limit(options.limit).execute();
+}
+
+export type UserCodeRow = Selectable<UserCodesTable>;
+
+/** One person of the tenant, deleted ones left out. */
+export function findTenantUser(db: Kysely<Tables>, tenantId: number, id: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export type UserListStatus = 'active' | 'disabled' | 'any';
+
+/** A page of the tenant's people (not deleted) by email, for the Users page: any status. */
+export function pageManagedUsers(
+  db: Kysely<Tables>,
+  tenantId: number,
+  options: { prefix?: string; status: UserListStatus; limit: number; afterEmail?: string },
+): Promise<UserRow[]> {
+  let query = db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
+  if (options.status === 'active') query = query.where('disabled_at', 'is', null);
+  if (options.status === 'disabled') query = query.where('disabled_at', 'is not', null);
+  if (options.prefix) {
+    const prefix = options.prefix.toLowerCase();
+    query = query.where((eb) => eb.or([likeStartsWith('email', prefix), likeStartsWith(sql`lower(name)`, prefix)]));
+  }
+  if (options.afterEmail !== undefined) query = query.where('email', '>', options.afterEmail);
+  return query.orderBy('email').limit(options.limit).execute();
+}
+
+export function updateUserRow(
+  db: Kysely<Tables>,
+  tenantId: number,
+  id: string,
+  patch: Partial<Pick<UserRow, 'role' | 'name' | 'email' | 'disabled_at' | 'deleted_at' | 'password_hash'>>,
+): Promise<unknown> {
+  return db.updateTable('users').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+export async function countActiveAdmins(db: Kysely<Tables>, tenantId: number): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('role', '=', 'admin')
+    .where('disabled_at', 'is', null)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+export function insertUserCode(db: Kysely<Tables>, code: UserCodeRow): Promise<unknown> {
+  return db.insertInto('user_codes').values(code).execute();
+}
+
+/** Deletes a person's one-time codes (or the one given); returns how many went. */
+export async function deleteUserCodes(db: Kysely<Tables>, userId: string, codeHash?: string): Promise<number> {
+  let query = db.deleteFrom('user_codes').where('user_id', '=', userId);
+  if (codeHash !== undefined) query = query.where('code_hash', '=', codeHash);
+  return Number((await query.executeTakeFirst()).numDeletedRows);
+}
+
+export async function findUserCode(
+  db: Kysely<Tables>,
+  codeHash: string,
+): Promise<{ code: UserCodeRow; user: UserRow } | undefined> {
+  const code = await db.selectFrom('user_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  if (!code) return undefined;
+  const user = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', code.user_id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return user ? { code, user } : undefined;
+}
+
+/** Which of these people have not yet accepted a live invitation. */
+export async function pendingInvitations(
+  db: Kysely<Tables>,
+  userIds: readonly string[],
+  now: number,
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('user_codes')
+    .select('user_id')
+    .where('user_id', 'in', userIds)
+    .where('purpose', '=', 'invitation')
+    .where('expires_at', '>', now)
+    .execute();
+  return new Set(rows.map((row) => row.user_id));
 }

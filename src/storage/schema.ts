@@ -5,6 +5,7 @@ import type {
   TenantsTable,
   UsersTable,
   SessionsTable,
+  UserCodesTable,
   ApiTokensTable,
   AuditEventsTable,
 } from './tables/identity.js';
@@ -35,6 +36,7 @@ export type {
   TenantsTable,
   UsersTable,
   SessionsTable,
+  UserCodesTable,
   ApiTokensTable,
   AuditEventsTable,
   TelemetryRecordsTable,
@@ -67,6 +69,7 @@ export interface Tables {
   log_cursors: LogCursorsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  user_codes: UserCodesTable;
   api_tokens: ApiTokensTable;
   audit_events: AuditEventsTable;
   endpoint_process_events: EndpointProcessEventsTable;

@@ -37,6 +37,23 @@ export interface UsersTable {
   password_hash: string;
   created_at: number;
   disabled_at: number | null;
+  /** Deleted users keep their row, so what they did keeps their name; they never sign in again. */
+  deleted_at: number | null;
+  last_login_at: number | null;
+}
+
+/**
+ * One-time codes that let a person set their password: an invitation, or a reset an admin
+ * issued. Stored as the SHA-256 of the code; used or replaced, the row is gone.
+ */
+export interface UserCodesTable {
+  code_hash: string;
+  user_id: string;
+  purpose: 'invitation' | 'password_reset';
+  created_at: number;
+  expires_at: number;
+  /** Who issued it, as the audit log names them. */
+  created_by: string;
 }
 
 /** Web sessions; `id` is the SHA-256 of the cookie value, never the value itself. */
