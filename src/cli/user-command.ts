@@ -1,4 +1,4 @@
-// `sightline user create|list`: accounts for people, made by whoever runs the server. Passwords
+// `sightline user create|list` (and invite|set|delete|reset-password|sessions): accounts for people, made by whoever runs the server. Passwords
 // never travel as arguments (they would show in `ps` and shell history): they come on stdin, or
 // are generated and printed once.
 import type { Command } from 'commander';
@@ -13,6 +13,7 @@ import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { checkPassword, createUser, presentUser } from '../identity/user-service.js';
 import { listTenantUsers } from '../identity/user-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
+import { registerUserAdmin } from './user-admin-command.js';
 
 const createHelp = `
 Output:
@@ -80,7 +81,7 @@ export function registerUser(program: Command): void {
     user
       .command('list')
       .description(
-        "List a tenant's users: id, email, role, name, created_at (tab-separated, or --json with the API's user fields)",
+        "List a tenant's users: id, email, role, name, created_at, status (tab-separated, or --json with the API's user fields)",
       )
       .requiredOption('--tenant <code_name>', 'tenant whose users to list')
       .option('--json', 'one JSON object per line'),
@@ -90,15 +91,21 @@ export function registerUser(program: Command): void {
     try {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
-      for (const u of (await listTenantUsers(database.db, tenant.id)).map(presentUser)) {
+      for (const row of await listTenantUsers(database.db, tenant.id)) {
+        const u = presentUser(row);
+        const status = row.disabled_at === null ? 'active' : 'disabled';
         process.stdout.write(
-          options.json ? `${JSON.stringify(u)}\n` : `${u.id}\t${u.email}\t${u.role}\t${u.name}\t${u.created_at}\n`,
+          options.json
+            ? `${JSON.stringify({ ...u, status })}\n`
+            : `${u.id}\t${u.email}\t${u.role}\t${u.name}\t${u.created_at}\t${status}\n`,
         );
       }
     } finally {
       await database.close();
     }
   });
+
+  registerUserAdmin(user);
 }
 
 /** Says which flag is wrong before anything is read or opened; createUser enforces the same rule. */
