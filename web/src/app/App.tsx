@@ -19,6 +19,8 @@ const TelemetryPage = page(() => import('../features/telemetry/TelemetryPage'));
 const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigurationPage'));
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
+const UsersPage = page(() => import('../features/users/UsersPage'));
+const AccountPage = page(() => import('../features/users/AccountPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
 
@@ -142,6 +144,15 @@ export function App() {
               </TenantPage>
             }
           />
+          <Route
+            path="/settings/users"
+            element={
+              <TenantPage permission="users:read">
+                <UsersPage />
+              </TenantPage>
+            }
+          />
+          <Route path="/settings/account" element={<AccountPage />} />
           <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
           <Route
             path="/operator/tenants"

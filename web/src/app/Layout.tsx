@@ -28,6 +28,8 @@ const settings: NavItem[] = [
   { to: '/settings/integrations/api', label: 'API Configuration' },
   { to: '/settings/collector', label: 'Collector' },
   { to: '/settings/ai', label: 'AI summaries' },
+  { to: '/settings/users', label: 'Users', permission: 'users:read' },
+  { to: '/settings/account', label: 'Your account' },
 ];
 
 const operatorItems: NavItem[] = [

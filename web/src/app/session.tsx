@@ -6,6 +6,7 @@ import { api, ApiError, configureClient } from '../api/client';
 import type { Me, Page, Permission, Tenant } from '../api/types';
 import { ErrorState, Loading } from '../components/ui';
 import { LoginPage } from './LoginPage';
+import { SET_PASSWORD_PATH, SetPasswordPage } from './SetPasswordPage';
 
 const TENANT_KEY = 'sightline.tenant';
 const NO_TENANTS: Tenant[] = [];
@@ -106,6 +107,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [me.data, tenant, tenantList, switchTenant, signOut],
   );
 
+  // An invitation or reset link works whoever is signed in here, or nobody.
+  if (window.location.pathname === SET_PASSWORD_PATH) return <SetPasswordPage />;
   const unauthenticated = signedOut || (me.error instanceof ApiError && me.error.status === 401);
   if (unauthenticated) {
     return (
