@@ -27,7 +27,14 @@ const html = { accept: 'text/html,application/xhtml+xml' };
 
 test('the app answers at / and at every page path, with security headers', async () => {
   await withServer(async (server) => {
-    for (const page of ['/', '/cases', '/cases/42', '/settings/integrations/api', '/operator/tenants?x=1']) {
+    for (const page of [
+      '/',
+      '/cases',
+      '/cases/42',
+      '/settings/integrations/api',
+      '/operator/tenants?x=1',
+      '/set-password',
+    ]) {
       const response = await fetch(`${server.baseUrl}${page}`, { headers: html });
       assert.equal(response.status, 200, page);
       assert.match(response.headers.get('content-type') ?? '', /^text\/html/, page);
@@ -36,6 +43,8 @@ test('the app answers at / and at every page path, with security headers', async
       const csp = response.headers.get('content-security-policy') ?? '';
       assert.match(csp, /default-src 'self'/, page);
       assert.match(csp, /script-src 'self'(;|$)/, `${page}: no inline or remote scripts`);
+      assert.match(csp, /style-src 'self'(;|$)/, `${page}: no inline or remote styles`);
+      assert.match(csp, /object-src 'none'/, page);
       assert.match(csp, /frame-ancestors 'none'/, page);
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
       assert.equal(
