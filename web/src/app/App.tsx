@@ -19,6 +19,7 @@ const TelemetryPage = page(() => import('../features/telemetry/TelemetryPage'));
 const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigurationPage'));
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
+const SecurityPage = page(() => import('../features/security/SecurityPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
 
@@ -142,6 +143,7 @@ export function App() {
               </TenantPage>
             }
           />
+          <Route path="/settings/security" element={<SecurityPage />} />
           <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
           <Route
             path="/operator/tenants"
