@@ -68,7 +68,16 @@ const PasswordBody = Type.Object(
 
 const UserParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'User id (`usr_…`)' }) });
 
-const wrongPassword = problemResponse('The password is wrong', 'password_incorrect', 'the password is wrong');
+const tokenRefusal = problemResponse(
+  'Forbidden: an API token called (`session_required`), or a session-cookie write came without its CSRF token',
+  'session_required',
+  "an API token cannot manage a person's second factor; sign in",
+);
+const wrongPassword = problemResponse(
+  'Forbidden: the password is wrong (`password_incorrect`), an API token called (`session_required`), or a session-cookie write came without its CSRF token',
+  'password_incorrect',
+  'the password is wrong',
+);
 const notEnabled = problemResponse(
   'No second factor is on for this account',
   'second_factor_not_enabled',
@@ -125,6 +134,7 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
         description: `Makes a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the caller and returns it once, as base32 and as an \`otpauth://\` URI for a QR code. Nothing changes at sign-in until POST /v1/me/second-factor/confirm; starting again replaces an unconfirmed secret. ${tokenRefused}`,
         response: {
           200: { ...EnrolmentSchema, description: 'The pending secret' },
+          403: tokenRefusal,
           409: problemResponse(
             'A second factor is already on',
             'second_factor_already_enabled',
@@ -150,6 +160,7 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
         body: CodeBody,
         response: {
           200: { ...RecoveryCodesSchema, description: 'On; the recovery codes, shown once' },
+          403: tokenRefusal,
           409: notEnabled,
         },
       },
