@@ -93,6 +93,24 @@ for (const target of databaseTargets) {
       assert.match(problem.detail, new RegExp(address.replaceAll('.', '\\.')));
     });
 
+    test("an address locked by someone else's guessing still completes a two-step sign-in at an account nobody is failing at", async () => {
+      const { phone } = await enrolled('office@acme.test');
+      const office = freshAddress();
+      for (let i = 0; i < addressLimit; i++)
+        expectProblem(
+          await login({ email: 'victim@acme.test', password: 'a guess at the password' }, office),
+          401,
+          'invalid_credentials',
+        );
+      const guess = await login({ email: 'victim@acme.test', password: 'another guess at it' }, office);
+      expectProblem(guess, 429, 'too_many_failed_attempts');
+
+      const email = 'office@acme.test';
+      expectProblem(await login({ email, password }, office), 401, 'second_factor_required');
+      const signedIn = await login({ email, password, code: await phone.freshCode() }, office);
+      assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
+    });
+
     test("a tenant admin removes a user's second factor; the user then signs in with the password alone", async () => {
       const { id } = await enrolled('lost-phone@acme.test');
       expectProblem(await login({ email: 'lost-phone@acme.test', password }), 401, 'second_factor_required');

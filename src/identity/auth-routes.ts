@@ -155,7 +155,10 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       }).catch((error: unknown) => {
         // The right password, awaiting its code: not a guess from this address, but the account's
         // attempt stays counted until the code proves right.
-        if (error instanceof AppError && error.code === 'second_factor_required') forgive();
+        if (error instanceof AppError && error.code === 'second_factor_required') {
+          forgive();
+          accounts.awaitingCode(body.email);
+        }
         throw error;
       });
       forgive();
