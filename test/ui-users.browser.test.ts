@@ -1,7 +1,7 @@
-// The Users page and "Your account" in a real browser: a tenant admin invites a person and hands
+// The Users page and Settings › Security's sessions in a real browser: a tenant admin invites a person and hands
 // over the link shown once; the person opens it (signed out), sets a password and signs in; the
 // admin sees them active, ends their session, disables them (the person's next click signs them
-// out) and enables them again; the person ends another of their own sessions on Your account.
+// out) and enables them again; the person ends another of their own sessions under Settings › Security.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi, until } from './helpers/browser.js';
@@ -11,7 +11,7 @@ const skip = browserSkip('users page');
 const people: Person[] = [{ email: 'admin@acme.test', role: 'admin' }];
 const NEW_PASSWORD = 'lichen-orbit-cobalt-tambourine';
 
-test('the Users page and the account page in the browser', { skip, timeout: 180_000 }, (t) =>
+test('the Users page and the sessions panel in the browser', { skip, timeout: 180_000 }, (t) =>
   withUiServer({ people }, async ({ server, browser }) => {
     const admin = await openUi(browser, server);
     const person = await openUi(browser, server);
@@ -43,14 +43,14 @@ test('the Users page and the account page in the browser', { skip, timeout: 180_
       await person.page.getByRole('button', { name: 'Set password' }).click();
       await person.page.getByText('Your password is set').waitFor();
       await person.page.getByRole('link', { name: 'Sign in' }).click();
-      await signInThroughUi(person.page, 'nina@acme.test', NEW_PASSWORD, '/settings/account');
-      await person.page.getByRole('heading', { name: 'Your account' }).waitFor();
+      await signInThroughUi(person.page, 'nina@acme.test', NEW_PASSWORD, '/settings/security');
+      await person.page.getByRole('heading', { name: 'Security' }).waitFor();
       await person.page.getByText('This browser').waitFor();
     });
 
-    await t.test('the person ends another of their sessions on Your account', async () => {
+    await t.test('the person ends another of their sessions under Security', async () => {
       const second = await openUi(browser, server);
-      await signInThroughUi(second.page, 'nina@acme.test', NEW_PASSWORD, '/settings/account');
+      await signInThroughUi(second.page, 'nina@acme.test', NEW_PASSWORD, '/settings/security');
       await person.page.reload();
       const table = person.page.getByRole('table', { name: 'Your sessions' });
       await until(async () => (await table.getByRole('row').count()) === 3, 'both sessions are listed');

@@ -24,6 +24,7 @@ import { caseSummaries } from '../summaries/case-summaries.js';
 import { userRoutes } from '../identity/user-routes.js';
 import { userAdminRoutes } from '../identity/user-admin-routes.js';
 import { accountRoutes } from '../identity/account-routes.js';
+import { secondFactorRoutes } from '../identity/second-factor-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
@@ -110,6 +111,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(userRoutes, { db });
   await app.register(userAdminRoutes, { db });
   await app.register(accountRoutes, { db, limiter });
+  await app.register(secondFactorRoutes, { db, limiter });
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
   await app.register(collectorStatsRoutes, { database, address: deps.collectorAddress });

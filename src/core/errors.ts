@@ -45,6 +45,12 @@ export const problems = {
   user_exists: { status: 409, title: 'User already exists' },
   user_change_refused: { status: 409, title: 'Change to this user refused' },
   invalid_code: { status: 404, title: 'Invalid or expired code' },
+  second_factor_required: { status: 401, title: 'Second-factor code required' },
+  invalid_second_factor_code: { status: 401, title: 'Second-factor code is wrong' },
+  second_factor_already_enabled: { status: 409, title: 'Second factor already turned on' },
+  second_factor_not_enabled: { status: 409, title: 'Second factor not turned on' },
+  password_incorrect: { status: 403, title: 'Password is wrong' },
+  session_required: { status: 403, title: 'Only a signed-in person can do this' },
   // Detection and observations
   observation_rate_limited: { status: 429, title: 'Approved observation volume exceeded' },
   review_request_pending: { status: 409, title: 'A review request is already pending' },

@@ -112,6 +112,7 @@ export const accountRoutes = routePlugin(function accountRoutes(
       schema: {
         tags,
         summary: 'End one of my sessions',
+        description: 'Signs that browser out (its next call answers 401). A session that is not yours answers 404.',
         params: Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) }),
         response: { 204: { description: 'Ended', type: 'null' } },
       },

@@ -17,6 +17,8 @@ const MAX_ACCOUNTS = 100_000;
 interface Run {
   failures: number;
   last: number;
+  /** Of the failures, attempts whose password was right and now await a second-factor code. */
+  awaitingCode: number;
 }
 
 export class AccountThrottle {
@@ -32,7 +34,18 @@ export class AccountThrottle {
 
   /** Whether someone failed to sign in as this account lately: it is being guessed. */
   underAttack(email: string, now = Date.now()): boolean {
-    return (this.current(email, now)?.failures ?? 0) > 0;
+    const run = this.current(email, now);
+    return run !== undefined && run.failures > run.awaitingCode;
+  }
+
+  /**
+   * The attempt just admitted had the right password and waits for its second-factor code: it
+   * still counts (and delays) until a right code clears the run, but it is not a guess, so it does
+   * not close the account to a locked-out address its owner shares (an office's NAT).
+   */
+  awaitingCode(email: string, now = Date.now()): void {
+    const run = this.current(email, now);
+    if (run) run.awaitingCode += 1;
   }
 
   /**
@@ -50,7 +63,7 @@ export class AccountThrottle {
       );
     }
     const key = keyOf(email);
-    const run = this.current(email, now) ?? { failures: 0, last: now };
+    const run = this.current(email, now) ?? { failures: 0, last: now, awaitingCode: 0 };
     run.failures += 1;
     run.last = now;
     this.runs.delete(key);

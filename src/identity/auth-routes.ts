@@ -15,6 +15,8 @@ import { csrfTokenFor, login, logout, SESSION_COOKIE, SESSION_MAX_MS } from './s
 import { findTenantById } from './tenant-store.js';
 import { PermissionSchema, RoleSchema, TenantSummarySchema, UserSchema } from './identity-schemas.js';
 import { presentUser } from './user-service.js';
+import { hasSecondFactor } from './second-factor-service.js';
+import { AppError } from '../core/errors.js';
 
 export interface AuthRouteDependencies {
   db: Kysely<Tables>;
@@ -31,8 +33,27 @@ const LoginBody = Type.Object(
   {
     email: Type.String({ maxLength: 254 }),
     password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
+    code: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{6}$',
+        description: "When the account has a second factor: the authenticator app's 6 digits",
+      }),
+    ),
+    recovery_code: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Instead of `code`: one of the recovery codes (each works once)',
+      }),
+    ),
   },
-  { additionalProperties: false, examples: [{ email: 'alice@example.com', password: 'correct horse battery staple' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { email: 'alice@example.com', password: 'correct horse battery staple' },
+      { email: 'alice@example.com', password: 'correct horse battery staple', code: '492039' },
+    ],
+  },
 );
 
 export const SessionSchema = Type.Object({
@@ -56,6 +77,9 @@ export const MeSchema = Type.Object(
     csrf_token: Type.Union([Type.String(), Type.Null()], {
       description: 'With the session cookie: the CSRF token for writes',
     }),
+    second_factor: Type.Boolean({
+      description: 'A person: whether their sign-in asks for a second factor (always false for tokens)',
+    }),
     token_lifetime: Type.Object(
       {
         default_days: Type.Number({ description: 'Lifetime of a token created without an expiry, in days' }),
@@ -77,6 +101,7 @@ export const MeSchema = Type.Object(
         permissions: ['cases:read'],
         tenant: { code_name: 'acme', name: 'Acme Corp' },
         csrf_token: null,
+        second_factor: false,
         token_lifetime: { default_days: 30, max_days: 365 },
       },
     ],
@@ -95,11 +120,15 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       schema: {
         tags: ['Authentication'],
         summary: 'Sign in',
-        description: `Signs a person in with email and password and sets the \`${SESSION_COOKIE}\` cookie (httpOnly, SameSite=Lax). The session ends after 12 hours unused or 7 days in any case. Integrations use API tokens instead. Failed attempts count against the client address's limit.`,
+        description: `Signs a person in with email and password and sets the \`${SESSION_COOKIE}\` cookie (httpOnly, SameSite=Lax). The session ends after 12 hours unused or 7 days in any case. Integrations use API tokens instead. Failed attempts count against the client address's limit. When the account has a second factor, the right password without \`code\` (or \`recovery_code\`) answers 401 \`second_factor_required\` and opens no session; send the same body again with the code. That attempt counts against the account's throttle until a right code follows; a wrong or reused code is a failed attempt.`,
         body: LoginBody,
         response: {
           200: { ...SessionSchema, description: 'Signed in; the cookie is set' },
-          401: problemResponse('Email or password is wrong', 'invalid_credentials', 'email or password is wrong'),
+          401: problemResponse(
+            'Email or password is wrong (`invalid_credentials`); the account needs its second-factor code (`second_factor_required`); or the code is wrong or was already used (`invalid_second_factor_code`)',
+            'invalid_credentials',
+            'email or password is wrong',
+          ),
           429: problemResponse(
             'Too many failed attempts from this address; wait `Retry-After` seconds',
             'too_many_failed_attempts',
@@ -109,7 +138,7 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       },
     },
     async (request, reply) => {
-      const body = request.body as { email: string; password: string };
+      const body = request.body as { email: string; password: string; code?: string; recovery_code?: string };
       // A locked-out address may still sign in to an account nobody is failing at (an office
       // behind one NAT); the accounts it was guessing at stay closed to it.
       const addressRefusal = limiter.lockedOut(request.ip);
@@ -120,8 +149,17 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       const result = await login(db, {
         email: body.email,
         password: body.password,
+        secondFactor: { code: body.code, recoveryCode: body.recovery_code },
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? '',
+      }).catch((error: unknown) => {
+        // The right password, awaiting its code: not a guess from this address, but the account's
+        // attempt stays counted until the code proves right.
+        if (error instanceof AppError && error.code === 'second_factor_required') {
+          forgive();
+          accounts.awaitingCode(body.email);
+        }
+        throw error;
       });
       forgive();
       clearAccount();
@@ -189,6 +227,7 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
         permissions: [...principal.permissions],
         tenant: tenant ? { code_name: tenant.code_name, name: tenant.name } : null,
         csrf_token: principal.csrfToken && cookie ? csrfTokenFor(cookie) : null,
+        second_factor: principal.kind === 'user' && (await hasSecondFactor(db, principal.tenantId, principal.id)),
         token_lifetime: {
           default_days: lifetime.defaultMs / DAY_MS,
           max_days: lifetime.maxMs === null ? null : lifetime.maxMs / DAY_MS,

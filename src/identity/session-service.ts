@@ -1,4 +1,4 @@
-// Web sessions for people: sign-in with email and password, an httpOnly cookie whose SHA-256
+// Web sessions for people: sign-in with email and password (and the second factor, when on), an httpOnly cookie whose SHA-256
 // keys the session row, a CSRF token derived from the cookie for writes, idle and absolute
 // expiry, sign-out.
 import crypto from 'node:crypto';
@@ -20,6 +20,7 @@ import {
   touchSession,
 } from './session-store.js';
 import { findUserByEmail, type UserRow } from './user-store.js';
+import { checkSecondFactor, type SecondFactorProof } from './second-factor-service.js';
 
 export const SESSION_COOKIE = 'sightline_session';
 /** A session ends this long after its last use... */
@@ -36,6 +37,8 @@ export function csrfTokenFor(cookieValue: string): string {
 export interface LoginInput {
   email: string;
   password: string;
+  /** The second factor, when the account has one: a TOTP code or a recovery code. */
+  secondFactor?: SecondFactorProof;
   ip: string;
   userAgent: string;
 }
@@ -63,6 +66,7 @@ export async function login(db: Kysely<Tables>, input: LoginInput): Promise<Logi
     });
     throw new AppError('invalid_credentials', 'email or password is wrong');
   }
+  await checkSecondFactor(db, user, input.secondFactor ?? {}, input.ip);
   return startSession(db, user, { ip: input.ip, userAgent: input.userAgent, method: 'password' });
 }
 

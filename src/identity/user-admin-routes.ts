@@ -301,6 +301,7 @@ export const userAdminRoutes = routePlugin(function userAdminRoutes(
       schema: {
         tags,
         summary: 'End one session',
+        description: "Signs the person out of that browser. A session id that is not this person's answers 404.",
         params: SessionParams,
         response: { 204: { description: 'Ended', type: 'null' } },
       },

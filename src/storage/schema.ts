@@ -27,6 +27,7 @@ import type {
 import type { InstanceSettingsTable } from './tables/instance.js';
 import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
+import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 
 export type {
   InstanceSettingsTable,
@@ -61,6 +62,8 @@ export type {
   CaseSummariesTable,
   SummaryCacheTable,
   SummaryFeedbackTable,
+  SecondFactorsTable,
+  RecoveryCodesTable,
 };
 
 export interface Tables {
@@ -94,4 +97,6 @@ export interface Tables {
   instance_settings: InstanceSettingsTable;
   collector_activity: CollectorActivityTable;
   collector_rejections: CollectorRejectionsTable;
+  second_factors: SecondFactorsTable;
+  recovery_codes: RecoveryCodesTable;
 }

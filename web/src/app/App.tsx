@@ -20,7 +20,7 @@ const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigur
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
 const UsersPage = page(() => import('../features/users/UsersPage'));
-const AccountPage = page(() => import('../features/users/AccountPage'));
+const SecurityPage = page(() => import('../features/security/SecurityPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
 
@@ -152,7 +152,8 @@ export function App() {
               </TenantPage>
             }
           />
-          <Route path="/settings/account" element={<AccountPage />} />
+          <Route path="/settings/account" element={<Navigate to="/settings/security" replace />} />
+          <Route path="/settings/security" element={<SecurityPage />} />
           <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
           <Route
             path="/operator/tenants"

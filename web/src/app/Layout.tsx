@@ -29,7 +29,7 @@ const settings: NavItem[] = [
   { to: '/settings/collector', label: 'Collector' },
   { to: '/settings/ai', label: 'AI summaries' },
   { to: '/settings/users', label: 'Users', permission: 'users:read' },
-  { to: '/settings/account', label: 'Your account' },
+  { to: '/settings/security', label: 'Security' },
 ];
 
 const operatorItems: NavItem[] = [

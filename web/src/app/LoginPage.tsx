@@ -1,13 +1,20 @@
 // Sign-in with email and password (POST /v1/auth/login). The server counts failed attempts per
 // address; its answer (wrong password, too many attempts and when to retry) is shown as is.
+// When the account has a second factor the server answers second_factor_required: the page
+// then asks for the authenticator code (or a recovery code) and sends the same email and password with it.
 import { useState, type SubmitEvent } from 'react';
-import { api, errorMessage } from '../api/client';
+import { api, ApiError, errorMessage } from '../api/client';
 import type { Session } from '../api/types';
 import { Button, Field, Notice } from '../components/ui';
+
+type Step = 'password' | 'code' | 'recovery';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [step, setStep] = useState<Step>('password');
+  const [code, setCode] = useState('');
+  const [recoveryCode, setRecoveryCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -16,13 +23,23 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post<Session>('/v1/auth/login', { email, password });
+      const proof = step === 'code' ? { code } : step === 'recovery' ? { recovery_code: recoveryCode } : {};
+      await api.post<Session>('/v1/auth/login', { email, password, ...proof });
       await onSignedIn();
     } catch (failure) {
-      setError(errorMessage(failure));
+      if (failure instanceof ApiError && failure.code === 'second_factor_required') setStep('code');
+      else setError(errorMessage(failure));
     } finally {
       setBusy(false);
     }
+  };
+
+  const startOver = () => {
+    setStep('password');
+    setCode('');
+    setRecoveryCode('');
+    setPassword('');
+    setError(null);
   };
 
   return (
@@ -35,30 +52,75 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
             <p className="muted">Security operations</p>
           </div>
         </div>
-        <Field label="Email">
-          <input
-            type="email"
-            name="email"
-            autoComplete="username"
-            required
-            autoFocus
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Field>
-        <Field label="Password">
-          <input
-            type="password"
-            name="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
+        {step === 'password' ? (
+          <>
+            <Field label="Email">
+              <input
+                type="email"
+                name="email"
+                autoComplete="username"
+                required
+                autoFocus
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+              />
+            </Field>
+            <Field label="Password">
+              <input
+                type="password"
+                name="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            </Field>
+          </>
+        ) : (
+          <>
+            <p>
+              Two-step sign-in for <strong>{email}</strong>.
+            </p>
+            {step === 'code' ? (
+              <Field label="Authentication code" hint="The 6 digits your authenticator app shows now">
+                <input
+                  name="code"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  pattern="[0-9]{6}"
+                  maxLength={6}
+                  required
+                  autoFocus
+                  value={code}
+                  onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
+                />
+              </Field>
+            ) : (
+              <Field label="Recovery code" hint="One of the codes you saved when you set up the app; each works once">
+                <input
+                  name="recovery_code"
+                  autoComplete="off"
+                  spellCheck={false}
+                  required
+                  autoFocus
+                  value={recoveryCode}
+                  onChange={(e) => setRecoveryCode(e.target.value)}
+                />
+              </Field>
+            )}
+            <div className="login-links">
+              <Button variant="ghost" small onClick={() => setStep(step === 'code' ? 'recovery' : 'code')}>
+                {step === 'code' ? 'Use a recovery code' : 'Use the authenticator app'}
+              </Button>
+              <Button variant="ghost" small onClick={startOver}>
+                Start over
+              </Button>
+            </div>
+          </>
+        )}
         {error && <Notice tone="danger">{error}</Notice>}
         <Button variant="primary" type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? 'Signing in…' : step === 'password' ? 'Sign in' : 'Verify'}
         </Button>
         <p className="login-help muted">
           Integrations use API tokens, not this page. The first start printed the operator&apos;s password;{' '}
