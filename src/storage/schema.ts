@@ -26,6 +26,7 @@ import type {
 import type { InstanceSettingsTable } from './tables/instance.js';
 import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
+import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
 
 export type {
   InstanceSettingsTable,
@@ -59,6 +60,8 @@ export type {
   CaseSummariesTable,
   SummaryCacheTable,
   SummaryFeedbackTable,
+  IngestKeysTable,
+  CollectorIngestPoliciesTable,
 };
 
 export interface Tables {
@@ -91,4 +94,6 @@ export interface Tables {
   instance_settings: InstanceSettingsTable;
   collector_activity: CollectorActivityTable;
   collector_rejections: CollectorRejectionsTable;
+  ingest_keys: IngestKeysTable;
+  collector_ingest_policies: CollectorIngestPoliciesTable;
 }
