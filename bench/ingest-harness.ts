@@ -33,7 +33,11 @@ function isLoadResult(value: unknown): value is LoadResult {
 /** Active children, so that an interrupted run still stops its servers. */
 export const active = new Set<Child>();
 
-export async function runLoad(url: string, flags: { connections: number; duration: number }): Promise<LoadResult> {
+export async function runLoad(
+  url: string,
+  flags: { connections: number; duration: number },
+  authorization?: string,
+): Promise<LoadResult> {
   const generator = spawnTsx('bench/load-generator.ts', [
     '--url',
     url,
@@ -41,6 +45,7 @@ export async function runLoad(url: string, flags: { connections: number; duratio
     String(flags.connections),
     '--duration',
     String(flags.duration),
+    ...(authorization ? ['--authorization', authorization] : []),
   ]);
   active.add(generator);
   const code = await generator.exited;

@@ -1,10 +1,12 @@
 // `npm run bench:ingest`: durable ingestion throughput of the collector against a no-storage
 // baseline measured in the same run on the same machine, then a check that Sightline really
 // stored every record it acknowledged. The last stdout line is one JSON object of results.
+// With --require-ingest-key on, the tenant requires a collector ingest key and every request
+// sends one, to compare with a run without.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, stopChild } from '../test/helpers/processes.js';
+import { freePort, spawnTsx, stopChild } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
 import { active, countStored, runLoad, startServer, stopServer, type LoadResult } from './ingest-harness.js';
 
@@ -12,21 +14,28 @@ interface Flags {
   duration: number;
   connections: number;
   database?: string;
+  requireIngestKey: boolean;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { duration: 10, connections: 8 };
+  const flags: Flags = { duration: 10, connections: 8, requireIngestKey: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
-    if (value === undefined || !['--duration', '--connections', '--database'].includes(flag ?? '')) {
+    if (
+      value === undefined ||
+      !['--duration', '--connections', '--database', '--require-ingest-key'].includes(flag ?? '')
+    ) {
       throw new Error(
-        `unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--connections N] [--database URL]`,
+        `unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--connections N] [--database URL] [--require-ingest-key on|off]`,
       );
     }
     i++;
     if (flag === '--database') flags.database = value;
-    else {
+    else if (flag === '--require-ingest-key') {
+      if (value !== 'on' && value !== 'off') throw new Error(`--require-ingest-key must be on or off; got ${value}`);
+      flags.requireIngestKey = value === 'on';
+    } else {
       const number = Number(value);
       if (!Number.isInteger(number) || number <= 0)
         throw new Error(`${flag} must be a positive integer; got ${JSON.stringify(value)}`);
@@ -78,12 +87,27 @@ async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: nu
   const server = await startServer(command, [...rest, '--port', String(port)], port, 60_000);
   let result: LoadResult;
   try {
-    result = await runLoad(`http://127.0.0.1:${port}/log_sink`, flags);
+    const key = flags.requireIngestKey ? await requireIngestKey(dataDir, postgres?.url) : undefined;
+    result = await runLoad(`http://127.0.0.1:${port}/log_sink`, flags, key && `Bearer ${key}`);
   } finally {
     await stopServer(server, 'Sightline server');
   }
   const stored = await countStored(dataDir, postgres);
   return { result, stored, serverLog: `${server.stderr()}${server.stdout()}`.trim() };
+}
+
+/** Creates an ingest key for tenant demo and requires it, with the CLI; returns the key. */
+async function requireIngestKey(dataDir: string, databaseUrl: string | undefined): Promise<string> {
+  const storage = ['--data', dataDir, ...(databaseUrl ? ['--database', databaseUrl] : [])];
+  const cli = async (args: string[]) => {
+    const child = spawnTsx('src/cli/run.ts', [...args, ...storage]);
+    const code = await child.exited;
+    if (code !== 0) throw new Error(`sightline ${args.join(' ')} failed: ${child.stderr()}`);
+    return child.stdout().trim();
+  };
+  const key = await cli(['ingest-key', 'create', '--tenant', 'demo', '--name', 'bench']);
+  await cli(['tenant', 'set', 'demo', '--require-ingest-key', 'on']);
+  return key;
 }
 
 async function runCleanup(): Promise<void> {
@@ -100,7 +124,7 @@ async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const store = flags.database ? `PostgreSQL (${flags.database.replace(/:[^:@/]*@/, ':***@')})` : 'SQLite';
   process.stdout.write(
-    `ingest benchmark: ${flags.duration} s per run, ${flags.connections} connections, ~1 MB NDJSON bodies, store ${store}\n`,
+    `ingest benchmark: ${flags.duration} s per run, ${flags.connections} connections, ~1 MB NDJSON bodies, store ${store}${flags.requireIngestKey ? ', ingest key required and sent' : ''}\n`,
   );
 
   const base = await baseline(flags);

@@ -11,6 +11,8 @@ interface Options {
   connections: number;
   durationS: number;
   bodies: number;
+  /** An Authorization header to send (a collector ingest key), if any. */
+  authorization?: string;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -33,6 +35,7 @@ function parseOptions(argv: string[]): Options {
     connections: Math.floor(positive('--connections', 8)),
     durationS: positive('--duration', 10),
     bodies: Math.floor(positive('--bodies', 8)),
+    ...(value('--authorization') ? { authorization: value('--authorization') } : {}),
   };
 }
 
@@ -44,7 +47,7 @@ interface Outcome {
 
 const REQUEST_TIMEOUT_MS = 120_000;
 
-function post(agent: http.Agent, url: URL, body: Buffer): Promise<Outcome> {
+function post(agent: http.Agent, url: URL, body: Buffer, authorization?: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
@@ -52,7 +55,11 @@ function post(agent: http.Agent, url: URL, body: Buffer): Promise<Outcome> {
         method: 'POST',
         agent,
         timeout: REQUEST_TIMEOUT_MS,
-        headers: { 'Content-Type': 'application/x-ndjson', 'Content-Length': body.length },
+        headers: {
+          'Content-Type': 'application/x-ndjson',
+          'Content-Length': body.length,
+          ...(authorization ? { Authorization: authorization } : {}),
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -120,7 +127,7 @@ async function main(): Promise<void> {
       totals.requests++;
       totals.bytesSent += body.length;
       try {
-        const outcome = await post(agent, options.url, body);
+        const outcome = await post(agent, options.url, body, options.authorization);
         statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
         if (outcome.status === 201) {
           latencies.push(performance.now() - sentAt);

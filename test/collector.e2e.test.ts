@@ -182,7 +182,7 @@ for (const target of databaseTargets) {
       assert.equal(ready.status, 200, 'the server is unharmed');
     });
 
-    test('tenancy: the Host header routes to the tenant; unknown collector 404; other hosts go to the default tenant', async () => {
+    test('tenancy: the Host header routes to the tenant; unknown collector 401 (as a keyed tenant answers); other hosts go to the default tenant', async () => {
       await createTenant(server.sightline.database.db, { codeName: 'acme', name: 'Acme Corp' });
       const record = appRecord();
       const toAcme = await server.post(JSON.stringify(record), {
@@ -193,18 +193,19 @@ for (const target of databaseTargets) {
       assert.ok((await storedMarkers('acme')).has(record.marker));
       assert.ok(!(await storedMarkers('demo')).has(record.marker), 'not visible to another tenant');
 
+      // Unknown, or not a code name at all: the answer a tenant requiring ingest keys gives.
       const unknown = await problem(
         await server.post('{"a":1}', { 'content-type': 'application/json', host: 'nobody-collector.localhost' }),
-        404,
-        'unknown_collector',
+        401,
+        'ingest_key_required',
       );
-      assert.match(String(unknown.detail), /nobody-collector\.localhost/);
+      assert.doesNotMatch(String(unknown.detail), /nobody/, 'the answer does not echo the address');
 
       for (const host of ['x.acme-collector.localhost', 'Bad_Name-collector.localhost', '-collector.localhost']) {
         await problem(
           await server.post('{"a":1}', { 'content-type': 'application/json', host }),
-          404,
-          'unknown_collector',
+          401,
+          'ingest_key_required',
         );
       }
 

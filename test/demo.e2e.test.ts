@@ -12,6 +12,8 @@ import type { Page } from './helpers/responses.js';
 import { freePort } from './helpers/processes.js';
 import { projectRoot, runCli } from './helpers/cli.js';
 import { loadPipeline } from '../src/telemetry/normalise/index.js';
+import { cliActor } from '../src/identity/principal.js';
+import { createIngestKey, setIngestKeyPolicy } from '../src/collector/ingest-key-service.js';
 import { loadRuleDirectories } from '../src/detection/sigma/index.js';
 
 /** Rule id → family, the folder of its file in the bundled pack (rules/sightline/<family>/). */
@@ -157,10 +159,20 @@ for (const target of databaseTargets) {
     test("an unknown tenant stops the demo with the collector's problem", async () => {
       const result = await runCli(['demo', '--url', server.baseUrl, '--tenant', 'nosuch', '--duration', '2s']);
       assert.equal(result.code, 1);
-      assert.match(
-        result.stderr,
-        /error \(unknown_collector\): .*answered 404: no tenant has the collector address "nosuch-collector\.localhost"/,
-      );
+      assert.match(result.stderr, /error \(ingest_key_required\): .*answered 401: this collector needs an ingest key/);
+    });
+
+    test('a tenant requiring an ingest key gets the demo with its key (SIGHTLINE_INGEST_KEY), and refuses it without', async () => {
+      const keyed = await seedTenant(server, 'keyed');
+      const ctx = { db: server.sightline.database.db, tenantId: keyed.id, actor: cliActor, ip: null };
+      const { value } = await createIngestKey(ctx, { name: 'demo' });
+      await setIngestKeyPolicy(ctx, true);
+      const args = ['demo', '--url', server.baseUrl, '--tenant', 'keyed', '--duration', '1s', '--rate', '5'];
+      const refused = await runCli(args, { SIGHTLINE_INGEST_KEY: '' });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /error \(ingest_key_required\)/);
+      const sent = await runCli(args, { SIGHTLINE_INGEST_KEY: value });
+      assert.equal(sent.code, 0, sent.stderr);
     });
   });
 }

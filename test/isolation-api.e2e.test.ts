@@ -1,6 +1,6 @@
 // Tenant isolation over every route that takes an id, on SQLite and PostgreSQL: each object kind
 // is made in one tenant (a case with its device, observation and comment; a token; a person with a
-// session), then every registered id-taking route is called from globex with every permission.
+// session; an ingest key), then every registered id-taking route is called from globex with every permission.
 // Each answers 404 `not_found`, exactly as for an id that does not exist, and the first tenant's
 // objects are unchanged after. A route added with a parameter this file has no object for fails
 // the suite by name, so new endpoints cannot skip the check.
@@ -45,6 +45,8 @@ for (const target of databaseTargets) {
       const person = await signIn(suite.server, { tenant: acme.tenant, role: 'analyst', email: 'p@initech.test' });
       const sessions = await person.client.get<{ sessions: { id: string }[] }>('/v1/me/sessions');
       const user = await person.client.get<{ id: string }>('/v1/me');
+      const ingestKey = await acmeAdmin.post<{ ingest_key: { id: string } }>('/v1/ingest-keys', { name: 'forwarders' });
+      assert.equal(ingestKey.status, 201, JSON.stringify(ingestKey.body));
       Object.assign(ids, {
         case_id: found.id,
         device_id: found.devices[0]?.id ?? '',
@@ -53,6 +55,7 @@ for (const target of databaseTargets) {
         token_id: token.id,
         user_id: user.body.id,
         session_id: sessions.body.sessions[0]?.id ?? '',
+        key_id: ingestKey.body.ingest_key.id,
       });
       outsider = apiClient(suite.server, bearer((await issueToken(suite.server, suite.globex, allPermissions)).value));
       outsiderPerson = await signIn(suite.server, { tenant: suite.globex, role: 'admin', email: 'a@globex.test' });
@@ -79,7 +82,7 @@ for (const target of databaseTargets) {
         });
         answers.push(`${key} → ${response.status} ${response.body.code ?? ''}`.trim());
       }
-      const leaks = answers.filter((answer) => !answer.endsWith("→ 404 not_found"));
+      const leaks = answers.filter((answer) => !answer.endsWith('→ 404 not_found'));
       assert.deepEqual(leaks, [], `all ${answers.length} calls answer 404 not_found`);
     });
 
@@ -100,6 +103,11 @@ for (const target of databaseTargets) {
       assert.deepEqual(
         sessions.body.sessions.map((session) => session.id),
         [ids.session_id],
+      );
+      const keys = await acmeAdmin.get<{ ingest_keys: { id: string }[] }>('/v1/ingest-keys');
+      assert.deepEqual(
+        keys.body.ingest_keys.map((key) => key.id),
+        [ids.key_id],
       );
       const device = await acmeAdmin.get<{ criticality: string }>(`/v1/devices/${ids.device_id}`);
       assert.notEqual(device.body.criticality, 'low');

@@ -13,6 +13,7 @@ import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
 import { PostgresSearchIndexLoop } from '../telemetry/postgres-search-indexer.js';
 import { CollectorTenants } from '../collector/tenant-routing.js';
 import { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
+import { IngestKeyGate } from '../collector/ingest-key-gate.js';
 import { Metrics } from '../observability/metrics.js';
 import { buildServer } from './server.js';
 import { FailureLimiter } from '../identity/failure-limiter.js';
@@ -114,6 +115,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const diagnostics = new CollectorDiagnostics(database.db, (error) =>
       log?.warn({ error: errorMessage(error) }, 'collector diagnostics could not be saved'),
     );
+    const ingestKeys = new IngestKeyGate(database.db, (error) =>
+      log?.warn({ error: errorMessage(error) }, "an ingest key's last use could not be saved"),
+    );
     const rawSink = createSink({
       sink: config.summaryMonitoring,
       dataDir: config.dataDir,
@@ -157,6 +161,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       summarySink,
       collectorAddress,
       diagnostics,
+      ingestKeys,
     });
     diagnostics.start();
     log = server.log;

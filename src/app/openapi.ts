@@ -31,6 +31,10 @@ export const tags = [
   { name: 'Authentication', description: 'Sign-in for people (web sessions) and who is calling' },
   { name: 'API tokens', description: 'Tokens for integrations: created once, shown once, listed forever' },
   { name: 'Audit log', description: 'Security-relevant events of the tenant' },
+  {
+    name: 'Collector ingest keys',
+    description: 'Credentials forwarders send to the collector, and whether it requires one',
+  },
   { name: 'Telemetry', description: 'The raw records the collector stored' },
   { name: 'Tenants', description: 'Customer organisations (platform operators)' },
 ];

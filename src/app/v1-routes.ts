@@ -30,6 +30,9 @@ import { observationStatsRoutes } from '../observations/observation-stats-routes
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
 import { collectorDiagnosticsRoutes } from '../collector/collector-diagnostics-routes.js';
 import type { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
+import type { CollectorTenants } from '../collector/tenant-routing.js';
+import type { IngestKeyGate } from '../collector/ingest-key-gate.js';
+import { ingestKeyRoutes } from '../collector/ingest-key-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
 import { installInputGuards } from '../http/input-guard.js';
@@ -48,6 +51,10 @@ export interface ApiDependencies {
   collectorAddress: CollectorAddressSettings;
   /** What each tenant's collector heard (Settings › Collector). */
   diagnostics: CollectorDiagnostics;
+  /** Which tenant a collector address names (the collector test decides "no collector here" by it). */
+  tenants: CollectorTenants;
+  /** The collector's ingest keys: the key routes drop its cache, the collector test borrows a key. */
+  ingestKeys: IngestKeyGate;
 }
 
 export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
@@ -119,7 +126,10 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     database,
     address: deps.collectorAddress,
     diagnostics: deps.diagnostics,
+    tenants: deps.tenants,
+    ingestKeys: deps.ingestKeys,
   });
+  await app.register(ingestKeyRoutes, { db, gate: deps.ingestKeys });
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,

@@ -30,6 +30,8 @@ interface Target {
   /** The address to connect to: `*.localhost` names are loopback (RFC 6761) though Node's resolver does not know them. */
   connectTo: string;
   label: string;
+  /** The tenant's collector ingest key, when it requires one. */
+  ingestKey?: string;
 }
 
 export function registerDemo(program: Command): void {
@@ -44,7 +46,11 @@ export function registerDemo(program: Command): void {
       )
       .option('--duration <span>', 'how long to send, e.g. 30s, 5m', '60s')
       .option('--rate <n>', 'background records per second; attacks come on top', String(DEFAULT_RATE))
-      .option('--seed <n>', 'seed for the simulated traffic (default: random, printed)'),
+      .option('--seed <n>', 'seed for the simulated traffic (default: random, printed)')
+      .option(
+        '--ingest-key <key>',
+        "the tenant's collector ingest key, when it requires one (default: the environment variable SIGHTLINE_INGEST_KEY, which keeps it out of the process list)",
+      ),
     ['baseDomain'],
   ).action(async (options: Record<string, string | undefined>) => {
     const target = resolveTarget(options);
@@ -78,10 +84,12 @@ function resolveTarget(options: Record<string, string | undefined>): Target {
   }
   const hostname = url.hostname.toLowerCase();
   const connectTo = hostname === 'localhost' || hostname.endsWith('.localhost') ? '127.0.0.1' : url.hostname;
+  const ingestKey = options.ingestKey ?? process.env.SIGHTLINE_INGEST_KEY;
   return {
     url,
     host,
     connectTo,
+    ...(ingestKey ? { ingestKey } : {}),
     label: tenant === undefined ? `${url.href} (Host ${host})` : `${url.href} (tenant ${tenant}, Host ${host})`,
   };
 }
@@ -198,7 +206,12 @@ function post(target: Target, batch: readonly GeneratedRecord[]): Promise<void> 
         method: 'POST',
         servername: target.url.hostname,
         timeout: REQUEST_TIMEOUT_MS,
-        headers: { host: target.host, 'content-type': 'application/x-ndjson', 'content-length': body.length },
+        headers: {
+          host: target.host,
+          'content-type': 'application/x-ndjson',
+          'content-length': body.length,
+          ...(target.ingestKey ? { authorization: `Bearer ${target.ingestKey}` } : {}),
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];

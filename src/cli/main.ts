@@ -8,6 +8,7 @@ import { registerServe } from './serve-command.js';
 import { registerTenant } from './tenant-command.js';
 import { registerTelemetry } from './telemetry-command.js';
 import { registerToken } from './token-command.js';
+import { registerIngestKey } from './ingest-key-command.js';
 import { registerUser } from './user-command.js';
 import { registerRules } from './rules-command.js';
 import { registerObservationRequests } from './observation-command.js';
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<void> {
   registerTelemetry(program);
   registerUser(program);
   registerToken(program);
+  registerIngestKey(program);
   registerRules(program);
   registerObservationRequests(program);
   registerDemo(program);

@@ -1,5 +1,6 @@
 // `sightline tenant create|list|set`: the operator's tenant registry, and the settings support
-// changes for a customer (AI summaries opt-out, summary provider, observation-write approval).
+// changes for a customer (AI summaries opt-out, summary provider, observation-write approval,
+// whether its collector requires an ingest key).
 import type { Command } from 'commander';
 import { loadConfig, resolvePublicUrl, type Config } from '../config/config.js';
 import { openDatabase, type Db } from '../storage/database.js';
@@ -17,6 +18,7 @@ import {
 import { cliActor } from '../identity/principal.js';
 import { listTenants } from '../identity/tenant-store.js';
 import { tenantReactions } from '../app/reactions.js';
+import { getIngestKeyPolicy, setIngestKeyPolicy } from '../collector/ingest-key-service.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const addressSettings = ['baseDomain', 'publicUrl', 'port', 'tlsCert', 'insecureHttp'] as const;
@@ -97,9 +99,10 @@ export function registerTenant(program: Command): void {
         '--summary-provider <builtin|openai|anthropic|default>',
         "this tenant's summary provider; default: the deployment's",
       )
+      .option('--observation-writes <approved|revoked>', "the platform's approval for the tenant to write observations")
       .option(
-        '--observation-writes <approved|revoked>',
-        "the platform's approval for the tenant to write observations",
+        '--require-ingest-key <on|off>',
+        "on: the collector refuses records without one of the tenant's ingest keys (create one first with `sightline ingest-key create`); off: it needs none",
       ),
     [...storageSettings, ...addressSettings],
   ).action(async (codeName: string, options: Record<string, unknown>) => {
@@ -121,16 +124,26 @@ export function registerTenant(program: Command): void {
         throw new Error('--observation-writes must be approved or revoked');
       changes.observationWriteApproved = options.observationWrites === 'approved';
     }
-    if (Object.keys(changes).length === 0)
-      throw new Error('nothing to change: give --ai-summaries, --summary-provider, --observation-writes or --name');
+    const requireKey = options.requireIngestKey;
+    if (requireKey !== undefined && requireKey !== 'on' && requireKey !== 'off')
+      throw new Error('--require-ingest-key must be on or off');
+    if (Object.keys(changes).length === 0 && requireKey === undefined)
+      throw new Error(
+        'nothing to change: give --ai-summaries, --summary-provider, --observation-writes, --require-ingest-key or --name',
+      );
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
     const database = await openDatabase(config);
     try {
       await migrateToLatest(database);
-      const row = await changeTenant(database.db, codeName, changes, { actor: cliActor, ip: null }, tenantReactions);
-      process.stdout.write(
-        `${JSON.stringify(presentTenantResource(row, await collectorAddress(config, database.db)))}\n`,
-      );
+      const audit = { actor: cliActor, ip: null };
+      const row = await changeTenant(database.db, codeName, changes, audit, tenantReactions);
+      const ctx = { db: database.db, tenantId: row.id, ...audit };
+      const policy =
+        requireKey === undefined
+          ? await getIngestKeyPolicy(database.db, row.id)
+          : await setIngestKeyPolicy(ctx, requireKey === 'on');
+      const shown = presentTenantResource(row, await collectorAddress(config, database.db));
+      process.stdout.write(`${JSON.stringify({ ...shown, ...policy })}\n`);
     } finally {
       await database.close();
     }

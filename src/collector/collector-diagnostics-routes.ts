@@ -16,6 +16,8 @@ import { collectorUrl, type CollectorAddressSettings } from '../identity/tenant-
 import { findStoredText, logEnd } from '../telemetry/telemetry-store.js';
 import { HOUR_MS, type CollectorDiagnostics } from './collector-diagnostics.js';
 import { rejections, senders } from './diagnostics-store.js';
+import type { CollectorTenants } from './tenant-routing.js';
+import type { IngestKeyGate } from './ingest-key-gate.js';
 
 const MAX_SENDERS = 100;
 
@@ -97,9 +99,15 @@ export const TestRecordSchema = Type.Object(
 
 export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnosticsRoutes(
   app: FastifyInstance,
-  deps: { database: Database; address: CollectorAddressSettings; diagnostics: CollectorDiagnostics },
+  deps: {
+    database: Database;
+    address: CollectorAddressSettings;
+    diagnostics: CollectorDiagnostics;
+    tenants: CollectorTenants;
+    ingestKeys: IngestKeyGate;
+  },
 ): void {
-  const { database, address, diagnostics } = deps;
+  const { database, address, diagnostics, tenants, ingestKeys } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const access = { access: { scope: 'tenant', permission: 'telemetry:read' } } as const;
 
@@ -144,7 +152,7 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
         tags: ['Telemetry'],
         summary: 'Send a test record',
         description:
-          'Sends one record, `{"message": "Sightline collector test", "sightline_test_id": …}`, through the tenant\'s collector the way a forwarder\'s request goes (addressed by its Host, parsed, committed durably) and answers how long the round trip took and whether the record reads back.',
+          'Sends one record, `{"message": "Sightline collector test", "sightline_test_id": …}`, through the tenant\'s collector the way a forwarder\'s request goes (addressed by its Host, with a one-time ingest key, parsed, committed durably) and answers how long the round trip took and whether the record reads back.',
         response: {
           200: TestRecordSchema,
           404: problemResponse('The tenant has no collector here', 'unknown_collector'),
@@ -154,6 +162,10 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
     async (request) => {
       const tenant = tenantOf(request);
       const url = new URL(collectorUrl(address, tenant.code_name));
+      // The collector answers an unknown address as it answers a missing key, so whether this
+      // tenant's address reaches it is decided here, by the lookup the collector makes.
+      if ((await tenants.find(url.host))?.id !== tenant.id)
+        throw new AppError('unknown_collector', `no collector answers at ${url.host}`);
       // Only records after the log's current end can be this one: the read-back is a short range.
       const before = await logEnd(database.db);
       const testId = newId('test');
@@ -162,12 +174,17 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
       const answer = await app.inject({
         method: 'POST',
         url: '/log_sink',
-        headers: { host: url.host, 'content-type': 'application/json', 'user-agent': 'Sightline collector test' },
+        headers: {
+          host: url.host,
+          'content-type': 'application/json',
+          'user-agent': 'Sightline collector test',
+          // A one-time key held in memory: the test passes a collector that requires keys.
+          authorization: `Bearer ${ingestKeys.issueProbe(tenant.id)}`,
+        },
         remoteAddress: request.ip,
         payload: body,
       });
       const roundTrip = Number((performance.now() - started).toFixed(1));
-      if (answer.statusCode === 404) throw new AppError('unknown_collector', `no collector answers at ${url.host}`);
       const storedSeq =
         answer.statusCode === 201 ? await findStoredText(database.db, tenant.id, before, body) : undefined;
       return {

@@ -1,5 +1,5 @@
 // POST /log_sink: the HTTPS log collector (README: The collector). The route resolves the
-// tenant from the Host header before reading the body, reads and decodes the body within its
+// tenant from the Host header and checks its ingest key before reading the body, reads and decodes the body within its
 // limits, parses it all-or-nothing, and answers 201 only once the records are committed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
@@ -13,6 +13,7 @@ import { BodyBudget, checkMediaType, readBody, type ReadBody } from './body.js';
 import { parseBody } from './parse.js';
 import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
 import type { CollectorDiagnostics } from './collector-diagnostics.js';
+import { ingestKeyRefusal, type IngestKeyGate } from './ingest-key-gate.js';
 
 const AcceptedSchema = Type.Object(
   { accepted: Type.Integer({ minimum: 1, description: 'Records stored from this request' }) },
@@ -26,6 +27,8 @@ export interface CollectorDependencies {
   metrics: Metrics;
   /** Per-tenant counts of senders and refusals (Settings › Collector). */
   diagnostics: CollectorDiagnostics;
+  /** Which requests carry a valid ingest key, for tenants that require one. */
+  ingestKeys: IngestKeyGate;
 }
 
 /** Who sent a request, as the diagnostics name senders. */
@@ -43,7 +46,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
   app: FastifyInstance,
   deps: CollectorDependencies,
 ): void {
-  const { config, tenants, queue, metrics, diagnostics } = deps;
+  const { config, tenants, queue, metrics, diagnostics, ingestKeys } = deps;
   const budget = new BodyBudget(config.maxInflightBytes);
   app.decorateRequest('heldBodyBytes', 0);
 
@@ -82,9 +85,13 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
         budget.release(request.heldBodyBytes);
         request.heldBodyBytes = 0;
       });
-      // Reject early, before reading a body for a collector that does not exist or is full:
-      // an overloaded collector answers at once, so the answer costs no memory and no waiting.
-      request.collectorTenant = await tenants.resolve(request.headers.host);
+      // Reject early, before reading a body for a collector that does not exist, needs a key
+      // the request lacks, or is full: the answer costs no memory and no waiting. An unknown
+      // address gets the answer a keyed tenant gives a request without a valid key.
+      const tenant = await tenants.find(request.headers.host);
+      if (!tenant) throw ingestKeyRefusal(request.headers.authorization);
+      request.collectorTenant = tenant;
+      await ingestKeys.admit(tenant.id, request.headers.authorization);
       if (queue.overLimit) {
         throw overloaded('the collector queue is full');
       }

@@ -127,15 +127,42 @@ test('a plain-HTTP local collector gets its own port and no TLS', () => {
   assert.equal(collectorTarget('https://acme-collector.example').port, 443);
 });
 
+test('when the tenant requires ingest keys, every forwarder sends one, and none otherwise', () => {
+  const [fluentBit, vector, syslog, rsyslog] = forwarderConfigs(url, undefined, true).map((c) => c.files[0]!.text);
+  const fluentBitLines = settings(fluentBit!);
+  assert.ok(fluentBitLines.includes('http_user sightline'), fluentBit);
+  assert.ok(fluentBitLines.includes('http_passwd ${SIGHTLINE_INGEST_KEY}'), fluentBit);
+  assert.match(vector!, /auth:\n\s+strategy: bearer\n\s+token: "\$\{SIGHTLINE_INGEST_KEY\}"/);
+  assert.match(syslog!, /user\("sightline"\)\n\s+password\("`SIGHTLINE_INGEST_KEY`"\)/);
+  assert.match(rsyslog!, /uid="sightline"\n\s+pwd="PASTE_INGEST_KEY_HERE"/);
+  for (const config of forwarderConfigs(url, undefined, true))
+    assert.ok(
+      config.notes.some((note) => /SIGHTLINE_INGEST_KEY|PASTE_INGEST_KEY_HERE/.test(note)),
+      `${config.id} says where the key goes`,
+    );
+  for (const config of forwarderConfigs(url))
+    assert.doesNotMatch(config.files[0]!.text, /INGEST_KEY|http_passwd|auth:|password\(|pwd=/, config.id);
+});
+
 const syslogNg = spawnSync('syslog-ng', ['--version'], { stdio: 'ignore' }).status === 0;
 
 test('syslog-ng accepts its configuration', { skip: !syslogNg && 'syslog-ng not installed' }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-syslog-ng-'));
   try {
-    for (const collector of [url, 'http://demo-collector.localhost:8080']) {
+    for (const [collector, keyed] of [
+      [url, false],
+      ['http://demo-collector.localhost:8080', false],
+      [url, true],
+    ] as const) {
       const file = path.join(dir, 'syslog-ng.conf');
-      fs.writeFileSync(file, `@version: 3.38\n${syslogNgConfig(collector).files[0]!.text}`);
-      const result = spawnSync('syslog-ng', ['--syntax-only', '-f', file], { encoding: 'utf8' });
+      fs.writeFileSync(
+        file,
+        `@version: 3.38\n${syslogNgConfig(collector, undefined, undefined, keyed).files[0]!.text}`,
+      );
+      const result = spawnSync('syslog-ng', ['--syntax-only', '-f', file], {
+        encoding: 'utf8',
+        env: { ...process.env, SIGHTLINE_INGEST_KEY: 'sli_test' },
+      });
       assert.equal(result.status, 0, `syslog-ng --syntax-only: ${result.stderr}`);
     }
   } finally {

@@ -4,6 +4,8 @@
 // and skips lines over 32 KB; and each is set up to lose nothing: its progress in the files it
 // reads survives restarts, it buffers on disk while the collector is away, it waits (flow
 // control) rather than drops when full, and it retries 503s and outages without a limit.
+// When the tenant requires ingest keys, each also sends the key: read from the environment
+// variable SIGHTLINE_INGEST_KEY where the forwarder can, else written into the file.
 // Every option is checked against the forwarder version named beside it. The web UI
 // (Settings › Collector) shows these; the README's Fluent Bit block is checked against them.
 // Pure and browser-safe: no imports.
@@ -30,6 +32,12 @@ export const forwarderVersions = {
 } as const;
 
 export const defaultLogPath = '/var/log/app/*.log';
+
+/** Where the configurations take the ingest key from, when the tenant requires one. */
+export const INGEST_KEY_ENV = 'SIGHTLINE_INGEST_KEY';
+/** Where rsyslog, which cannot read the environment there, needs the key itself. */
+export const INGEST_KEY_PLACEHOLDER = 'PASTE_INGEST_KEY_HERE';
+const keyNote = `The ingest key is read from the environment variable ${INGEST_KEY_ENV}: set it in the forwarder's service environment (for systemd, Environment= or EnvironmentFile= in an override).`;
 
 /** Where a forwarder sends: taken apart from the tenant's collector URL. */
 export interface CollectorTarget {
@@ -70,7 +78,7 @@ function section(name: string, entries: [string, string | number][]): string {
 }
 
 /** The [OUTPUT] section alone: the part the collector documentation prescribes. */
-export function fluentBitOutput(collectorUrl: string): string {
+export function fluentBitOutput(collectorUrl: string, keyed = false): string {
   const target = collectorTarget(collectorUrl);
   const { diskBufferMb } = forwarderSettings;
   return section('OUTPUT', [
@@ -89,6 +97,13 @@ export function fluentBitOutput(collectorUrl: string): string {
         ] as [string, string][])
       : ([['tls', 'Off']] as [string, string][])),
     ['Header', 'Content-Type application/json'],
+    // HTTP Basic with the key as password (the user name is not checked).
+    ...(keyed
+      ? ([
+          ['http_user', 'sightline'],
+          ['http_passwd', `\${${INGEST_KEY_ENV}}`],
+        ] as [string, string][])
+      : []),
     // Unlimited: a batch is kept (on disk) and retried until the collector takes it.
     ['Retry_Limit', 'no_limits'],
     ['net.keepalive', 'On'],
@@ -100,6 +115,7 @@ export function fluentBitConfig(
   collectorUrl: string,
   logPath = defaultLogPath,
   stateDir = '/var/lib/fluent-bit',
+  keyed = false,
 ): ForwarderConfig {
   const { flushSeconds, memoryBufferMb, maxLineKb, maxRetryWaitSeconds } = forwarderSettings;
   const main = [
@@ -129,7 +145,7 @@ export function fluentBitConfig(
       ['Skip_Long_Lines', 'On'],
       ['Refresh_Interval', 10],
     ]),
-    fluentBitOutput(collectorUrl),
+    fluentBitOutput(collectorUrl, keyed),
   ].join('\n\n');
   // Fluent Bit's stock `json` parser takes the `time` field as the record's time and drops it;
   // this one keeps every field of the application's object.
@@ -150,6 +166,7 @@ export function fluentBitConfig(
       'json_date_key false: the collector stamps each record with its own receive time; the forwarder adds no date key.',
       'Fluent Bit logs HTTP status=201 for each accepted send.',
       `Retry_Limit no_limits with filesystem storage keeps every batch until the collector takes it (the collector documentation's Retry_Limit 3 drops a batch after three failed tries); create ${stateDir} first.`,
+      ...(keyed ? [keyNote] : []),
     ],
   };
 }
@@ -158,6 +175,7 @@ export function vectorConfig(
   collectorUrl: string,
   logPath = defaultLogPath,
   stateDir = '/var/lib/vector',
+  keyed = false,
 ): ForwarderConfig {
   const target = collectorTarget(collectorUrl);
   const { flushSeconds, maxLineKb, httpTimeoutSeconds, diskBufferMb, maxRetryWaitSeconds } = forwarderSettings;
@@ -195,7 +213,7 @@ sinks:
       codec: json
     framing:
       method: newline_delimited
-    request:
+${keyed ? `    auth:\n      strategy: bearer\n      token: "\${${INGEST_KEY_ENV}}"\n` : ''}    request:
       headers:
         Content-Type: application/json
       timeout_secs: ${httpTimeoutSeconds}
@@ -222,6 +240,7 @@ ${target.tls ? '    tls:\n      verify_certificate: true\n      verify_hostname:
     notes: [
       'framing newline_delimited with the json codec sends one JSON object per line, as the collector expects.',
       `Create ${stateDir} (owned by the user Vector runs as) before starting it.`,
+      ...(keyed ? [keyNote] : []),
     ],
   };
 }
@@ -230,6 +249,7 @@ export function syslogNgConfig(
   collectorUrl: string,
   logPath = defaultLogPath,
   stateDir = '/var/lib/syslog-ng',
+  keyed = false,
 ): ForwarderConfig {
   const target = collectorTarget(collectorUrl);
   const { flushSeconds, maxLineKb, httpTimeoutSeconds, batchRecords, diskBufferMb, memoryBufferMb } = forwarderSettings;
@@ -253,7 +273,7 @@ destination d_sightline {
     url("${target.sinkUrl}")
     method("POST")
     headers("Content-Type: application/json")
-    body("\${MESSAGE}")
+${keyed ? `    # HTTP Basic with the key as password (the user name is not checked).\n    user("sightline")\n    password("\`${INGEST_KEY_ENV}\`")\n` : ''}    body("\${MESSAGE}")
     body-suffix("\\n")
     batch-lines(${batchRecords})
     batch-timeout(${flushSeconds * 1000})
@@ -296,6 +316,7 @@ log {
       'flags(no-parse) keeps each line whole; body("${MESSAGE}") with body-suffix("\\n") sends the lines of a batch as newline-delimited JSON.',
       'Needs the http() destination (Debian: syslog-ng-mod-http).',
       'flags(flow-control) with a reliable disk-buffer() loses nothing on a burst or while the collector restarts; without them syslog-ng drops what its queue cannot hold.',
+      ...(keyed ? [keyNote] : []),
     ],
   };
 }
@@ -304,6 +325,7 @@ export function rsyslogConfig(
   collectorUrl: string,
   logPath = defaultLogPath,
   stateDir = '/var/spool/rsyslog',
+  keyed = false,
 ): ForwarderConfig {
   const target = collectorTarget(collectorUrl);
   const { maxLineKb, batchRecords, diskBufferMb } = forwarderSettings;
@@ -332,7 +354,7 @@ ruleset(
     serverport="${target.port}"
     restpath="log_sink"
     usehttps="${target.tls ? 'on' : 'off'}"
-${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''}    httpheaders=["Content-Type: application/json"]
+${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''}${keyed ? `    uid="sightline"\n    pwd="${INGEST_KEY_PLACEHOLDER}"\n` : ''}    httpheaders=["Content-Type: application/json"]
     template="sightline_line"
     batch="on"
     batch.format="newline"
@@ -351,16 +373,22 @@ ${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''} 
       'batch.format="newline" sends a batch as newline-delimited JSON; "jsonarray" would be an array, which the collector refuses.',
       'action.resumeRetryCount="-1" retries without a limit; the disk-assisted queue holds lines meanwhile.',
       "Needs the omhttp module (rsyslog 8.2102 or later). Debian's rsyslog package does not include it: there, forward with one of the other configurations (README: Forwarder configuration).",
+      ...(keyed
+        ? [
+            `Replace ${INGEST_KEY_PLACEHOLDER} with the ingest key (sent as the HTTP Basic password) and make the file readable by root only.`,
+          ]
+        : []),
     ],
   };
 }
 
 /** Every forwarder's configuration for this collector, in the order the UI shows them. */
-export function forwarderConfigs(collectorUrl: string, logPath = defaultLogPath): ForwarderConfig[] {
+/** With `keyed`, each also sends the tenant's ingest key (the tenant requires one). */
+export function forwarderConfigs(collectorUrl: string, logPath = defaultLogPath, keyed = false): ForwarderConfig[] {
   return [
-    fluentBitConfig(collectorUrl, logPath),
-    vectorConfig(collectorUrl, logPath),
-    syslogNgConfig(collectorUrl, logPath),
-    rsyslogConfig(collectorUrl, logPath),
+    fluentBitConfig(collectorUrl, logPath, undefined, keyed),
+    vectorConfig(collectorUrl, logPath, undefined, keyed),
+    syslogNgConfig(collectorUrl, logPath, undefined, keyed),
+    rsyslogConfig(collectorUrl, logPath, undefined, keyed),
   ];
 }

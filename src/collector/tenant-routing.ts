@@ -1,10 +1,12 @@
 // Which tenant a collector request belongs to: the Host header `<code_name>-collector.<domain>`
-// names it (an unknown or malformed one is 404); any other Host goes to the configured default
-// tenant (so `curl 127.0.0.1:8080` works locally). Lookups are cached briefly: the collector
-// resolves a tenant per request.
+// names it; any other Host goes to the configured default tenant (so `curl 127.0.0.1:8080`
+// works locally). An address no tenant has (unknown, malformed, or no default tenant) finds
+// none: the collector then answers exactly as a tenant requiring an ingest key answers a
+// request without a valid one (collector/ingest-key-gate.ts), so a sender cannot tell a known
+// address from an unknown one. Lookups are cached briefly: the collector resolves a tenant per
+// request.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import { AppError } from '../core/errors.js';
 import { findTenantByCodeName } from '../identity/tenant-store.js';
 import { isValidCodeName } from '../core/code-name.js';
 
@@ -37,7 +39,7 @@ export class CollectorTenants {
 
   /**
    * What a Host header addresses: `{ codeName }` for `<code_name>-collector.<base-domain>`
-   * (the code name may be invalid: the caller answers 404), or undefined for any other host.
+   * (the code name may be invalid), or undefined for any other host.
    */
   addressOf(host: string | undefined): { codeName: string } | undefined {
     if (!host) return undefined;
@@ -46,24 +48,11 @@ export class CollectorTenants {
     return { codeName: name.slice(0, -this.suffix.length) };
   }
 
-  async resolve(host: string | undefined): Promise<CollectorTenant> {
-    const address = this.addressOf(host);
-    const codeName = address?.codeName ?? this.settings.defaultTenant;
-    if (codeName === '') {
-      throw new AppError(
-        'unknown_collector',
-        `no collector is served at ${JSON.stringify(host ?? '')}; post to https://<code_name>${this.suffix}/log_sink`,
-      );
-    }
+  /** The tenant this Host header addresses, or undefined when there is none. */
+  async find(host: string | undefined): Promise<CollectorTenant | undefined> {
+    const codeName = this.addressOf(host)?.codeName ?? this.settings.defaultTenant;
     // An invalid code name cannot exist: answer without a database lookup.
-    const tenant = isValidCodeName(codeName) ? await this.lookup(codeName) : undefined;
-    if (tenant) return tenant;
-    throw new AppError(
-      'unknown_collector',
-      address
-        ? `no tenant has the collector address ${JSON.stringify(`${codeName}${this.suffix}`)}; check the collector URL issued to you`
-        : `the default tenant ${JSON.stringify(codeName)} does not exist; post to https://<code_name>${this.suffix}/log_sink`,
-    );
+    return isValidCodeName(codeName) ? this.lookup(codeName) : undefined;
   }
 
   private async lookup(codeName: string): Promise<CollectorTenant | undefined> {

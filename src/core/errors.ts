@@ -18,6 +18,8 @@ export const problems = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unsupported_content_encoding: { status: 415, title: 'Unsupported content encoding' },
   unknown_collector: { status: 404, title: 'Unknown collector address' },
+  ingest_key_required: { status: 401, title: 'Ingest key required' },
+  invalid_ingest_key: { status: 401, title: 'Invalid ingest key' },
   overloaded: { status: 503, title: 'Collector is busy' },
   // What the HTTP parser refuses before any route sees the request
   malformed_request: { status: 400, title: 'Malformed HTTP request' },
@@ -51,6 +53,7 @@ export const problems = {
   second_factor_not_enabled: { status: 409, title: 'Second factor not turned on' },
   password_incorrect: { status: 403, title: 'Password is wrong' },
   session_required: { status: 403, title: 'Only a signed-in person can do this' },
+  no_ingest_key: { status: 409, title: 'No ingest key to require' },
   // Detection and observations
   observation_rate_limited: { status: 429, title: 'Approved observation volume exceeded' },
   review_request_pending: { status: 409, title: 'A review request is already pending' },

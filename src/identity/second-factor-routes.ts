@@ -1,6 +1,6 @@
 // The optional second factor of sign-in (TOTP with recovery codes): a signed-in person sets it
 // up, turns it off and regenerates recovery codes for themselves under /v1/me/second-factor;
-// a tenant admin removes a user's with DELETE /v1/users/{id}/second-factor (a lost phone).
+// a tenant admin removes a user's with DELETE /v1/users/{user_id}/second-factor (a lost phone).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
@@ -66,7 +66,7 @@ const PasswordBody = Type.Object(
   { additionalProperties: false, examples: [{ password: 'correct horse battery staple' }] },
 );
 
-const UserParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'User id (`usr_…`)' }) });
+const UserParams = Type.Object({ user_id: Type.String({ maxLength: 64, description: 'User id (`usr_…`)' }) });
 
 const tokenRefusal = problemResponse(
   'Forbidden: an API token called (`session_required`), or a session-cookie write came without its CSRF token',
@@ -220,7 +220,7 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
   );
 
   routes.delete(
-    '/users/:id/second-factor',
+    '/users/:user_id/second-factor',
     {
       config: { access: { scope: 'tenant', permission: 'users:write' } },
       schema: {
@@ -234,7 +234,7 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await resetSecondFactor(db, tenantOf(request).id, request.params.id, {
+      await resetSecondFactor(db, tenantOf(request).id, request.params.user_id, {
         actor: actorOf(principal),
         ip: request.ip,
       });

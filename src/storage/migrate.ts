@@ -16,6 +16,7 @@ import * as m0010 from './migrations/0010-instance-settings.js';
 import * as m0011 from './migrations/0011-collector-activity.js';
 import * as m0012 from './migrations/0012-token-lineage.js';
 import * as m0013 from './migrations/0013-user-lifecycle.js';
+import * as m0014 from './migrations/0014-ingest-keys.js';
 import * as m0015 from './migrations/0015-second-factor.js';
 
 interface MigrationModule {
@@ -36,6 +37,7 @@ const migrations: Record<string, MigrationModule> = {
   '0011-collector-activity': m0011,
   '0012-token-lineage': m0012,
   '0013-user-lifecycle': m0013,
+  '0014-ingest-keys': m0014,
   '0015-second-factor': m0015,
 };
 

@@ -28,6 +28,7 @@ import type { InstanceSettingsTable } from './tables/instance.js';
 import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
+import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
 
 export type {
   InstanceSettingsTable,
@@ -64,6 +65,8 @@ export type {
   SummaryFeedbackTable,
   SecondFactorsTable,
   RecoveryCodesTable,
+  IngestKeysTable,
+  CollectorIngestPoliciesTable,
 };
 
 export interface Tables {
@@ -99,4 +102,6 @@ export interface Tables {
   collector_rejections: CollectorRejectionsTable;
   second_factors: SecondFactorsTable;
   recovery_codes: RecoveryCodesTable;
+  ingest_keys: IngestKeysTable;
+  collector_ingest_policies: CollectorIngestPoliciesTable;
 }

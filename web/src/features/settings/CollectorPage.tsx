@@ -1,6 +1,7 @@
 // Settings › Collector: the tenant's collector address, what it received over the last 24 hours
 // and from whom (with what it refused, and a test record), and copy-ready forwarder
-// configurations filled in with that address (README, "Forwarder configuration").
+// configurations filled in with that address (README, "Forwarder configuration"), with the
+// ingest keys forwarders send when the tenant requires one.
 import { useSession } from '../../app/session';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryView } from '../../components/QueryView';
@@ -9,6 +10,7 @@ import { collectorTarget } from '../../../../src/collector/forwarder-configs.js'
 import { ForwarderConfigs } from './ForwarderConfigs';
 import { ReceivedChart } from './ReceivedChart';
 import { CollectorDiagnostics } from './CollectorDiagnostics';
+import { IngestKeysPanel, useIngestKeyPolicy } from './IngestKeysPanel';
 import { useTenant } from './tenant-queries';
 import './settings.css';
 
@@ -31,6 +33,7 @@ export default function CollectorPage() {
 function CollectorSettings({ url }: { url: string }) {
   const { can } = useSession();
   const target = collectorTarget(url);
+  const policy = useIngestKeyPolicy(can('ingest_keys:read'));
   return (
     <>
       <Panel title="Collector address">
@@ -66,8 +69,13 @@ function CollectorSettings({ url }: { url: string }) {
           <Empty>Seeing the senders needs the permission telemetry:read, which your role does not have.</Empty>
         )}
       </Panel>
+      {can('ingest_keys:read') && (
+        <Panel title="Ingest keys">
+          <IngestKeysPanel />
+        </Panel>
+      )}
       <Panel title="Forwarder configuration">
-        <ForwarderConfigs collectorUrl={url} />
+        <ForwarderConfigs collectorUrl={url} keyed={policy.data?.require_ingest_key ?? false} />
       </Panel>
       <Panel title="Good to know">
         <ul className="plain-list">

@@ -6,11 +6,12 @@ import { CopyButton } from '../../components/CopyButton';
 import { Field } from '../../components/ui';
 import { useUrlFilters } from '../../lib/url-state';
 
-export function ForwarderConfigs({ collectorUrl }: { collectorUrl: string }) {
+/** `keyed`: the tenant requires ingest keys, so each configuration sends one. */
+export function ForwarderConfigs({ collectorUrl, keyed }: { collectorUrl: string; keyed: boolean }) {
   const [filters, setFilters] = useUrlFilters(['forwarder', 'path'] as const);
   const typedPath = filters.path?.trim() ?? '';
   const logPath = typedPath === '' ? defaultLogPath : typedPath;
-  const configs = useMemo(() => forwarderConfigs(collectorUrl, logPath), [collectorUrl, logPath]);
+  const configs = useMemo(() => forwarderConfigs(collectorUrl, logPath, keyed), [collectorUrl, logPath, keyed]);
   // The first forwarder is the default, left out of the URL.
   const active = configs.find((c) => c.id === filters.forwarder) ?? configs[0];
   if (!active) return null;
