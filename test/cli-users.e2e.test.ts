@@ -6,6 +6,7 @@ import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { runCli } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { apiClient } from './helpers/api.js';
+import { Authenticator } from './helpers/totp.js';
 
 const PASSWORD = 'amber-tundra-whistle-ferry';
 // SQLite is enough here: the commands call the same services the API suites run on both dialects.
@@ -108,6 +109,26 @@ describe('sightline user lifecycle commands', () => {
     assert.equal(deleted.code, 0, deleted.stderr);
     const again = await runCli(['user', 'invite', 'hal@acme.test', '--role', 'viewer', ...tenant, ...data]);
     assert.equal(again.code, 0, again.stderr);
+  });
+
+  test('reset-second-factor lets a person who lost their phone sign in with the password alone', async () => {
+    await runCli(['user', 'invite', 'ida@acme.test', '--role', 'viewer', ...tenant, ...data]).then((r) =>
+      redeem(r.stdout),
+    );
+    const signedIn = await login('ida@acme.test');
+    const session = apiClient(server, { cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0]! });
+    const csrf = { 'x-csrf-token': (signedIn.body as { csrf_token: string }).csrf_token };
+    const started = await session.post<{ secret: string }>('/v1/me/second-factor', {}, csrf);
+    const phone = new Authenticator(started.body.secret);
+    const confirmed = await session.post('/v1/me/second-factor/confirm', { code: await phone.freshCode() }, csrf);
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    assert.equal((await login('ida@acme.test')).status, 401, 'the password alone no longer signs in');
+
+    const reset = await runCli(['user', 'reset-second-factor', 'ida@acme.test', ...tenant, ...data]);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.equal((await login('ida@acme.test')).status, 200);
+    const operator = await runCli(['user', 'reset-second-factor', 'ida@acme.test', ...data]);
+    assert.match(operator.stderr, /no platform operator.*give --tenant/);
   });
 
   test('bad flags name what is wrong', async () => {

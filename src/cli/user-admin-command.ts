@@ -1,4 +1,4 @@
-// `sightline user invite|set|delete|reset-password|sessions`: the Users page from the shell, for
+// `sightline user invite|set|delete|reset-password|reset-second-factor|sessions`: the Users page from the shell, for
 // operators who manage a tenant's people where the server runs. Each acts exactly as the API does
 // (same rules, same audit entries), with `cli` as the actor.
 import type { Command } from 'commander';
@@ -20,6 +20,7 @@ import {
   type OneTimeCode,
   type UserUpdate,
 } from '../identity/user-admin-service.js';
+import { resetSecondFactor } from '../identity/second-factor-service.js';
 import { findUserByEmail, type UserRow } from '../identity/user-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
@@ -156,5 +157,37 @@ export function registerUserAdmin(user: Command): void {
       for (const session of await listSessions(db, row.id))
         process.stdout.write(`${session.id}\t${session.last_seen_at}\t${session.ip}\t${session.user_agent}\n`);
     });
+  });
+
+  addSettingOptions(
+    user
+      .command('reset-second-factor <email_or_id>')
+      .description(
+        "Remove a person's two-step sign-in (a lost phone): they sign in with the password alone and may set it up again. Platform operators: leave out --tenant",
+      )
+      .option('--tenant <code_name>', "the person's tenant (not for operators)"),
+    storageSettings,
+  ).action(async (who: string, options: Record<string, unknown>) => {
+    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+    try {
+      await migrateToLatest(database);
+      const db = database.db;
+      let row: UserRow | undefined;
+      if (typeof options.tenant === 'string') {
+        row = await personIn(db, (await requireTenantByCodeName(db, options.tenant)).id, who);
+      } else {
+        const found = await findUserByEmail(db, who.trim().toLowerCase());
+        if (found?.tenant_id !== null || found.deleted_at !== null)
+          throw new AppError(
+            'not_found',
+            `no platform operator ${JSON.stringify(who)}; for a tenant member give --tenant`,
+          );
+        row = found;
+      }
+      await resetSecondFactor(db, row.tenant_id, row.id, change);
+      process.stdout.write(`two-step sign-in removed for ${row.email}\n`);
+    } finally {
+      await database.close();
+    }
   });
 }

@@ -25,11 +25,11 @@ import {
   confirmSecondFactor,
   deleteSecondFactor,
   findSecondFactor,
-  findTenantUser,
   replaceRecoveryCodes,
   savePendingSecondFactor,
   useRecoveryCode,
 } from './second-factor-store.js';
+import { findTenantUser } from './user-store.js';
 
 /** A person acting on their own second factor. */
 export interface SelfContext {
@@ -173,12 +173,13 @@ export async function regenerateRecoveryCodes(context: SelfContext, password: st
 /** An admin removes a user's second factor (a lost phone). Another tenant's user is not found. */
 export async function resetSecondFactor(
   db: Kysely<Tables>,
-  tenantId: number,
+  tenantId: number | null,
   userId: string,
-  by: { actor: AuditActor; ip: string },
+  by: { actor: AuditActor; ip: string | null },
 ): Promise<void> {
-  const user = await findTenantUser(db, tenantId, userId);
-  if (!user) throw new AppError('not_found', `no user ${userId} in this tenant`);
+  // Operators (no tenant) are reset from the command line only.
+  const user = tenantId === null ? undefined : await findTenantUser(db, tenantId, userId);
+  if (tenantId !== null && !user) throw new AppError('not_found', `no user ${userId} in this tenant`);
   await db.transaction().execute(async (trx) => {
     const removed = await deleteSecondFactor(trx, tenantId, userId);
     if (!removed) return;

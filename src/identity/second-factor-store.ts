@@ -130,20 +130,3 @@ export async function useRecoveryCode(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
-
-/**
- * A user of the tenant by id, for the admin reset (a read of the users table scoped by tenant;
- * another tenant's user is not found).
- */
-export function findTenantUser(
-  db: Kysely<Tables>,
-  tenantId: number,
-  userId: string,
-): Promise<{ id: string; email: string } | undefined> {
-  return db
-    .selectFrom('users')
-    .select(['id', 'email'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', userId)
-    .executeTakeFirst();
-}

@@ -11,6 +11,7 @@ import { recordAudit, type AuditAction } from './audit-service.js';
 import { hashPassword } from './password.js';
 import { rolePermissions, tenantRoles } from './permissions.js';
 import type { AuditActor } from './principal.js';
+import { deleteSecondFactor } from './second-factor-store.js';
 import { deleteUserSessions } from './session-store.js';
 import { revokePersonTokens } from './token-service.js';
 import { checkPassword, createUser, presentUser, type User } from './user-service.js';
@@ -213,6 +214,7 @@ export async function deleteUser(db: Kysely<Tables>, tenantId: number, id: strin
       password_hash: NO_PASSWORD,
     });
     await cutAccess(trx, row, change, `revoked because its creator ${row.email} was deleted`);
+    await deleteSecondFactor(trx, tenantId, id);
     await recordAudit(trx, {
       tenantId,
       action: 'user.deleted',
