@@ -22,6 +22,7 @@ import { summaryRoutes } from '../summaries/summary-routes.js';
 import { SummarySchema } from '../summaries/summary-schemas.js';
 import { caseSummaries } from '../summaries/case-summaries.js';
 import { userRoutes } from '../identity/user-routes.js';
+import { ssoRoutes } from '../identity/sso-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
@@ -106,6 +107,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     metrics,
   });
   await app.register(userRoutes, { db });
+  await app.register(ssoRoutes, {
+    db,
+    limiter,
+    secureCookies: Boolean(config.tlsCert) || config.insecureHttp,
+    address: deps.collectorAddress,
+  });
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
   await app.register(collectorStatsRoutes, { database, address: deps.collectorAddress });

@@ -43,6 +43,8 @@ export const problems = {
   invalid_permission: { status: 400, title: 'Unknown permission' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
   user_exists: { status: 409, title: 'User already exists' },
+  sso_not_configured: { status: 404, title: 'Single sign-on not configured' },
+  sso_discovery_failed: { status: 422, title: 'Identity provider discovery failed' },
   // Detection and observations
   observation_rate_limited: { status: 429, title: 'Approved observation volume exceeded' },
   review_request_pending: { status: 409, title: 'A review request is already pending' },

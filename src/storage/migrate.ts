@@ -15,6 +15,7 @@ import * as m0009 from './migrations/0009-observation-list-order.js';
 import * as m0010 from './migrations/0010-instance-settings.js';
 import * as m0011 from './migrations/0011-collector-activity.js';
 import * as m0012 from './migrations/0012-token-lineage.js';
+import * as m0016 from './migrations/0016-single-sign-on.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: Record<string, MigrationModule> = {
   '0010-instance-settings': m0010,
   '0011-collector-activity': m0011,
   '0012-token-lineage': m0012,
+  '0016-single-sign-on': m0016,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -26,6 +26,7 @@ import type {
 import type { InstanceSettingsTable } from './tables/instance.js';
 import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
+import type { SsoConfigsTable } from './tables/sso.js';
 
 export type {
   InstanceSettingsTable,
@@ -59,6 +60,7 @@ export type {
   CaseSummariesTable,
   SummaryCacheTable,
   SummaryFeedbackTable,
+  SsoConfigsTable,
 };
 
 export interface Tables {
@@ -91,4 +93,5 @@ export interface Tables {
   instance_settings: InstanceSettingsTable;
   collector_activity: CollectorActivityTable;
   collector_rejections: CollectorRejectionsTable;
+  sso_configs: SsoConfigsTable;
 }
