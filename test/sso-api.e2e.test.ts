@@ -252,7 +252,8 @@ for (const target of databaseTargets) {
         suite.server,
         bearer((await issueToken(suite.server, suite.globex, allPermissions)).value),
       );
-      expectProblem(await globexAdmin.get('/v1/sso'), 404, 'sso_not_configured');
+      const none = expectProblem(await globexAdmin.get('/v1/sso'), 404, 'sso_not_configured');
+      assert.equal(none.redirect_uri, `${publicUrl}/v1/auth/sso/callback`, 'where to register, before configuring');
       expectProblem(await globexAdmin.get('/v1/sso', { 'sightline-tenant': 'acme' }), 404, 'tenant_not_found');
       expectProblem(await put(globexAdmin, settings(), { 'sightline-tenant': 'acme' }), 404, 'tenant_not_found');
       const own = await put(globexAdmin, settings({ client_id: 'globex-client', enabled: false }));

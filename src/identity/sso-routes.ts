@@ -69,7 +69,7 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
   };
 
   const notConfigured = problemResponse(
-    'The tenant has no single sign-on configured',
+    'The tenant has no single sign-on configured (on GET the problem also gives `redirect_uri` and `sign_in_url`)',
     'sso_not_configured',
     'tenant acme has no single sign-on configured',
   );

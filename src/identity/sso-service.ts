@@ -96,7 +96,14 @@ export function presentSsoSettings(row: SsoConfigRow, tenant: TenantRow, publicU
 
 export async function readSsoSettings(ctx: SsoContext): Promise<SsoSettings> {
   const row = await findSsoConfig(ctx.db, ctx.tenant.id);
-  if (!row) throw new AppError('sso_not_configured', `tenant ${ctx.tenant.code_name} has no single sign-on configured`);
+  // Where to register the client is worth knowing before anything is configured.
+  if (!row)
+    throw new AppError('sso_not_configured', `tenant ${ctx.tenant.code_name} has no single sign-on configured`, {
+      extensions: {
+        redirect_uri: `${ctx.publicUrl}${SSO_CALLBACK_PATH}`,
+        sign_in_url: `${ctx.publicUrl}/v1/auth/sso/${ctx.tenant.code_name}/start`,
+      },
+    });
   return presentSsoSettings(row, ctx.tenant, ctx.publicUrl);
 }
 

@@ -19,6 +19,7 @@ const TelemetryPage = page(() => import('../features/telemetry/TelemetryPage'));
 const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigurationPage'));
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
+const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
 
@@ -139,6 +140,14 @@ export function App() {
             element={
               <TenantPage>
                 <AiSummariesPage />
+              </TenantPage>
+            }
+          />
+          <Route
+            path="/settings/sso"
+            element={
+              <TenantPage permission="sso:read">
+                <SingleSignOnPage />
               </TenantPage>
             }
           />

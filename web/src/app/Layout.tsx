@@ -28,6 +28,7 @@ const settings: NavItem[] = [
   { to: '/settings/integrations/api', label: 'API Configuration' },
   { to: '/settings/collector', label: 'Collector' },
   { to: '/settings/ai', label: 'AI summaries' },
+  { to: '/settings/sso', label: 'Single sign-on', permission: 'sso:read' },
 ];
 
 const operatorItems: NavItem[] = [

@@ -4,6 +4,7 @@ import { useState, type SubmitEvent } from 'react';
 import { api, errorMessage } from '../api/client';
 import type { Session } from '../api/types';
 import { Button, Field, Notice } from '../components/ui';
+import { SsoSignIn } from './SsoSignIn';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [email, setEmail] = useState('');
@@ -60,6 +61,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
         <Button variant="primary" type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </Button>
+        <SsoSignIn />
         <p className="login-help muted">
           Integrations use API tokens, not this page. The first start printed the operator&apos;s password;{' '}
           <code>sightline user create</code> adds people.
