@@ -110,9 +110,13 @@ for (const target of databaseTargets) {
       }
     });
 
-    test('an issuer that is not https is refused (400), one discovery fails at answers 422, and nothing changes', async () => {
+    test('settings that cannot work are refused: not https, an operator role or a bad domain (400), discovery failing (422)', async () => {
       const plain = await put(admin, settings({ issuer: 'http://login.acme.example' }));
       assert.match(expectProblem(plain, 400, 'invalid_request').detail, /https/);
+      for (const role_mapping of [{ everyone: 'operator' }, { '': 'admin' }])
+        expectProblem(await put(admin, settings({ role_mapping })), 400, 'invalid_request');
+      expectProblem(await put(admin, settings({ default_role: 'operator' })), 400, 'invalid_request');
+      expectProblem(await put(admin, settings({ allowed_email_domains: ['not a domain'] })), 400, 'invalid_request');
       const unreachable = await put(admin, settings({ issuer: `http://127.0.0.1:${await closedPort()}` }));
       assert.match(expectProblem(unreachable, 422, 'sso_discovery_failed').detail, /discovery/);
       assert.equal((await admin.get<SsoSettings>('/v1/sso')).body.issuer, provider.issuer);

@@ -54,7 +54,7 @@ describe('single sign-on claims', () => {
     assert.equal(sealer.open(sealed, 'tenant 1'), 'client secret');
     assert.equal(sealer.open(sealed, 'tenant 2'), undefined);
     assert.equal(new Sealer(randomBytes(32)).open(sealed, 'tenant 1'), undefined);
-    // A character inside the ciphertext changed (every bit of it counts there, unlike the last one's).
+    // One character of the authentication tag changed (the last character may carry only padding bits).
     const at = 20;
     const altered = `${sealed.slice(0, at)}${sealed[at] === 'A' ? 'B' : 'A'}${sealed.slice(at + 1)}`;
     assert.equal(sealer.open(altered, 'tenant 1'), undefined);

@@ -25,7 +25,9 @@ const settingsFields = {
     pattern: '^[A-Za-z0-9_:./-]+$',
     description: "The claim holding the person's groups or role, a string or an array of strings (e.g. `groups`)",
   }),
-  role_mapping: Type.Record(Type.String({ minLength: 1, maxLength: 256 }), TenantRoleSchema, {
+  role_mapping: Type.Record(Type.String({ pattern: '^.{1,256}$' }), TenantRoleSchema, {
+    // Keys outside the pattern would otherwise pass with any value.
+    additionalProperties: false,
     maxProperties: 100,
     description:
       'Claim value → role. When several values map, the highest role wins (admin, analyst, viewer); the role is updated at each sign-in',

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
 import { recordAudit } from './audit-service.js';
-import type { tenantRoles } from './permissions.js';
+import { tenantRoles } from './permissions.js';
 import type { AuditActor } from './principal.js';
 import type { TenantRow } from './tenant-store.js';
 import type { ProviderCache } from './sso-provider.js';
@@ -128,6 +128,15 @@ export async function saveSsoSettings(ctx: SsoContext, input: SsoSettingsInput):
       extensions: { field: 'client_secret' },
     });
   const domains = normaliseDomains(input.allowed_email_domains);
+  // Never operator, whatever reached here: single sign-on makes tenant members only.
+  const roles: readonly string[] = tenantRoles;
+  const badRole = [input.default_role, ...Object.values(input.role_mapping)].find(
+    (role) => role !== null && !roles.includes(role),
+  );
+  if (badRole !== undefined)
+    throw new AppError('invalid_request', `role ${JSON.stringify(badRole)} is not one of ${tenantRoles.join(', ')}`, {
+      extensions: { field: 'role_mapping' },
+    });
   const issuer = input.issuer.trim();
   await discoverProvider(issuer, input.client_id, clientSecret);
   const now = Date.now();
