@@ -21,7 +21,7 @@ async function signInToSecondStep(browser: Browser, server: TestServer) {
   await ui.page.goto('/');
   await ui.page.getByLabel('Email').fill(email);
   await ui.page.getByLabel('Password').fill(password);
-  await ui.page.getByRole('button', { name: 'Sign in' }).click();
+  await ui.page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await ui.page.getByLabel('Authentication code').waitFor();
   return ui;
 }

@@ -29,11 +29,11 @@ test('sign-in, the frame, tenant switching and sign-out in the browser', { skip,
 
         await page.getByLabel('Email').fill('alice@acme.test');
         await page.getByLabel('Password').fill('not the password');
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('alert').filter({ hasText: 'email or password is wrong' }).waitFor();
 
         await page.getByLabel('Password').fill(password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('navigation').first().waitFor();
         assert.equal(new URL(page.url()).pathname, '/settings/collector', 'signing in lands on the page asked for');
         const tenant = page.locator('.topbar .tenant');

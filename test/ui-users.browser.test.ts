@@ -57,7 +57,7 @@ test('the Users page and the sessions panel in the browser', { skip, timeout: 18
       await table.getByRole('button', { name: /End session/ }).click();
       await until(async () => (await table.getByRole('row').count()) === 2, 'the other session is gone');
       await second.page.reload();
-      await second.page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await second.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       await second.context.close();
     });
 
@@ -69,7 +69,7 @@ test('the Users page and the sessions panel in the browser', { skip, timeout: 18
       await admin.page.getByRole('dialog', { name: 'Disable person' }).getByRole('button', { name: 'Disable' }).click();
       await until(async () => (await row.innerText()).includes('disabled'), 'the row says disabled');
       await person.page.reload();
-      await person.page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await person.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
 
       await row.getByRole('button', { name: 'Enable' }).click();
       await until(async () => (await row.innerText()).includes('active'), 'the row says active');

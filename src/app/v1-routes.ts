@@ -25,6 +25,7 @@ import { userRoutes } from '../identity/user-routes.js';
 import { userAdminRoutes } from '../identity/user-admin-routes.js';
 import { accountRoutes } from '../identity/account-routes.js';
 import { secondFactorRoutes } from '../identity/second-factor-routes.js';
+import { ssoRoutes } from '../identity/sso-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
@@ -119,6 +120,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(userAdminRoutes, { db });
   await app.register(accountRoutes, { db, limiter });
   await app.register(secondFactorRoutes, { db, limiter });
+  await app.register(ssoRoutes, {
+    db,
+    limiter,
+    secureCookies: Boolean(config.tlsCert) || config.insecureHttp,
+    address: deps.collectorAddress,
+  });
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
   await app.register(collectorStatsRoutes, { database, address: deps.collectorAddress });

@@ -54,6 +54,8 @@ export const problems = {
   password_incorrect: { status: 403, title: 'Password is wrong' },
   session_required: { status: 403, title: 'Only a signed-in person can do this' },
   no_ingest_key: { status: 409, title: 'No ingest key to require' },
+  sso_not_configured: { status: 404, title: 'Single sign-on not configured' },
+  sso_discovery_failed: { status: 422, title: 'Identity provider discovery failed' },
   // Detection and observations
   observation_rate_limited: { status: 429, title: 'Approved observation volume exceeded' },
   review_request_pending: { status: 409, title: 'A review request is already pending' },

@@ -29,6 +29,8 @@ export const auditActions = [
   'second_factor.disabled',
   'second_factor.recovery_codes_regenerated',
   'second_factor.recovery_code_used',
+  'sso.configured',
+  'sso.deleted',
   'tenant.created',
   'tenant.settings_changed',
   'ingest_key.created',

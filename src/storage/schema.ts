@@ -29,6 +29,7 @@ import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
+import type { SsoConfigsTable } from './tables/sso.js';
 
 export type {
   InstanceSettingsTable,
@@ -67,6 +68,7 @@ export type {
   RecoveryCodesTable,
   IngestKeysTable,
   CollectorIngestPoliciesTable,
+  SsoConfigsTable,
 };
 
 export interface Tables {
@@ -104,4 +106,5 @@ export interface Tables {
   recovery_codes: RecoveryCodesTable;
   ingest_keys: IngestKeysTable;
   collector_ingest_policies: CollectorIngestPoliciesTable;
+  sso_configs: SsoConfigsTable;
 }

@@ -77,7 +77,7 @@ export async function signInThroughUi(page: Page, email: string, password: strin
   await page.goto(at);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByLabel('User menu').waitFor();
 }
 

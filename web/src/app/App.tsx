@@ -21,6 +21,7 @@ const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
 const UsersPage = page(() => import('../features/users/UsersPage'));
 const SecurityPage = page(() => import('../features/security/SecurityPage'));
+const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
 
@@ -154,6 +155,14 @@ export function App() {
           />
           <Route path="/settings/account" element={<Navigate to="/settings/security" replace />} />
           <Route path="/settings/security" element={<SecurityPage />} />
+          <Route
+            path="/settings/sso"
+            element={
+              <TenantPage permission="sso:read">
+                <SingleSignOnPage />
+              </TenantPage>
+            }
+          />
           <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
           <Route
             path="/operator/tenants"

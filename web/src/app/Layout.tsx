@@ -30,6 +30,7 @@ const settings: NavItem[] = [
   { to: '/settings/ai', label: 'AI summaries' },
   { to: '/settings/users', label: 'Users', permission: 'users:read' },
   { to: '/settings/security', label: 'Security' },
+  { to: '/settings/sso', label: 'Single sign-on', permission: 'sso:read' },
 ];
 
 const operatorItems: NavItem[] = [

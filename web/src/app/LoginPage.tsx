@@ -6,6 +6,7 @@ import { useState, type SubmitEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
 import type { Session } from '../api/types';
 import { Button, Field, Notice } from '../components/ui';
+import { SsoSignIn } from './SsoSignIn';
 
 type Step = 'password' | 'code' | 'recovery';
 
@@ -122,6 +123,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
         <Button variant="primary" type="submit" disabled={busy}>
           {busy ? 'Signing in…' : step === 'password' ? 'Sign in' : 'Verify'}
         </Button>
+        <SsoSignIn />
         <p className="login-help muted">
           Integrations use API tokens, not this page. The first start printed the operator&apos;s password;{' '}
           <code>sightline user create</code> adds people.
