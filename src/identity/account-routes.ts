@@ -129,20 +129,9 @@ export const accountRoutes = routePlugin(function accountRoutes(
     },
   );
 
-  /** Runs a code check as a credential attempt: a wrong code counts against the address. */
-  const attempt = async <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> => {
-    const { refusal, forgive } = limiter.attempt(request.ip);
-    if (refusal) throw refusal;
-    try {
-      const result = await work();
-      forgive();
-      return result;
-    } catch (error) {
-      // Only a wrong code is a guess; a refused password is the holder's own mistake.
-      if (!(error instanceof AppError && error.code === 'invalid_code')) forgive();
-      throw error;
-    }
-  };
+  /** A code check is a credential attempt: a wrong code counts against the address. */
+  const attempt = <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> =>
+    limiter.guard(request.ip, work, (error) => error instanceof AppError && error.code === 'invalid_code');
 
   routes.post(
     '/auth/password-codes/check',

@@ -41,6 +41,24 @@ export class FailureLimiter {
     return { refusal, forgive: refusal ? () => undefined : this.begin(address, now) };
   }
 
+  /**
+   * Runs one credential check from the address: refused while it is locked out; counted as a
+   * failed attempt only when it throws an error `isGuess` calls a guess (a wrong code or
+   * password), never for the holder's other mistakes.
+   */
+  async guard<T>(address: string, work: () => Promise<T>, isGuess: (error: unknown) => boolean): Promise<T> {
+    const { refusal, forgive } = this.attempt(address);
+    if (refusal) throw refusal;
+    try {
+      const result = await work();
+      forgive();
+      return result;
+    } catch (error) {
+      if (!isGuess(error)) forgive();
+      throw error;
+    }
+  }
+
   /** The 429 the address gets while it is locked out; undefined when it is not. */
   lockedOut(address: string, now = Date.now()): AppError | undefined {
     const wait = this.retryAfter(address, now);

@@ -111,18 +111,8 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
     'Only a person signed in with the web session may call this; an API token answers 403 `session_required`.';
 
   /** Runs a password-checked change; a wrong password counts against the address like a failed sign-in. */
-  const withPassword = async <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> => {
-    const { refusal, forgive } = limiter.attempt(request.ip);
-    if (refusal) throw refusal;
-    try {
-      const result = await work();
-      forgive();
-      return result;
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'password_incorrect')) forgive();
-      throw error;
-    }
-  };
+  const withPassword = <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> =>
+    limiter.guard(request.ip, work, (error) => error instanceof AppError && error.code === 'password_incorrect');
 
   routes.post(
     '/me/second-factor',

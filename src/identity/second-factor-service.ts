@@ -99,19 +99,7 @@ export async function confirmEnrolment(context: SelfContext, code: string): Prom
     if (!(await confirmSecondFactor(trx, tenantId, userId, { now, step }))) {
       throw new AppError('second_factor_already_enabled', 'the second factor is already on');
     }
-    await replaceRecoveryCodes(
-      trx,
-      tenantId,
-      userId,
-      codes.map((c) => ({ code_hash: recoveryCodeHash(c), created_at: now })),
-    );
-    await recordAudit(trx, {
-      tenantId,
-      action: 'second_factor.enabled',
-      actor: context.actor,
-      ip: context.ip,
-      target: { type: 'user', id: userId },
-    });
+    await storeRecoveryCodes(trx, context, codes, now, 'second_factor.enabled');
   });
   return codes;
 }
@@ -149,25 +137,36 @@ export async function disableOwnSecondFactor(context: SelfContext, password: str
 export async function regenerateRecoveryCodes(context: SelfContext, password: string): Promise<string[]> {
   await requirePassword(context, password);
   await requireEnabled(context);
-  const { db, tenantId, userId } = context;
   const now = context.now ?? Date.now();
   const codes = newRecoveryCodes();
-  await db.transaction().execute(async (trx) => {
-    await replaceRecoveryCodes(
-      trx,
-      tenantId,
-      userId,
-      codes.map((c) => ({ code_hash: recoveryCodeHash(c), created_at: now })),
-    );
-    await recordAudit(trx, {
-      tenantId,
-      action: 'second_factor.recovery_codes_regenerated',
-      actor: context.actor,
-      ip: context.ip,
-      target: { type: 'user', id: userId },
-    });
+  await context.db.transaction().execute(async (trx) => {
+    await storeRecoveryCodes(trx, context, codes, now, 'second_factor.recovery_codes_regenerated');
   });
   return codes;
+}
+
+/** Replaces the person's recovery codes with these (stored as hashes) and audits why. */
+async function storeRecoveryCodes(
+  trx: Kysely<Tables>,
+  context: SelfContext,
+  codes: readonly string[],
+  now: number,
+  action: 'second_factor.enabled' | 'second_factor.recovery_codes_regenerated',
+): Promise<void> {
+  const { tenantId, userId } = context;
+  await replaceRecoveryCodes(
+    trx,
+    tenantId,
+    userId,
+    codes.map((c) => ({ code_hash: recoveryCodeHash(c), created_at: now })),
+  );
+  await recordAudit(trx, {
+    tenantId,
+    action,
+    actor: context.actor,
+    ip: context.ip,
+    target: { type: 'user', id: userId },
+  });
 }
 
 /** An admin removes a user's second factor (a lost phone). Another tenant's user is not found. */
