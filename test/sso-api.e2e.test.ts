@@ -143,7 +143,21 @@ for (const target of databaseTargets) {
       const id = account('rory', { email, email_verified: true, groups: ['soc-analysts'] });
       assert.equal((await me((await sso(id)).session)).body.role, 'analyst');
       provider.accounts.set(id, { email, email_verified: true, groups: ['soc-analysts', 'soc-admins'] });
-      assert.equal((await me((await sso(id)).session)).body.role, 'admin', 'the highest mapped role wins');
+      const asAdmin = (await sso(id)).session;
+      assert.equal((await me(asAdmin)).body.role, 'admin', 'the highest mapped role wins');
+
+      // A token the admin made with an admin-only permission stops when the provider demotes them.
+      const adminSession = apiClient(suite.server, { cookie: `sightline_session=${asAdmin ?? ''}` });
+      const csrf = { 'x-csrf-token': (await me(asAdmin)).body.csrf_token ?? '' };
+      const minted = await adminSession.post<{ value: string }>(
+        '/v1/tokens',
+        { name: 'audit export', permissions: ['audit:read'] },
+        csrf,
+      );
+      assert.equal(minted.status, 201, JSON.stringify(minted.body));
+      provider.accounts.set(id, { email, email_verified: true, groups: ['soc-analysts'] });
+      assert.equal((await me((await sso(id)).session)).body.role, 'analyst');
+      assert.equal((await apiClient(suite.server, bearer(minted.body.value)).get('/v1/me')).status, 401);
 
       const stranger = account('mark', { email: `${login('mark')}@acme.example`, email_verified: true, groups: ['x'] });
       const refused = await sso(stranger);

@@ -11,6 +11,7 @@ import { newId } from '../core/ids.js';
 import { sameSecret } from '../core/secrets.js';
 import { recordAudit } from './audit-service.js';
 import { generatePassword, hashPassword } from './password.js';
+import { rolePermissions } from './permissions.js';
 import { isActiveUser, startSession, type LoginResult } from './session-service.js';
 import { findTenantByCodeName, findTenantById, type TenantRow } from './tenant-store.js';
 import { allowedEmail, claimedRole } from './sso-claims.js';
@@ -18,6 +19,7 @@ import type { ProviderCache } from './sso-provider.js';
 import { ssoSealer } from './sso-seal.js';
 import { openSsoConfig, SSO_CALLBACK_PATH, type SsoConfig } from './sso-service.js';
 import { findAnyUserByEmail, findSsoConfig, insertTenantUser, updateTenantUserRole } from './sso-store.js';
+import { revokePersonTokens } from './token-service.js';
 import type { UserRow } from './user-store.js';
 
 export const SSO_FLOW_COOKIE = 'sightline_sso';
@@ -249,13 +251,21 @@ async function signedInUser(
   if (existing) {
     if (!role.mapped || existing.role === role.role) return existing;
     await db.transaction().execute(async (trx) => {
+      const actor = { type: 'system', id: null, label: 'single sign-on' } as const;
       await updateTenantUserRole(trx, tenant.id, existing.id, role.role);
+      // As when an admin changes the role: tokens the new role could not hold stop now.
+      const revoked = await revokePersonTokens(trx, tenant.id, existing.id, {
+        actor,
+        ip: null,
+        keep: rolePermissions[role.role],
+        reason: `revoked because its creator ${email} became ${role.role} at the identity provider, a role without some of its permissions`,
+      });
       await recordAudit(trx, {
         tenantId: tenant.id,
         action: 'user.role_changed',
-        actor: { type: 'system', id: null, label: 'single sign-on' },
+        actor,
         target: { type: 'user', id: existing.id },
-        details: { email, from: existing.role, to: role.role, method: 'sso' },
+        details: { email, from: existing.role, to: role.role, method: 'sso', tokens_revoked: revoked },
       });
     });
     return { ...existing, role: role.role };
