@@ -125,8 +125,8 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
         </Button>
         <SsoSignIn />
         <p className="login-help muted">
-          Integrations use API tokens, not this page. The first start printed the operator&apos;s password;{' '}
-          <code>sightline user create</code> adds people.
+          No account yet? Ask an admin of your organisation for an invitation. Forgot your password? An admin sends you
+          a reset link. Integrations use API tokens, not this page.
         </p>
       </form>
     </main>
