@@ -156,6 +156,17 @@ for (const target of databaseTargets) {
       );
       assert.equal(minted.status, 201, JSON.stringify(minted.body));
       provider.accounts.set(id, { email, email_verified: true, groups: ['soc-analysts'] });
+      // The tenant's only active admin (its other admins are API tokens) is not demoted this way...
+      assert.equal((await me((await sso(id)).session)).body.role, 'admin', 'the last active admin stays admin');
+      const refusals = (await audit('user.role_changed')).filter((event) => event.details.reason === 'last_admin');
+      assert.equal(refusals.length, 1);
+      // ...once someone else is admin, the provider's word holds, and admin-only tokens stop.
+      await createUser(suite.server.sightline.database.db, {
+        tenantId: suite.acme.id,
+        email: `${login('boss')}@acme.example`,
+        role: 'admin',
+        actor: cliActor,
+      });
       assert.equal((await me((await sso(id)).session)).body.role, 'analyst');
       assert.equal((await apiClient(suite.server, bearer(minted.body.value)).get('/v1/me')).status, 401);
 
@@ -263,6 +274,21 @@ for (const target of databaseTargets) {
           [302, '/login?sso_error=sso_unavailable&tenant=globex', []],
         ],
       );
+    });
+
+    test('another site cannot start a sign-in (login CSRF): the browser is sent back with the reason', async () => {
+      const fromElsewhere = await fetch(loopback(`${publicUrl}/v1/auth/sso/acme/start`), {
+        redirect: 'manual',
+        headers: { 'sec-fetch-site': 'cross-site' },
+      });
+      assert.equal(fromElsewhere.status, 302);
+      assert.equal(fromElsewhere.headers.get('location'), '/login?sso_error=cross_site&tenant=acme');
+      assert.deepEqual(fromElsewhere.headers.getSetCookie(), [], 'no sign-in flow was started');
+      const fromHere = await fetch(loopback(`${publicUrl}/v1/auth/sso/acme/start`), {
+        redirect: 'manual',
+        headers: { 'sec-fetch-site': 'same-origin' },
+      });
+      assert.ok((fromHere.headers.get('location') ?? '').startsWith(provider.issuer), 'to the provider');
     });
 
     test("another tenant's admin reads and changes only their own tenant's settings", async () => {

@@ -170,6 +170,41 @@ for (const target of databaseTargets) {
       );
     });
 
+    test("an admin's own token cannot lock its creator out, nor reset anyone's password or second factor", async () => {
+      const ada = await join('ada@acme.test', 'admin');
+      const session = await sessionOf('ada@acme.test');
+      const minted = await session.client.post<CreatedToken>(
+        '/v1/tokens',
+        { name: 'people bot', permissions: ['users:read', 'users:write', 'cases:read'] },
+        { 'x-csrf-token': session.csrf },
+      );
+      assert.equal(minted.status, 201, JSON.stringify(minted.body));
+      const bot = apiClient(suite.server, bearer(minted.body.value));
+      expectProblem(await bot.patch(`/v1/users/${ada.id}`, { disabled: true }), 409, 'user_change_refused');
+      expectProblem(await bot.patch(`/v1/users/${ada.id}`, { role: 'viewer' }), 409, 'user_change_refused');
+      expectProblem(await bot.delete(`/v1/users/${ada.id}`), 409, 'user_change_refused');
+      const colleague = await join('cal@acme.test');
+      expectProblem(await bot.post(`/v1/users/${colleague.id}/password-reset`, {}), 403, 'session_required');
+      expectProblem(await bot.request('DELETE', `/v1/users/${colleague.id}/second-factor`), 403, 'session_required');
+      // Demoting and disabling another admin in one call is judged after the demotion.
+      const both = await admin.client.patch<ManagedUser>(
+        `/v1/users/${ada.id}`,
+        { role: 'viewer', disabled: true },
+        write,
+      );
+      assert.equal(both.status, 200, JSON.stringify(both.body));
+      assert.deepEqual([both.body.role, both.body.status], ['viewer', 'disabled']);
+    });
+
+    test('someone who never set a password stays invited, and gets a new invitation rather than a reset', async () => {
+      const { user } = await invite('nell@acme.test');
+      await admin.client.patch(`/v1/users/${user.id}`, { disabled: true }, write);
+      const enabled = await admin.client.patch<ManagedUser>(`/v1/users/${user.id}`, { disabled: false }, write);
+      assert.equal(enabled.body.status, 'invited', 'no password yet, whatever happened to the link');
+      const issued = await admin.client.post<OneTimeCode>(`/v1/users/${user.id}/password-reset`, {}, write);
+      assert.equal(issued.body.purpose, 'invitation');
+    });
+
     test('deleting keeps the name on what the person did and frees the email', async () => {
       const del = await join('del@acme.test');
       const session = await sessionOf('del@acme.test');

@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
 import { routePlugin } from '../http/route-plugin.js';
+import { findTenantUser } from './user-store.js';
 import { problemResponse } from '../http/schemas.js';
 import { principalOf, tenantOf } from './auth.js';
 import type { FailureLimiter } from './failure-limiter.js';
@@ -217,14 +218,20 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
         tags,
         summary: "Remove a user's second factor",
         description:
-          'For a user of the tenant who lost their authenticator: removes their second factor and recovery codes, so they sign in with the password alone and can set up a new one. Removing one that is not there changes nothing. Audited as `second_factor.disabled` with `reset_by_admin`.',
+          "For a user of the tenant who lost their authenticator: removes their second factor and recovery codes, so they sign in with the password alone and can set up a new one. Removing one that is not there changes nothing. Audited as `second_factor.disabled` with `reset_by_admin`. A signed-in admin only: an API token gets 403 `session_required` (a leaked token must not open a way into a person's account).",
         params: UserParams,
         response: { 204: { description: 'The user has no second factor now', type: 'null' } },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await resetSecondFactor(db, tenantOf(request).id, request.params.user_id, {
+      const tenantId = tenantOf(request).id;
+      // Another tenant's user is not found, whoever asks; then only a person may go on.
+      if (!(await findTenantUser(db, tenantId, request.params.user_id)))
+        throw new AppError('not_found', `no user ${JSON.stringify(request.params.user_id)}`);
+      if (principal.kind !== 'user')
+        throw new AppError('session_required', "only a signed-in admin may remove a person's second factor");
+      await resetSecondFactor(db, tenantId, request.params.user_id, {
         actor: actorOf(principal),
         ip: request.ip,
       });

@@ -70,7 +70,7 @@ export async function startEnrolment(context: SelfContext): Promise<{ secret: st
     );
   }
   const secret = newTotpSecret();
-  await savePendingSecondFactor(db, {
+  const saved = await savePendingSecondFactor(db, {
     user_id: userId,
     tenant_id: tenantId,
     secret_encrypted: encryptSecret(await secretKey(db), secret),
@@ -78,6 +78,7 @@ export async function startEnrolment(context: SelfContext): Promise<{ secret: st
     confirmed_at: null,
     last_used_step: null,
   });
+  if (!saved) throw new AppError('second_factor_already_enabled', 'a second factor was turned on meanwhile');
   return { secret: base32Of(secret), otpauth_uri: otpauthUri(secret, context.email) };
 }
 

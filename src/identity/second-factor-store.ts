@@ -21,20 +21,28 @@ export function findSecondFactor(
     .executeTakeFirst();
 }
 
-/** Starts (or restarts) an enrolment: the pending secret replaces any earlier pending one. */
-export async function savePendingSecondFactor(db: Kysely<Tables>, row: SecondFactorRow): Promise<void> {
-  await db
+/**
+ * Starts (or restarts) an enrolment: the pending secret replaces any earlier pending one, never a
+ * confirmed one (a confirmation racing this call wins). False when a confirmed one is in place.
+ */
+export async function savePendingSecondFactor(db: Kysely<Tables>, row: SecondFactorRow): Promise<boolean> {
+  const saved = await db
     .insertInto('second_factors')
     .values(row)
     .onConflict((oc) =>
-      oc.column('user_id').doUpdateSet({
-        secret_encrypted: row.secret_encrypted,
-        created_at: row.created_at,
-        confirmed_at: null,
-        last_used_step: null,
-      }),
+      oc
+        .column('user_id')
+        .doUpdateSet({
+          secret_encrypted: row.secret_encrypted,
+          created_at: row.created_at,
+          confirmed_at: null,
+          last_used_step: null,
+        })
+        .where('second_factors.confirmed_at', 'is', null),
     )
-    .execute();
+    .returning('user_id')
+    .executeTakeFirst();
+  return saved !== undefined;
 }
 
 /** Confirms a pending enrolment; false when there was none (or it was confirmed meanwhile). */

@@ -54,7 +54,10 @@ export interface LoginResult {
 export async function login(db: Kysely<Tables>, input: LoginInput): Promise<LoginResult> {
   const email = input.email.trim().toLowerCase();
   const user = await findUserByEmail(db, email);
-  const valid = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
+  // Accounts without a password (invited, not yet accepted) are checked against the decoy too,
+  // so that their answer takes as long as any other and does not reveal them.
+  const usable = user?.password_hash.startsWith('scrypt$') ? user.password_hash : undefined;
+  const valid = (await verifyPassword(input.password, usable ?? (await decoyHash()))) && usable !== undefined;
   if (!user || !valid || !isActiveUser(user)) {
     await recordAudit(db, {
       tenantId: user?.tenant_id ?? null,

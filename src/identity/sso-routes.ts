@@ -138,7 +138,7 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
         tags: ['Authentication'],
         summary: 'Start single sign-on',
         description:
-          "Sends the browser to the tenant's identity provider (authorization code flow with PKCE), remembering for ten minutes, in an encrypted httpOnly cookie, what the callback needs. An unknown tenant and one without single sign-on both redirect to the login page with `sso_error=sso_unavailable`.",
+          "Sends the browser to the tenant's identity provider (authorization code flow with PKCE), remembering for ten minutes, in an encrypted httpOnly cookie, what the callback needs. An unknown tenant and one without single sign-on both redirect to the login page with `sso_error=sso_unavailable`; a sign-in another site starts (`Sec-Fetch-Site: cross-site`) with `sso_error=cross_site`.",
         params: Type.Object({
           tenant_code_name: Type.String({ maxLength: 63, description: "The organisation's code name" }),
         }),
@@ -161,6 +161,10 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
       const { return_to: returnTo } = request.query;
       let started: Awaited<ReturnType<typeof beginSignIn>>;
       try {
+        // Another site may not start a sign-in: it could sign the browser into an account of its
+        // choosing (login CSRF). Browsers say where a navigation came from.
+        if (request.headers['sec-fetch-site'] === 'cross-site')
+          throw new SsoRefusal('cross_site', { tenantCode: codeName });
         started = await beginSignIn({ db, providers, publicUrl: address.publicUrl }, { codeName, returnTo });
       } catch (error) {
         if (error instanceof SsoRefusal) return refuse(request, reply, error);

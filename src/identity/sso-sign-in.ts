@@ -17,10 +17,10 @@ import { findTenantByCodeName, findTenantById, type TenantRow } from './tenant-s
 import { allowedEmail, claimedRole } from './sso-claims.js';
 import type { ProviderCache } from './sso-provider.js';
 import { ssoSealer } from './sso-seal.js';
-import { openSsoConfig, SSO_CALLBACK_PATH, type SsoConfig } from './sso-service.js';
+import { openSsoConfig, SSO_CALLBACK_PATH, type SsoConfig, type TenantRole } from './sso-service.js';
 import { findAnyUserByEmail, findSsoConfig, insertTenantUser, updateTenantUserRole } from './sso-store.js';
 import { revokePersonTokens } from './token-service.js';
-import type { UserRow } from './user-store.js';
+import { countActiveAdmins, type UserRow } from './user-store.js';
 
 export const SSO_FLOW_COOKIE = 'sightline_sso';
 /** The flow cookie goes only to the single sign-on routes. */
@@ -37,7 +37,8 @@ export type SsoFailure =
   | 'domain_not_allowed'
   | 'no_role'
   | 'account_unavailable'
-  | 'too_many_attempts';
+  | 'too_many_attempts'
+  | 'cross_site';
 
 /**
  * A refused sign-in: `reason` goes to the login page as its `sso_error`, `audit` (more precise)
@@ -230,6 +231,50 @@ async function exchangeCode(
   return { ...info, ...claims };
 }
 
+const rank: Record<string, number> = { viewer: 0, analyst: 1, admin: 2 };
+
+/**
+ * A member's role after signing in through the provider: the mapped role when a claim value maps
+ * to one; with none, never above the default role (someone removed from the provider's admin
+ * group stops being admin). Lowering it revokes the tokens the new role could not hold, as an
+ * admin's change does, and the tenant's last active admin is never demoted this way (kept and
+ * audited as refused).
+ */
+async function followProviderRole(
+  db: Kysely<Tables>,
+  tenant: TenantRow,
+  existing: UserRow,
+  role: { role: TenantRole; mapped: boolean },
+): Promise<UserRow> {
+  const next = role.mapped || (rank[existing.role] ?? 0) > rank[role.role]! ? role.role : existing.role;
+  if (next === existing.role) return existing;
+  const actor = { type: 'system', id: null, label: 'single sign-on' } as const;
+  return db.transaction().execute(async (trx) => {
+    const audit = (outcome: 'success' | 'failure', details: Record<string, unknown>) =>
+      recordAudit(trx, {
+        tenantId: tenant.id,
+        action: 'user.role_changed',
+        outcome,
+        actor,
+        target: { type: 'user', id: existing.id },
+        details: { email: existing.email, from: existing.role, to: next, method: 'sso', ...details },
+      });
+    if (existing.role === 'admin' && (await countActiveAdmins(trx, tenant.id)) <= 1) {
+      await audit('failure', { reason: 'last_admin' });
+      return existing;
+    }
+    await updateTenantUserRole(trx, tenant.id, existing.id, next);
+    const revoked = await revokePersonTokens(trx, tenant.id, existing.id, {
+      actor,
+      ip: null,
+      keep: rolePermissions[next],
+      reason: `revoked because its creator ${existing.email} became ${next} at the identity provider, a role without some of its permissions`,
+    });
+    await audit('success', { tokens_revoked: revoked });
+    return { ...existing, role: next };
+  });
+}
+
 /**
  * The tenant member with this email, provisioned on first sign-in; their role follows the
  * provider's when a claim value maps to one. An email of another tenant or of an operator, and
@@ -248,28 +293,7 @@ async function signedInUser(
   if (existing && !isActiveUser(existing))
     throw new SsoRefusal('account_unavailable', { audit: 'disabled', tenant, email });
   if (!role) throw new SsoRefusal('no_role', { tenant, email });
-  if (existing) {
-    if (!role.mapped || existing.role === role.role) return existing;
-    await db.transaction().execute(async (trx) => {
-      const actor = { type: 'system', id: null, label: 'single sign-on' } as const;
-      await updateTenantUserRole(trx, tenant.id, existing.id, role.role);
-      // As when an admin changes the role: tokens the new role could not hold stop now.
-      const revoked = await revokePersonTokens(trx, tenant.id, existing.id, {
-        actor,
-        ip: null,
-        keep: rolePermissions[role.role],
-        reason: `revoked because its creator ${email} became ${role.role} at the identity provider, a role without some of its permissions`,
-      });
-      await recordAudit(trx, {
-        tenantId: tenant.id,
-        action: 'user.role_changed',
-        actor,
-        target: { type: 'user', id: existing.id },
-        details: { email, from: existing.role, to: role.role, method: 'sso', tokens_revoked: revoked },
-      });
-    });
-    return { ...existing, role: role.role };
-  }
+  if (existing) return followProviderRole(db, tenant, existing, role);
   const user: UserRow = {
     id: newId('usr'),
     tenant_id: tenant.id,

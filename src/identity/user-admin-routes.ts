@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
+import { AppError } from '../core/errors.js';
 import { Timestamp } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
 import { principalOf, tenantOf } from './auth.js';
@@ -139,7 +140,10 @@ const UpdateBody = Type.Object(
   { additionalProperties: false, minProperties: 1, examples: [{ role: 'viewer' }, { disabled: true }] },
 );
 
-const changeOf = (request: FastifyRequest): Change => ({ actor: actorOf(principalOf(request)), ip: request.ip });
+const changeOf = (request: FastifyRequest): Change => {
+  const principal = principalOf(request);
+  return { actor: actorOf(principal), ip: request.ip, personId: principal.userId };
+};
 const tags = ['Users'];
 
 export const userAdminRoutes = routePlugin(function userAdminRoutes(
@@ -244,13 +248,18 @@ export const userAdminRoutes = routePlugin(function userAdminRoutes(
         tags,
         summary: 'Issue a password reset code',
         description:
-          'A one-time code (24 hours) with which the person sets a new password at `path`; it replaces any earlier code. Setting the password ends all their sessions. Hand the code over a channel you trust.',
+          "A one-time code (24 hours) with which the person sets a new password at `path`; it replaces any earlier code (someone who never set a password gets a new invitation instead). Setting the password ends all their sessions. Hand the code over a channel you trust. A signed-in admin only: an API token gets 403 `session_required` (a leaked token must not open a way into a person's account).",
         params: UserParams,
         response: { 201: { ...OneTimeCodeSchema, description: 'The code, shown this once' } },
       },
     },
     async (request, reply) => {
-      const code = await issuePasswordReset(db, tenantOf(request).id, request.params.user_id, changeOf(request));
+      const tenantId = tenantOf(request).id;
+      // Another tenant's user is not found, whoever asks; then only a person may go on.
+      await requireUser(db, tenantId, request.params.user_id);
+      if (principalOf(request).kind !== 'user')
+        throw new AppError('session_required', 'only a signed-in admin may issue a password reset code');
+      const code = await issuePasswordReset(db, tenantId, request.params.user_id, changeOf(request));
       reply.header('Cache-Control', 'no-store');
       return reply.code(201).send(code);
     },

@@ -14,22 +14,19 @@ import type { AuditActor } from './principal.js';
 import { deleteSecondFactor } from './second-factor-store.js';
 import { deleteUserSessions } from './session-store.js';
 import { revokePersonTokens } from './token-service.js';
-import { checkPassword, createUser, presentUser, type User } from './user-service.js';
+import { checkPassword, createUser, NO_PASSWORD, presentUser, type User } from './user-service.js';
 import {
   countActiveAdmins,
   deleteUserCodes,
   findTenantUser,
   findUserCode,
   insertUserCode,
-  pendingInvitations,
   updateUserRow,
   type UserRow,
 } from './user-store.js';
 
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 export const RESET_LIFETIME_MS = 24 * 3_600_000;
-/** A password hash no password matches: the person sets theirs with a one-time code. */
-const NO_PASSWORD = '!none';
 
 export type UserStatus = 'active' | 'invited' | 'disabled';
 
@@ -41,10 +38,11 @@ export interface ManagedUser extends User {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function presentManagedUser(row: UserRow, invited: boolean): ManagedUser {
+/** `invited`: the person has not set a password yet (whether or not their link is still live). */
+export function presentManagedUser(row: UserRow): ManagedUser {
   return {
     ...presentUser(row),
-    status: row.disabled_at !== null ? 'disabled' : invited ? 'invited' : 'active',
+    status: row.disabled_at !== null ? 'disabled' : row.password_hash === NO_PASSWORD ? 'invited' : 'active',
     disabled_at: iso(row.disabled_at),
     last_login_at: iso(row.last_login_at),
   };
@@ -62,6 +60,8 @@ export interface OneTimeCode {
 export interface Change {
   actor: AuditActor;
   ip: string | null;
+  /** The person behind the call (a token's creator too): they may not lock themselves out. */
+  personId?: string | null;
 }
 
 async function issueCode(
@@ -105,16 +105,14 @@ export async function inviteUser(
     email: input.email,
     ...(input.name !== undefined ? { name: input.name } : {}),
     role: input.role,
-    ...(input.password !== undefined ? { password: input.password } : {}),
+    ...(input.password !== undefined ? { password: input.password } : { noPassword: true }),
     actor: change.actor,
   });
   const row = await requireUser(db, tenantId, created.user.id);
-  if (input.password !== undefined) return { user: presentManagedUser(row, false), invitation: null };
-  const invitation = await db.transaction().execute(async (trx) => {
-    await updateUserRow(trx, tenantId, row.id, { password_hash: NO_PASSWORD });
-    return issueCode(trx, row, 'invitation', change.actor);
-  });
-  return { user: presentManagedUser(row, true), invitation };
+  if (input.password !== undefined) return { user: presentManagedUser(row), invitation: null };
+  // Should this fail, the person stays invited and an admin issues a new link.
+  const invitation = await db.transaction().execute((trx) => issueCode(trx, row, 'invitation', change.actor));
+  return { user: presentManagedUser(row), invitation };
 }
 
 export async function requireUser(db: Kysely<Tables>, tenantId: number, id: string): Promise<UserRow> {
@@ -124,14 +122,12 @@ export async function requireUser(db: Kysely<Tables>, tenantId: number, id: stri
 }
 
 export async function getManagedUser(db: Kysely<Tables>, tenantId: number, id: string): Promise<ManagedUser> {
-  const row = await requireUser(db, tenantId, id);
-  const invited = await pendingInvitations(db, [row.id], Date.now());
-  return presentManagedUser(row, invited.has(row.id));
+  return presentManagedUser(await requireUser(db, tenantId, id));
 }
 
 /** Refuses a change that would leave the tenant without an active admin, or lock out the caller. */
 async function guardAdmins(trx: Kysely<Tables>, row: UserRow, change: Change, losing: string): Promise<void> {
-  if (change.actor.type === 'user' && change.actor.id === row.id)
+  if (change.personId === row.id)
     throw new AppError('user_change_refused', `you cannot ${losing} yourself; ask another admin`);
   if (row.role !== 'admin' || row.disabled_at !== null || row.tenant_id === null) return;
   if ((await countActiveAdmins(trx, row.tenant_id)) <= 1)
@@ -168,7 +164,7 @@ export async function updateUser(
   const name = update.name?.trim();
   if (name === '') throw new AppError('invalid_request', 'name must not be blank', { extensions: { field: 'name' } });
   await db.transaction().execute(async (trx) => {
-    const row = await requireUser(trx, tenantId, id);
+    let row = await requireUser(trx, tenantId, id);
     const audit = (action: AuditAction, details: Record<string, unknown>) =>
       recordAudit(trx, { tenantId, action, actor: change.actor, ip: change.ip, target: { type: 'user', id }, details });
     if (update.role !== undefined && update.role !== row.role) {
@@ -180,6 +176,7 @@ export async function updateUser(
         reason: `revoked because its creator ${row.email} became ${update.role}, a role without some of its permissions`,
       });
       await audit('user.role_changed', { email: row.email, from: row.role, to: update.role, tokens_revoked: revoked });
+      row = { ...row, role: update.role };
     }
     if (name !== undefined && name !== row.name) {
       await updateUserRow(trx, tenantId, id, { name });
@@ -237,7 +234,13 @@ export async function issuePasswordReset(
     const row = await requireUser(trx, tenantId, id);
     if (row.disabled_at !== null)
       throw new AppError('user_change_refused', `${row.email} is disabled; enable them before resetting the password`);
-    const code = await issueCode(trx, row, 'password_reset', change.actor);
+    // Someone who never set a password gets a new invitation instead.
+    const code = await issueCode(
+      trx,
+      row,
+      row.password_hash === NO_PASSWORD ? 'invitation' : 'password_reset',
+      change.actor,
+    );
     await recordAudit(trx, {
       tenantId,
       action: 'user.password_reset_issued',

@@ -15,7 +15,7 @@ import { listMembers, presentMember } from './user-service.js';
 import { AppError } from '../core/errors.js';
 import { ManagedUserSchema } from './user-admin-routes.js';
 import { presentManagedUser } from './user-admin-service.js';
-import { pageManagedUsers, pendingInvitations } from './user-store.js';
+import { pageManagedUsers } from './user-store.js';
 import { principalOf } from './auth.js';
 
 const memberExample = { id: 'usr_Yx2c9WmQ1pLs7dKe4TzA', email: 'ana@acme.example', name: 'Ana Lima', role: 'analyst' };
@@ -111,14 +111,9 @@ export const userRoutes = routePlugin(function userRoutes(app: FastifyInstance, 
         ...(afterEmail !== undefined ? { afterEmail } : {}),
       });
       const page = rows.slice(0, limit);
-      const invited = await pendingInvitations(
-        db,
-        page.map((row) => row.id),
-        Date.now(),
-      );
       const last = page.at(-1);
       return {
-        users: page.map((row) => ({ ...presentManagedUser(row, invited.has(row.id)), ...presentMember(row) })),
+        users: page.map((row) => ({ ...presentManagedUser(row), ...presentMember(row) })),
         next_cursor: rows.length > limit && last ? encodeCursor({ e: last.email }) : null,
       };
     },

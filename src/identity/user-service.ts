@@ -12,6 +12,9 @@ import type { AuditActor } from './principal.js';
 import { newId } from '../core/ids.js';
 import { countUsers, insertUser, pageTenantUsers, type UserRow } from './user-store.js';
 
+/** The password hash of an account without a password: no password matches it. */
+export const NO_PASSWORD = '!none';
+
 export interface User {
   id: string;
   email: string;
@@ -60,6 +63,8 @@ export interface CreateUserInput {
   role: Role;
   /** Undefined: generate one (returned once). */
   password?: string;
+  /** No password at all: the person sets theirs with an invitation code. */
+  noPassword?: boolean;
   actor: AuditActor;
 }
 
@@ -81,7 +86,7 @@ export async function createUser(
     );
   }
   const password = input.password ?? generatePassword();
-  const generatedPassword = input.password === undefined ? password : undefined;
+  const generatedPassword = input.password === undefined && !input.noPassword ? password : undefined;
   // A generated password is random (143 bits); a chosen one must pass the strength check.
   if (generatedPassword === undefined) checkPassword(password, [email, input.name ?? '']);
   // A blank name is no name: the email stands in.
@@ -92,7 +97,7 @@ export async function createUser(
     email,
     name: name === '' ? email : name,
     role: input.role,
-    password_hash: await hashPassword(password),
+    password_hash: input.noPassword ? NO_PASSWORD : await hashPassword(password),
     created_at: Date.now(),
     disabled_at: null,
     deleted_at: null,

@@ -138,20 +138,3 @@ export async function findUserCode(
     .executeTakeFirst();
   return user ? { code, user } : undefined;
 }
-
-/** Which of these people have not yet accepted a live invitation. */
-export async function pendingInvitations(
-  db: Kysely<Tables>,
-  userIds: readonly string[],
-  now: number,
-): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('user_codes')
-    .select('user_id')
-    .where('user_id', 'in', userIds)
-    .where('purpose', '=', 'invitation')
-    .where('expires_at', '>', now)
-    .execute();
-  return new Set(rows.map((row) => row.user_id));
-}

@@ -20,6 +20,7 @@ const reasons: Record<string, string> = {
     'Your account at the identity provider is not in a group that gives access to Sightline. Ask your administrator.',
   account_unavailable: 'This account cannot sign in to this organisation. Ask your administrator.',
   too_many_attempts: 'Too many failed sign-ins from your network. Wait a few minutes, then try again.',
+  cross_site: 'Another site tried to sign you in. Start single sign-on from this page instead.',
 };
 
 /** The page to come back to: where the person was, unless that is the sign-in page itself. */
