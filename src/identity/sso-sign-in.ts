@@ -6,7 +6,7 @@
 // reason the login page shows as text.
 import type { Kysely } from 'kysely';
 import * as oidc from 'openid-client';
-import type { Tables } from '../storage/schema.js';
+import type { Role, Tables } from '../storage/schema.js';
 import { newId } from '../core/ids.js';
 import { sameSecret } from '../core/secrets.js';
 import { recordAudit } from './audit-service.js';
@@ -231,7 +231,7 @@ async function exchangeCode(
   return { ...info, ...claims };
 }
 
-const rank: Record<string, number> = { viewer: 0, analyst: 1, admin: 2 };
+const rank: Record<Role, number> = { viewer: 0, analyst: 1, admin: 2, operator: 3 };
 
 /**
  * A member's role after signing in through the provider: the mapped role when a claim value maps
@@ -246,7 +246,7 @@ async function followProviderRole(
   existing: UserRow,
   role: { role: TenantRole; mapped: boolean },
 ): Promise<UserRow> {
-  const next = role.mapped || (rank[existing.role] ?? 0) > rank[role.role]! ? role.role : existing.role;
+  const next = role.mapped || rank[existing.role] > rank[role.role] ? role.role : existing.role;
   if (next === existing.role) return existing;
   const actor = { type: 'system', id: null, label: 'single sign-on' } as const;
   return db.transaction().execute(async (trx) => {
