@@ -176,6 +176,21 @@ for (const target of databaseTargets) {
       assert.equal(refused.session, undefined);
     });
 
+    test('with a default role, someone no longer in a mapped group falls to it, never stays above it', async () => {
+      assert.equal((await put(admin, settings({ default_role: 'viewer' }))).status, 200);
+      try {
+        const email = `${login('vera')}@acme.example`;
+        const id = account('vera', { email, email_verified: true, groups: ['soc-analysts'] });
+        assert.equal((await me((await sso(id)).session)).body.role, 'analyst');
+        provider.accounts.set(id, { email, email_verified: true, groups: ['marketing'] });
+        assert.equal((await me((await sso(id)).session)).body.role, 'viewer', 'removed from the mapped group');
+        const newcomer = account('nico', { email: `${login('nico')}@acme.example`, email_verified: true, groups: [] });
+        assert.equal((await me((await sso(newcomer)).session)).body.role, 'viewer');
+      } finally {
+        assert.equal((await put(admin, settings())).status, 200);
+      }
+    });
+
     test('an unverified email and a domain not allowed are refused with the reason, and audited', async () => {
       const unverified = account('una', {
         email: `${login('una')}@acme.example`,
