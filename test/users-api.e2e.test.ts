@@ -196,6 +196,24 @@ for (const target of databaseTargets) {
       assert.deepEqual([both.body.role, both.body.status], ['viewer', 'disabled']);
     });
 
+    test("a disabled person's token never authenticates, even one the revocation missed", async () => {
+      const kim = await join('kim@acme.test');
+      const session = await sessionOf('kim@acme.test');
+      const minted = await session.client.post<CreatedToken>(
+        '/v1/tokens',
+        { name: 'late token', permissions: ['cases:read'] },
+        { 'x-csrf-token': session.csrf },
+      );
+      const late = apiClient(suite.server, bearer(minted.body.value));
+      assert.equal((await late.get('/v1/me')).status, 200);
+      // As if the token were minted in the instant the person was being disabled: the row says
+      // disabled, the token was never revoked.
+      const { db } = suite.server.sightline.database;
+      await db.updateTable('users').set({ disabled_at: Date.now() }).where('id', '=', kim.id).execute();
+      expectProblem(await late.get('/v1/me'), 401, 'token_revoked');
+      await db.updateTable('users').set({ disabled_at: null }).where('id', '=', kim.id).execute();
+    });
+
     test('someone who never set a password stays invited, and gets a new invitation rather than a reset', async () => {
       const { user } = await invite('nell@acme.test');
       await admin.client.patch(`/v1/users/${user.id}`, { disabled: true }, write);

@@ -344,10 +344,11 @@ export type TokenCheck =
 export async function checkToken(db: Kysely<Tables>, value: string, ip: string, now = Date.now()): Promise<TokenCheck> {
   if (!isWellFormedToken(value)) return { ok: false, code: 'invalid_credentials' };
   const hash = sha256(value);
-  const row = await findTokenByHash(db, hash);
-  if (!row || !sameSecret(row.token_hash, hash)) return { ok: false, code: 'invalid_credentials' };
+  const found = await findTokenByHash(db, hash);
+  if (!found || !sameSecret(found.token_hash, hash)) return { ok: false, code: 'invalid_credentials' };
+  const { creatorActive, ...row } = found;
   const status = tokenStatus(row, now);
-  if (status === 'deleted') return { ok: false, code: 'token_revoked', token: row };
+  if (status === 'deleted' || !creatorActive) return { ok: false, code: 'token_revoked', token: row };
   if (status === 'expired') return { ok: false, code: 'token_expired', token: row };
   if (row.last_used_at === null || row.last_used_ip !== ip || now - row.last_used_at >= LAST_USE_RESOLUTION_MS) {
     await recordTokenUse(db, row.tenant_id, row.id, now, ip);

@@ -10,8 +10,25 @@ export function insertToken(db: Kysely<Tables>, token: TokenRow): Promise<unknow
   return db.insertInto('api_tokens').values(token).execute();
 }
 
-export function findTokenByHash(db: Kysely<Tables>, tokenHash: string): Promise<TokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+/**
+ * The token with this hash, and whether the person who made it may still act (null for tokens
+ * the CLI made): a disabled or deleted creator's tokens never authenticate, even one minted in the
+ * instant the creator was being disabled.
+ */
+export async function findTokenByHash(
+  db: Kysely<Tables>,
+  tokenHash: string,
+): Promise<(TokenRow & { creatorActive: boolean }) | undefined> {
+  const row = await db
+    .selectFrom('api_tokens as t')
+    .leftJoin('users as u', 'u.id', 't.created_by_user_id')
+    .selectAll('t')
+    .select(['u.disabled_at as creator_disabled_at', 'u.deleted_at as creator_deleted_at'])
+    .where('t.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { creator_disabled_at, creator_deleted_at, ...token } = row;
+  return { ...token, creatorActive: creator_disabled_at === null && creator_deleted_at === null };
 }
 
 export function findToken(db: Kysely<Tables>, tenantId: number, id: string): Promise<TokenRow | undefined> {
