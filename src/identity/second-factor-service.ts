@@ -180,6 +180,9 @@ export async function resetSecondFactor(
   // Operators (no tenant) are reset from the command line only.
   const user = tenantId === null ? undefined : await findTenantUser(db, tenantId, userId);
   if (tenantId !== null && !user) throw new AppError('not_found', `no user ${userId} in this tenant`);
+  // Then only a person may go on: a leaked token must not open a way into someone's account.
+  if (by.actor.type === 'token')
+    throw new AppError('session_required', "only a signed-in admin may remove a person's second factor");
   await db.transaction().execute(async (trx) => {
     const removed = await deleteSecondFactor(trx, tenantId, userId);
     if (!removed) return;

@@ -232,6 +232,10 @@ export async function issuePasswordReset(
 ): Promise<OneTimeCode> {
   return db.transaction().execute(async (trx) => {
     const row = await requireUser(trx, tenantId, id);
+    // Another tenant's user is not found, whoever asks; then only a person may go on: a leaked
+    // token must not open a way into someone's account.
+    if (change.actor.type === 'token')
+      throw new AppError('session_required', 'only a signed-in admin may issue a password reset code');
     if (row.disabled_at !== null)
       throw new AppError('user_change_refused', `${row.email} is disabled; enable them before resetting the password`);
     // Someone who never set a password gets a new invitation instead.

@@ -3,15 +3,16 @@
 // delete with confirmation; how to use the API and its reference; observation-write approval.
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, errorMessage } from '../../api/client';
+import { api } from '../../api/client';
 import type { Page } from '../../api/types';
 import { useSession } from '../../app/session';
 import { DebouncedInput } from '../../components/DebouncedInput';
-import { Dialog, DialogActions } from '../../components/Dialog';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { Dialog } from '../../components/Dialog';
 import { Pager, useCursorPager } from '../../components/paging';
 import { useRowNavigation } from '../../components/row-navigation';
 import { QueryView } from '../../components/QueryView';
-import { Button, Field, Notice, PageHeader, Panel, Time } from '../../components/ui';
+import { Button, Field, PageHeader, Panel, Time } from '../../components/ui';
 import { formatDateTime, humanize } from '../../lib/format';
 import { useUrlFilters } from '../../lib/url-state';
 import { ApiUsagePanel } from './ApiUsagePanel';
@@ -34,19 +35,13 @@ function DeleteTokenDialog({ token, onClose }: { token: ApiToken; onClose: () =>
     },
   });
   return (
-    <Dialog
+    <ConfirmDialog
       title="Delete token"
+      action="Delete token"
+      pendingAction="Deleting…"
+      run={{ isPending: remove.isPending, error: remove.error, start: () => remove.mutate() }}
       onClose={onClose}
-      footer={
-        <DialogActions
-          onCancel={onClose}
-          label={remove.isPending ? 'Deleting…' : 'Delete token'}
-          variant="danger"
-          disabled={remove.isPending}
-          autoFocus
-          onConfirm={() => remove.mutate()}
-        />
-      }
+      autoFocus
     >
       <p>
         Delete the token <strong>{token.name}</strong> (<code>{token.hint}</code>)?
@@ -55,8 +50,7 @@ function DeleteTokenDialog({ token, onClose }: { token: ApiToken; onClose: () =>
         Anything using it stops working at once: its calls are answered 401. It stays in the list as deleted. This
         cannot be undone.
       </p>
-      {remove.error && <Notice tone="danger">{errorMessage(remove.error)}</Notice>}
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -6,11 +6,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { permissionDescriptions, allPermissions } from '../../../../src/identity/permissions.js';
 import { api, errorMessage } from '../../api/client';
 import { useSession } from '../../app/session';
-import { CopyButton } from '../../components/CopyButton';
 import { Dialog, DialogActions } from '../../components/Dialog';
 import { Button, Field, Notice } from '../../components/ui';
 import { formatDateTime } from '../../lib/format';
 import { allowedExpiryChoices, dateInputValue, expiryFor, PermissionChips, type ExpiryChoice } from './token-display';
+import { SecretShownOnce } from './SecretShownOnce';
 import type { CreatedToken } from './types';
 import type { Permission } from '../../api/types';
 
@@ -87,27 +87,7 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
           )
         }
       >
-        <Notice tone="warning">
-          <strong>Copy the token now.</strong> It cannot be shown again: Sightline keeps only a hash of it. If it is
-          lost, delete it and create a new one.
-        </Notice>
-        <div className="field">
-          <span className="field-label" id="token-value-label">
-            Token value
-          </span>
-          <div className="secret-row">
-            <input
-              type="text"
-              readOnly
-              value={value}
-              aria-labelledby="token-value-label"
-              onFocus={(event) => event.target.select()}
-              spellCheck={false}
-              autoComplete="off"
-            />
-            <CopyButton value={value} small={false} />
-          </div>
-        </div>
+        <SecretShownOnce what="token" label="Token value" value={value} />
         <dl className="facts">
           <dt>Name</dt>
           <dd>{token.name}</dd>

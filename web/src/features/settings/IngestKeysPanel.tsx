@@ -7,9 +7,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api/client';
 import type { Page } from '../../api/types';
 import { useSession } from '../../app/session';
-import { CopyButton } from '../../components/CopyButton';
 import { Dialog, DialogActions } from '../../components/Dialog';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { QueryView } from '../../components/QueryView';
+import { SecretShownOnce } from './SecretShownOnce';
 import { Button, Field, Notice, Switch, Time } from '../../components/ui';
 
 export interface IngestKey {
@@ -62,27 +63,7 @@ function CreateKeyDialog({ onClose }: { onClose: () => void }) {
           </Button>
         }
       >
-        <Notice tone="warning">
-          <strong>Copy the key now.</strong> It cannot be shown again: Sightline keeps only a hash of it. If it is lost,
-          delete it and create a new one.
-        </Notice>
-        <div className="field">
-          <span className="field-label" id="ingest-key-value-label">
-            Ingest key
-          </span>
-          <div className="secret-row">
-            <input
-              type="text"
-              readOnly
-              value={value}
-              aria-labelledby="ingest-key-value-label"
-              onFocus={(event) => event.target.select()}
-              spellCheck={false}
-              autoComplete="off"
-            />
-            <CopyButton value={value} small={false} />
-          </div>
-        </div>
+        <SecretShownOnce what="key" label="Ingest key" value={value} />
         <p className="muted">
           Forwarders send it as <code>Authorization: Bearer {key.prefix}</code>, or as the password of HTTP Basic (any
           user name). The configurations below read it from the environment variable <code>SIGHTLINE_INGEST_KEY</code>.
@@ -127,19 +108,13 @@ function DeleteKeyDialog({ ingestKey, onClose }: { ingestKey: IngestKey; onClose
     },
   });
   return (
-    <Dialog
+    <ConfirmDialog
       title="Delete ingest key"
+      action="Delete key"
+      pendingAction="Deleting…"
+      run={{ isPending: remove.isPending, error: remove.error, start: () => remove.mutate() }}
       onClose={onClose}
-      footer={
-        <DialogActions
-          onCancel={onClose}
-          label={remove.isPending ? 'Deleting…' : 'Delete key'}
-          variant="danger"
-          disabled={remove.isPending}
-          autoFocus
-          onConfirm={() => remove.mutate()}
-        />
-      }
+      autoFocus
     >
       <p>
         Delete the ingest key <strong>{ingestKey.name}</strong> (<code>{ingestKey.prefix}</code>)?
@@ -148,8 +123,7 @@ function DeleteKeyDialog({ ingestKey, onClose }: { ingestKey: IngestKey; onClose
         While the collector requires a key, forwarders sending this one are refused (401) from their next request on.
         This cannot be undone.
       </p>
-      {remove.error && <Notice tone="danger">{errorMessage(remove.error)}</Notice>}
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -4,6 +4,7 @@ import { useState, type SubmitEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Dialog, DialogActions } from '../../components/Dialog';
 import { Button, Field, Notice } from '../../components/ui';
 import { formatDateTime } from '../../lib/format';
@@ -112,18 +113,11 @@ export function ConfirmAccessDialog({
     },
   });
   return (
-    <Dialog
+    <ConfirmDialog
       title={action === 'delete' ? 'Delete person' : 'Disable person'}
+      action={action === 'delete' ? 'Delete' : 'Disable'}
+      run={{ isPending: change.isPending, error: change.error, start: () => change.mutate() }}
       onClose={onClose}
-      footer={
-        <DialogActions
-          onCancel={onClose}
-          label={action === 'delete' ? 'Delete' : 'Disable'}
-          variant="danger"
-          disabled={change.isPending}
-          onConfirm={() => change.mutate()}
-        />
-      }
     >
       <p>
         {action === 'delete' ? 'Delete' : 'Disable'} <strong>{user.name}</strong> ({user.email})?
@@ -134,8 +128,7 @@ export function ConfirmAccessDialog({
           ? 'They can never sign in again; cases, comments and the audit log keep their name, and the email can be invited again. This cannot be undone.'
           : 'You can enable them again later; revoked tokens stay revoked.'}
       </p>
-      {change.error && <Notice tone="danger">{errorMessage(change.error)}</Notice>}
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
