@@ -11,17 +11,8 @@ import { Dialog, DialogActions } from '../../components/Dialog';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { QueryView } from '../../components/QueryView';
 import { SecretShownOnce } from './SecretShownOnce';
+import type { IngestKey } from './types';
 import { Button, Field, Notice, Switch, Time } from '../../components/ui';
-
-export interface IngestKey {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  created_by: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-}
 
 interface IngestKeyPolicy {
   require_ingest_key: boolean;

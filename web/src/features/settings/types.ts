@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { TokenSchema } from '../../../../src/identity/identity-schemas.js';
 import type { CollectorStatsSchema } from '../../../../src/collector/collector-stats-routes.js';
 import type { DiagnosticsSchema, TestRecordSchema } from '../../../../src/collector/collector-diagnostics-routes.js';
+import type { IngestKey } from '../../../../src/collector/ingest-key-service.js';
 import type { WriteRequestSchema } from '../../../../src/observations/observation-schemas.js';
 
 export type ApiToken = Static<typeof TokenSchema>;
@@ -16,3 +17,5 @@ export type CollectorStats = Static<typeof CollectorStatsSchema>;
 export type WriteRequest = Static<typeof WriteRequestSchema>;
 export type CollectorDiagnostics = Static<typeof DiagnosticsSchema>;
 export type TestRecordResult = Static<typeof TestRecordSchema>;
+/** An ingest key as the API lists it (never its value). */
+export type { IngestKey };
