@@ -23,6 +23,11 @@ export const permissionDescriptions = {
   'ingest_keys:write': 'Create and delete ingest keys; require them on the collector',
   'sso:read': "Read the tenant's single sign-on settings (never the client secret)",
   'sso:write': "Configure the tenant's single sign-on",
+  'devices:respond': 'Request and confirm response actions on devices (isolate, release)',
+  'webhooks:read': "List the tenant's webhook subscriptions and their delivery log",
+  'webhooks:write': 'Create, change, delete and redeliver webhook subscriptions',
+  'retention:read': "Read the tenant's telemetry retention, legal hold and storage use",
+  'retention:write': "Change the tenant's telemetry retention and legal hold",
 } as const;
 
 export type Permission = keyof typeof permissionDescriptions;
@@ -30,7 +35,7 @@ export type Permission = keyof typeof permissionDescriptions;
 export const allPermissions = Object.keys(permissionDescriptions) as Permission[];
 
 const viewer: Permission[] = ['cases:read', 'devices:read', 'observations:read', 'telemetry:read', 'summaries:read'];
-const analyst: Permission[] = [...viewer, 'cases:write', 'observations:write', 'summaries:write'];
+const analyst: Permission[] = [...viewer, 'cases:write', 'observations:write', 'summaries:write', 'devices:respond'];
 
 /** Each role's permissions. Admins manage the tenant's tokens and read its audit log. */
 export const rolePermissions: Record<Role, readonly Permission[]> = {
