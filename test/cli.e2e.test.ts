@@ -2,7 +2,9 @@
 // `telemetry search` showing exactly the records that got 201.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { databaseTargets, tempDir } from './helpers/databases.js';
 import { runCli } from './helpers/cli.js';
 import { startServer } from './helpers/server.js';
@@ -64,6 +66,41 @@ describe('sightline tenant', () => {
     assert.equal((await runCli(['tenant', 'create', 'initech'], { SIGHTLINE_DATA: data })).code, 0);
     const listed = await runCli(['tenant', 'list', '--data', data]);
     assert.match(listed.stdout, /^initech\tinitech\thttp:\/\/initech-collector\.localhost:8080$/m);
+  });
+
+  test('commands that read a deployment refuse a data directory without one, and create nothing there', async () => {
+    const nowhere = path.join(tempDir(), 'not-the-server-data');
+    for (const args of [
+      ['token', 'create', '--tenant', 'demo', '--name', 'x', '--permissions', 'cases:read'],
+      ['token', 'list', '--tenant', 'demo'],
+      ['tenant', 'list'],
+      ['telemetry', 'search', '--tenant', 'demo'],
+      ['user', 'list', '--tenant', 'demo'],
+    ]) {
+      const result = await runCli([...args, '--data', nowhere]);
+      assert.equal(result.code, 1, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /no Sightline database at .*not-the-server-data.*--data/, args.join(' '));
+      assert.equal(fs.existsSync(nowhere), false, `${args.join(' ')} created ${nowhere}`);
+    }
+  });
+});
+
+describe('sightline --help', () => {
+  test('serve shows each setting with its default as it would be typed', async () => {
+    const help = await runCli(['serve', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /--port <value>[^\n]*\(default: 8080\)/);
+    assert.match(help.stdout, /--max-body-bytes <value>[^\n]*\(default: 10MiB\)/);
+    assert.match(help.stdout, /--auth-failure-window <value>[^\n]*\(default: 15m\)/);
+    assert.match(help.stdout, /--data <value>[^\n]*\(default: \.\/data\)/);
+  });
+
+  test('tenant create describes --port as what it is there: part of the printed address', async () => {
+    const help = await runCli(['tenant', 'create', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    const flat = help.stdout.replace(/\s+/g, ' ');
+    assert.doesNotMatch(flat, /TCP port to listen on/);
+    assert.match(flat, /--port <value> The port the server listens on: printed collector URLs use it/);
   });
 });
 

@@ -77,11 +77,19 @@ for (const target of databaseTargets) {
         '5s',
         '--seed',
         '7',
+        ...storageArgs(database),
       ]);
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /tenant acme, Host acme-collector\.localhost:\d+/);
       assert.match(result.stdout, /^done: \d+ records in \d+ s, \d+ of them attacks/m);
       assert.match(result.stdout, /\/v1\/observations/);
+
+      // The follow-up command works as printed: it names the server's storage.
+      const printed = /TOKEN=\$\(npx sightline (.+)\)$/m.exec(result.stdout)?.[1];
+      assert.ok(printed, result.stdout);
+      const followUp = await runCli(shellWords(printed));
+      assert.equal(followUp.code, 0, followUp.stderr);
+      assert.match(followUp.stdout.trim(), /^slt_/);
 
       const families = ruleFamilies();
       const deadline = Date.now() + 30_000;
@@ -195,3 +203,15 @@ test('invalid options are refused before anything is sent', async () => {
   assert.equal(tenant.code, 1);
   assert.match(tenant.stderr, /invalid_code_name/);
 });
+
+/** What the server's storage is, as the CLI takes it. */
+function storageArgs(database: { dataDir: string; databaseUrl: string }): string[] {
+  return database.databaseUrl === '' ? ['--data', database.dataDir] : ['--database', database.databaseUrl];
+}
+
+/** Splits a printed command line as a POSIX shell would: spaces, and '…' quoting. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((match) =>
+    match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : (match[2] ?? ''),
+  );
+}

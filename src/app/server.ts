@@ -12,6 +12,7 @@ import { healthRoutes, type HealthDependencies } from './health-routes.js';
 import { registerDocsSite, registerOpenApi } from './openapi.js';
 import { v1Routes, type ApiDependencies } from './v1-routes.js';
 import { webUi } from '../http/web-ui.js';
+import { indexRouteMethods } from '../http/method-not-allowed.js';
 import { clientErrorHandler } from '../http/client-errors.js';
 import { hostHeaderProblem } from '../http/host-header.js';
 import { LogThrottle } from '../observability/log-throttle.js';
@@ -81,14 +82,15 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     trustProxy: trustProxy(config.trustProxy),
     // Unknown fields are refused, not silently dropped: a misspelt `expires_at` must not
     // create a token that never expires. Arrays are not coerced to scalars either.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allowUnionTypes: true } },
+    // verbose: each finding carries the value and the schema around it, for the plain-words message.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allowUnionTypes: true, verbose: true } },
     ...(config.tlsCert
       ? { https: { ...timeouts, cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } }
       : {}),
   });
 
   const ui = webUi();
-  installErrorHandling(app, ui.pageFallback);
+  installErrorHandling(app, ui.pageFallback, indexRouteMethods(app, MAX_PARAM_LENGTH));
   app.addHook('onRequest', (request, _reply, done) => {
     done(hostHeaderProblem(request.raw));
   });

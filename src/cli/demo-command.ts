@@ -15,7 +15,7 @@ import {
   type AttackFamily,
   type GeneratedRecord,
 } from '../demo/traffic.js';
-import { addSettingOptions, parsePositiveInteger, settingValues } from './options.js';
+import { addSettingOptions, parsePositiveInteger, settingValues, storageSettings } from './options.js';
 
 const BATCH_INTERVAL_MS = 250;
 const REPORT_INTERVAL_MS = 5_000;
@@ -51,13 +51,21 @@ export function registerDemo(program: Command): void {
         '--ingest-key <key>',
         "the tenant's collector ingest key, when it requires one (default: the environment variable SIGHTLINE_INGEST_KEY, which keeps it out of the process list)",
       ),
-    ['baseDomain'],
+    ['baseDomain', ...storageSettings],
+    {
+      dataDir:
+        'The data directory the server runs with: the follow-up commands printed at the end name it (the demo itself only talks HTTP).',
+      databaseUrl:
+        'The database URL the server runs with, if not the embedded one: the printed follow-up commands name it.',
+    },
   ).action(async (options: Record<string, string | undefined>) => {
     const target = resolveTarget(options);
     const durationMs = parseSpan(options.duration ?? '60s');
     const rate = parsePositiveInteger('--rate', options.rate) ?? DEFAULT_RATE;
     const seed = options.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : parseSeed(options.seed);
-    await runDemo(target, { durationMs, rate, seed });
+    const { dataDir, databaseUrl } = loadConfig(settingValues(options, storageSettings));
+    const storage = databaseUrl === '' ? `--data ${shellQuote(dataDir)}` : `--database ${shellQuote(databaseUrl)}`;
+    await runDemo(target, { durationMs, rate, seed, storage });
   });
 }
 
@@ -140,7 +148,15 @@ class Tally {
   }
 }
 
-async function runDemo(target: Target, settings: { durationMs: number; rate: number; seed: number }): Promise<void> {
+/** A word the shell reads back as is: single-quoted unless it is plainly safe. */
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+async function runDemo(
+  target: Target,
+  settings: { durationMs: number; rate: number; seed: number; storage: string },
+): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(
     `sending demo traffic to ${target.label} for ${settings.durationMs / 1000} s: ${settings.rate} background records/s with attacks of every family woven in (seed ${settings.seed})`,
@@ -185,7 +201,7 @@ async function runDemo(target: Target, settings: { durationMs: number; rate: num
   out(
     `done${interrupt.signal.aborted ? ' (interrupted)' : ''}: ${tally.records} records in ${Math.round((Date.now() - start) / 1000)} s, ${tally.attacks} of them attacks (${tally.families()}).\n` +
       `Observations, and the cases they are grouped into, appear within seconds. To list them:\n` +
-      `  TOKEN=$(npx sightline token create --tenant ${tenant ?? 'demo'} --name demo --permissions observations:read,cases:read,devices:read)\n` +
+      `  TOKEN=$(npx sightline token create ${settings.storage} --tenant ${tenant ?? 'demo'} --name demo --permissions observations:read,cases:read,devices:read)\n` +
       `  curl -H "Authorization: Bearer $TOKEN" ${base}/v1/observations\n` +
       `  curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"sort":"score"}' ${base}/v1/cases`,
   );

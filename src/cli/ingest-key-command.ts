@@ -36,7 +36,7 @@ async function withTenant<T>(
   options: Record<string, unknown>,
   work: (ctx: IngestKeyContext) => Promise<T>,
 ): Promise<T> {
-  const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+  const database = await openDatabase(loadConfig(settingValues(options, storageSettings)), { existing: true });
   try {
     await migrateToLatest(database);
     const tenant = await requireTenantByCodeName(database.db, String(options.tenant));

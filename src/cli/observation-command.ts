@@ -37,7 +37,7 @@ async function withDatabase<T>(
   options: Record<string, unknown>,
   work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>,
 ): Promise<T> {
-  const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+  const database = await openDatabase(loadConfig(settingValues(options, storageSettings)), { existing: true });
   try {
     await migrateToLatest(database);
     return await work(database.db);

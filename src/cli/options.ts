@@ -4,11 +4,29 @@ import type { Command } from 'commander';
 import { parseDuration, settings, type CliValues, type SettingName } from '../config/config.js';
 import { AppError } from '../core/errors.js';
 
-export function addSettingOptions(command: Command, names: SettingName[]): Command {
+/** The default as a person would type it (10MiB, 15m), or undefined when there is none to show. */
+export function shownDefault(name: SettingName): string | undefined {
+  const spec = settings[name] as { default: unknown; parse: { show?: (value: unknown) => string } };
+  const value = spec.default;
+  if (typeof value === 'boolean' || value === '' || (Array.isArray(value) && value.length === 0)) return undefined;
+  if (spec.parse.show) return spec.parse.show(value);
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+/**
+ * Adds each setting's flag. `described` replaces a setting's help where the command uses it for
+ * something other than what `serve` does (`tenant create` prints addresses, it listens on nothing).
+ */
+export function addSettingOptions(
+  command: Command,
+  names: SettingName[],
+  described: Partial<Record<SettingName, string>> = {},
+): Command {
   for (const name of names) {
     const spec = settings[name];
     if ('secret' in spec) continue;
-    const help = `${spec.description} [env ${spec.env}]`;
+    const shown = shownDefault(name);
+    const help = `${described[name] ?? spec.description}${shown === undefined ? '' : ` (default: ${shown})`} [env ${spec.env}]`;
     if (typeof spec.default === 'boolean') command.option(`--${spec.flag}`, help);
     else command.option(`--${spec.flag} <value>`, help);
   }

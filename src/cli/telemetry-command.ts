@@ -35,7 +35,7 @@ export function registerTelemetry(program: Command): void {
     const since = parseTimeOption('--since', options.since);
     const until = parseTimeOption('--until', options.until);
     const limit = parsePositiveInteger('--limit', options.limit);
-    const database = await openDatabase(config);
+    const database = await openDatabase(config, { existing: true });
     try {
       await migrateToLatest(database);
       // The records' public ids are made with the deployment's key, as the server makes them.

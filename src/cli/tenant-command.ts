@@ -22,6 +22,13 @@ import { getIngestKeyPolicy, setIngestKeyPolicy } from '../collector/ingest-key-
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const addressSettings = ['baseDomain', 'publicUrl', 'port', 'tlsCert', 'insecureHttp'] as const;
+/** These commands listen on nothing: the server's own settings only shape the addresses they print. */
+const addressHelp = {
+  port: 'The port the server listens on: printed collector URLs use it when --public-url is empty (this command listens on nothing).',
+  tlsCert: "The server's certificate, when it serves HTTPS: printed collector URLs then start with https.",
+  insecureHttp:
+    'The server serves plain HTTP behind a TLS-terminating proxy: printed collector URLs then use https on its default port.',
+} as const;
 
 /**
  * How this command prints collector addresses: --public-url when given, else the public URL the
@@ -45,6 +52,7 @@ export function registerTenant(program: Command): void {
       .description('Create a tenant and print its collector URL')
       .option('--name <display_name>', 'display name'),
     [...storageSettings, ...addressSettings],
+    addressHelp,
   ).action(async (codeName: string, options: Record<string, unknown>) => {
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
     const database = await openDatabase(config);
@@ -66,9 +74,10 @@ export function registerTenant(program: Command): void {
       .description('List tenants with their collector URLs')
       .option('--json', 'one JSON object per line'),
     [...storageSettings, ...addressSettings],
+    addressHelp,
   ).action(async (options: Record<string, unknown>) => {
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
-    const database = await openDatabase(config);
+    const database = await openDatabase(config, { existing: true });
     try {
       await migrateToLatest(database);
       const tenants = (await listTenants(database.db)).map(presentTenant);
@@ -105,6 +114,7 @@ export function registerTenant(program: Command): void {
         "on: the collector refuses records without one of the tenant's ingest keys (create one first with `sightline ingest-key create`); off: it needs none",
       ),
     [...storageSettings, ...addressSettings],
+    addressHelp,
   ).action(async (codeName: string, options: Record<string, unknown>) => {
     const changes: TenantChanges = {};
     if (typeof options.name === 'string') changes.name = options.name;
@@ -132,7 +142,7 @@ export function registerTenant(program: Command): void {
         'nothing to change: give --ai-summaries, --summary-provider, --observation-writes, --require-ingest-key or --name',
       );
     const config = loadConfig(settingValues(options, [...storageSettings, ...addressSettings]));
-    const database = await openDatabase(config);
+    const database = await openDatabase(config, { existing: true });
     try {
       await migrateToLatest(database);
       const audit = { actor: cliActor, ip: null };

@@ -50,7 +50,7 @@ export function registerToken(program: Command): void {
     const config = loadConfig(settingValues(options, tokenSettings));
     const permissions = parsePermissions([String(options.permissions)]);
     const lifetime = parseLifetime(typeof options.expiresIn === 'string' ? options.expiresIn : undefined);
-    const database = await openDatabase(config);
+    const database = await openDatabase(config, { existing: true });
     try {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
@@ -90,7 +90,7 @@ export function registerToken(program: Command): void {
       .option('--json', 'one JSON object per line'),
     storageSettings,
   ).action(async (options: Record<string, unknown>) => {
-    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)), { existing: true });
     try {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
@@ -118,7 +118,7 @@ export function registerToken(program: Command): void {
       .requiredOption('--tenant <code_name>', 'tenant the token belongs to'),
     storageSettings,
   ).action(async (tokenId: string, options: Record<string, unknown>) => {
-    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)), { existing: true });
     try {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));

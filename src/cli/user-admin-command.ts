@@ -32,7 +32,7 @@ async function inTenant(
   work: (db: Db, tenantId: number, publicUrl: string) => Promise<void>,
 ): Promise<void> {
   const config = loadConfig(settingValues(options, storageSettings));
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { existing: true });
   try {
     await migrateToLatest(database);
     const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
@@ -168,7 +168,7 @@ export function registerUserAdmin(user: Command): void {
       .option('--tenant <code_name>', "the person's tenant (not for operators)"),
     storageSettings,
   ).action(async (who: string, options: Record<string, unknown>) => {
-    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)), { existing: true });
     try {
       await migrateToLatest(database);
       const db = database.db;

@@ -87,7 +87,7 @@ export function registerUser(program: Command): void {
       .option('--json', 'one JSON object per line'),
     storageSettings,
   ).action(async (options: Record<string, unknown>) => {
-    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
+    const database = await openDatabase(loadConfig(settingValues(options, storageSettings)), { existing: true });
     try {
       await migrateToLatest(database);
       const tenant = await requireTenantByCodeName(database.db, String(options.tenant));

@@ -119,18 +119,4 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       return reply.code(201).send({ accepted: records.length });
     },
   });
-
-  app.route({
-    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
-    url: '/log_sink',
-    handler: (request) => {
-      throw new AppError(
-        'method_not_allowed',
-        `${request.method} is not supported on /log_sink; send records with POST`,
-        {
-          headers: { Allow: 'POST' },
-        },
-      );
-    },
-  });
 });

@@ -29,8 +29,42 @@ export function integer(min: number, max: number) {
 }
 
 /** A size in bytes: a bare number, or one with a binary unit (`512KiB`, `10MiB`, `1G`). */
+/** A parser that also says how to print its values back, for the defaults `--help` shows. */
+function withShow<R>(
+  parse: (raw: string) => R,
+  show: (value: R) => string,
+): ((raw: string) => R) & { show: (value: R) => string } {
+  return Object.assign(parse, { show });
+}
+
+/** 10485760 → "10MiB", 1536 → "1536" (bytes), as the size parser reads them back. */
+export function showBytes(value: number): string {
+  for (const [unit, factor] of [
+    ['GiB', 1024 * MiB],
+    ['MiB', MiB],
+    ['KiB', 1024],
+  ] as const) {
+    if (value >= factor && value % factor === 0) return `${value / factor}${unit}`;
+  }
+  return String(value);
+}
+
+/** 900000 → "15m", 86400000 → "1d", 1500 → "1500ms"... as the span parser reads them back. */
+export function showDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  for (const [unit, factor] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms % factor === 0) return `${ms / factor}${unit}`;
+  }
+  return `${ms / 1000}s`;
+}
+
 export function bytes(min: number) {
-  return (raw: string): number => {
+  return withShow((raw: string): number => {
     const match = /^(\d+)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?$/i.exec(raw.trim());
     if (!match) throw new Error('must be a size such as 1048576, 512KiB or 10MiB');
     const unit = (match[2] ?? 'b').toLowerCase();
@@ -38,7 +72,7 @@ export function bytes(min: number) {
     const value = Number(match[1]) * factor;
     if (value < min) throw new Error(`must be at least ${min} bytes`);
     return value;
-  };
+  }, showBytes);
 }
 
 export function boolean(raw: string): boolean {
@@ -60,19 +94,22 @@ export function parseDuration(raw: string): number | undefined {
 }
 
 export function duration(minMs: number, maxMs: number) {
-  return (raw: string): number => {
+  return withShow((raw: string): number => {
     const value = parseDuration(raw);
     if (value === undefined || value < minMs || value > maxMs) {
       throw new Error(`must be a span from ${minMs / 1000}s to ${maxMs / 1000}s, such as 900s, 15m or 1h`);
     }
     return value;
-  };
+  }, showDuration);
 }
 
 /** A span, or `none` for no limit (null). */
 export function optionalDuration(minMs: number, maxMs: number) {
   const span = duration(minMs, maxMs);
-  return (raw: string): number | null => (raw.trim().toLowerCase() === 'none' ? null : span(raw));
+  return withShow(
+    (raw: string): number | null => (raw.trim().toLowerCase() === 'none' ? null : span(raw)),
+    (value) => (value === null ? 'none' : showDuration(value)),
+  );
 }
 
 export function isEmail(value: string): boolean {

@@ -77,8 +77,8 @@ export const problems = {
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },
-  web_ui_not_built: { status: 503, title: 'Web UI not built' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  web_ui_not_built: { status: 503, title: 'Web UI not built' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string; senderFault?: boolean }>;
 

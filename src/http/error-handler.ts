@@ -4,6 +4,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorMessage, toProblem } from '../core/errors.js';
 import { LogThrottle } from '../observability/log-throttle.js';
+import type { MethodIndex } from './method-not-allowed.js';
+import { describeProblem, fieldProblems } from './validation-messages.js';
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -16,7 +18,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 /** Answers a request no route matched, when it is a page of the web UI; else returns undefined. */
 export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
-export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFallback): void {
+export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFallback, methods?: MethodIndex): void {
   // Back-pressure and storage 503s come in floods (every sender retries): one line per
   // interval with a count, never a stack per request.
   const unavailable = new LogThrottle(() => app.log);
@@ -33,6 +35,13 @@ export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFa
       return sendProblem(reply, error);
     }
     const status = error.statusCode ?? 500;
+    if (error.validation && error.validationContext) {
+      const problems = fieldProblems(error.validation, error.validationContext);
+      return sendProblem(
+        reply,
+        new AppError('invalid_request', problems.map(describeProblem).join('; '), { extensions: { errors: problems } }),
+      );
+    }
     if (status >= 400 && status < 500) {
       const code =
         status === 404
@@ -53,9 +62,21 @@ export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFa
     );
   });
 
-  app.setNotFoundHandler(
-    (request, reply) =>
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = methods?.allowed(request) ?? [];
+    if (allowed.length > 0) {
+      return sendProblem(
+        reply,
+        new AppError('method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`, {
+          headers: { Allow: allowed.join(', ') },
+          extensions: { allowed_methods: allowed },
+        }),
+      );
+    }
+    return (
       pageFallback?.(request, reply) ??
-      sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+      sendProblem(reply, new AppError('not_found', `no route ${request.method} ${path}`))
+    );
+  });
 }

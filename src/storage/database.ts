@@ -55,11 +55,32 @@ export function configureSqliteConnection(connection: SQLite.Database): void {
   connection.pragma('foreign_keys = ON');
 }
 
-export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
+/**
+ * Opens (and, for SQLite, by default creates) the database. `existing: true` refuses a SQLite
+ * file that is not there: a command that only reads or changes what a deployment holds must not
+ * leave an empty database behind in a directory nobody meant (`./data` when --data was forgotten).
+ */
+export async function openDatabase(
+  settings: DatabaseSettings,
+  options: { existing?: boolean } = {},
+): Promise<Database> {
   const url = settings.databaseUrl.trim();
-  if (url === '') return openSqlite(path.join(settings.dataDir, 'sightline.db'));
+  const sqliteFile =
+    url === ''
+      ? path.join(settings.dataDir, 'sightline.db')
+      : /^(sqlite|file):/i.test(url)
+        ? path.resolve(url.replace(/^(sqlite|file):(\/\/)?/i, ''))
+        : undefined;
+  if (sqliteFile !== undefined) {
+    if (options.existing && !fs.existsSync(sqliteFile)) {
+      throw new ConfigError(
+        `no Sightline database at ${sqliteFile}: give the --data (or --database) that the server runs with ` +
+          `(the environment variables SIGHTLINE_DATA and SIGHTLINE_DATABASE_URL work too)`,
+      );
+    }
+    return openSqlite(sqliteFile);
+  }
   if (/^postgres(ql)?:\/\//i.test(url)) return openPostgres(url);
-  if (/^(sqlite|file):/i.test(url)) return openSqlite(path.resolve(url.replace(/^(sqlite|file):(\/\/)?/i, '')));
   throw new ConfigError(
     'invalid configuration: --database (SIGHTLINE_DATABASE_URL) must start with postgres://, postgresql:// or sqlite: ' +
       `(got ${JSON.stringify(redactUrl(url))})`,
