@@ -1,10 +1,11 @@
 // The page map. Each feature's pages load on first visit (one chunk per feature), so the first
 // page paints without the code of the others.
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
 import type { Permission } from '../api/types';
 import { Empty, Loading, PageHeader } from '../components/ui';
 import { Layout } from './Layout';
+import { PageErrorBoundary, UpdatedNotice, usePreloadFailure } from './PageErrorBoundary';
 import { useSession } from './session';
 
 const page = (load: () => Promise<{ default: ComponentType }>) => lazy(load);
@@ -58,131 +59,142 @@ function NotFound() {
 }
 
 export function App() {
+  const location = useLocation();
+  const preloadFailed = usePreloadFailure();
+  if (preloadFailed) {
+    return (
+      <Layout>
+        <UpdatedNotice />
+      </Layout>
+    );
+  }
   return (
     <Layout>
-      <Suspense fallback={<Loading />}>
-        <Routes>
-          <Route
-            path="/"
-            element={
-              <TenantPage>
-                <OverviewPage />
-              </TenantPage>
-            }
-          />
-          <Route path="/login" element={<Navigate to="/" replace />} />
-          <Route
-            path="/cases"
-            element={
-              <TenantPage permission="cases:read">
-                <CasesPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/cases/:caseId"
-            element={
-              <TenantPage permission="cases:read">
-                <CaseDetailPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/observations"
-            element={
-              <TenantPage permission="observations:read">
-                <ObservationsPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/devices"
-            element={
-              <TenantPage permission="devices:read">
-                <DevicesPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/devices/:deviceId"
-            element={
-              <TenantPage permission="devices:read">
-                <DeviceDetailPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/telemetry"
-            element={
-              <TenantPage permission="telemetry:read">
-                <TelemetryPage />
-              </TenantPage>
-            }
-          />
-          <Route path="/settings" element={<Navigate to="/settings/integrations/api" replace />} />
-          <Route path="/settings/integrations" element={<Navigate to="/settings/integrations/api" replace />} />
-          <Route
-            path="/settings/integrations/api"
-            element={
-              <TenantPage>
-                <ApiConfigurationPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/settings/collector"
-            element={
-              <TenantPage>
-                <CollectorPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/settings/ai"
-            element={
-              <TenantPage>
-                <AiSummariesPage />
-              </TenantPage>
-            }
-          />
-          <Route
-            path="/settings/users"
-            element={
-              <TenantPage permission="users:read">
-                <UsersPage />
-              </TenantPage>
-            }
-          />
-          <Route path="/settings/account" element={<Navigate to="/settings/security" replace />} />
-          <Route path="/settings/security" element={<SecurityPage />} />
-          <Route
-            path="/settings/sso"
-            element={
-              <TenantPage permission="sso:read">
-                <SingleSignOnPage />
-              </TenantPage>
-            }
-          />
-          <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
-          <Route
-            path="/operator/tenants"
-            element={
-              <OperatorPage>
-                <TenantsPage />
-              </OperatorPage>
-            }
-          />
-          <Route
-            path="/operator/reviews"
-            element={
-              <OperatorPage>
-                <ReviewsPage />
-              </OperatorPage>
-            }
-          />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
-      </Suspense>
+      <PageErrorBoundary resetKey={location.pathname}>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            <Route
+              path="/"
+              element={
+                <TenantPage>
+                  <OverviewPage />
+                </TenantPage>
+              }
+            />
+            <Route path="/login" element={<Navigate to="/" replace />} />
+            <Route
+              path="/cases"
+              element={
+                <TenantPage permission="cases:read">
+                  <CasesPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/cases/:caseId"
+              element={
+                <TenantPage permission="cases:read">
+                  <CaseDetailPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/observations"
+              element={
+                <TenantPage permission="observations:read">
+                  <ObservationsPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/devices"
+              element={
+                <TenantPage permission="devices:read">
+                  <DevicesPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/devices/:deviceId"
+              element={
+                <TenantPage permission="devices:read">
+                  <DeviceDetailPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/telemetry"
+              element={
+                <TenantPage permission="telemetry:read">
+                  <TelemetryPage />
+                </TenantPage>
+              }
+            />
+            <Route path="/settings" element={<Navigate to="/settings/integrations/api" replace />} />
+            <Route path="/settings/integrations" element={<Navigate to="/settings/integrations/api" replace />} />
+            <Route
+              path="/settings/integrations/api"
+              element={
+                <TenantPage>
+                  <ApiConfigurationPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/settings/collector"
+              element={
+                <TenantPage>
+                  <CollectorPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/settings/ai"
+              element={
+                <TenantPage>
+                  <AiSummariesPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/settings/users"
+              element={
+                <TenantPage permission="users:read">
+                  <UsersPage />
+                </TenantPage>
+              }
+            />
+            <Route path="/settings/account" element={<Navigate to="/settings/security" replace />} />
+            <Route path="/settings/security" element={<SecurityPage />} />
+            <Route
+              path="/settings/sso"
+              element={
+                <TenantPage permission="sso:read">
+                  <SingleSignOnPage />
+                </TenantPage>
+              }
+            />
+            <Route path="/operator" element={<Navigate to="/operator/tenants" replace />} />
+            <Route
+              path="/operator/tenants"
+              element={
+                <OperatorPage>
+                  <TenantsPage />
+                </OperatorPage>
+              }
+            />
+            <Route
+              path="/operator/reviews"
+              element={
+                <OperatorPage>
+                  <ReviewsPage />
+                </OperatorPage>
+              }
+            />
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </Suspense>
+      </PageErrorBoundary>
     </Layout>
   );
 }

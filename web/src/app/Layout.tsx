@@ -5,6 +5,7 @@ import { NavLink, useLocation, useNavigate } from 'react-router';
 import type { Permission } from '../api/types';
 import { Dialog } from '../components/Dialog';
 import { Kbd } from '../components/ui';
+import { MenuIcon } from '../components/icons';
 import { globalShortcuts, useHotkeys } from '../lib/hotkeys';
 import { humanize } from '../lib/format';
 import { useSession } from './session';
@@ -133,6 +134,9 @@ export function Layout({ children }: { children: ReactNode }) {
 
   return (
     <div className={`shell ${menuOpen ? 'shell-menu-open' : ''}`}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <aside className="sidebar" aria-label="Navigation">
         <a
           className="brand"
@@ -163,13 +167,13 @@ export function Layout({ children }: { children: ReactNode }) {
             aria-expanded={menuOpen}
             onClick={() => setMenuOpen((open) => !open)}
           >
-            ☰
+            <MenuIcon size={20} />
           </button>
           <TenantSwitcher />
           <div className="topbar-spacer" />
           <UserMenu />
         </header>
-        <main className="content" key={location.pathname.split('/')[1]}>
+        <main id="main" tabIndex={-1} className="content" key={location.pathname.split('/')[1]}>
           {children}
         </main>
       </div>

@@ -1,6 +1,7 @@
 // "Using the API": the base URL, a call to try, and how to authorise in the API reference.
 import { CopyButton } from '../../components/CopyButton';
 import { Panel } from '../../components/ui';
+import { ExternalLinkIcon } from '../../components/icons';
 
 function Snippet({ label, text }: { label: string; text: string }) {
   return (
@@ -30,7 +31,7 @@ export function ApiUsagePanel() {
       />
       <p>
         <a href="/docs/" target="_blank" rel="noopener">
-          Open the API reference ↗
+          Open the API reference <ExternalLinkIcon />
         </a>{' '}
         <span className="muted">(new tab)</span>
       </p>
