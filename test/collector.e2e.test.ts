@@ -1,5 +1,5 @@
 // The collector through real HTTP on a real database (SQLite, and PostgreSQL when configured):
-// the seed's examples and errors, bodies and encodings, tenancy, limits, and back-pressure.
+// the documented examples and errors, bodies and encodings, tenancy, limits, and back-pressure.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
@@ -48,7 +48,7 @@ for (const target of databaseTargets) {
       return body;
     }
 
-    test("the seed's example: one JSON object with Content-Type application/json gets 201 and is stored with a receive time", async () => {
+    test("the README's example: one JSON object with Content-Type application/json gets 201 and is stored with a receive time", async () => {
       const record = webAccessRecord();
       const before = Date.now();
       const response = await server.post(JSON.stringify(record));
@@ -78,7 +78,7 @@ for (const target of databaseTargets) {
       assert.equal(mine[1]!.event_time, '2026-11-22T09:00:00.000Z', 'offset times are stored in UTC');
     });
 
-    test("the seed's documented error: a Fluent Bit `Format json` array answers 500 and stores nothing", async () => {
+    test('the documented error: a Fluent Bit `Format json` array answers 500 and stores nothing', async () => {
       const records = [webAccessRecord(), webAccessRecord()];
       const body = JSON.stringify(records.map((record) => ({ date: 1763805600.123, ...record })));
       const response = await server.post(body);

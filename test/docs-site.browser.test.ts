@@ -58,7 +58,7 @@ test(
       assert.equal(opened?.status(), 200);
       await page.locator('.information-container .title', { hasText: 'Sightline API' }).waitFor();
 
-      // Authorise with the token in the field the seed names.
+      // Authorise with the token in the API reference's Bearer field.
       await page.locator('.scheme-container button.authorize').click();
       const dialog = page.locator('.modal-ux');
       const pat = dialog.locator('.auth-container', { has: page.locator('h4', { hasText: 'Personal Access Token' }) });

@@ -1,7 +1,7 @@
 // Settings and the operator console in a real browser: a tenant admin creates a token, sees its
 // value once, uses it, deletes it (still listed, now refused) and authorises in the API
 // reference with another; the collector page charts records posted to /log_sink and offers the
-// seed's forwarder settings; an operator creates a tenant, turns its AI summaries off, and
+// documented forwarder settings; an operator creates a tenant, turns its AI summaries off, and
 // approves an observation-write request the tenant admin filed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -264,6 +264,10 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
           .filter({ hasText: 'AI case summaries are on for acme display name' })
           .waitFor();
         await page.getByText('ask your account manager or support').waitFor();
+        // The deployment runs the built-in summariser: the page says so, and speaks of no language model.
+        await page.getByText('written by the built-in summariser on this server').waitFor();
+        assert.equal(await page.getByText('written by a language model').count(), 0);
+        assert.equal(await page.getByText('The model is given the case').count(), 0);
         assert.equal(await page.getByRole('switch').count(), 0, 'no switch for tenant members');
 
         // The admin files the observation-write review the operator decides below.

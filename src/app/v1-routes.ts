@@ -95,7 +95,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   });
   await app.register(tokenRoutes, { db, lifetime });
   await app.register(auditRoutes, { db });
-  await app.register(tenantRoutes, { db, address: deps.collectorAddress, reactions: tenantReactions });
+  await app.register(tenantRoutes, {
+    db,
+    address: deps.collectorAddress,
+    reactions: tenantReactions,
+    summaryProvider: config.summaryProvider,
+  });
   await app.register(telemetryRoutes, { database, writer: deps.writer });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(database.kind, policy, deps.detection.catalogue);

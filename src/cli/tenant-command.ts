@@ -152,7 +152,7 @@ export function registerTenant(program: Command): void {
         requireKey === undefined
           ? await getIngestKeyPolicy(database.db, row.id)
           : await setIngestKeyPolicy(ctx, requireKey === 'on');
-      const shown = presentTenantResource(row, await collectorAddress(config, database.db));
+      const shown = presentTenantResource(row, await collectorAddress(config, database.db), config.summaryProvider);
       process.stdout.write(`${JSON.stringify({ ...shown, ...policy })}\n`);
     } finally {
       await database.close();

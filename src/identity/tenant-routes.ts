@@ -1,5 +1,6 @@
 // Tenants over the API: every caller reads its own tenant (GET /v1/tenant); platform operators
 // list, create and change tenants, including the approval to write observations.
+import type { SummaryProviderName } from '../config/config.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
@@ -32,6 +33,7 @@ const tenantExample = {
   observation_write_approved_at: null,
   ai_summaries: 'on',
   summary_provider: null,
+  summary_provider_in_effect: 'builtin',
 };
 
 export const TenantSchema = Type.Object(
@@ -50,6 +52,10 @@ export const TenantSchema = Type.Object(
     summary_provider: Type.Union([Type.String(), Type.Null()], {
       description: "The tenant's summary provider (builtin, openai, anthropic); null: the deployment's",
     }),
+    summary_provider_in_effect: Type.String({
+      description:
+        'The provider that writes its summaries: the tenant\'s, else the deployment\'s. builtin is the offline summariser on the server (no language model, nothing leaves the server)',
+    }),
   },
   { examples: [tenantExample] },
 );
@@ -58,9 +64,15 @@ const CodeNameParams = Type.Object({ code_name: Type.String({ maxLength: 63, des
 
 export const tenantRoutes = routePlugin(function tenantRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<Tables>; address: CollectorAddressSettings; reactions: TenantReactions },
+  deps: {
+    db: Kysely<Tables>;
+    address: CollectorAddressSettings;
+    reactions: TenantReactions;
+    /** The deployment's summary provider, in effect for tenants that name none. */
+    summaryProvider: SummaryProviderName;
+  },
 ): void {
-  const { db, address, reactions } = deps;
+  const { db, address, reactions, summaryProvider: deploymentProvider } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.get(
@@ -74,7 +86,7 @@ export const tenantRoutes = routePlugin(function tenantRoutes(
         response: { 200: { ...TenantSchema, description: 'The tenant' } },
       },
     },
-    (request) => presentTenantResource(tenantOf(request), address),
+    (request) => presentTenantResource(tenantOf(request), address, deploymentProvider),
   );
 
   routes.get(
@@ -101,7 +113,7 @@ export const tenantRoutes = routePlugin(function tenantRoutes(
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
       return {
-        tenants: shown.map((row) => presentTenantResource(row, address)),
+        tenants: shown.map((row) => presentTenantResource(row, address, deploymentProvider)),
         next_cursor: rows.length > limit && last ? encodeCursor({ n: last.code_name }) : null,
       };
     },
@@ -142,7 +154,7 @@ export const tenantRoutes = routePlugin(function tenantRoutes(
         details: { code_name: created.codeName },
       });
       const row = await requireTenantByCodeName(db, created.codeName);
-      return reply.code(201).send(presentTenantResource(row, address));
+      return reply.code(201).send(presentTenantResource(row, address, deploymentProvider));
     },
   );
 
@@ -209,7 +221,7 @@ export const tenantRoutes = routePlugin(function tenantRoutes(
         { actor: actorOf(principalOf(request)), ip: request.ip },
         reactions,
       );
-      return presentTenantResource(row, address);
+      return presentTenantResource(row, address, deploymentProvider);
     },
   );
 });

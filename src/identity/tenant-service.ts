@@ -1,5 +1,6 @@
 // Tenants (customer organisations): creation with a validated code name, the default tenant made
 // on first start, and the collector address each tenant is issued.
+import type { SummaryProviderName } from '../config/config.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
@@ -29,9 +30,15 @@ export interface TenantResource {
   observation_write_approved_at: string | null;
   ai_summaries: 'on' | 'off';
   summary_provider: string | null;
+  summary_provider_in_effect: string;
 }
 
-export function presentTenantResource(row: TenantRow, address: CollectorAddressSettings): TenantResource {
+/** `deploymentProvider`: the server's summary provider, in effect where the tenant names none. */
+export function presentTenantResource(
+  row: TenantRow,
+  address: CollectorAddressSettings,
+  deploymentProvider: SummaryProviderName,
+): TenantResource {
   return {
     code_name: row.code_name,
     name: row.name,
@@ -42,6 +49,7 @@ export function presentTenantResource(row: TenantRow, address: CollectorAddressS
       row.observation_write_approved_at === null ? null : new Date(row.observation_write_approved_at).toISOString(),
     ai_summaries: row.ai_summaries_enabled === 1 ? 'on' : 'off',
     summary_provider: row.summary_provider,
+    summary_provider_in_effect: row.summary_provider ?? deploymentProvider,
   };
 }
 

@@ -1,4 +1,4 @@
-// Records of the seed document's families, made fresh for each test (unique markers included so
+// Records of the families the collector documents, made fresh for each test (unique markers included so
 // a test can find exactly its own records).
 import { randomUUID } from 'node:crypto';
 

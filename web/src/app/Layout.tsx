@@ -92,10 +92,10 @@ function UserMenu() {
   const { me, signOut } = useSession();
   return (
     <details className="user-menu">
-      <summary aria-label="User menu">
-        <span className="avatar" aria-hidden="true">
-          {me.label.charAt(0).toUpperCase()}
-        </span>
+      {/* The name says what the control is and keeps the visible name in it (WCAG 2.5.3). */}
+      <summary aria-label={`${me.label}: user menu`}>
+        {/* The initial is drawn by CSS: it is decoration, not part of the control's visible name. */}
+        <span className="avatar" aria-hidden="true" data-initial={me.label.charAt(0).toUpperCase()} />
         <span className="user-label">{me.label}</span>
       </summary>
       <div className="user-menu-body">

@@ -240,7 +240,8 @@ function Processes({ device }: { device: DeviceDetail }) {
       ) : shown.length === 0 ? (
         <Empty>No process matches “{filter}”.</Empty>
       ) : (
-        <div className="table-wrap process-table-wrap">
+        // A scrolling region takes focus, so the keyboard can scroll it too.
+        <div className="table-wrap process-table-wrap" tabIndex={0} role="region" aria-label="Processes (scrolls)">
           <table className="table" aria-label="Processes">
             <thead>
               <tr>

@@ -80,14 +80,26 @@ function OperatorControls({ tenant }: { tenant: Tenant }) {
   );
 }
 
+/** What writes the tenant's summaries, in the words the page uses for it. */
+function writer(provider: string): { builtin: boolean; who: string } {
+  return provider === 'builtin'
+    ? { builtin: true, who: 'the built-in summariser on this server (not a language model; nothing leaves the server)' }
+    : { builtin: false, who: `a language model (${providerLabel(provider)})` };
+}
+
 export default function AiSummariesPage() {
   const tenant = useTenant();
+  const provider = tenant.data?.summary_provider_in_effect;
   return (
     <>
       <PageHeader
         trail={['Settings']}
         title="AI summaries"
-        subtitle="A summary of a case written by a language model, generated when someone asks for one."
+        subtitle={
+          provider
+            ? `A summary of a case written by ${writer(provider).who}, generated when someone asks for one.`
+            : 'A summary of a case, generated when someone asks for one.'
+        }
       />
       <QueryView query={tenant} loading="Loading the tenant" error="Could not load the tenant">
         {(data) => <AiSummarySettings tenant={data} />}
@@ -99,6 +111,7 @@ export default function AiSummariesPage() {
 function AiSummarySettings({ tenant: t }: { tenant: Tenant }) {
   const { me } = useSession();
   const on = t.ai_summaries === 'on';
+  const { builtin } = writer(t.summary_provider_in_effect);
   return (
     <>
       <div className="grid grid-2 settings-grid">
@@ -116,11 +129,18 @@ function AiSummarySettings({ tenant: t }: { tenant: Tenant }) {
           </p>
           <dl className="facts">
             <dt>Provider</dt>
-            <dd>{providerLabel(t.summary_provider)}</dd>
-            <dt>Customer identifier given to the model</dt>
             <dd>
-              <code>{t.code_name}</code> (the anonymised code name, never the organisation's name)
+              {providerLabel(t.summary_provider_in_effect)}
+              {t.summary_provider === null && <span className="muted"> (the deployment's)</span>}
             </dd>
+            {!builtin && (
+              <>
+                <dt>Customer identifier given to the model</dt>
+                <dd>
+                  <code>{t.code_name}</code> (the anonymised code name, never the organisation's name)
+                </dd>
+              </>
+            )}
           </dl>
           <hr />
           {me.operator ? (
@@ -133,27 +153,51 @@ function AiSummarySettings({ tenant: t }: { tenant: Tenant }) {
           )}
         </Panel>
         <Panel title="What happens to the data">
-          <ul className="plain-list">
-            <li>
-              The model is given the case (score, description, status, times, observations, MITRE techniques), its
-              devices (host name and description, user, endpoint ID, IP addresses with country and city), their
-              processes (name, PID, executable path), a subset of the telemetry behind each observation, and the
-              anonymised customer code name.
-            </li>
-            <li>Model input and output are cached for up to 24 hours, so a refreshed summary comes faster.</li>
-            <li>
-              A copy of model input and output, and any feedback with the internal user ID, is kept by a separate
-              monitoring provider: retained indefinitely, processed in the EU.
-            </li>
-            <li>Summaries can be rated thumbs up or down in the case view, with optional free text on thumbs down.</li>
-            <li>
-              Opting out makes summaries unavailable; other case data is processed as normal. Opting back in is possible
-              at any time.
-            </li>
-          </ul>
-          <Notice tone="warning">
-            Summaries can be inaccurate or invented. Verify critical information against the case and its evidence.
-          </Notice>
+          {builtin ? (
+            <ul className="plain-list">
+              <li>
+                Summaries are written on this server by the built-in summariser from the case, its devices, their
+                processes and the telemetry behind each observation. It is not a language model: it arranges the case's
+                own facts, and nothing is sent to a provider.
+              </li>
+              <li>
+                A copy of its input and output, and any feedback with the internal user ID, is kept by the deployment's
+                monitoring (see the operator's settings).
+              </li>
+              <li>
+                Summaries can be rated thumbs up or down in the case view, with optional free text on thumbs down.
+              </li>
+              <li>
+                An operator can switch the tenant to a language model provider; this page then says what it is given.
+              </li>
+            </ul>
+          ) : (
+            <>
+              <ul className="plain-list">
+                <li>
+                  The model is given the case (score, description, status, times, observations, MITRE techniques), its
+                  devices (host name and description, user, endpoint ID, IP addresses with country and city), their
+                  processes (name, PID, executable path), a subset of the telemetry behind each observation, and the
+                  anonymised customer code name.
+                </li>
+                <li>Model input and output are cached for up to 24 hours, so a refreshed summary comes faster.</li>
+                <li>
+                  A copy of model input and output, and any feedback with the internal user ID, is kept by a separate
+                  monitoring provider: retained indefinitely, processed in the EU.
+                </li>
+                <li>
+                  Summaries can be rated thumbs up or down in the case view, with optional free text on thumbs down.
+                </li>
+                <li>
+                  Opting out makes summaries unavailable; other case data is processed as normal. Opting back in is
+                  possible at any time.
+                </li>
+              </ul>
+              <Notice tone="warning">
+                Summaries can be inaccurate or invented. Verify critical information against the case and its evidence.
+              </Notice>
+            </>
+          )}
         </Panel>
       </div>
     </>
