@@ -51,8 +51,9 @@ export async function moveData(
     if (table.name === CURSORS) continue;
     await copyTable(source, target, table, progress.get(table.name) ?? fresh(fingerprint), options);
   }
+  // Once: a server started on the target since then has moved them on.
   const cursors = plan.find((table) => table.name === CURSORS);
-  if (cursors) await moveCursors(from, target, cursors, fingerprint);
+  if (cursors && !progress.get(CURSORS)?.done) await moveCursors(from, target, cursors, fingerprint);
   for (const table of plan) await resetSequences(to, table);
   return verify(from, to, plan, options.report);
 }
@@ -189,7 +190,8 @@ async function verify(
     throw new AppError(
       'move_verification_failed',
       `row counts differ after the move: ${differing.map((c) => `${c.table} ${c.source} in the source, ${c.target} in the target`).join('; ')}. ` +
-        'Was a server writing to either database? Stop it and run the move again: it continues where it stopped',
+        'Was a server writing to either database during the move, or has one run on the target since? ' +
+        'A move interrupted by a writer continues where it stopped when run again with the writer stopped',
     );
   }
   report(`verified: ${plan.length} tables, ${counts.reduce((sum, count) => sum + count.source, 0)} rows, counts equal`);
