@@ -123,6 +123,18 @@ describe('API nodes sharing one PostgreSQL database', { skip: postgres?.skip ?? 
     assert.equal(known.status, 200);
   });
 
+  test('a concurrent burst of wrong passwords over both nodes gets no more tries than the limit', async () => {
+    const guess = { email: 'burst@acme.example', password: 'guess guess guess' };
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        call(i % 2 ? b : a, 'POST', '/v1/auth/login', { body: guess, headers: from('198.51.100.99') }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    assert.equal(statuses.filter((status) => status === 401).length, 3, statuses.join(','));
+    assert.equal(statuses.filter((status) => status === 429).length, 37, statuses.join(','));
+  });
+
   test("an account's failed sign-ins from many addresses, spread over both nodes, make it wait", async () => {
     const guess = { email: 'ana@acme.example', password: 'not her password' };
     for (let i = 0; i < 5; i++) {

@@ -5,9 +5,9 @@
 // share a PostgreSQL database, each also reads the tenant's key version (one row, bumped with
 // every change) once per `versionCheckMs` and reloads when it moved: a key deleted through any
 // node stops opening every node's collector within that bound (README: Stateless API nodes).
-// A key's last use is
-// written at most once a minute. An unknown collector address is answered exactly as a tenant
-// that requires a key answers a request without a valid one, so addresses cannot be probed.
+// A key's last use is written at most once a minute. An unknown collector address is answered
+// exactly as a tenant that requires a key answers a request without a valid one, so addresses
+// cannot be probed.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
