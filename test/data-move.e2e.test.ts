@@ -185,4 +185,22 @@ describe('moving an embedded deployment into PostgreSQL', { skip: postgresTarget
       await occupied.cleanup();
     }
   });
+
+  test('bad input names the option and what was wrong', async () => {
+    const notPostgres = await runCli(['data', 'migrate', '--data', source.dataDir, '--to', 'sqlite:/tmp/x.db']);
+    assert.equal(notPostgres.code, 1);
+    assert.match(notPostgres.stderr, /^error \(invalid_request\): --to must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    const batch = await runCli([
+      'data',
+      'migrate',
+      '--data',
+      source.dataDir,
+      '--to',
+      target.databaseUrl,
+      '--batch-rows',
+      '0',
+    ]);
+    assert.equal(batch.code, 1);
+    assert.match(batch.stderr, /^error \(invalid_request\): --batch-rows must be a positive integer; got "0"/);
+  });
 });

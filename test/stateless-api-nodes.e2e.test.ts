@@ -131,8 +131,12 @@ describe('API nodes sharing one PostgreSQL database', { skip: postgres?.skip ?? 
       ),
     );
     const statuses = answers.map((answer) => answer.status);
-    assert.equal(statuses.filter((status) => status === 401).length, 3, statuses.join(','));
-    assert.equal(statuses.filter((status) => status === 429).length, 37, statuses.join(','));
+    // Three counted at the address; a locked-out address gets at most one guess at an account
+    // nobody was failing at yet (README: Accounts and sign-in), which one of the refused requests
+    // can take when it reaches the account before the three counted ones do.
+    const guesses = statuses.filter((status) => status === 401).length;
+    assert.ok(guesses >= 3 && guesses <= 4, statuses.join(','));
+    assert.equal(statuses.filter((status) => status === 429).length, 40 - guesses, statuses.join(','));
   });
 
   test("an account's failed sign-ins from many addresses, spread over both nodes, make it wait", async () => {

@@ -24,8 +24,6 @@ export interface Run {
 }
 
 export interface AccountThrottle {
-  /** Whether someone failed to sign in as this account lately: it is being guessed. */
-  underAttack(email: string, now?: number): Promise<boolean>;
   /**
    * The attempt just admitted had the right password and waits for its second-factor code: it
    * still counts (and delays) until a right code clears the run, but it is not a guess, so it does
@@ -35,8 +33,12 @@ export interface AccountThrottle {
   /**
    * Admits one sign-in attempt at the account (429 with Retry-After while it must wait) and
    * counts it as failed; the returned function clears the run once the password proves right.
+   * `addressRefusal`, given when the client address is locked out, is thrown instead (nothing
+   * counted) if someone is failing at this account: a locked-out address keeps signing in to
+   * accounts nobody is failing at, and gets at most one guess at any other. The check and the
+   * count are one step, so concurrent attempts cannot all pass it.
    */
-  admit(email: string, now?: number): Promise<() => Promise<void>>;
+  admit(email: string, addressRefusal?: AppError, now?: number): Promise<() => Promise<void>>;
 }
 
 /** Milliseconds a run makes the account wait before its next attempt; 0 when it may try now. */
@@ -61,21 +63,19 @@ export function accountWait(waitMs: number): AppError {
 export class MemoryAccountThrottle implements AccountThrottle {
   private readonly runs = new Map<string, Run>();
 
-  underAttack(email: string, now = Date.now()): Promise<boolean> {
-    return Promise.resolve(isUnderAttack(this.current(email, now), now));
-  }
-
   awaitingCode(email: string, now = Date.now()): Promise<void> {
     const run = this.current(email, now);
     if (run) run.awaitingCode += 1;
     return Promise.resolve();
   }
 
-  admit(email: string, now = Date.now()): Promise<() => Promise<void>> {
-    const wait = runWaitMs(this.current(email, now), now);
+  admit(email: string, addressRefusal?: AppError, now = Date.now()): Promise<() => Promise<void>> {
+    const found = this.current(email, now);
+    if (addressRefusal && isUnderAttack(found, now)) return Promise.reject(addressRefusal);
+    const wait = runWaitMs(found, now);
     if (wait > 0) return Promise.reject(accountWait(wait));
     const key = accountKey(email);
-    const run = this.current(email, now) ?? { failures: 0, last: now, awaitingCode: 0 };
+    const run = found ?? { failures: 0, last: now, awaitingCode: 0 };
     run.failures += 1;
     run.last = now;
     this.runs.delete(key);

@@ -141,11 +141,14 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       const body = request.body as { email: string; password: string; code?: string; recovery_code?: string };
       // A locked-out address may still sign in to an account nobody is failing at (an office
       // behind one NAT); the accounts it was guessing at stay closed to it.
-      const addressRefusal = await limiter.lockedOut(request.ip);
-      if (addressRefusal && (await accounts.underAttack(body.email))) throw addressRefusal;
-      // Counted before the password is checked, so concurrent guesses cannot outrun the limits.
-      const clearAccount = await accounts.admit(body.email);
-      const { forgive } = await limiter.attempt(request.ip);
+      // Counted before the password is checked, each check-and-count in one step, so concurrent
+      // guesses cannot outrun the limits (on PostgreSQL, across every node).
+      const { refusal, forgive } = await limiter.attempt(request.ip);
+      // An attempt the account's wait refuses is no guess at the address.
+      const clearAccount = await accounts.admit(body.email, refusal).catch(async (error: unknown) => {
+        await forgive();
+        throw error;
+      });
       const result = await login(db, {
         email: body.email,
         password: body.password,

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { Database } from '../storage/database.js';
 import { sha256 } from '../core/secrets.js';
+import type { AppError } from '../core/errors.js';
 import { clientKey, FailureLimiter, MemoryFailureLimiter, waitSeconds, type Begun } from './failure-limiter.js';
 import {
   accountKey,
@@ -83,19 +84,16 @@ export class PostgresFailureLimiter extends FailureLimiter {
 export class PostgresAccountThrottle implements AccountThrottle {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  async underAttack(email: string, now = Date.now()): Promise<boolean> {
-    return isUnderAttack(await readRun(this.db, keyOf(email)), now);
-  }
-
   async awaitingCode(email: string): Promise<void> {
     await noteAwaitingCode(this.db, keyOf(email));
   }
 
-  async admit(email: string, now = Date.now()): Promise<() => Promise<void>> {
+  async admit(email: string, addressRefusal?: AppError, now = Date.now()): Promise<() => Promise<void>> {
     const key = keyOf(email);
     await this.db.transaction().execute(async (trx) => {
       await lockThrottleKey(trx, `account:${key}`);
       const found = await readRun(trx, key);
+      if (addressRefusal && isUnderAttack(found, now)) throw addressRefusal;
       const wait = runWaitMs(found, now);
       if (wait > 0) throw accountWait(wait);
       const run = found && now - found.last <= FORGET_AFTER_MS ? found : { failures: 0, last: now, awaitingCode: 0 };
