@@ -13,10 +13,10 @@ import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
 import { PostgresSearchIndexLoop } from '../telemetry/postgres-search-indexer.js';
 import { CollectorTenants } from '../collector/tenant-routing.js';
 import { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
-import { IngestKeyGate } from '../collector/ingest-key-gate.js';
+import { IngestKeyGate, VERSION_CHECK_MS } from '../collector/ingest-key-gate.js';
 import { Metrics } from '../observability/metrics.js';
 import { buildServer } from './server.js';
-import { FailureLimiter } from '../identity/failure-limiter.js';
+import { createThrottles } from '../identity/postgres-throttles.js';
 import { ensureFirstOperator, type User } from '../identity/user-service.js';
 import { loadDetection } from '../detection/detection-setup.js';
 import { DetectionWorker } from './detection-worker.js';
@@ -115,8 +115,11 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const diagnostics = new CollectorDiagnostics(database.db, (error) =>
       log?.warn({ error: errorMessage(error) }, 'collector diagnostics could not be saved'),
     );
-    const ingestKeys = new IngestKeyGate(database.db, (error) =>
-      log?.warn({ error: errorMessage(error) }, "an ingest key's last use could not be saved"),
+    const ingestKeys = new IngestKeyGate(
+      database.db,
+      (error) => log?.warn({ error: errorMessage(error) }, "an ingest key's last use could not be saved"),
+      // Other nodes may share a PostgreSQL database: their key changes must reach this one.
+      database.kind === 'postgres' ? VERSION_CHECK_MS : undefined,
     );
     const rawSink = createSink({
       sink: config.summaryMonitoring,
@@ -134,7 +137,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
         'summary monitoring copy failed',
       );
     });
-    const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
+    const { limiter, accounts } = createThrottles(database, {
+      maxFailures: config.authMaxFailures,
+      failureWindowMs: config.authFailureWindow,
+    });
     // The public URL follows the port actually bound (--port 0 picks one), read when printed.
     let boundPort: number | undefined;
     const collectorAddress = {
@@ -155,6 +161,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       tenants,
       metrics,
       limiter,
+      accounts,
       detection,
       detectionWorker: startedDetection,
       metricsToken: config.metricsToken,

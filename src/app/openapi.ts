@@ -95,10 +95,10 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
         'the API reference needs HTTP Basic credentials: any username, and an API token as the password',
       );
     // As on the API: a locked-out address is refused guesses, not its known tokens.
-    const { refusal, forgive } = limiter.attempt(request.ip);
+    const refusal = await limiter.lockedOut(request.ip);
     const check = await checkToken(db, token, request.ip);
-    if (check.ok || check.code !== 'invalid_credentials') forgive();
     if (check.ok) return undefined;
+    if (!refusal && check.code === 'invalid_credentials') await limiter.attempt(request.ip);
     if (refusal) throw refusal;
     return challenge(reply, 'the password is not an active API token');
   };

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
 import type { FailureLimiter } from '../identity/failure-limiter.js';
-import { AccountThrottle } from '../identity/account-throttle.js';
+import type { AccountThrottle } from '../identity/account-throttle.js';
 import type { Metrics } from '../observability/metrics.js';
 import { authRoutes } from '../identity/auth-routes.js';
 import { tokenRoutes } from '../identity/token-routes.js';
@@ -44,6 +44,8 @@ export interface ApiDependencies {
   database: Database;
   writer: RecordLogWriter;
   limiter: FailureLimiter;
+  /** The per-account sign-in delay: in memory on SQLite, shared by every API node on PostgreSQL. */
+  accounts: AccountThrottle;
   metrics: Metrics;
   detection: DetectionSetup;
   /** The monitoring copy of summaries (isolated: never throws). */
@@ -89,7 +91,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(authRoutes, {
     db,
     limiter,
-    accounts: new AccountThrottle(),
+    accounts: deps.accounts,
     secureCookies: Boolean(config.tlsCert) || config.insecureHttp,
     lifetime,
   });

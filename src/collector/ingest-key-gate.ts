@@ -1,18 +1,24 @@
 // The collector's check of ingest keys, on the hot path: each tenant's policy and key hashes are
 // held in memory, so a warm check is one SHA-256 and a map lookup, never a query. The API's
 // changes in this process drop the tenant's entry at once; changes made elsewhere (the CLI,
-// other nodes) are picked up when the entry is reloaded, every RELOAD_MS. A key's last use is
-// written at most once a minute. An unknown collector address is answered exactly as a tenant
-// that requires a key answers a request without a valid one, so addresses cannot be probed.
+// other nodes) are picked up when the entry is reloaded, every RELOAD_MS. Where several nodes
+// share a PostgreSQL database, each also reads the tenant's key version (one row, bumped with
+// every change) once per `versionCheckMs` and reloads when it moved: a key deleted through any
+// node stops opening every node's collector within that bound (README: Stateless API nodes).
+// A key's last use is written at most once a minute. An unknown collector address is answered
+// exactly as a tenant that requires a key answers a request without a valid one, so addresses
+// cannot be probed.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
 import { sameSecret, sha256 } from '../core/secrets.js';
 import { presentedToken } from '../identity/auth.js';
 import { ingestKeyFormat } from './ingest-key-service.js';
-import { readIngestPolicy, recordIngestKeyUse, tenantKeyHashes } from './ingest-key-store.js';
+import { readIngestKeyVersion, readIngestPolicy, recordIngestKeyUse, tenantKeyHashes } from './ingest-key-store.js';
 
 export const RELOAD_MS = 10_000;
+/** How stale a node's view of a tenant's keys may be on PostgreSQL (README: Stateless API nodes). */
+export const VERSION_CHECK_MS = 1_000;
 const LAST_USE_RESOLUTION_MS = 60_000;
 const PROBE_TTL_MS = 30_000;
 const MAX_PROBES = 1_000;
@@ -30,6 +36,9 @@ interface TenantKeys {
   requireKey: boolean;
   byHash: Map<string, KnownKey>;
   loadedAt: number;
+  /** The tenant's key version read before the keys, and when it was last confirmed. */
+  version: number;
+  checkedAt: number;
 }
 
 /** The one answer to a sender without a valid key, whatever the address: no detail differs. */
@@ -58,6 +67,8 @@ export class IngestKeyGate {
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly onError: (error: unknown) => void,
+    /** Compare the shared key version this often (ms); undefined: one process, never. */
+    private readonly versionCheckMs?: number,
   ) {}
 
   /** Throws the 401 refusal unless the request may send records to this tenant's collector. */
@@ -115,10 +126,16 @@ export class IngestKeyGate {
 
   private keysOf(tenantId: number, now: number): TenantKeys | Promise<TenantKeys> {
     const known = this.tenants.get(tenantId);
-    if (known && now - known.loadedAt < RELOAD_MS) return known;
+    const fresh =
+      known &&
+      now - known.loadedAt < RELOAD_MS &&
+      (this.versionCheckMs === undefined || now - known.checkedAt < this.versionCheckMs);
+    if (known && fresh) return known;
     let pending = this.loading.get(tenantId);
     if (!pending) {
-      pending = this.load(tenantId, now).finally(() => {
+      pending = (
+        known && now - known.loadedAt < RELOAD_MS ? this.recheck(tenantId, known, now) : this.load(tenantId, now)
+      ).finally(() => {
         if (this.loading.get(tenantId) === pending) this.loading.delete(tenantId);
       });
       this.loading.set(tenantId, pending);
@@ -126,8 +143,17 @@ export class IngestKeyGate {
     return pending;
   }
 
+  /** Keeps the entry while the tenant's key version has not moved; reloads it when it has. */
+  private async recheck(tenantId: number, known: TenantKeys, now: number): Promise<TenantKeys> {
+    if ((await readIngestKeyVersion(this.db, tenantId)) !== known.version) return this.load(tenantId, now);
+    known.checkedAt = now;
+    return known;
+  }
+
   private async load(tenantId: number, now: number): Promise<TenantKeys> {
     const generation = this.generations.get(tenantId) ?? 0;
+    // The version first: a change committed after it is read moves it again, so it is not missed.
+    const version = await readIngestKeyVersion(this.db, tenantId);
     const [policy, rows] = await Promise.all([readIngestPolicy(this.db, tenantId), tenantKeyHashes(this.db, tenantId)]);
     const keys: TenantKeys = {
       requireKey: policy.requireKey,
@@ -138,6 +164,8 @@ export class IngestKeyGate {
         ]),
       ),
       loadedAt: now,
+      version,
+      checkedAt: now,
     };
     if ((this.generations.get(tenantId) ?? 0) === generation) this.tenants.set(tenantId, keys);
     return keys;

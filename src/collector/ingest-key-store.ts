@@ -5,8 +5,9 @@ import type { IngestKeysTable, Tables } from '../storage/schema.js';
 
 export type IngestKeyRow = Selectable<IngestKeysTable>;
 
-export function insertIngestKey(db: Kysely<Tables>, row: IngestKeyRow): Promise<unknown> {
-  return db.insertInto('ingest_keys').values(row).execute();
+export async function insertIngestKey(db: Kysely<Tables>, row: IngestKeyRow): Promise<void> {
+  await db.insertInto('ingest_keys').values(row).execute();
+  await bumpIngestKeyVersion(db, row.tenant_id);
 }
 
 export function findIngestKey(db: Kysely<Tables>, tenantId: number, id: string): Promise<IngestKeyRow | undefined> {
@@ -65,7 +66,9 @@ export async function deleteIngestKeyRow(db: Kysely<Tables>, tenantId: number, i
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  const deleted = Number(result.numDeletedRows) > 0;
+  if (deleted) await bumpIngestKeyVersion(db, tenantId);
+  return deleted;
 }
 
 export function recordIngestKeyUse(db: Kysely<Tables>, tenantId: number, id: string, at: number): Promise<unknown> {
@@ -86,15 +89,40 @@ export async function readIngestPolicy(db: Kysely<Tables>, tenantId: number): Pr
   return { requireKey: row?.require_ingest_key === 1 };
 }
 
-export function saveIngestPolicy(
+export async function saveIngestPolicy(
   db: Kysely<Tables>,
   tenantId: number,
   policy: { requireKey: boolean; at: number; by: string },
-): Promise<unknown> {
+): Promise<void> {
   const values = { require_ingest_key: policy.requireKey ? 1 : 0, updated_at: policy.at, updated_by: policy.by };
-  return db
+  await db
     .insertInto('collector_ingest_policies')
     .values({ tenant_id: tenantId, ...values })
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet(values))
     .execute();
+  await bumpIngestKeyVersion(db, tenantId);
+}
+
+/**
+ * Marks the tenant's keys or policy changed (after the change, in its transaction): collectors
+ * on every node compare this version and reload the tenant's keys when it moved.
+ */
+async function bumpIngestKeyVersion(db: Kysely<Tables>, tenantId: number): Promise<void> {
+  await db
+    .insertInto('ingest_key_versions')
+    .values({ tenant_id: tenantId, version: 1 })
+    .onConflict((oc) =>
+      oc.column('tenant_id').doUpdateSet((eb) => ({ version: eb('ingest_key_versions.version', '+', 1) })),
+    )
+    .execute();
+}
+
+/** The tenant's ingest-key version; 0 before its keys or policy ever changed. */
+export async function readIngestKeyVersion(db: Kysely<Tables>, tenantId: number): Promise<number> {
+  const row = await db
+    .selectFrom('ingest_key_versions')
+    .select('version')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.version ?? 0;
 }

@@ -74,6 +74,9 @@ export const problems = {
   summary_provider_not_configured: { status: 503, title: 'Summary provider not configured' },
   provider_error: { status: 502, title: 'Summary provider failed' },
   provider_timeout: { status: 504, title: 'Summary provider timed out' },
+  // Moving an embedded deployment into PostgreSQL (sightline data migrate)
+  move_target_not_empty: { status: 409, title: 'The target database holds another deployment' },
+  move_verification_failed: { status: 500, title: 'The moved data does not match its source' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

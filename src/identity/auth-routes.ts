@@ -141,28 +141,31 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       const body = request.body as { email: string; password: string; code?: string; recovery_code?: string };
       // A locked-out address may still sign in to an account nobody is failing at (an office
       // behind one NAT); the accounts it was guessing at stay closed to it.
-      const addressRefusal = limiter.lockedOut(request.ip);
-      if (addressRefusal && accounts.underAttack(body.email)) throw addressRefusal;
-      // Counted before the password is checked, so concurrent guesses cannot outrun the limits.
-      const clearAccount = accounts.admit(body.email);
-      const { forgive } = limiter.attempt(request.ip);
+      // Counted before the password is checked, each check-and-count in one step, so concurrent
+      // guesses cannot outrun the limits (on PostgreSQL, across every node).
+      const { refusal, forgive } = await limiter.attempt(request.ip);
+      // An attempt the account's wait refuses is no guess at the address.
+      const clearAccount = await accounts.admit(body.email, refusal).catch(async (error: unknown) => {
+        await forgive();
+        throw error;
+      });
       const result = await login(db, {
         email: body.email,
         password: body.password,
         secondFactor: { code: body.code, recoveryCode: body.recovery_code },
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? '',
-      }).catch((error: unknown) => {
+      }).catch(async (error: unknown) => {
         // The right password, awaiting its code: not a guess from this address, but the account's
         // attempt stays counted until the code proves right.
         if (error instanceof AppError && error.code === 'second_factor_required') {
-          forgive();
-          accounts.awaitingCode(body.email);
+          await forgive();
+          await accounts.awaitingCode(body.email);
         }
         throw error;
       });
-      forgive();
-      clearAccount();
+      await forgive();
+      await clearAccount();
       // Secure whenever the browser reached us over HTTPS, directly or through a trusted proxy.
       reply.setCookie(SESSION_COOKIE, result.cookieValue, {
         ...cookieOptions,

@@ -14,7 +14,7 @@ import { changeTenant, createTenant, type TenantReactions } from './tenant-servi
 import { createToken } from './token-service.js';
 import { allPermissions } from './permissions.js';
 import { cliActor } from './principal.js';
-import { FailureLimiter } from './failure-limiter.js';
+import { MemoryFailureLimiter } from './failure-limiter.js';
 import { Metrics } from '../observability/metrics.js';
 import { installErrorHandling } from '../http/error-handler.js';
 import { installAuth, type Access } from './auth.js';
@@ -46,7 +46,7 @@ async function appWith(access: Access): Promise<FastifyInstance> {
   await app.register(cookie);
   await app.register(
     routePlugin((scope) => {
-      installAuth(scope, { db: database.db, limiter: new FailureLimiter(100, 60_000), metrics: new Metrics() });
+      installAuth(scope, { db: database.db, limiter: new MemoryFailureLimiter(100, 60_000), metrics: new Metrics() });
       scope.post('/observations', { config: { access } }, () => ({ written: true }));
     }),
   );
@@ -99,7 +99,7 @@ test('routes must declare access, and observations:write only in tenant scope', 
   const noAccess = Fastify();
   noAccess.decorate('apiRoutes', []);
   await noAccess.register(cookie);
-  installAuth(noAccess, { db: database.db, limiter: new FailureLimiter(100, 60_000), metrics: new Metrics() });
+  installAuth(noAccess, { db: database.db, limiter: new MemoryFailureLimiter(100, 60_000), metrics: new Metrics() });
   assert.throws(() => noAccess.get('/x', () => ({})), /declares no access/);
   await assert.rejects(appWith({ scope: 'account', permission: 'observations:write' }), /needs tenant scope/);
 });

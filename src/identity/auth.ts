@@ -167,13 +167,15 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     const token = presentedToken(request.headers.authorization);
     if (token !== undefined) {
       // A locked-out address is refused guesses, not its known tokens: 178 random bits cannot be
-      // guessed anyway, and its other users (one NAT, one office) keep working.
-      const { refusal, forgive } = limiter.attempt(request.ip);
+      // guessed anyway, and its other users (one NAT, one office) keep working. For the same
+      // reason a token is counted only once it proves unknown, so a known one costs no write to
+      // the limit the API nodes share on PostgreSQL.
+      const refusal = await limiter.lockedOut(request.ip);
       const check = await checkToken(db, token, request.ip);
+      if (check.ok) return tokenPrincipal(check.token);
       // Only an unknown token is a guess. A known one that expired or was deleted is a stale
       // integration: counting it would lock everyone behind the same address out.
-      if (check.ok || check.code !== 'invalid_credentials') forgive();
-      if (check.ok) return tokenPrincipal(check.token);
+      if (!refusal && check.code === 'invalid_credentials') await limiter.attempt(request.ip);
       if (refusal) {
         metrics.authFailures.inc({ reason: 'too_many_failed_attempts' });
         throw refusal;

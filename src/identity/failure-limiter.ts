@@ -5,40 +5,46 @@
 // office's NAT does not lock the whole office out.
 // An attempt counts as a failure from the moment it starts (and is forgiven if it succeeds),
 // so a burst of concurrent guesses cannot all slip in before the first one fails. IPv6 clients
-// are counted per /64, the block one subscriber usually holds. Kept in memory, per process.
+// are counted per /64, the block one subscriber usually holds. The embedded deployment keeps
+// the failures in memory (MemoryFailureLimiter, below); on PostgreSQL every API node counts in
+// the database (postgres-throttles.ts), so a guesser cannot spread across nodes.
 import { isIPv6 } from 'node:net';
 import { AppError } from '../core/errors.js';
 
 /** Addresses tracked at most; past it the longest-tracked address is forgotten first. */
 const MAX_ADDRESSES = 100_000;
 
-export class FailureLimiter {
-  private readonly failures = new Map<string, number[]>();
-  private lastSweep = 0;
+/** The outcome of starting a check: refused for `wait` seconds, or counted until forgiven. */
+export type Begun = { wait: number } | { forgive: () => Promise<void> };
 
+export abstract class FailureLimiter {
   constructor(
-    private readonly max: number,
-    private readonly windowMs: number,
+    protected readonly max: number,
+    protected readonly windowMs: number,
   ) {}
 
   /** Seconds the address must wait before trying again; 0 when it may try now. */
-  retryAfter(address: string, now = Date.now()): number {
-    const times = this.recent(clientKey(address), now);
-    // Locked out until the oldest of the newest `max` failures leaves the window.
-    const oldest = times.length < this.max ? undefined : times[times.length - this.max];
-    if (oldest === undefined) return 0;
-    return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
-  }
+  abstract retryAfter(address: string, now?: number): Promise<number>;
+
+  /**
+   * In one step, so that concurrent attempts cannot all pass: refuses while the counted unit
+   * (clientKey) is locked out, else counts an attempt as failed until `forgive`.
+   */
+  protected abstract tryBegin(key: string, now: number): Promise<Begun>;
 
   /**
    * Starts one credential check from the address. While it is locked out, `refusal` is the 429
    * to answer if the credentials turn out to be a guess, and nothing more is counted (it stays
    * locked until its failures age out); otherwise the attempt counts as failed until `forgive`
-   * takes it back (see `begin`).
+   * takes it back (once it turns out not to be a guess: right password, a known token).
    */
-  attempt(address: string, now = Date.now()): { refusal: AppError | undefined; forgive: () => void } {
-    const refusal = this.lockedOut(address, now);
-    return { refusal, forgive: refusal ? () => undefined : this.begin(address, now) };
+  async attempt(
+    address: string,
+    now = Date.now(),
+  ): Promise<{ refusal: AppError | undefined; forgive: () => Promise<void> }> {
+    const begun = await this.tryBegin(clientKey(address), now);
+    if ('wait' in begun) return { refusal: lockOut(address, begun.wait), forgive: () => Promise.resolve() };
+    return { refusal: undefined, forgive: begun.forgive };
   }
 
   /**
@@ -47,35 +53,55 @@ export class FailureLimiter {
    * password), never for the holder's other mistakes.
    */
   async guard<T>(address: string, work: () => Promise<T>, isGuess: (error: unknown) => boolean): Promise<T> {
-    const { refusal, forgive } = this.attempt(address);
+    const { refusal, forgive } = await this.attempt(address);
     if (refusal) throw refusal;
     try {
       const result = await work();
-      forgive();
+      await forgive();
       return result;
     } catch (error) {
-      if (!isGuess(error)) forgive();
+      if (!isGuess(error)) await forgive();
       throw error;
     }
   }
 
   /** The 429 the address gets while it is locked out; undefined when it is not. */
-  lockedOut(address: string, now = Date.now()): AppError | undefined {
-    const wait = this.retryAfter(address, now);
-    if (wait === 0) return undefined;
-    return new AppError('too_many_failed_attempts', `too many failed attempts from ${address}; retry in ${wait} s`, {
-      headers: { 'Retry-After': String(wait) },
-      extensions: { retry_after_seconds: wait },
-    });
+  async lockedOut(address: string, now = Date.now()): Promise<AppError | undefined> {
+    const wait = await this.retryAfter(address, now);
+    return wait === 0 ? undefined : lockOut(address, wait);
+  }
+}
+
+function lockOut(address: string, wait: number): AppError {
+  return new AppError('too_many_failed_attempts', `too many failed attempts from ${address}; retry in ${wait} s`, {
+    headers: { 'Retry-After': String(wait) },
+    extensions: { retry_after_seconds: wait },
+  });
+}
+
+/**
+ * Seconds to wait given an address's failure times within the window, oldest first: locked out
+ * until the oldest of the newest `max` failures leaves the window.
+ */
+export function waitSeconds(times: readonly number[], max: number, windowMs: number, now: number): number {
+  const oldest = times.length < max ? undefined : times[times.length - max];
+  if (oldest === undefined) return 0;
+  return Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
+}
+
+/** The embedded deployment's limiter: one process, so failures are kept in its memory. */
+export class MemoryFailureLimiter extends FailureLimiter {
+  private readonly failures = new Map<string, number[]>();
+  private lastSweep = 0;
+
+  retryAfter(address: string, now = Date.now()): Promise<number> {
+    return Promise.resolve(waitSeconds(this.recent(clientKey(address), now), this.max, this.windowMs, now));
   }
 
-  /**
-   * Counts an attempt as failed now; the returned function takes it back once the attempt
-   * turns out not to be a guess (right password, a known token).
-   */
-  begin(address: string, now = Date.now()): () => void {
-    const key = clientKey(address);
+  protected tryBegin(key: string, now: number): Promise<Begun> {
     const times = this.recent(key, now);
+    const wait = waitSeconds(times, this.max, this.windowMs, now);
+    if (wait > 0) return Promise.resolve({ wait });
     times.push(now);
     // Only the newest `max` failures matter for the lock-out; an attacker cannot grow the list.
     if (times.length > this.max) times.splice(0, times.length - this.max);
@@ -87,13 +113,15 @@ export class FailureLimiter {
     this.failures.set(key, times);
     this.sweep(now);
     let forgiven = false;
-    return () => {
-      if (forgiven) return;
+    const forgive = () => {
+      if (forgiven) return Promise.resolve();
       forgiven = true;
       const current = this.failures.get(key);
       const at = current?.lastIndexOf(now) ?? -1;
       if (current && at !== -1) current.splice(at, 1);
+      return Promise.resolve();
     };
+    return Promise.resolve({ forgive });
   }
 
   private recent(key: string, now: number): number[] {

@@ -201,7 +201,7 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
     },
     async (request, reply) => {
       reply.clearCookie(SSO_FLOW_COOKIE, flowCookie(request));
-      const { refusal: lockedOut, forgive } = limiter.attempt(request.ip);
+      const { refusal: lockedOut, forgive } = await limiter.attempt(request.ip);
       let signedIn: Awaited<ReturnType<typeof finishSignIn>>;
       try {
         if (lockedOut) throw new SsoRefusal('too_many_attempts');
@@ -218,7 +218,7 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
         if (error instanceof SsoRefusal) return refuse(request, reply, error);
         throw error;
       }
-      forgive();
+      await forgive();
       // The session cookie exactly as POST /v1/auth/login sets it.
       reply.setCookie(SESSION_COOKIE, signedIn.session.cookieValue, {
         path: '/',

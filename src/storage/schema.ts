@@ -30,6 +30,12 @@ import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
 import type { SsoConfigsTable } from './tables/sso.js';
+import type {
+  AccountThrottleTable,
+  AuthFailuresTable,
+  DataMoveProgressTable,
+  IngestKeyVersionsTable,
+} from './tables/shared-state.js';
 
 export type {
   InstanceSettingsTable,
@@ -69,6 +75,10 @@ export type {
   IngestKeysTable,
   CollectorIngestPoliciesTable,
   SsoConfigsTable,
+  AuthFailuresTable,
+  AccountThrottleTable,
+  IngestKeyVersionsTable,
+  DataMoveProgressTable,
 };
 
 export interface Tables {
@@ -107,4 +117,8 @@ export interface Tables {
   ingest_keys: IngestKeysTable;
   collector_ingest_policies: CollectorIngestPoliciesTable;
   sso_configs: SsoConfigsTable;
+  auth_failures: AuthFailuresTable;
+  account_throttle: AccountThrottleTable;
+  ingest_key_versions: IngestKeyVersionsTable;
+  data_move_progress: DataMoveProgressTable;
 }
