@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
 import { GroupCommitQueue } from '../record-log/group-commit.js';
-import type { RecordLogWriter } from '../record-log/record-log.js';
+import type { RecordLogWriter, RecordQueue } from '../record-log/record-log.js';
 import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { SqliteRecordWriter } from '../record-log/sqlite-record-writer.js';
 import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
@@ -29,15 +29,22 @@ import { setRecordIdKey } from '../core/record-ids.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
+import { ScaleNode } from './scale-node.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
 const CLOSE_GRACE_MS = 10_000;
 
+/** How long start-up waits for the record-log stream before serving anyway (then /readyz says why). */
+const STREAM_CHECK_MS = 5_000;
+
 export interface Sightline {
   server: FastifyInstance;
   database: Database;
-  queue: GroupCommitQueue;
+  /** Where the collector hands records: the group-commit queue, or the JetStream publisher. */
+  queue: RecordQueue;
+  /** The scale-out parts (README: Running at scale) when --queue is given. */
+  scale: ScaleNode | undefined;
   /** The tenant created on this start because the database was empty, if any. */
   firstTenant: Tenant | undefined;
   /** The operator account created on this start, with its password when it was generated. */
@@ -52,6 +59,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
   const database = await openDatabase(config);
   let writer: RecordLogWriter | undefined;
   let detectionWorker: DetectionWorker | undefined;
+  let scale: ScaleNode | undefined;
   try {
     await migrateToLatest(database);
     // Cursors handed out by any node, before or after a restart, stay valid: one key in the database.
@@ -81,11 +89,13 @@ export async function createSightline(config: Config): Promise<Sightline> {
       );
     }
     const indexLoop =
-      database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
+      database.kind === 'postgres' && config.queue.length === 0
+        ? new PostgresSearchIndexLoop(database.db, reportIndexError)
+        : undefined;
     const metrics = new Metrics();
     const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
-    if (config.detection === 'on') {
-      detectionWorker = new DetectionWorker(
+    const startDetectionWorker = async () => {
+      const worker = new DetectionWorker(
         {
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
@@ -99,8 +109,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
         metrics,
         () => log,
       );
-      await detectionWorker.ready();
-    }
+      await worker.ready();
+      return worker;
+    };
+    const scaled = config.queue.length > 0;
+    // Scale-out: detection and search indexing run on the one worker holding the detection lease.
+    if (config.detection === 'on' && !scaled) detectionWorker = await startDetectionWorker();
     const startedDetection = detectionWorker;
     const queue = new GroupCommitQueue(writer, {
       maxPendingBytes: config.maxQueueBytes,
@@ -111,6 +125,24 @@ export async function createSightline(config: Config): Promise<Sightline> {
         startedDetection?.poke();
       },
     });
+    let leasedWorker: DetectionWorker | undefined;
+    let leasedIndex: PostgresSearchIndexLoop | undefined;
+    scale = scaled
+      ? new ScaleNode(config, database, metrics, () => log, {
+          start: async () => {
+            leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
+            leasedIndex.start();
+            if (config.detection === 'on') leasedWorker = await startDetectionWorker();
+          },
+          stop: async () => {
+            await leasedIndex?.stop();
+            await leasedWorker?.stop();
+            leasedIndex = undefined;
+            leasedWorker = undefined;
+          },
+        })
+      : undefined;
+    const recordQueue: RecordQueue = scale?.queue ?? queue;
     const tenants = new CollectorTenants(database.db, config);
     const diagnostics = new CollectorDiagnostics(database.db, (error) =>
       log?.warn({ error: errorMessage(error) }, 'collector diagnostics could not be saved'),
@@ -150,8 +182,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       db: database.db,
       log: logReader,
       database,
-      queue,
+      queue: recordQueue,
       writer,
+      scale,
       tenants,
       metrics,
       limiter,
@@ -170,13 +203,16 @@ export async function createSightline(config: Config): Promise<Sightline> {
       const address = server.server.address();
       if (typeof address === 'object' && address) boundPort = address.port;
       if (config.metricsListen !== '' && !metricsListener) {
-        const scraped = { db: database.db, queue, log: logReader, metrics };
+        const scraped = { db: database.db, queue: recordQueue, log: logReader, metrics, scale };
         metricsListener = await startMetricsListener(config.metricsListen, scraped, server.log);
       }
       // Other processes on this database (the CLI) print collector addresses with it.
       await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
     });
     indexLoop?.start();
+    scale?.start();
+    // A stream with another partition count can never be used: stop here, naming the setting.
+    await scale?.startupCheck(STREAM_CHECK_MS);
     // The model cache holds case data: expired entries go within the hour even when nobody
     // generates summaries (generation purges too).
     const purgeCache = () =>
@@ -202,6 +238,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       clearTimeout(deadline);
       await step('metrics_listener', () => metricsListener?.close());
       await step('queue', () => queue.drain());
+      await step('scale', () => scale?.close());
       await step('collector_diagnostics', () => diagnostics.stop());
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
@@ -211,8 +248,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       log.info({ steps_ms: steps }, 'closed');
       await database.close();
     };
-    return { server, database, queue, firstTenant, firstOperator, collectorAddress, close };
+    return { server, database, queue: recordQueue, scale, firstTenant, firstOperator, collectorAddress, close };
   } catch (error) {
+    await scale?.close();
     await detectionWorker?.stop();
     await writer?.close();
     await database.close();
