@@ -21,6 +21,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
+import { ConfigError } from '../config/config.js';
 import { partitionSubjects } from './jetstream-codec.js';
 
 export interface QueueSettings {
@@ -41,7 +42,7 @@ export interface QueueLog {
 }
 
 /** The stream exists with another partition count: no node may use it until the settings agree. */
-export class PartitionMismatch extends Error {
+export class PartitionMismatch extends ConfigError {
   override name = 'PartitionMismatch';
 }
 
