@@ -35,13 +35,16 @@ export class NatsCluster {
     private readonly nodes: Node[],
   ) {}
 
-  /** Starts `size` servers forming one JetStream cluster; resolves once every client port answers. */
-  static async start(binary: string, dir: string, size = 3): Promise<NatsCluster> {
+  /**
+   * Starts `size` servers forming one JetStream cluster (one: a standalone server); resolves once
+   * every client port answers. `ports` fixes the client ports (taken free otherwise).
+   */
+  static async start(binary: string, dir: string, size = 3, ports: number[] = []): Promise<NatsCluster> {
     const nodes: Node[] = [];
     for (let i = 0; i < size; i += 1) {
       nodes.push({
         name: `n${i}`,
-        port: await freePort(),
+        port: ports[i] ?? (await freePort()),
         clusterPort: await freePort(),
         storeDir: path.join(dir, `nats-n${i}`),
         process: undefined,
@@ -101,7 +104,9 @@ export class NatsCluster {
     // prettier-ignore
     const args = [
       '-a', '127.0.0.1', '-p', String(node.port), '-js', '-sd', node.storeDir, '-n', node.name,
-      '--cluster_name', 'sightline-test', '--cluster', `nats://127.0.0.1:${node.clusterPort}`, '--routes', routes,
+      ...(this.nodes.length > 1
+        ? ['--cluster_name', 'sightline-test', '--cluster', `nats://127.0.0.1:${node.clusterPort}`, '--routes', routes]
+        : []),
     ];
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => (node.log = (node.log + chunk.toString('utf8')).slice(-50_000));

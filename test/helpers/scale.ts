@@ -15,9 +15,14 @@ export interface NodeProcess {
 }
 
 /** Starts `sightline serve` with the arguments given (host and port added); resolves once /healthz answers. */
-export async function startNode(name: string, args: string[], port?: number): Promise<NodeProcess> {
+export async function startNode(
+  name: string,
+  args: string[],
+  port?: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<NodeProcess> {
   const listen = port ?? (await freePort());
-  const child = spawnCli(['serve', ...args, '--host', '127.0.0.1', '--port', String(listen)]);
+  const child = spawnCli(['serve', ...args, '--host', '127.0.0.1', '--port', String(listen)], env);
   await waitReady(child, `http://127.0.0.1:${listen}/healthz`, 60_000);
   return { child, port: listen, name };
 }
