@@ -105,12 +105,12 @@ test(
     const restarts: Promise<unknown>[] = [];
     const faults = (async () => {
       await until(() => requests >= totalRequests * 0.15);
-      await killNode(workers[0] as NodeProcess);
+      await killNode(workers[0]!);
       phase('killed worker a (kill -9)');
       restarts.push(sleep(1_000).then(async () => (workers[0] = await node('work-a2', 'worker'))));
       await until(() => requests >= totalRequests * 0.35);
       const collectorPort = collectors[0]?.port;
-      await killNode(collectors[0] as NodeProcess);
+      await killNode(collectors[0]!);
       phase('killed collector a (kill -9)');
       restarts.push(sleep(1_000).then(async () => (collectors[0] = await node('col-a2', 'collector', collectorPort))));
       await until(() => requests >= totalRequests * 0.55);
@@ -154,7 +154,7 @@ test(
         );
       }
     }
-    const status = await readiness(workers[1] as NodeProcess);
+    const status = await readiness(workers[1]!);
     assert.equal(status.status, 'ready', JSON.stringify(status));
 
     // Detection catches up, then the embedded single process gets the same input in the same order.
@@ -208,7 +208,9 @@ async function waitForDetection(databaseUrl: string, timeoutMs: number): Promise
 async function embeddedOutcome(dir: string, stored: StoredRow[], t: { after(fn: () => Promise<void>): void }) {
   const dataDir = path.join(dir, 'embedded');
   const server = await startNode('embedded', ['--data', dataDir]);
-  t.after(async () => void (await stopChild(server.child, 5_000)));
+  t.after(async () => {
+    await stopChild(server.child, 5_000);
+  });
   const database = await openDatabase({ databaseUrl: '', dataDir });
   try {
     for (const codeName of TENANTS) await createTenant(database.db, { codeName });
@@ -240,9 +242,7 @@ async function embeddedOutcome(dir: string, stored: StoredRow[], t: { after(fn: 
  */
 async function detectionOutcome(database: Database): Promise<{ observations: string[]; cases: string[] }> {
   const records = await database.db.selectFrom('telemetry_records').select(['seq', 'record']).execute();
-  const idBySeq = new Map(
-    records.map((row) => [Number(row.seq), (JSON.parse(row.record) as { scale_id?: string }).scale_id]),
-  );
+  const idBySeq = new Map(records.map((row) => [row.seq, (JSON.parse(row.record) as { scale_id?: string }).scale_id]));
   const observations = await database.db
     .selectFrom('observations as o')
     .innerJoin('tenants as t', 't.id', 'o.tenant_id')
@@ -256,7 +256,7 @@ async function detectionOutcome(database: Database): Promise<{ observations: str
   return {
     observations: observations
       .map((row) => {
-        const ids = (JSON.parse(row.record_seqs) as number[]).map((seq) => idBySeq.get(Number(seq))).sort();
+        const ids = (JSON.parse(row.record_seqs) as number[]).map((seq) => idBySeq.get(seq)).sort();
         return JSON.stringify([row.code_name, row.rule_id, row.level, row.host, ids]);
       })
       .sort(),

@@ -71,7 +71,7 @@ export class NatsCluster {
   async restart(index: number): Promise<void> {
     const node = this.nodes[index];
     if (!node) throw new Error(`no NATS node ${index}`);
-    if (node.process && node.process.exitCode === null && node.process.signalCode === null) {
+    if (node.process?.exitCode === null && node.process.signalCode === null) {
       await new Promise((resolve) => node.process?.once('exit', resolve));
     }
     this.spawnNode(index);
@@ -86,7 +86,7 @@ export class NatsCluster {
     await Promise.all(
       this.nodes.map(async (node) => {
         const child = node.process;
-        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        if (child?.exitCode !== null || child.signalCode !== null) return;
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
