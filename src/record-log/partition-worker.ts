@@ -120,7 +120,8 @@ export class PartitionWorkers {
       }
       const count = this.options.link.settings.partitions;
       const share = Math.ceil(count / live);
-      for (const partition of this.partitions.slice(share)) await this.release(partition);
+      // Released together: each waits for its consumer's fetch in flight to end.
+      await Promise.all(this.partitions.slice(share).map((partition) => this.release(partition)));
       // Each worker starts looking at its own offset, so joiners do not all try the same locks.
       const offset = parseInt(this.id.slice(-4), 16) % count;
       for (let i = 0; i < count && this.owned.size < share; i += 1) {
