@@ -1,7 +1,7 @@
 // One running Sightline: database opened and migrated, record-log writer and group-commit queue
 // started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { resolvePublicUrl, type Config } from '../config/config.js';
+import { ConfigError, resolvePublicUrl, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
@@ -30,6 +30,7 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
+import { backoffMs } from '../record-log/jetstream-connection.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
@@ -55,8 +56,25 @@ export interface Sightline {
   close(): Promise<void>;
 }
 
+/**
+ * The database, opened. A scale-out node waits for PostgreSQL with backoff (it may start before
+ * the database does, or during a failover); the single process stops at once with the error.
+ */
+async function openWhenReachable(config: Config): Promise<Database> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await openDatabase(config);
+    } catch (error) {
+      if (config.queue.length === 0 || error instanceof ConfigError) throw error;
+      const wait = backoffMs(attempt);
+      process.emitWarning(`PostgreSQL unreachable (${errorMessage(error)}); retrying in ${wait} ms`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
 export async function createSightline(config: Config): Promise<Sightline> {
-  const database = await openDatabase(config);
+  const database = await openWhenReachable(config);
   let writer: RecordLogWriter | undefined;
   let detectionWorker: DetectionWorker | undefined;
   let scale: ScaleNode | undefined;
