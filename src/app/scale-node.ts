@@ -89,21 +89,27 @@ export class ScaleNode {
     log()?.info(`record log on NATS JetStream ${describeServers(config.queue)}, roles ${config.role.join(',')}`);
   }
 
+  /** An API-only node never touches the record log: it neither connects nor waits for NATS. */
+  private get usesQueue(): boolean {
+    return this.queue !== undefined || this.workers !== undefined;
+  }
+
   /** Connects in the background (retrying for ever) and starts the worker rounds. */
   start(): void {
-    this.link.start();
+    if (this.usesQueue) this.link.start();
     this.workers?.start();
   }
 
   /** Throws when the stream can never be used with these settings (a partition mismatch). */
   async startupCheck(timeoutMs: number): Promise<void> {
+    if (!this.usesQueue) return;
     await Promise.race([this.link.whenReady(), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
     if (this.link.fatal) throw this.link.fatal;
   }
 
   /** Readiness of the queue and the worker, with the reasons when not ready. */
   async status(): Promise<{ ready: boolean; reasons: string[]; status: ScaleStatus }> {
-    const unavailable = this.link.unavailable;
+    const unavailable = this.usesQueue ? this.link.unavailable : undefined;
     this.metrics.natsConnected.set(unavailable ? 0 : 1);
     const workerProblem = this.workers?.problem;
     const lag = this.workers ? await this.workers.lag() : new Map<number, number>();
