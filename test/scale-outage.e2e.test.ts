@@ -50,7 +50,7 @@ test(
     const body = (await notReady.json()) as { reasons: string[]; scale: { queue: string } };
     assert.equal(body.scale.queue, 'unavailable');
     assert.ok(
-      body.reasons.some((reason) => reason.startsWith("queue: NATS: unreachable")),
+      body.reasons.some((reason) => reason.startsWith('queue: NATS: unreachable')),
       JSON.stringify(body.reasons),
     );
     const refused = await fetch(`${base}/log_sink`, { method: 'POST', body: '{"message":"while down"}' });
