@@ -1,12 +1,12 @@
 // One running Sightline: database opened and migrated, record-log writer and group-commit queue
 // started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { resolvePublicUrl, type Config } from '../config/config.js';
+import { ConfigError, resolvePublicUrl, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
 import { GroupCommitQueue } from '../record-log/group-commit.js';
-import type { RecordLogWriter } from '../record-log/record-log.js';
+import type { RecordLogWriter, RecordQueue } from '../record-log/record-log.js';
 import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { SqliteRecordWriter } from '../record-log/sqlite-record-writer.js';
 import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
@@ -29,15 +29,23 @@ import { setRecordIdKey } from '../core/record-ids.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
+import { ScaleNode } from './scale-node.js';
+import { backoffMs } from '../record-log/jetstream-connection.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
 const CLOSE_GRACE_MS = 10_000;
 
+/** How long start-up waits for the record-log stream before serving anyway (then /readyz says why). */
+const STREAM_CHECK_MS = 5_000;
+
 export interface Sightline {
   server: FastifyInstance;
   database: Database;
-  queue: GroupCommitQueue;
+  /** Where the collector hands records: the group-commit queue, or the JetStream publisher. */
+  queue: RecordQueue;
+  /** The scale-out parts (README: Running at scale) when --queue is given. */
+  scale: ScaleNode | undefined;
   /** The tenant created on this start because the database was empty, if any. */
   firstTenant: Tenant | undefined;
   /** The operator account created on this start, with its password when it was generated. */
@@ -48,10 +56,28 @@ export interface Sightline {
   close(): Promise<void>;
 }
 
+/**
+ * The database, opened. A scale-out node waits for PostgreSQL with backoff (it may start before
+ * the database does, or during a failover); the single process stops at once with the error.
+ */
+async function openWhenReachable(config: Config): Promise<Database> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await openDatabase(config);
+    } catch (error) {
+      if (config.queue.length === 0 || error instanceof ConfigError) throw error;
+      const wait = backoffMs(attempt);
+      process.emitWarning(`PostgreSQL unreachable (${errorMessage(error)}); retrying in ${wait} ms`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
 export async function createSightline(config: Config): Promise<Sightline> {
-  const database = await openDatabase(config);
+  const database = await openWhenReachable(config);
   let writer: RecordLogWriter | undefined;
   let detectionWorker: DetectionWorker | undefined;
+  let scale: ScaleNode | undefined;
   try {
     await migrateToLatest(database);
     // Cursors handed out by any node, before or after a restart, stay valid: one key in the database.
@@ -81,11 +107,13 @@ export async function createSightline(config: Config): Promise<Sightline> {
       );
     }
     const indexLoop =
-      database.kind === 'postgres' ? new PostgresSearchIndexLoop(database.db, reportIndexError) : undefined;
+      database.kind === 'postgres' && config.queue.length === 0
+        ? new PostgresSearchIndexLoop(database.db, reportIndexError)
+        : undefined;
     const metrics = new Metrics();
     const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
-    if (config.detection === 'on') {
-      detectionWorker = new DetectionWorker(
+    const startDetectionWorker = async () => {
+      const worker = new DetectionWorker(
         {
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
@@ -99,8 +127,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
         metrics,
         () => log,
       );
-      await detectionWorker.ready();
-    }
+      await worker.ready();
+      return worker;
+    };
+    const scaled = config.queue.length > 0;
+    // Scale-out: detection and search indexing run on the one worker holding the detection lease.
+    if (config.detection === 'on' && !scaled) detectionWorker = await startDetectionWorker();
     const startedDetection = detectionWorker;
     const queue = new GroupCommitQueue(writer, {
       maxPendingBytes: config.maxQueueBytes,
@@ -111,6 +143,24 @@ export async function createSightline(config: Config): Promise<Sightline> {
         startedDetection?.poke();
       },
     });
+    let leasedWorker: DetectionWorker | undefined;
+    let leasedIndex: PostgresSearchIndexLoop | undefined;
+    scale = scaled
+      ? new ScaleNode(config, database, metrics, () => log, {
+          start: async () => {
+            leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
+            leasedIndex.start();
+            if (config.detection === 'on') leasedWorker = await startDetectionWorker();
+          },
+          stop: async () => {
+            await leasedIndex?.stop();
+            await leasedWorker?.stop();
+            leasedIndex = undefined;
+            leasedWorker = undefined;
+          },
+        })
+      : undefined;
+    const recordQueue: RecordQueue = scale?.queue ?? queue;
     const tenants = new CollectorTenants(database.db, config);
     const diagnostics = new CollectorDiagnostics(database.db, (error) =>
       log?.warn({ error: errorMessage(error) }, 'collector diagnostics could not be saved'),
@@ -156,8 +206,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       db: database.db,
       log: logReader,
       database,
-      queue,
+      queue: recordQueue,
       writer,
+      scale,
       tenants,
       metrics,
       limiter,
@@ -177,13 +228,16 @@ export async function createSightline(config: Config): Promise<Sightline> {
       const address = server.server.address();
       if (typeof address === 'object' && address) boundPort = address.port;
       if (config.metricsListen !== '' && !metricsListener) {
-        const scraped = { db: database.db, queue, log: logReader, metrics };
+        const scraped = { db: database.db, queue: recordQueue, log: logReader, metrics, scale };
         metricsListener = await startMetricsListener(config.metricsListen, scraped, server.log);
       }
       // Other processes on this database (the CLI) print collector addresses with it.
       await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
     });
     indexLoop?.start();
+    scale?.start();
+    // A stream with another partition count can never be used: stop here, naming the setting.
+    await scale?.startupCheck(STREAM_CHECK_MS);
     // The model cache holds case data: expired entries go within the hour even when nobody
     // generates summaries (generation purges too).
     const purgeCache = () =>
@@ -209,6 +263,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       clearTimeout(deadline);
       await step('metrics_listener', () => metricsListener?.close());
       await step('queue', () => queue.drain());
+      await step('scale', () => scale?.close());
       await step('collector_diagnostics', () => diagnostics.stop());
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
@@ -218,8 +273,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       log.info({ steps_ms: steps }, 'closed');
       await database.close();
     };
-    return { server, database, queue, firstTenant, firstOperator, collectorAddress, close };
+    return { server, database, queue: recordQueue, scale, firstTenant, firstOperator, collectorAddress, close };
   } catch (error) {
+    await scale?.close();
     await detectionWorker?.stop();
     await writer?.close();
     await database.close();

@@ -6,8 +6,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Tables } from '../storage/schema.js';
-import type { GroupCommitQueue } from '../record-log/group-commit.js';
-import type { RecordLogReader, RecordLogWriter } from '../record-log/record-log.js';
+import type { RecordLogReader, RecordLogWriter, RecordQueue } from '../record-log/record-log.js';
+import type { ScaleNode } from './scale-node.js';
 import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
@@ -40,12 +40,31 @@ const ReadinessSchema = Type.Object({
   reasons: Type.Array(Type.String(), { description: 'What is wrong, one line per failing component' }),
   queue_bytes: Type.Integer(),
   detection_lag_records: Type.Integer({ description: 'Records the detection worker has not processed yet' }),
+  scale: Type.Optional(
+    Type.Object(
+      {
+        roles: Type.Array(Type.String(), { description: 'The roles this process plays' }),
+        queue: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')], {
+          description: 'NATS connected with the record-log stream in place',
+        }),
+        worker: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')]),
+        partitions_owned: Type.Array(Type.Integer(), { description: 'Record-log partitions this worker holds' }),
+        detection_lease: Type.Boolean({ description: 'Whether this worker runs detection and search indexing' }),
+        consumer_lag: Type.Record(Type.String(), Type.Integer(), {
+          description: 'Per owned partition: messages not yet applied',
+        }),
+      },
+      { description: 'Scale-out mode only (README: Running at scale)' },
+    ),
+  ),
 });
 
 export interface HealthDependencies {
   db: Kysely<Tables>;
-  queue: GroupCommitQueue;
+  queue: RecordQueue;
   writer: RecordLogWriter;
+  /** The scale-out parts, when the record log is on NATS JetStream. */
+  scale: ScaleNode | undefined;
   /** The record log as its consumers see it (for detection's lag). */
   log: RecordLogReader;
   metrics: Metrics;
@@ -57,9 +76,11 @@ export interface HealthDependencies {
 
 /** The Prometheus exposition, gauges refreshed first. */
 export async function metricsText(
-  deps: Pick<HealthDependencies, 'db' | 'queue' | 'log' | 'metrics'>,
+  deps: Pick<HealthDependencies, 'db' | 'queue' | 'log' | 'metrics' | 'scale'>,
 ): Promise<{ contentType: string; text: string }> {
   deps.metrics.queueBytes.set(deps.queue.pendingBytes);
+  // Refreshes the scale-out gauges (connection, consumer lag).
+  await deps.scale?.status();
   deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
   deps.metrics.detectionLag.set(await deps.log.lag(DETECTION_CURSOR));
   return { contentType: deps.metrics.registry.contentType, text: await deps.metrics.registry.metrics() };
@@ -108,12 +129,15 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
         checks.write_queue === 'ok' &&
         checks.detection !== 'failing';
       const lag = database === 'ok' ? await deps.log.lag(DETECTION_CURSOR) : 0;
-      return reply.code(ready ? 200 : 503).send({
-        status: ready ? 'ready' : 'not_ready',
+      const scale = await deps.scale?.status();
+      const allReady = ready && (scale?.ready ?? true);
+      return reply.code(allReady ? 200 : 503).send({
+        status: allReady ? 'ready' : 'not_ready',
         checks,
-        reasons,
+        reasons: [...reasons, ...(scale?.reasons ?? [])],
         queue_bytes: deps.queue.pendingBytes,
         detection_lag_records: lag,
+        ...(scale ? { scale: scale.status } : {}),
       });
     },
   );

@@ -11,7 +11,7 @@ export interface MetricsListener {
 
 export async function startMetricsListener(
   address: string,
-  deps: Pick<HealthDependencies, 'db' | 'queue' | 'log' | 'metrics'>,
+  deps: Pick<HealthDependencies, 'db' | 'queue' | 'log' | 'metrics' | 'scale'>,
   log: FastifyBaseLogger,
 ): Promise<MetricsListener> {
   const split = address.lastIndexOf(':');

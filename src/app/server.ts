@@ -108,9 +108,13 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
   app.register(cookie);
   app.register(registerOpenApi);
   app.register(healthRoutes, deps);
-  app.register(collectorRoutes, deps);
-  app.register(v1Routes, { ...deps, prefix: '/v1' });
-  app.register(registerDocsSite, { db: deps.database.db, limiter: deps.limiter });
-  app.register(ui.plugin);
+  // Scale-out roles: a collector node serves only /log_sink, an API node the API and the UI;
+  // every node answers /healthz, /readyz and /metrics.
+  if (config.role.includes('collector')) app.register(collectorRoutes, deps);
+  if (config.role.includes('api')) {
+    app.register(v1Routes, { ...deps, prefix: '/v1' });
+    app.register(registerDocsSite, { db: deps.database.db, limiter: deps.limiter });
+    app.register(ui.plugin);
+  }
   return app;
 }

@@ -3,7 +3,7 @@
 // limits, parses it all-or-nothing, and answers 201 only once the records are committed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
-import type { GroupCommitQueue } from '../record-log/group-commit.js';
+import type { RecordQueue } from '../record-log/record-log.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Type } from 'typebox';
 import { AppError, overloaded } from '../core/errors.js';
@@ -23,7 +23,7 @@ const AcceptedSchema = Type.Object(
 export interface CollectorDependencies {
   config: Pick<Config, 'maxBodyBytes' | 'maxRecordBytes' | 'maxInflightBytes'>;
   tenants: CollectorTenants;
-  queue: GroupCommitQueue;
+  queue: RecordQueue;
   metrics: Metrics;
   /** Per-tenant counts of senders and refusals (Settings › Collector). */
   diagnostics: CollectorDiagnostics;

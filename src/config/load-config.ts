@@ -85,12 +85,38 @@ function validateTogether(config: Config): Config {
       throw new ConfigError(`invalid configuration: --summary-provider ${provider} needs ${setting}`);
     }
   }
+  validateScaleOut(config);
   if (config.maxRecordBytes > config.maxBodyBytes) {
     throw new ConfigError(
       'invalid configuration: --max-record-bytes (SIGHTLINE_MAX_RECORD_BYTES) must not exceed --max-body-bytes (SIGHTLINE_MAX_BODY_BYTES)',
     );
   }
   return { ...config, dataDir: path.resolve(config.dataDir) };
+}
+
+/** The scale-out mode's rules (README: Running at scale): split roles share a queue and PostgreSQL. */
+function validateScaleOut(config: Config): void {
+  const split = config.role.length < 3;
+  if (split && config.queue.length === 0) {
+    throw new ConfigError(
+      `invalid configuration: --role (SIGHTLINE_ROLE) ${config.role.join(',')} needs --queue (SIGHTLINE_QUEUE): the roles share the record log on NATS JetStream`,
+    );
+  }
+  const postgres = /^postgres(ql)?:\/\//.test(config.databaseUrl);
+  if (config.queue.length > 0 && !postgres) {
+    throw new ConfigError(
+      'invalid configuration: --queue (SIGHTLINE_QUEUE) needs --database (SIGHTLINE_DATABASE_URL) to be a postgres:// URL: every node shares one PostgreSQL database',
+    );
+  }
+  const files = [
+    [config.queueCredentials, '--queue-credentials (SIGHTLINE_QUEUE_CREDENTIALS)'],
+    [config.queueTlsCa, '--queue-tls-ca (SIGHTLINE_QUEUE_TLS_CA)'],
+  ] as const;
+  for (const [file, setting] of files) {
+    if (file && !isReadableFile(file)) {
+      throw new ConfigError(`invalid configuration: ${setting} ${JSON.stringify(file)} is not a readable file`);
+    }
+  }
 }
 
 function isReadableFile(file: string): boolean {

@@ -36,25 +36,9 @@ export class PostgresRecordWriter implements RecordLogWriter {
   }
 
   async append(batches: RecordBatch[]): Promise<LogPosition> {
-    const tenantIds: number[] = [];
-    const receivedAts: number[] = [];
-    const eventTimes: number[] = [];
-    const records: string[] = [];
-    const metas: (string | null)[] = [];
-    for (const batch of batches) {
-      for (const [i, record] of batch.records.entries()) {
-        // No event time of its own (NaN): the receive time stands in.
-        const eventTime = batch.eventTimes[i] ?? Number.NaN;
-        tenantIds.push(batch.tenantId);
-        receivedAts.push(batch.receivedAt);
-        eventTimes.push(Number.isNaN(eventTime) ? batch.receivedAt : eventTime);
-        records.push(record);
-        metas.push(batch.metas[i] ?? null);
-      }
-    }
     let written: pg.QueryResult<{ seq: string | null; tx_id: string }>;
     try {
-      written = await this.pool.query(INSERT, [tenantIds, receivedAts, eventTimes, records, metas]);
+      written = await insertRecords(this.pool, batches);
     } catch (error) {
       this.lastFault = storageFault(error) ?? 'io_error';
       throw storageUnavailable(error);
@@ -67,4 +51,28 @@ export class PostgresRecordWriter implements RecordLogWriter {
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/** Inserts the batches' records in one statement (on a pool, or a client inside a transaction). */
+export function insertRecords(
+  target: pg.Pool | pg.PoolClient,
+  batches: RecordBatch[],
+): Promise<pg.QueryResult<{ seq: string | null; tx_id: string }>> {
+  const tenantIds: number[] = [];
+  const receivedAts: number[] = [];
+  const eventTimes: number[] = [];
+  const records: string[] = [];
+  const metas: (string | null)[] = [];
+  for (const batch of batches) {
+    for (const [i, record] of batch.records.entries()) {
+      // No event time of its own (NaN): the receive time stands in.
+      const eventTime = batch.eventTimes[i] ?? Number.NaN;
+      tenantIds.push(batch.tenantId);
+      receivedAts.push(batch.receivedAt);
+      eventTimes.push(Number.isNaN(eventTime) ? batch.receivedAt : eventTime);
+      records.push(record);
+      metas.push(batch.metas[i] ?? null);
+    }
+  }
+  return target.query(INSERT, [tenantIds, receivedAts, eventTimes, records, metas]);
 }

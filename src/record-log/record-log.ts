@@ -70,3 +70,18 @@ export interface RecordLogReader {
 export class CursorMoved extends Error {
   override name = 'CursorMoved';
 }
+
+/**
+ * Where the collector hands a request's records: resolves once they are durable in the log
+ * (the embedded group-commit queue, or the JetStream publisher of the scale-out mode).
+ */
+export interface RecordQueue {
+  /** Resolves when the batch is durable; rejects (503/413 AppError) when it cannot be, storing none of it. */
+  append(batch: RecordBatch, bytes: number): Promise<void>;
+  /** Bytes accepted but not yet durable. */
+  readonly pendingBytes: number;
+  /** Whether new requests are refused up front (503) until the backlog shrinks. */
+  readonly overLimit: boolean;
+  /** Resolves once everything accepted so far is durable (or failed). */
+  drain(): Promise<void>;
+}

@@ -9,7 +9,12 @@ import type {
   ApiTokensTable,
   AuditEventsTable,
 } from './tables/identity.js';
-import type { TelemetryRecordsTable, LogCursorsTable } from './tables/record-log.js';
+import type {
+  TelemetryRecordsTable,
+  LogCursorsTable,
+  LogPartitionsTable,
+  LogWorkersTable,
+} from './tables/record-log.js';
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable } from './tables/telemetry.js';
 import type { CorrelationStateTable, DetectionFailuresTable } from './tables/detection.js';
 import type { ObservationsTable, ObservationWriteRequestsTable } from './tables/observations.js';
@@ -85,6 +90,8 @@ export interface Tables {
   tenants: TenantsTable;
   telemetry_records: TelemetryRecordsTable;
   log_cursors: LogCursorsTable;
+  log_partitions: LogPartitionsTable;
+  log_workers: LogWorkersTable;
   users: UsersTable;
   sessions: SessionsTable;
   user_codes: UserCodesTable;

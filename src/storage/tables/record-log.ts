@@ -22,3 +22,22 @@ export interface LogCursorsTable {
   /** PostgreSQL followers that read in (transaction id, seq) order keep the xid8 here, as text. */
   tx_id: string | null;
 }
+
+/** Scale-out: per JetStream partition, what the database has applied and whose lease may move it. */
+export interface LogPartitionsTable {
+  stream: string;
+  partition: number;
+  /** The stream sequence of the last message applied; later redeliveries at or below it are skipped. */
+  applied_seq: number;
+  /** Raised by each new owner; an apply whose epoch is not the current one is refused. */
+  owner_epoch: number;
+  owner: string | null;
+  updated_at: number;
+}
+
+/** Scale-out: the workers alive on a stream (heartbeats), from which each computes its fair share. */
+export interface LogWorkersTable {
+  stream: string;
+  id: string;
+  seen_at: number;
+}

@@ -1,0 +1,141 @@
+// The scale-out parts of one process (README: Running at scale): the JetStream link, the
+// collector's publisher when it is a collector, and when it is a worker the partition workers,
+// plus detection and search indexing while it holds the detection lease. Readiness and metrics
+// of these parts are reported here; the embedded single process has none of them.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Database } from '../storage/database.js';
+import type { Metrics } from '../observability/metrics.js';
+import { JetStreamLink, describeServers, type QueueLog } from '../record-log/jetstream-connection.js';
+import { JetStreamRecordQueue } from '../record-log/jetstream-queue.js';
+import { PartitionWorkers } from '../record-log/partition-worker.js';
+import { ScaleMetrics } from '../record-log/scale-metrics.js';
+
+/** What the worker starts while it holds the detection lease, and stops when it loses it. */
+export interface LeasedDuties {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ScaleStatus {
+  roles: string[];
+  queue: 'ok' | 'unavailable';
+  worker: 'ok' | 'failing' | 'off';
+  partitions_owned: number[];
+  detection_lease: boolean;
+  consumer_lag: Record<string, number>;
+}
+
+export class ScaleNode {
+  readonly link: JetStreamLink;
+  readonly queue: JetStreamRecordQueue | undefined;
+  readonly workers: PartitionWorkers | undefined;
+  private readonly metrics: ScaleMetrics;
+  private detectionLease = false;
+  private duties: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly config: Config,
+    database: Database,
+    metrics: Metrics,
+    log: () => FastifyBaseLogger | undefined,
+    leased: LeasedDuties,
+  ) {
+    if (database.kind !== 'postgres') throw new Error('the scale-out mode needs PostgreSQL');
+    const queueLog: QueueLog = {
+      info: (message) => log()?.info(message),
+      warn: (message) => log()?.warn(message),
+      error: (message) => log()?.error(message),
+    };
+    this.metrics = new ScaleMetrics(metrics.registry);
+    this.link = new JetStreamLink(
+      {
+        urls: config.queue,
+        credentialsFile: config.queueCredentials,
+        token: config.queueToken,
+        tlsCaFile: config.queueTlsCa,
+        stream: config.queueStream,
+        partitions: config.queuePartitions,
+        replicas: config.queueReplicas,
+      },
+      queueLog,
+    );
+    if (config.role.includes('collector')) {
+      this.queue = new JetStreamRecordQueue(this.link, config.maxQueueBytes, {
+        published: (_records, seconds) => this.metrics.publishSeconds.observe(seconds),
+        failed: (reason) => {
+          this.metrics.publishFailures.inc();
+          log()?.warn(`record-log publish failed; the requests got 503: ${reason}`);
+        },
+      });
+    }
+    if (config.role.includes('worker')) {
+      this.workers = new PartitionWorkers({
+        link: this.link,
+        pgConfig: database.pgConfig,
+        pgSchema: database.pgSchema,
+        log: queueLog,
+        metrics: this.metrics,
+        onDetectionLease: (held) => {
+          this.detectionLease = held;
+          // Serialised: a lease lost and won again quickly never runs two detections at once.
+          this.duties = this.duties
+            .then(() => (held ? leased.start() : leased.stop()))
+            .catch((error: unknown) => log()?.error({ err: error }, 'detection could not be started or stopped'));
+          log()?.info(held ? 'holding the detection lease: running detection' : 'detection lease released');
+        },
+      });
+    }
+    log()?.info(`record log on NATS JetStream ${describeServers(config.queue)}, roles ${config.role.join(',')}`);
+  }
+
+  /** An API-only node never touches the record log: it neither connects nor waits for NATS. */
+  private get usesQueue(): boolean {
+    return this.queue !== undefined || this.workers !== undefined;
+  }
+
+  /** Connects in the background (retrying for ever) and starts the worker rounds. */
+  start(): void {
+    if (this.usesQueue) this.link.start();
+    this.workers?.start();
+  }
+
+  /** Throws when the stream can never be used with these settings (a partition mismatch). */
+  async startupCheck(timeoutMs: number): Promise<void> {
+    if (!this.usesQueue) return;
+    await Promise.race([this.link.whenReady(), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+    if (this.link.fatal) throw this.link.fatal;
+  }
+
+  /** Readiness of the queue and the worker, with the reasons when not ready. */
+  async status(): Promise<{ ready: boolean; reasons: string[]; status: ScaleStatus }> {
+    const unavailable = this.usesQueue ? this.link.unavailable : undefined;
+    this.metrics.natsConnected.set(unavailable ? 0 : 1);
+    const workerProblem = this.workers?.problem;
+    const lag = this.workers ? await this.workers.lag() : new Map<number, number>();
+    for (const [partition, messages] of lag) this.metrics.consumerLag.set({ partition: String(partition) }, messages);
+    const reasons = [
+      unavailable ? `queue: ${unavailable}` : undefined,
+      workerProblem && !unavailable ? `worker: ${workerProblem}` : undefined,
+    ].filter((reason): reason is string => reason !== undefined);
+    return {
+      ready: reasons.length === 0,
+      reasons,
+      status: {
+        roles: this.config.role,
+        queue: unavailable ? 'unavailable' : 'ok',
+        worker: this.workers ? (workerProblem ? 'failing' : 'ok') : 'off',
+        partitions_owned: this.workers?.partitions ?? [],
+        detection_lease: this.detectionLease,
+        consumer_lag: Object.fromEntries([...lag].map(([partition, messages]) => [String(partition), messages])),
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.queue?.drain();
+    await this.workers?.stop();
+    await this.duties;
+    await this.link.close();
+  }
+}

@@ -1,0 +1,67 @@
+// How the record log looks on NATS JetStream: one stream whose subjects are <stream>.p.<n>, a
+// tenant always on the same partition (a stable hash of its id, so its records keep their
+// order), and one message carrying one or more whole requests (a request is never split, so a
+// message stored is a request stored: all or nothing).
+import type { RecordBatch } from './record-log.js';
+
+/** The subject of partition `n`. */
+export function partitionSubject(stream: string, partition: number): string {
+  return `${stream}.p.${partition}`;
+}
+
+/** Every subject of a stream with `count` partitions, in partition order. */
+export function partitionSubjects(stream: string, count: number): string[] {
+  return Array.from({ length: count }, (_unused, partition) => partitionSubject(stream, partition));
+}
+
+/**
+ * The partition of a tenant: FNV-1a over its id's decimal digits, modulo the count. Fixed for
+ * the life of the stream (the count is too), so every collector agrees without asking anyone.
+ */
+export function tenantPartition(tenantId: number, count: number): number {
+  let hash = 0x811c9dc5;
+  for (const char of String(tenantId)) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % count;
+}
+
+interface WireBatch {
+  t: number;
+  at: number;
+  r: string[];
+  /** Event times; null where the record had none (NaN in a RecordBatch). */
+  e: (number | null)[];
+  m: (string | null)[];
+}
+
+const VERSION = 1;
+
+export function encodeBatches(batches: RecordBatch[]): Uint8Array {
+  const wire: WireBatch[] = batches.map((batch) => ({
+    t: batch.tenantId,
+    at: batch.receivedAt,
+    r: batch.records,
+    e: batch.eventTimes.map((time) => (Number.isNaN(time) ? null : time)),
+    m: batch.metas,
+  }));
+  return Buffer.from(JSON.stringify({ v: VERSION, b: wire }));
+}
+
+/** The batches of a message; throws on a message this version cannot read (the worker stops, loudly). */
+export function decodeBatches(data: Uint8Array): RecordBatch[] {
+  const parsed = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as {
+    v?: unknown;
+    b?: WireBatch[];
+  };
+  if (parsed.v !== VERSION || !Array.isArray(parsed.b))
+    throw new Error(`record-log message of an unknown format (version ${JSON.stringify(parsed.v)})`);
+  return parsed.b.map((batch) => ({
+    tenantId: batch.t,
+    receivedAt: batch.at,
+    records: batch.r,
+    eventTimes: batch.e.map((time) => time ?? Number.NaN),
+    metas: batch.m,
+  }));
+}

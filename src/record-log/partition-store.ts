@@ -1,0 +1,118 @@
+// SQL of the scale-out record log's bookkeeping (tables log_partitions and log_workers): the
+// partition positions with their lease epochs, the worker heartbeats, and the session advisory
+// locks that hold a partition's lease. Plain pg, because applying a batch shares one transaction
+// with the telemetry insert (postgres-record-writer.ts).
+import type pg from 'pg';
+
+/** The advisory lock class of a stream: every lock of one stream shares it. */
+export function lockClass(stream: string, schema: string): number {
+  let hash = 0x811c9dc5;
+  for (const char of `${schema}/${stream}`) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash | 0;
+}
+
+/** The lock that serialises telemetry inserts, so sequences commit in order (the followers rely on it). */
+export const INSERT_LOCK = -2;
+/** The lock held by the one worker that runs detection and search indexing. */
+export const DETECTION_LOCK = -1;
+
+export async function tryLock(client: pg.ClientBase, lock: number, key: number): Promise<boolean> {
+  const result = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [lock, key]);
+  return result.rows[0]?.ok === true;
+}
+
+export async function unlock(client: pg.ClientBase, lock: number, key: number): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1, $2)', [lock, key]);
+}
+
+/** Inside a transaction: waits for the insert lock until commit. */
+export async function takeInsertLock(client: pg.ClientBase, lock: number): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, $2)', [lock, INSERT_LOCK]);
+}
+
+/** A new owner raises the epoch (fencing the former one) and learns where to resume. */
+export async function claimPartition(
+  pool: pg.Pool,
+  stream: string,
+  partition: number,
+  owner: string,
+  now: number,
+): Promise<{ appliedSeq: number; epoch: number }> {
+  const result = await pool.query<{ applied_seq: string; owner_epoch: string }>(
+    `INSERT INTO log_partitions (stream, partition, applied_seq, owner_epoch, owner, updated_at)
+     VALUES ($1, $2, 0, 1, $3, $4)
+     ON CONFLICT (stream, partition) DO UPDATE
+       SET owner_epoch = log_partitions.owner_epoch + 1, owner = EXCLUDED.owner, updated_at = EXCLUDED.updated_at
+     RETURNING applied_seq, owner_epoch`,
+    [stream, partition, owner, now],
+  );
+  const row = result.rows[0];
+  if (!row) throw new Error('claiming a partition returned no row');
+  return { appliedSeq: Number(row.applied_seq), epoch: Number(row.owner_epoch) };
+}
+
+/** Inside the apply transaction: the partition row, locked; undefined when another epoch owns it. */
+export async function lockPosition(
+  client: pg.ClientBase,
+  stream: string,
+  partition: number,
+  epoch: number,
+): Promise<number | undefined> {
+  const result = await client.query<{ applied_seq: string; owner_epoch: string }>(
+    'SELECT applied_seq, owner_epoch FROM log_partitions WHERE stream = $1 AND partition = $2 FOR UPDATE',
+    [stream, partition],
+  );
+  const row = result.rows[0];
+  if (!row || Number(row.owner_epoch) !== epoch) return undefined;
+  return Number(row.applied_seq);
+}
+
+export async function movePosition(
+  client: pg.ClientBase,
+  stream: string,
+  partition: number,
+  appliedSeq: number,
+  now: number,
+): Promise<void> {
+  await client.query(
+    'UPDATE log_partitions SET applied_seq = $3, updated_at = $4 WHERE stream = $1 AND partition = $2',
+    [stream, partition, appliedSeq, now],
+  );
+}
+
+/** Records this worker as alive; returns how many workers are (seen within `aliveMs`). */
+export async function heartbeat(
+  pool: pg.Pool,
+  stream: string,
+  id: string,
+  now: number,
+  aliveMs: number,
+): Promise<number> {
+  await pool.query(
+    `INSERT INTO log_workers (stream, id, seen_at) VALUES ($1, $2, $3)
+     ON CONFLICT (stream, id) DO UPDATE SET seen_at = EXCLUDED.seen_at`,
+    [stream, id, now],
+  );
+  await pool.query('DELETE FROM log_workers WHERE stream = $1 AND seen_at < $2', [stream, now - 6 * aliveMs]);
+  const result = await pool.query<{ n: string }>(
+    'SELECT count(*) AS n FROM log_workers WHERE stream = $1 AND seen_at >= $2',
+    [stream, now - aliveMs],
+  );
+  return Math.max(1, Number(result.rows[0]?.n ?? 1));
+}
+
+export async function leaveWorkers(pool: pg.Pool, stream: string, id: string): Promise<void> {
+  await pool.query('DELETE FROM log_workers WHERE stream = $1 AND id = $2', [stream, id]);
+}
+
+/** Per partition, the last applied stream sequence (for /metrics). */
+export async function appliedPositions(pool: pg.Pool, stream: string): Promise<Map<number, number>> {
+  const result = await pool.query<{ partition: number; applied_seq: string }>(
+    'SELECT partition, applied_seq FROM log_partitions WHERE stream = $1',
+    [stream],
+  );
+  return new Map(result.rows.map((row) => [row.partition, Number(row.applied_seq)]));
+}

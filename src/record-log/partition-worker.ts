@@ -1,0 +1,305 @@
+// The worker side of the JetStream record log. Workers share the partitions: each holds a fair
+// share (partitions ÷ live workers, rounded up), a partition's lease being a PostgreSQL session
+// advisory lock, so a worker that dies (its connection closes) frees its partitions at once and
+// the others take them on their next round. The owner of a partition consumes it in order
+// through a durable consumer and applies each batch in one transaction with the partition's
+// applied sequence, then acknowledges it. Redeliveries at or below that sequence are skipped,
+// and the transaction checks the lease epoch, so a former owner can never write after a new
+// one took over: at-least-once delivery, exactly-once effect.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
+import { createPool } from '../storage/database.js';
+import { insertRecords } from './postgres-record-writer.js';
+import { decodeBatches, partitionSubject } from './jetstream-codec.js';
+import { backoffMs, type JetStreamLink, type QueueLog } from './jetstream-connection.js';
+import * as store from './partition-store.js';
+import type { ScaleMetrics } from './scale-metrics.js';
+import type { RecordBatch } from './record-log.js';
+
+/** A worker not seen for this long no longer counts when the others compute their share. */
+const ALIVE_MS = 8_000;
+const ROUND_MS = 1_000;
+const FETCH_MESSAGES = 64;
+const FETCH_EXPIRES_MS = 1_000;
+
+interface Owned {
+  epoch: number;
+  stopping: boolean;
+  /** Set by release(), which then cleans up itself; otherwise the partition ended on its own. */
+  releasing: boolean;
+  done: Promise<void>;
+}
+
+export interface PartitionWorkerOptions {
+  link: JetStreamLink;
+  pgConfig: pg.PoolConfig;
+  pgSchema: string;
+  log: QueueLog;
+  metrics: ScaleMetrics;
+  /** Told when this worker gains or loses the detection lease (one worker runs detection). */
+  onDetectionLease(held: boolean): void;
+}
+
+export class PartitionWorkers {
+  readonly id = `w-${process.pid}-${randomBytes(4).toString('hex')}`;
+  private readonly pool: pg.Pool;
+  private leaseClient: pg.Client | undefined;
+  private readonly owned = new Map<number, Owned>();
+  private detectionHeld = false;
+  private timer: NodeJS.Timeout | undefined;
+  private round: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private failures = 0;
+  /** Why this worker cannot do its work now, for /readyz; undefined when it can. */
+  problem: string | undefined = 'starting';
+  private readonly lockClass: number;
+
+  constructor(private readonly options: PartitionWorkerOptions) {
+    this.pool = createPool({ ...options.pgConfig, max: 8, keepAlive: true });
+    this.lockClass = store.lockClass(options.link.settings.stream, options.pgSchema);
+  }
+
+  get stream(): string {
+    return this.options.link.settings.stream;
+  }
+
+  /** The partitions this worker owns now. */
+  get partitions(): number[] {
+    return [...this.owned.keys()].sort((a, b) => a - b);
+  }
+
+  start(): void {
+    const next = () => {
+      if (this.stopped) return;
+      this.round = this.runRound().finally(() => {
+        if (!this.stopped) this.timer = setTimeout(next, ROUND_MS);
+      });
+    };
+    next();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.round;
+    await Promise.all(this.partitions.map((partition) => this.release(partition)));
+    await store.leaveWorkers(this.pool, this.stream, this.id).catch(() => undefined);
+    this.setDetection(false);
+    await this.leaseClient?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  /** Per owned partition, messages not yet applied (pending plus delivered unacknowledged). */
+  async lag(): Promise<Map<number, number>> {
+    const lags = new Map<number, number>();
+    const jsm = this.options.link.jsm;
+    if (!jsm) return lags;
+    for (const partition of this.partitions) {
+      try {
+        const info = await jsm.consumers.info(this.stream, consumerName(this.stream, partition));
+        lags.set(partition, info.num_pending + info.num_ack_pending);
+      } catch (error) {
+        this.options.log.warn(`consumer state of partition ${partition} unavailable: ${(error as Error).message}`);
+      }
+    }
+    return lags;
+  }
+
+  /** One round: heartbeat, keep the detection lease, and move towards this worker's fair share. */
+  private async runRound(): Promise<void> {
+    try {
+      const client = await this.leases();
+      const live = await store.heartbeat(this.pool, this.stream, this.id, Date.now(), ALIVE_MS);
+      if (!this.detectionHeld && (await store.tryLock(client, this.lockClass, store.DETECTION_LOCK)))
+        this.setDetection(true);
+      const unavailable = this.options.link.unavailable;
+      if (unavailable) {
+        this.problem = unavailable;
+        return;
+      }
+      const count = this.options.link.settings.partitions;
+      const share = Math.ceil(count / live);
+      // Released together: each waits for its consumer's fetch in flight to end.
+      await Promise.all(this.partitions.slice(share).map((partition) => this.release(partition)));
+      // Each worker starts looking at its own offset, so joiners do not all try the same locks.
+      const offset = parseInt(this.id.slice(-4), 16) % count;
+      for (let i = 0; i < count && this.owned.size < share; i += 1) {
+        const partition = (offset + i) % count;
+        if (this.owned.has(partition)) continue;
+        if (await store.tryLock(client, this.lockClass, partition)) this.acquire(partition);
+      }
+      this.options.metrics.partitionsOwned.set(this.owned.size);
+      this.problem = undefined;
+      this.failures = 0;
+    } catch (error) {
+      this.problem = `PostgreSQL: ${(error as Error).message}`;
+      if (this.failures === 0 || this.failures % 10 === 0)
+        this.options.log.warn(`worker round failed (retrying with backoff): ${(error as Error).message}`);
+      this.failures += 1;
+      await sleep(backoffMs(this.failures));
+    }
+  }
+
+  /** The connection holding the leases; when it breaks every lease is gone, so every partition stops. */
+  private async leases(): Promise<pg.Client> {
+    if (this.leaseClient) return this.leaseClient;
+    const client = new pg.Client({ ...this.options.pgConfig, keepAlive: true });
+    client.on('error', (error) => {
+      if (this.leaseClient !== client) return;
+      this.leaseClient = undefined;
+      this.options.log.warn(`lease connection lost (${error.message}): stopping every partition until it is back`);
+      this.setDetection(false);
+      for (const partition of this.partitions) void this.release(partition, false);
+    });
+    await client.connect();
+    this.leaseClient = client;
+    return client;
+  }
+
+  private setDetection(held: boolean): void {
+    if (held === this.detectionHeld) return;
+    this.detectionHeld = held;
+    this.options.onDetectionLease(held);
+  }
+
+  private acquire(partition: number): void {
+    const owned: Owned = { epoch: 0, stopping: false, releasing: false, done: Promise.resolve() };
+    this.owned.set(partition, owned);
+    owned.done = this.consume(partition, owned)
+      .catch((error: unknown) => {
+        this.options.log.error(`partition ${partition} stopped: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        // Fenced out or failed: give the lease back so that a later round (here or elsewhere) takes it.
+        if (owned.releasing) return;
+        this.owned.delete(partition);
+        if (this.leaseClient) store.unlock(this.leaseClient, this.lockClass, partition).catch(() => undefined);
+      });
+    this.options.log.info(`took partition ${partition}`);
+  }
+
+  private async release(partition: number, unlock = true): Promise<void> {
+    const owned = this.owned.get(partition);
+    if (!owned) return;
+    owned.stopping = true;
+    owned.releasing = true;
+    await owned.done;
+    this.owned.delete(partition);
+    if (unlock && this.leaseClient)
+      await store.unlock(this.leaseClient, this.lockClass, partition).catch(() => undefined);
+    this.options.metrics.consumerLag.remove({ partition: String(partition) });
+    this.options.log.info(`released partition ${partition}`);
+  }
+
+  private async consume(partition: number, owned: Owned): Promise<void> {
+    const claim = await store.claimPartition(this.pool, this.stream, partition, this.id, Date.now());
+    owned.epoch = claim.epoch;
+    let fresh = true;
+    for (let attempt = 0; !owned.stopping;) {
+      const js = this.options.link.js;
+      if (!js) {
+        await sleep(250);
+        continue;
+      }
+      let messages: JsMsg[];
+      try {
+        // A new owner starts a fresh consumer: what the former one fetched and never acknowledged
+        // is still in the stream (work-queue retention) and comes again at once.
+        if (fresh) await this.resetConsumer(partition);
+        fresh = false;
+        const consumer = await js.consumers.get(this.stream, consumerName(this.stream, partition));
+        messages = [];
+        for await (const message of await consumer.fetch({ max_messages: FETCH_MESSAGES, expires: FETCH_EXPIRES_MS }))
+          messages.push(message);
+        attempt = 0;
+      } catch (error) {
+        this.options.log.warn(`partition ${partition}: fetch failed: ${(error as Error).message}`);
+        fresh = true;
+        await sleep(backoffMs((attempt += 1)));
+        continue;
+      }
+      if (messages.length === 0) continue;
+      const applied = await this.applyUntilDone(partition, owned, messages);
+      if (!applied) return;
+      for (const message of messages) message.ack();
+    }
+  }
+
+  /** Applies with retries (PostgreSQL may be away); false when the lease was lost meanwhile. */
+  private async applyUntilDone(partition: number, owned: Owned, messages: JsMsg[]): Promise<boolean> {
+    for (let attempt = 0; !owned.stopping; attempt += 1) {
+      try {
+        const outcome = await this.apply(partition, owned.epoch, messages);
+        if (outcome === 'fenced') {
+          this.options.log.warn(`partition ${partition}: another worker took it over; letting it go`);
+          owned.stopping = true;
+          return false;
+        }
+        return true;
+      } catch (error) {
+        this.problem = `PostgreSQL: ${(error as Error).message}`;
+        this.options.log.warn(`partition ${partition}: applying failed (retrying): ${(error as Error).message}`);
+        await sleep(backoffMs(attempt));
+      }
+    }
+    return false;
+  }
+
+  /** One transaction: the fence, the records, the new applied sequence. */
+  private async apply(partition: number, epoch: number, messages: JsMsg[]): Promise<'applied' | 'fenced'> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const appliedSeq = await store.lockPosition(client, this.stream, partition, epoch);
+      if (appliedSeq === undefined) {
+        await client.query('ROLLBACK');
+        return 'fenced';
+      }
+      const fresh = messages.filter((message) => message.seq > appliedSeq);
+      this.options.metrics.skippedMessages.inc(messages.length - fresh.length);
+      const last = fresh.at(-1);
+      if (last) {
+        const batches: RecordBatch[] = fresh.flatMap((message) => decodeBatches(message.data));
+        await store.takeInsertLock(client, this.lockClass);
+        await insertRecords(client, batches);
+        await store.movePosition(client, this.stream, partition, last.seq, Date.now());
+        this.options.metrics.appliedRecords.inc(batches.reduce((sum, batch) => sum + batch.records.length, 0));
+      }
+      await client.query('COMMIT');
+      return 'applied';
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async resetConsumer(partition: number): Promise<void> {
+    const jsm = this.options.link.jsm;
+    if (!jsm) throw new Error(this.options.link.unavailable ?? 'not connected');
+    const name = consumerName(this.stream, partition);
+    try {
+      await jsm.consumers.delete(this.stream, name);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound)) throw error;
+    }
+    await jsm.consumers.add(this.stream, {
+      durable_name: name,
+      filter_subject: partitionSubject(this.stream, partition),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 30_000_000_000,
+      max_ack_pending: 1_000,
+    });
+  }
+}
+
+export function consumerName(stream: string, partition: number): string {
+  return `${stream}-p${partition}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

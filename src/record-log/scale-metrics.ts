@@ -1,0 +1,54 @@
+// Prometheus metrics of the scale-out record log, registered on the server's registry: the NATS
+// connection, publish latency, partitions owned, consumer lag per partition, records applied.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export class ScaleMetrics {
+  readonly natsConnected: Gauge;
+  readonly publishSeconds: Histogram;
+  readonly publishFailures: Counter;
+  readonly partitionsOwned: Gauge;
+  readonly consumerLag: Gauge<'partition'>;
+  readonly appliedRecords: Counter;
+  readonly skippedMessages: Counter;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.natsConnected = new Gauge({
+      name: 'sightline_queue_connected',
+      help: 'Whether this node is connected to NATS with the record-log stream in place (1) or not (0).',
+      registers,
+    });
+    this.publishSeconds = new Histogram({
+      name: 'sightline_queue_publish_seconds',
+      help: 'Time from publishing a record-log message to its JetStream acknowledgement (retries included).',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers,
+    });
+    this.publishFailures = new Counter({
+      name: 'sightline_queue_publish_failures_total',
+      help: 'Record-log messages JetStream did not store in time (their requests got 503).',
+      registers,
+    });
+    this.partitionsOwned = new Gauge({
+      name: 'sightline_queue_partitions_owned',
+      help: 'Record-log partitions this worker holds the lease of.',
+      registers,
+    });
+    this.consumerLag = new Gauge({
+      name: 'sightline_queue_consumer_lag_messages',
+      help: 'Messages of a partition not yet applied and acknowledged, for the partitions this worker owns.',
+      labelNames: ['partition'] as const,
+      registers,
+    });
+    this.appliedRecords = new Counter({
+      name: 'sightline_queue_applied_records_total',
+      help: 'Records this worker applied to PostgreSQL from the record log.',
+      registers,
+    });
+    this.skippedMessages = new Counter({
+      name: 'sightline_queue_redeliveries_skipped_total',
+      help: 'Redelivered messages at or below their partition\u2019s applied sequence, skipped.',
+      registers,
+    });
+  }
+}

@@ -1,0 +1,277 @@
+// The scale-out mode end to end: a real 3-node NATS JetStream cluster on free loopback ports,
+// PostgreSQL (a schema of the test's), two collectors, two workers and an API node as separate
+// processes. Over 100,000 records of three tenants go through both collectors while a worker, a
+// collector and a NATS server are killed -9 and restarted. Every acknowledged record must be
+// stored exactly once (the rest at most once), each sender's order kept within its tenant, and
+// the observations and cases must equal those the embedded single process makes of the same input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { openDatabase, type Database } from '../src/storage/database.js';
+import { createTenant } from '../src/identity/tenant-service.js';
+import { tempDir } from './helpers/databases.js';
+import { dropSchema, freshSchema } from './helpers/postgres.js';
+import { NatsCluster, natsServerBinary } from './helpers/nats.js';
+import { stopChild } from './helpers/processes.js';
+import {
+  generateRecords,
+  killNode,
+  postRecords,
+  startNode,
+  storedRecords,
+  type NodeProcess,
+  type StoredRow,
+} from './helpers/scale.js';
+
+const TENANTS = ['alpha', 'bravo', 'charlie'];
+const PER_TENANT = 35_000;
+const REQUEST_RECORDS = 250;
+const PACE_MS = 250;
+const pgBase = process.env.SIGHTLINE_TEST_DATABASE_URL ?? '';
+const binary = natsServerBinary('the scale-out cluster tests are');
+
+test(
+  'scale-out cluster: every acknowledged record exactly once through kills, order kept, detection as embedded',
+  {
+    skip: !binary || !pgBase ? 'needs nats-server and PostgreSQL (see the warnings above)' : false,
+    timeout: 420_000,
+  },
+  async (t) => {
+    if (!binary) return;
+    const began = Date.now();
+    const phase = (what: string) => t.diagnostic(`${((Date.now() - began) / 1000).toFixed(1)} s: ${what}`);
+    const dir = tempDir('sightline-scale-');
+    const fresh = freshSchema(pgBase, 'scale');
+    const nodes: NodeProcess[] = [];
+    const nats = await NatsCluster.start(binary, dir);
+    t.after(async () => {
+      await Promise.all(nodes.map((node) => stopChild(node.child, 5_000)));
+      await nats.stop();
+      await dropSchema(fresh.baseUrl, fresh.schema);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const common = ['--queue', nats.urls, '--database', fresh.url, '--queue-partitions', '8'];
+    const node = async (name: string, role: string, port?: number) => {
+      const started = await startNode(name, ['--role', role, ...common, '--data', path.join(dir, name)], port);
+      nodes.push(started);
+      return started;
+    };
+
+    // The API node first: it migrates the schema and creates the first tenant; then the tenants.
+    await node('api', 'api');
+    const database = await openDatabase({ databaseUrl: fresh.url, dataDir: dir });
+    for (const codeName of TENANTS) await createTenant(database.db, { codeName });
+    await database.close();
+    const [colA, colB, workA, workB] = await Promise.all([
+      node('col-a', 'collector'),
+      node('col-b', 'collector'),
+      node('work-a', 'worker'),
+      node('work-b', 'worker'),
+    ]);
+    const collectors = [colA, colB];
+    const workers = [workA, workB];
+
+    phase('cluster up');
+    const input = generateRecords(TENANTS, PER_TENANT, Date.UTC(2026, 10, 1));
+    const acked = new Set<string>();
+    const sentOrder = new Map<string, number>();
+    let requests = 0;
+    const failed = new Map<number, number>();
+    const totalRequests = TENANTS.length * Math.ceil(PER_TENANT / REQUEST_RECORDS);
+    // Each tenant has two senders, one per collector; a sender whose collector fails moves to the other.
+    const sender = async (tenant: string, which: number) => {
+      const lines = input.get(tenant) ?? [];
+      let target = which;
+      for (let chunk = which; chunk * REQUEST_RECORDS < lines.length; chunk += 2) {
+        const part = lines.slice(chunk * REQUEST_RECORDS, (chunk + 1) * REQUEST_RECORDS);
+        const port = collectors[target]?.port ?? 0;
+        const status = await postRecords(port, tenant, part);
+        requests += 1;
+        // Paced, so that the faults below strike while records flow.
+        await sleep(PACE_MS);
+        part.forEach((line, i) => sentOrder.set(idOf(line), chunk * REQUEST_RECORDS + i));
+        if (status === 201) for (const line of part) acked.add(idOf(line));
+        else {
+          failed.set(status, (failed.get(status) ?? 0) + 1);
+          target = 1 - target;
+          await sleep(200);
+        }
+      }
+    };
+    // Each fault strikes while records are flowing; the restarts run beside the senders.
+    const restarts: Promise<unknown>[] = [];
+    const faults = (async () => {
+      await until(() => requests >= totalRequests * 0.15);
+      await killNode(workers[0]!);
+      phase('killed worker a (kill -9)');
+      restarts.push(sleep(1_000).then(async () => (workers[0] = await node('work-a2', 'worker'))));
+      await until(() => requests >= totalRequests * 0.35);
+      const collectorPort = collectors[0]?.port;
+      await killNode(collectors[0]!);
+      phase('killed collector a (kill -9)');
+      restarts.push(sleep(1_000).then(async () => (collectors[0] = await node('col-a2', 'collector', collectorPort))));
+      await until(() => requests >= totalRequests * 0.55);
+      nats.kill(0);
+      phase('killed NATS server 0 (kill -9)');
+      restarts.push(sleep(3_000).then(() => nats.restart(0)));
+      await Promise.all(restarts);
+      phase('every killed process restarted');
+    })();
+    await Promise.all(TENANTS.flatMap((tenant) => [sender(tenant, 0), sender(tenant, 1)]));
+    await faults;
+    phase(`sent: ${acked.size} records acknowledged; refused requests by status: ${JSON.stringify([...failed])}`);
+    assert.ok(acked.size >= 0.9 * TENANTS.length * PER_TENANT, `most records are acknowledged (${acked.size})`);
+
+    // Every acknowledged record arrives; none twice; nothing unacknowledged more than once.
+    let stored: StoredRow[] = [];
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      stored = (await storedRecords(fresh.url)).filter((row) => row.id !== '');
+      const ids = new Set(stored.map((row) => row.id));
+      if ([...acked].every((id) => ids.has(id))) break;
+      if (Date.now() > deadline)
+        assert.fail(`only ${ids.size} of ${acked.size} acknowledged records stored\n${nats.logs()}`);
+      await sleep(1_000);
+    }
+    phase('every acknowledged record stored');
+    const counts = new Map<string, number>();
+    for (const row of stored) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
+    const duplicated = [...counts].filter(([, n]) => n > 1);
+    assert.deepEqual(duplicated.slice(0, 5), [], 'no record is stored twice');
+    // Per tenant and sender, stored order is send order.
+    for (const tenant of TENANTS) {
+      for (const which of [0, 1]) {
+        const mine = stored.filter(
+          (row) => row.tenant === tenant && Math.floor((sentOrder.get(row.id) ?? 0) / REQUEST_RECORDS) % 2 === which,
+        );
+        const positions = mine.map((row) => sentOrder.get(row.id) ?? -1);
+        assert.ok(
+          positions.every((position, i) => i === 0 || position > (positions[i - 1] ?? -1)),
+          `${tenant}: sender ${which}'s records are stored in the order sent`,
+        );
+      }
+    }
+    const status = await readiness(workers[1]!);
+    assert.equal(status.status, 'ready', JSON.stringify(status));
+
+    // Detection catches up, then the embedded single process gets the same input in the same order.
+    await waitForDetection(fresh.url, 120_000);
+    phase('cluster detection caught up');
+    const embedded = await embeddedOutcome(dir, stored, t);
+    phase('embedded run done');
+    const cluster = await openDatabase({ databaseUrl: fresh.url, dataDir: dir });
+    try {
+      const outcome = await detectionOutcome(cluster);
+      assert.ok(outcome.observations.length > 0, 'the input triggers rules');
+      assert.deepEqual(outcome.observations, embedded.observations, 'observations equal the embedded ones');
+      assert.deepEqual(outcome.cases, embedded.cases, 'cases equal the embedded ones');
+    } finally {
+      await cluster.close();
+    }
+  },
+);
+
+function idOf(line: string): string {
+  return (JSON.parse(line) as { scale_id: string }).scale_id;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await sleep(50);
+}
+
+async function readiness(node: NodeProcess): Promise<{ status: string }> {
+  const response = await fetch(`http://127.0.0.1:${node.port}/readyz`);
+  return (await response.json()) as { status: string };
+}
+
+async function waitForDetection(databaseUrl: string, timeoutMs: number): Promise<void> {
+  const database = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await sql<{ last: string | null; done: string | null }>`
+        SELECT (SELECT max(seq) FROM telemetry_records)::text AS last,
+               (SELECT seq FROM log_cursors WHERE name = 'detection')::text AS done`.execute(database.db);
+      if (rows[0]?.last && rows[0].done === rows[0].last) return;
+      if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(rows[0])}`);
+      await sleep(1_000);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+/** The embedded single process (SQLite) fed the stored records, tenant by tenant in log order. */
+async function embeddedOutcome(dir: string, stored: StoredRow[], t: { after(fn: () => Promise<void>): void }) {
+  const dataDir = path.join(dir, 'embedded');
+  const server = await startNode('embedded', ['--data', dataDir]);
+  t.after(async () => {
+    await stopChild(server.child, 5_000);
+  });
+  const database = await openDatabase({ databaseUrl: '', dataDir });
+  try {
+    for (const codeName of TENANTS) await createTenant(database.db, { codeName });
+    await Promise.all(
+      TENANTS.map(async (tenant) => {
+        const lines = stored.filter((row) => row.tenant === tenant).map((row) => row.record);
+        for (let i = 0; i < lines.length; i += 1_000)
+          assert.equal(await postRecords(server.port, tenant, lines.slice(i, i + 1_000)), 201);
+      }),
+    );
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const body = (await (await fetch(`http://127.0.0.1:${server.port}/readyz`)).json()) as {
+        detection_lag_records: number;
+      };
+      if (body.detection_lag_records === 0) break;
+      if (Date.now() > deadline) assert.fail('the embedded detection did not catch up');
+      await sleep(500);
+    }
+    return await detectionOutcome(database);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Observations and cases as comparable text: what they say and which records (by their unique
+ * ids) they rest on, not their own ids, sequence numbers or times taken from receive times.
+ */
+async function detectionOutcome(database: Database): Promise<{ observations: string[]; cases: string[] }> {
+  const records = await database.db.selectFrom('telemetry_records').select(['seq', 'record']).execute();
+  const idBySeq = new Map(records.map((row) => [row.seq, (JSON.parse(row.record) as { scale_id?: string }).scale_id]));
+  const observations = await database.db
+    .selectFrom('observations as o')
+    .innerJoin('tenants as t', 't.id', 'o.tenant_id')
+    .select(['t.code_name', 'o.rule_id', 'o.level', 'o.host', 'o.record_seqs'])
+    .execute();
+  const cases = await database.db
+    .selectFrom('cases as c')
+    .innerJoin('tenants as t', 't.id', 'c.tenant_id')
+    .select(['t.code_name', 'c.title', 'c.severity', 'c.status', 'c.observation_count', 'c.max_level', 'c.rules'])
+    .execute();
+  return {
+    observations: observations
+      .map((row) => {
+        const ids = (JSON.parse(row.record_seqs) as number[]).map((seq) => idBySeq.get(seq)).sort();
+        return JSON.stringify([row.code_name, row.rule_id, row.level, row.host, ids]);
+      })
+      .sort(),
+    cases: cases
+      .map((row) =>
+        JSON.stringify([
+          row.code_name,
+          row.title,
+          row.severity,
+          row.status,
+          row.observation_count,
+          row.max_level,
+          row.rules,
+        ]),
+      )
+      .sort(),
+  };
+}
