@@ -78,7 +78,7 @@ describe('sightline tenant', () => {
       ['user', 'list', '--tenant', 'demo'],
     ]) {
       const result = await runCli([...args, '--data', nowhere]);
-      assert.equal(result.code, 1, `${args.join(' ')}: ${result.stderr}`);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, /no Sightline database at .*not-the-server-data.*--data/, args.join(' '));
       assert.equal(fs.existsSync(nowhere), false, `${args.join(' ')} created ${nowhere}`);
     }
@@ -107,7 +107,7 @@ describe('sightline --help', () => {
 describe('sightline serve configuration', () => {
   test('an invalid setting stops start-up with a message naming it', async () => {
     const result = await runCli(['serve', '--data', tempDir()], { SIGHTLINE_PORT: 'eighty' });
-    assert.equal(result.code, 1);
+    assert.equal(result.code, 2);
     assert.match(result.stderr, /SIGHTLINE_PORT must be an integer/);
   });
 
@@ -126,7 +126,7 @@ describe('sightline serve configuration', () => {
 
   test('plain HTTP on a non-loopback address is refused without --insecure-http', async () => {
     const result = await runCli(['serve', '--data', tempDir(), '--host', '0.0.0.0']);
-    assert.equal(result.code, 1);
+    assert.equal(result.code, 2);
     assert.match(result.stderr, /not a loopback address.*--insecure-http/);
   });
 });
