@@ -32,7 +32,11 @@ import { purgeExpired } from '../summaries/summary-store.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
-const CLOSE_GRACE_MS = 10_000;
+/**
+ * How long requests in progress get to finish on shutdown before their connections are cut; with
+ * the queue's commit after it, the whole shutdown stays within 5 s even under full load.
+ */
+const CLOSE_GRACE_MS = 2_500;
 
 export interface Sightline {
   server: FastifyInstance;
@@ -198,6 +202,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       // Requests in progress get a moment to finish; past it their connections are cut (the
       // sender resends what got no answer), so a stalled client cannot block shutdown.
       const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
+      // Detection follows the log and resumes where it stopped, so it stops now, beside the
+      // requests finishing, rather than after them.
+      const detectionStopped = step('detection', () => startedDetection?.stop());
       await step('http', () => server.close());
       clearTimeout(deadline);
       await step('metrics_listener', () => metricsListener?.close());
@@ -206,7 +213,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());
-      await step('detection', () => startedDetection?.stop());
+      await detectionStopped;
       await step('record_writer', () => startedWriter.close());
       log.info({ steps_ms: steps }, 'closed');
       await database.close();
