@@ -1,8 +1,6 @@
 // The detection worker's thread: its own database connection, its own copy of the rules, and
 // the follower loop. Detection is CPU work (normalising, matching thousands of rules), so it
 // runs here and never holds up the event loop that answers collectors and API calls.
-import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../storage/database.js';
 import { loadDetection } from '../detection/detection-setup.js';
@@ -43,21 +41,6 @@ const MAX_BACKOFF_MS = 60_000;
 const port = parentPort;
 if (!port) throw new Error('detection-thread must run as a worker thread');
 const post = (message: FromDetectionThread) => port.postMessage(message);
-
-/**
- * Detection follows the log and catches up after a burst, so under load it yields the CPU to the
- * threads that answer senders: on Linux this thread runs at nice 10 (a tenth of a normal
- * thread's share when the cores are contended, all of an idle core otherwise).
- */
-function yieldCpuToIngest(): void {
-  const self = '/proc/thread-self';
-  if (process.platform !== 'linux' || !fs.existsSync(self)) return;
-  // "<pid>/task/<tid>": setpriority on a thread id applies to that thread alone.
-  const tid = Number(fs.readlinkSync(self).split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, DETECTION_NICE);
-}
-const DETECTION_NICE = 10;
-yieldCpuToIngest();
 
 const data = workerData as DetectionThreadData;
 const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: data.dataDir });
