@@ -1,11 +1,14 @@
-// The benchmark's event corpus: benign records of every family at realistic lengths and
-// look-alike rates, with ATTACK_SHARE attacks (half replaying the rule-pack fixtures, half
-// triggering synthetic rules) and as many near misses.
+// The benchmark's event corpus: benign records of every family (web, Linux, Windows in
+// forwarder shapes, cloud audit trails, Kubernetes) at realistic lengths and look-alike rates,
+// with ATTACK_SHARE attacks (half replaying the rule-pack fixtures, half triggering synthetic
+// rules) and as many near misses.
 import { fileURLToPath } from 'node:url';
 import { loadFixtureFiles } from '../test/fixtures/rule-pack/fixtures.js';
 import { buildRecord, type JsonObject } from '../test/fixtures/rule-pack/records.js';
 import { between as int, hex, ipv4, pick, type Random } from '../src/core/random.js';
 import type { RecordSpec } from './detect-rules.js';
+import { windowsEvent } from './detect-windows.js';
+import { cloudEvent } from './detect-cloud.js';
 import { at } from './checked.js';
 
 /** Share of attack records: half replay the rule-pack fixtures, half trigger synthetic rules. */
@@ -197,6 +200,10 @@ const spec =
     buildRecord(shape, make(r), time, index);
 
 const BENIGN: [number, Make][] = [
+  // Windows channels (Sysmon, Security, PowerShell) as Winlogbeat and NXLog send them.
+  [24, (r, time) => windowsEvent(r, time, WINDOWS_PROCESSES)],
+  // Cloud audit trails: CloudTrail, Entra ID sign-ins, Google Cloud audit, Okta.
+  [10, (r, time) => cloudEvent(r, time)],
   [
     22,
     spec('nginx', (r) => ({

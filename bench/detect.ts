@@ -148,8 +148,9 @@ function timeLoop(
   match: (event: NormalisedEvent) => CompiledRule[],
   seconds: number,
   minEvents: number,
-): { events: number; matches: number; seconds: number } {
+): { events: number; matches: number; seconds: number; cpuSeconds: number } {
   const limit = seconds * 1000;
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   let done = 0;
   let next = 0;
@@ -163,10 +164,24 @@ function timeLoop(
     done += 64;
     elapsed = performance.now() - start;
   } while (elapsed < limit || done < minEvents);
-  return { events: done, matches, seconds: elapsed / 1000 };
+  const cpu = process.cpuUsage(cpuStart);
+  return { events: done, matches, seconds: elapsed / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 const fmt = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** Every rule that fired on the corpus, most matches first, with its logsource and file. */
+function printFired(keys: Float64Array, rules: readonly CompiledRule[]): void {
+  const counts = new Map<number, number>();
+  for (const key of keys) counts.set(key % rules.length, (counts.get(key % rules.length) ?? 0) + 1);
+  process.stdout.write(`rules fired (${counts.size}), matches each:\n`);
+  for (const [index, count] of [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])) {
+    const rule = at(rules, index);
+    const source = Object.values(rule.logsource).filter(Boolean).join('/');
+    const file = path.relative(process.cwd(), rule.file);
+    process.stdout.write(`  ${String(count).padStart(6)}  ${rule.title} [${source}] ${file}\n`);
+  }
+}
 
 function printRejected(label: string, list: readonly RejectedRule[]): void {
   if (list.length === 0) return;
@@ -258,15 +273,21 @@ function main(): void {
       `first pass ${fmt(events.length / compiledPass.seconds)} vs ${fmt(events.length / naivePass.seconds)} events/s)\n`,
   );
 
+  printFired(compiledPass.keys, rules);
+
+  // Rates are per CPU-second of this process (one thread does the matching): on a machine shared
+  // with other work, wall-clock time measures the scheduler as much as the engine.
   const compiled = timeLoop(events, (event) => ruleSet.match(event), flags.duration, 0);
-  const compiledRate = compiled.events / compiled.seconds;
+  const compiledRate = compiled.events / compiled.cpuSeconds;
   process.stdout.write(
-    `compiled (routing + pre-filter): ${fmt(compiledRate)} events/s (${fmt(compiled.events)} events in ${compiled.seconds.toFixed(2)} s)\n`,
+    `compiled (routing + pre-filter): ${fmt(compiledRate)} events per CPU-second (${fmt(compiled.events)} events in ` +
+      `${compiled.cpuSeconds.toFixed(2)} CPU-s; ${fmt(compiled.events / compiled.seconds)} per wall-clock second)\n`,
   );
   const naive = timeLoop(events, (event) => matchNaively(rules, event), flags.duration, NAIVE_MIN_EVENTS);
-  const naiveRate = naive.events / naive.seconds;
+  const naiveRate = naive.events / naive.cpuSeconds;
   process.stdout.write(
-    `naive (every rule's logsource and condition): ${fmt(naiveRate)} events/s (${fmt(naive.events)} events in ${naive.seconds.toFixed(2)} s)\n`,
+    `naive (every rule's logsource and condition): ${fmt(naiveRate)} events per CPU-second (${fmt(naive.events)} events in ` +
+      `${naive.cpuSeconds.toFixed(2)} CPU-s; ${fmt(naive.events / naive.seconds)} per wall-clock second)\n`,
   );
   const ratio = compiledRate / naiveRate;
   const met = compiledRate >= 100_000 && rules.length >= 3000 && ratio >= 30;

@@ -1,6 +1,7 @@
 // What the ingestion benchmarks share: starting and stopping servers as child processes,
 // running a load generator in its own process and reading its result line, and counting what
 // a run stored, straight from the database.
+import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -33,10 +34,14 @@ function isLoadResult(value: unknown): value is LoadResult {
 /** Active children, so that an interrupted run still stops its servers. */
 export const active = new Set<Child>();
 
+/** What load-generator.ts prints once its first answer has arrived. */
+const LOAD_FLOWING = 'load flowing';
+
 export async function runLoad(
   url: string,
   flags: { connections: number; duration: number },
   authorization?: string,
+  onStarted?: (generator: Child) => void,
 ): Promise<LoadResult> {
   const generator = spawnTsx('bench/load-generator.ts', [
     '--url',
@@ -48,6 +53,7 @@ export async function runLoad(
     ...(authorization ? ['--authorization', authorization] : []),
   ]);
   active.add(generator);
+  onStarted?.(generator);
   const code = await generator.exited;
   active.delete(generator);
   const lastLine = generator.stdout().trim().split('\n').pop() ?? '';
@@ -79,6 +85,89 @@ export async function stopServer(server: Child, name: string): Promise<void> {
   active.delete(server);
   if (killed) process.stdout.write(`  note: ${name} did not exit within 10 s of SIGTERM and was killed\n`);
   else if (code !== 0) process.stdout.write(`  note: ${name} exited with code ${code}\n`);
+}
+
+export interface Memory {
+  hwmMb: number;
+  rssMb: number;
+}
+
+/** The process's peak resident set so far (VmHWM) and its resident set now, from /proc. */
+export function memoryOf(pid: number): Memory | undefined {
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // Not Linux, or the process has exited: no figure rather than a wrong one.
+    return undefined;
+  }
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { hwmMb: Math.round(kb('VmHWM') / 1024), rssMb: Math.round(kb('VmRSS') / 1024) };
+}
+
+/** Samples a process's VmHWM until stopped; the last reading is its peak over its whole life. */
+export function watchPeakRss(pid: number, everyMs = 200): { peakMb: () => number | undefined; stop: () => void } {
+  let peak: number | undefined;
+  const sample = () => {
+    const memory = memoryOf(pid);
+    if (memory) peak = Math.max(peak ?? 0, memory.hwmMb);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return { peakMb: () => peak, stop: () => clearInterval(timer) };
+}
+
+/** Longest wait for the shutdown phase's load to start flowing. */
+const FLOWING_TIMEOUT_S = 60;
+
+export interface ShutdownResult {
+  /** The load running when SIGTERM was sent, counted like the measured run. */
+  load: LoadResult;
+  /** Seconds from SIGTERM to the process's exit. */
+  seconds: number;
+  code: number | null;
+  /** Whether it had to be killed (no exit within `limitS`). */
+  killed: boolean;
+}
+
+/**
+ * Starts a second load on the server and, `afterS` into it, sends SIGTERM and times the exit:
+ * the server must stop taking requests, answer or close those in flight and commit what it
+ * acknowledged. Killed after `limitS`. The load's acknowledged records still count as stored.
+ */
+export async function stopUnderLoad(
+  server: Child,
+  url: string,
+  flags: { connections: number },
+  options: { afterS: number; limitS: number; authorization?: string },
+): Promise<ShutdownResult> {
+  let generator: Child | undefined;
+  const load = runLoad(
+    url,
+    { connections: flags.connections, duration: options.afterS + options.limitS + FLOWING_TIMEOUT_S },
+    options.authorization,
+    (child) => (generator = child),
+  );
+  // The generator takes a while to start on a busy machine: the clock starts at its first answer.
+  const waitUntil = Date.now() + FLOWING_TIMEOUT_S * 1000;
+  while (!generator?.stdout().includes(LOAD_FLOWING) && Date.now() < waitUntil)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, options.afterS * 1000));
+  const started = performance.now();
+  server.process.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), options.limitS * 1000));
+  const outcome = await Promise.race([server.exited, timeout]);
+  const seconds = (performance.now() - started) / 1000;
+  let killed = false;
+  if (outcome === 'timeout') {
+    killed = true;
+    server.process.kill('SIGKILL');
+    await server.exited;
+  }
+  active.delete(server);
+  // The server is gone: the generator stops and reports what was acknowledged before it went.
+  generator?.process.kill('SIGTERM');
+  return { load: await load, seconds, code: outcome === 'timeout' ? null : outcome, killed };
 }
 
 export async function countStored(dataDir: string, postgres: FreshSchema | undefined): Promise<number> {

@@ -8,7 +8,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, spawnTsx, stopChild } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
-import { active, countStored, runLoad, startServer, stopServer, type LoadResult } from './ingest-harness.js';
+import {
+  active,
+  countStored,
+  runLoad,
+  startServer,
+  stopServer,
+  stopUnderLoad,
+  watchPeakRss,
+  type LoadResult,
+  type ShutdownResult,
+} from './ingest-harness.js';
+
+/** SIGTERM is sent this far into a second load, and the exit must come within SHUTDOWN_LIMIT_S. */
+const SHUTDOWN_AFTER_S = 3;
+const SHUTDOWN_LIMIT_S = 10;
 
 interface Flags {
   duration: number;
@@ -72,7 +86,15 @@ async function baseline(flags: Flags): Promise<LoadResult> {
 /** Temp resources of the Sightline run, so an interrupt can remove them too. */
 const cleanup: (() => void | Promise<void>)[] = [];
 
-async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: number; serverLog: string }> {
+interface SightlineRun {
+  result: LoadResult;
+  shutdown: ShutdownResult;
+  stored: number;
+  peakRssMb: number | undefined;
+  serverLog: string;
+}
+
+async function sightline(flags: Flags): Promise<SightlineRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-bench-'));
   cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const args = ['src/cli/run.ts', 'serve', '--data', dataDir, '--log-level', 'warn'];
@@ -85,15 +107,27 @@ async function sightline(flags: Flags): Promise<{ result: LoadResult; stored: nu
   const port = await freePort();
   const [command = '', ...rest] = args;
   const server = await startServer(command, [...rest, '--port', String(port)], port, 60_000);
+  const memory = server.process.pid === undefined ? undefined : watchPeakRss(server.process.pid);
   let result: LoadResult;
+  let shutdown: ShutdownResult;
   try {
     const key = flags.requireIngestKey ? await requireIngestKey(dataDir, postgres?.url) : undefined;
-    result = await runLoad(`http://127.0.0.1:${port}/log_sink`, flags, key && `Bearer ${key}`);
+    const authorization = key && `Bearer ${key}`;
+    const url = `http://127.0.0.1:${port}/log_sink`;
+    result = await runLoad(url, flags, authorization);
+    // Shutdown under full load: a second load, SIGTERM part-way through it.
+    shutdown = await stopUnderLoad(server, url, flags, {
+      afterS: SHUTDOWN_AFTER_S,
+      limitS: SHUTDOWN_LIMIT_S,
+      ...(authorization ? { authorization } : {}),
+    });
   } finally {
+    memory?.stop();
     await stopServer(server, 'Sightline server');
   }
   const stored = await countStored(dataDir, postgres);
-  return { result, stored, serverLog: `${server.stderr()}${server.stdout()}`.trim() };
+  const serverLog = `${server.stderr()}${server.stdout()}`.trim();
+  return { result, shutdown, stored, peakRssMb: memory?.peakMb(), serverLog };
 }
 
 /** Creates an ingest key for tenant demo and requires it, with the CLI; returns the key. */
@@ -130,17 +164,28 @@ async function main(): Promise<void> {
   const base = await baseline(flags);
   report('baseline (node:http + parseBody, nothing stored)', base);
   try {
-    const { result, stored, serverLog } = await sightline(flags);
+    const { result, shutdown, stored, peakRssMb, serverLog } = await sightline(flags);
     report(`Sightline (${store}, 201 after durable commit)`, result);
+    const shutdownS = Number(shutdown.seconds.toFixed(2));
+    process.stdout.write(
+      `shutdown: SIGTERM ${SHUTDOWN_AFTER_S} s into a second load of ${flags.connections} connections; ` +
+        (shutdown.killed
+          ? `no exit within ${SHUTDOWN_LIMIT_S} s, killed\n`
+          : `exited in ${shutdownS} s with code ${shutdown.code}\n`) +
+        `  ${shutdown.load.records.toLocaleString('en-US')} records acknowledged during that load; ` +
+        `statuses ${JSON.stringify(shutdown.load.statuses)}, ${shutdown.load.connection_failures} requests refused or cut once it stopped\n`,
+    );
+    process.stdout.write(`server memory: peak RSS (VmHWM) ${peakRssMb ?? '?'} MB\n`);
     if (serverLog) {
       const lines = serverLog.split('\n');
       process.stdout.write(
         `  server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`,
       );
     }
-    const verified = stored >= result.records;
+    const acknowledged = result.records + shutdown.load.records;
+    const verified = stored >= acknowledged;
     process.stdout.write(
-      `  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${result.records.toLocaleString('en-US')} acknowledged: ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`,
+      `  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${acknowledged.toLocaleString('en-US')} acknowledged (both loads): ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`,
     );
     if (base.records === 0) throw new Error('the baseline accepted no records; the ratio is meaningless');
     const recordsPerS = result.records / result.seconds;
@@ -153,9 +198,11 @@ async function main(): Promise<void> {
         p99_ms: result.p99_ms,
         baseline_records_per_s: Math.round(baselinePerS),
         ratio: Number((recordsPerS / baselinePerS).toFixed(3)),
+        peak_rss_mb: peakRssMb ?? null,
+        shutdown_s: shutdown.killed ? null : shutdownS,
       })}\n`,
     );
-    if (!verified) process.exitCode = 1;
+    if (!verified || shutdown.killed) process.exitCode = 1;
   } finally {
     await runCleanup();
   }

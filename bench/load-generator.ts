@@ -46,6 +46,8 @@ interface Outcome {
 }
 
 const REQUEST_TIMEOUT_MS = 120_000;
+/** Printed once, when the first answer arrives (ingest-harness.ts waits for it). */
+const LOAD_FLOWING = 'load flowing';
 
 function post(agent: http.Agent, url: URL, body: Buffer, authorization?: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
@@ -115,8 +117,11 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   const failureMessages = new Set<string>();
   const started = performance.now();
-  const deadline = started + options.durationS * 1000;
+  let deadline = started + options.durationS * 1000;
+  // SIGTERM ends the run early: requests in flight complete (or fail) and the result is printed.
+  process.once('SIGTERM', () => (deadline = 0));
   let next = 0;
+  let answered = false;
 
   // Each worker issues requests back to back until the deadline; a request started before it
   // completes and counts, so the elapsed time is measured up to the last response.
@@ -128,6 +133,11 @@ async function main(): Promise<void> {
       totals.bytesSent += body.length;
       try {
         const outcome = await post(agent, options.url, body, options.authorization);
+        // Tells a harness waiting to act under load that the load is flowing.
+        if (!answered) {
+          answered = true;
+          process.stdout.write(`${LOAD_FLOWING}\n`);
+        }
         statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
         if (outcome.status === 201) {
           latencies.push(performance.now() - sentAt);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, spawnTsx, stopChild, type Child } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
-import { active, countStored, runLoad, startServer, stopServer } from './ingest-harness.js';
+import { active, countStored, memoryOf, runLoad, startServer, stopServer, type Memory } from './ingest-harness.js';
 
 interface Flags {
   duration: number;
@@ -28,22 +28,6 @@ function parseFlags(argv: string[]): Flags {
     else throw new Error(`usage: bench:overload [--duration S] [--factor N] [--database URL]; got ${String(flag)}`);
   }
   return flags;
-}
-
-interface Memory {
-  hwmMb: number;
-  rssMb: number;
-}
-
-function memoryOf(pid: number): Memory | undefined {
-  let status: string;
-  try {
-    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { hwmMb: Math.round(kb('VmHWM') / 1024), rssMb: Math.round(kb('VmRSS') / 1024) };
 }
 
 interface Generated {

@@ -4,72 +4,16 @@
 // its integrity checks.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from './helpers/processes.js';
-import { appRecord, ndjson } from './helpers/factories.js';
+import { generateLoad, RECORDS_PER_REQUEST, SENDERS } from './helpers/ingest-load.js';
 import { openDatabase } from '../src/storage/database.js';
 import { catchUpSearchIndex } from '../src/telemetry/search-index.js';
 import { sql } from 'kysely';
 
-const SENDERS = 6;
-const RECORDS_PER_REQUEST = 200;
-
 function startServer(database: TestDatabase, port: number): Child {
   const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
   return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', 'warn']);
-}
-
-function post(port: number, body: string): Promise<number> {
-  return new Promise((resolve) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/log_sink',
-        method: 'POST',
-        headers: { 'content-type': 'application/x-ndjson' },
-        agent: false,
-        timeout: 20_000,
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', () => resolve(0));
-      },
-    );
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(0));
-    request.end(body);
-  });
-}
-
-interface LoadResult {
-  acknowledged: Set<string>;
-  failedAttempts: number;
-}
-
-/** Each sender posts fresh batches; a failed batch is resent until it gets a 201 or time is up. */
-async function generateLoad(port: number, until: () => boolean): Promise<LoadResult> {
-  const acknowledged = new Set<string>();
-  let failedAttempts = 0;
-  await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      while (!until()) {
-        const records = Array.from({ length: RECORDS_PER_REQUEST }, () => appRecord());
-        const body = ndjson(records);
-        let status = 0;
-        while (!until()) {
-          status = await post(port, body);
-          if (status === 201) break;
-          failedAttempts++;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        if (status === 201) for (const record of records) acknowledged.add(String(record.marker));
-      }
-    }),
-  );
-  return { acknowledged, failedAttempts };
 }
 
 for (const target of databaseTargets) {

@@ -34,7 +34,11 @@ import { backoffMs } from '../record-log/jetstream-connection.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
-const CLOSE_GRACE_MS = 10_000;
+/**
+ * How long requests in progress get to finish on shutdown before their connections are cut; with
+ * the queue's commit after it, the whole shutdown stays within 5 s even under full load.
+ */
+const CLOSE_GRACE_MS = 2_500;
 
 /** How long start-up waits for the record-log stream before serving anyway (then /readyz says why). */
 const STREAM_CHECK_MS = 5_000;
@@ -259,6 +263,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
       // Requests in progress get a moment to finish; past it their connections are cut (the
       // sender resends what got no answer), so a stalled client cannot block shutdown.
       const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
+      // Detection follows the log and resumes where it stopped, so it stops now, beside the
+      // requests finishing, rather than after them.
+      const detectionStopped = step('detection', () => startedDetection?.stop());
       await step('http', () => server.close());
       clearTimeout(deadline);
       await step('metrics_listener', () => metricsListener?.close());
@@ -268,7 +275,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());
-      await step('detection', () => startedDetection?.stop());
+      await detectionStopped;
       await step('record_writer', () => startedWriter.close());
       log.info({ steps_ms: steps }, 'closed');
       await database.close();

@@ -26,26 +26,31 @@ export interface CaseUpkeep {
 }
 
 export function detectionCommitter(db: Kysely<Tables>, log: RecordLogReader, upkeep: CaseUpkeep): CommitDetection {
+  // Read-write: on SQLite the write lock is taken at BEGIN, so the chunk waits its turn behind
+  // the record writer instead of failing because a commit landed after its first read.
   return (input) =>
-    db.transaction().execute(async (trx) => {
-      await log.acknowledge(trx, DETECTION_CURSOR, input.from, input.to);
-      const { processRows, networkRows, observations, sightings, failures } = input.output;
-      // Cases and devices are stamped now that the write lock is held (the chunk's `now` was
-      // taken before it was read), so a case's updated_at follows commit order for syncs.
-      const stamp = Math.max(input.now, Date.now());
-      // Devices first: the normalised rows and the observations' cases refer to them.
-      const deviceIds = await upsertSightings(trx, sightings, upkeep.geo, stamp);
-      const deviceOf = (row: { tenantId: number; host: string | null }) =>
-        row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null);
-      await insertProcessEvents(trx, processRows, deviceOf);
-      await insertNetworkEvents(trx, networkRows, deviceOf);
-      await recordDetectionFailures(trx, failures, input.now);
-      const created = await insertObservations(trx, observations, input.now, null);
-      await groupObservations(
-        { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
-        created,
-      );
-      await saveCorrelationState(trx, input.correlationChanges, input.now);
-      return created.length;
-    });
+    db
+      .transaction()
+      .setAccessMode('read write')
+      .execute(async (trx) => {
+        await log.acknowledge(trx, DETECTION_CURSOR, input.from, input.to);
+        const { processRows, networkRows, observations, sightings, failures } = input.output;
+        // Cases and devices are stamped now that the write lock is held (the chunk's `now` was
+        // taken before it was read), so a case's updated_at follows commit order for syncs.
+        const stamp = Math.max(input.now, Date.now());
+        // Devices first: the normalised rows and the observations' cases refer to them.
+        const deviceIds = await upsertSightings(trx, sightings, upkeep.geo, stamp);
+        const deviceOf = (row: { tenantId: number; host: string | null }) =>
+          row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null);
+        await insertProcessEvents(trx, processRows, deviceOf);
+        await insertNetworkEvents(trx, networkRows, deviceOf);
+        await recordDetectionFailures(trx, failures, input.now);
+        const created = await insertObservations(trx, observations, input.now, null);
+        await groupObservations(
+          { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
+          created,
+        );
+        await saveCorrelationState(trx, input.correlationChanges, input.now);
+        return created.length;
+      });
 }

@@ -16,7 +16,8 @@ function startThread(data: DetectionThreadData): Worker {
   return new Worker(bootstrap, { eval: true, workerData: data });
 }
 
-const STOP_GRACE_MS = 10_000;
+/** A chunk still running this long after stop is cut off (it has not committed: nothing is lost). */
+const STOP_GRACE_MS = 3_000;
 
 export class DetectionWorker {
   private readonly worker: Worker;

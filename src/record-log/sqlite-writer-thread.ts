@@ -1,10 +1,12 @@
 // The SQLite record-log writer, on its own thread: it owns one connection (WAL,
 // synchronous=FULL) and commits each group of batches in one transaction. The main thread
 // parses while this one waits on fsync, and a long commit never blocks the event loop.
-// Between commits it runs the search indexer one chunk at a time, so indexing never delays a
-// 201 by more than one chunk and never starves under constant load. A server's text search asks
-// it to catch the index up (read-your-writes) rather than indexing on the event loop.
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+// Between commits it runs the search indexer in short chunks, and only while no write is
+// waiting: full-text indexing costs several times what storing a record does, so under a burst
+// the index falls behind (up to MAX_INDEX_LAG records) and catches up when the burst ends,
+// instead of every 201 waiting for it. A server's text search asks it to catch the index up
+// (read-your-writes) rather than indexing on the event loop.
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
 import type { RecordBatch } from './record-log.js';
@@ -34,13 +36,18 @@ export interface IndexFailure {
   retryInMs: number;
 }
 
-const INDEX_CHUNK = 2_000;
 /**
- * Past this many unindexed records the writer indexes before it takes more writes: commits
- * slow down, the queue fills and senders get 503 (back-pressure), instead of search falling
- * behind without bound and a searcher having to index the whole backlog itself.
+ * Records per indexing transaction. Small, because a write that arrives while a chunk runs waits
+ * for it (≈ 20–40 ms at this size); large enough that FTS5's per-transaction segments stay few.
  */
-const MAX_INDEX_LAG = 100_000;
+const INDEX_CHUNK = 1_000;
+/**
+ * Past this many unindexed records each write also indexes as many records as it added before
+ * the writer takes the next: the lag stops growing, commits slow to the indexing rate, the queue
+ * fills and senders get 503 (back-pressure), instead of search falling behind without bound.
+ * Below it, indexing uses only the time the writer would otherwise wait for work.
+ */
+const MAX_INDEX_LAG = 1_000_000;
 /** After a failed indexing chunk the indexer waits this long, doubling per failure in a row. */
 const INDEX_RETRY_MS = 1_000;
 const MAX_INDEX_RETRY_MS = 60_000;
@@ -57,28 +64,30 @@ const port = workerPort();
 const connection = new SQLite((workerData as { path: string }).path);
 configureSqliteConnection(connection);
 
-const insertRecord = connection.prepare(
-  'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta) VALUES (?, ?, ?, ?, ?)',
+const COLUMNS = 'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta) VALUES ';
+/** Rows per INSERT statement: one statement per row was most of the cost of storing a record. */
+const ROWS_PER_INSERT = 64;
+const insertOne = connection.prepare(`${COLUMNS}(?, ?, ?, ?, ?)`);
+const insertMany = connection.prepare(
+  `${COLUMNS}${Array.from({ length: ROWS_PER_INSERT }, () => '(?, ?, ?, ?, ?)').join(', ')}`,
 );
 
 const writeAll = connection.transaction((batches: RecordBatch[]): number => {
   let last = 0;
+  const values: unknown[] = [];
   for (const batch of batches) {
     const { tenantId, receivedAt, records, eventTimes, metas } = batch;
-    for (const [i, record] of records.entries()) {
+    for (let i = 0; i < records.length; i++) {
       // No event time of its own (NaN): the receive time stands in.
       const eventTime = eventTimes[i] ?? Number.NaN;
-      last = Number(
-        insertRecord.run(
-          tenantId,
-          receivedAt,
-          Number.isNaN(eventTime) ? receivedAt : eventTime,
-          record,
-          metas[i] ?? null,
-        ).lastInsertRowid,
-      );
+      values.push(tenantId, receivedAt, Number.isNaN(eventTime) ? receivedAt : eventTime, records[i], metas[i] ?? null);
+      if (values.length === ROWS_PER_INSERT * 5) {
+        last = Number(insertMany.run(values).lastInsertRowid);
+        values.length = 0;
+      }
     }
   }
+  for (let i = 0; i < values.length; i += 5) last = Number(insertOne.run(values.slice(i, i + 5)).lastInsertRowid);
   return last;
 });
 
@@ -97,27 +106,29 @@ const catchUps: { id: number; upTo: number }[] = [];
  * their own: WAL with synchronous=NORMAL keeps chunk and cursor consistent, and the next record
  * commit (FULL) makes them durable too. Record commits themselves stay FULL.
  */
-function indexChunk(): number {
+function indexChunk(limit = INDEX_CHUNK): number {
   connection.pragma('synchronous = NORMAL');
   try {
-    return indexer.indexChunk(INDEX_CHUNK);
+    return indexer.indexChunk(limit);
   } finally {
     connection.pragma('synchronous = FULL');
   }
 }
 
+/** Indexes one chunk at a time, writes first: whatever arrived meanwhile is handled before each. */
 function scheduleIndexing(requested = 0): void {
   if (indexingScheduled || closed) return;
   indexingScheduled = true;
   const step = () => {
     indexingScheduled = false;
+    handleWaiting();
     if (closed) return;
     try {
       const indexed = indexChunk();
       indexFailuresInARow = 0;
       retryNotBefore = 0;
-      if (indexed === INDEX_CHUNK) scheduleIndexing();
       answerCatchUps();
+      if (indexed === INDEX_CHUNK) scheduleIndexing();
     } catch (error) {
       reportIndexError(error);
     }
@@ -169,20 +180,25 @@ function failCatchUps(message: string): void {
   for (const { id } of catchUps.splice(0)) port.postMessage({ id, ok: false, message } satisfies WriteResponse);
 }
 
-/** Keeps the index within MAX_INDEX_LAG of the log, at the cost of taking writes later. */
-function boundIndexLag(): void {
+/** Past MAX_INDEX_LAG, a write of `written` records pays for indexing as many. */
+function boundIndexLag(written: number): void {
+  if (Date.now() < retryNotBefore) return;
   try {
-    while (indexer.lag() > MAX_INDEX_LAG && indexChunk() > 0);
+    let owed = written;
+    while (owed > 0 && indexer.lag() > MAX_INDEX_LAG) {
+      const indexed = indexChunk(Math.min(owed, INDEX_CHUNK * 10));
+      if (indexed === 0) break;
+      owed -= indexed;
+    }
   } catch (error) {
     reportIndexError(error);
   }
 }
 
-port.postMessage('ready');
-// Records written before a restart may not be indexed yet.
-scheduleIndexing();
+type Request = WriteRequest | CatchUpRequest | 'close';
 
-port.on('message', (request: WriteRequest | CatchUpRequest | 'close') => {
+function handle(request: Request): void {
+  if (closed) return;
   if (request === 'close') {
     closed = true;
     failCatchUps('the record writer is closing');
@@ -199,13 +215,30 @@ port.on('message', (request: WriteRequest | CatchUpRequest | 'close') => {
     return;
   }
   let response: WriteResponse;
+  let written = 0;
   try {
     response = { id: request.id, ok: true, seq: writeImmediate(request.batches) };
+    for (const batch of request.batches) written += batch.records.length;
   } catch (error) {
     const err = error as Error & { code?: string };
     response = { id: request.id, ok: false, message: err.message, ...(err.code ? { code: err.code } : {}) };
   }
   port.postMessage(response);
-  boundIndexLag();
+  boundIndexLag(written);
+}
+
+/** Takes every request already waiting on the port, so that none waits behind an index chunk. */
+function handleWaiting(): void {
+  for (let next = receiveMessageOnPort(port); next !== undefined && !closed; next = receiveMessageOnPort(port))
+    handle(next.message as Request);
+}
+
+port.postMessage('ready');
+// Records written before a restart may not be indexed yet.
+scheduleIndexing();
+
+port.on('message', (request: Request) => {
+  handle(request);
+  handleWaiting();
   scheduleIndexing();
 });

@@ -4,6 +4,7 @@
 // active" and that error would replace the real one, so a full disk would never be reported.
 import type SQLite from 'better-sqlite3';
 import {
+  CompiledQuery,
   SqliteDialect,
   type DatabaseConnection,
   type Driver,
@@ -26,8 +27,14 @@ class RollbackOnceDriver implements Driver {
     return this.inner.acquireConnection();
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
+  /**
+   * A transaction declared `read write` takes the write lock at BEGIN (BEGIN IMMEDIATE): begun
+   * deferred, its first write would find a newer commit than the snapshot it read under and
+   * fail at once with SQLITE_BUSY (no busy_timeout wait), which under constant ingest is always.
+   */
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (settings.accessMode !== 'read write') return this.inner.beginTransaction(connection, settings);
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {

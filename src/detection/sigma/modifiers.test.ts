@@ -179,6 +179,13 @@ test('cidr: IPv4 and IPv6 networks', () => {
   assert.equal(compileItem("F|cidr: '10.0.0.0/8'").match(withFields({})), false);
   // Any element of a list-valued field.
   assert.equal(on("F|cidr: '10.0.0.0/8'", ['8.8.8.8', '10.1.1.1']), true);
+  // Network edges, and texts that only look like IPv4 addresses.
+  assert.equal(on("F|cidr: '10.0.0.0/8'", '10.255.255.255'), true);
+  assert.equal(on("F|cidr: '10.0.0.0/8'", '9.255.255.255'), false);
+  assert.equal(on("F|cidr: '0.0.0.0/0'", '255.255.255.255'), true);
+  assert.equal(on("F|cidr: '10.1.2.3/8'", '10.9.9.9'), true);
+  for (const text of ['010.0.0.1', '10.0.0.01', '10.0.0', '10.0.0.1.5', '10.0.0.256', '10..0.1', ' 10.0.0.1'])
+    assert.equal(on("F|cidr: '10.0.0.0/8'", text), false, text);
 });
 
 test('lt, lte, gt, gte over numbers and numeric text', () => {

@@ -339,6 +339,25 @@ test('property: the RuleSet matches exactly what matchNaively matches, over rand
   }
 });
 
+test('the pre-filter finds literals in any script: Latin, Cyrillic, CJK and mixed trigrams', () => {
+  const literals = ['mimikatz', 'вредонос', '木马程序', 'zа木'];
+  const rules = literals.map((literal, index) =>
+    ruleWith(
+      `script-${index}`,
+      '  product: windows',
+      `selection:\n  CommandLine|contains: '${literal}'\ncondition: selection`,
+    ),
+  );
+  const set = new RuleSet(rules);
+  const on = (commandLine: string) =>
+    makeEvent({ logsources: [{ product: 'windows' }], fields: { CommandLine: commandLine } });
+  assert.deepEqual(ids(set.match(on('run MIMIKATZ now'))), ['script-0']);
+  assert.deepEqual(ids(set.match(on('файл ВРЕДОНОС.exe'))), ['script-1']);
+  assert.deepEqual(ids(set.match(on('下载木马程序'))), ['script-2']);
+  assert.deepEqual(ids(set.match(on('xzа木y'))), ['script-3']);
+  assert.deepEqual(ids(set.match(on('mimikat вредно 木马'))), []);
+});
+
 test('the candidate marks survive their counter wrapping: no rule is skipped after 2^32 events', () => {
   const rule = compileOne("selection:\n  message|contains: 'evil'\ncondition: selection");
   const set = new RuleSet([rule]);

@@ -59,8 +59,8 @@ class LiteralIndex {
   }
 
   /** Marks the rules of every literal found in the text. */
-  scan(text: string, mark: (rules: number[]) => void): void {
-    for (const entry of this.short) if (text.includes(entry.literal)) mark(entry.rules);
+  scan(text: string, candidates: Candidates): void {
+    for (const entry of this.short) if (text.includes(entry.literal)) candidates.mark(entry.rules);
     if (this.byTrigram.size === 0) return;
     const pairs = this.pairs;
     const last = text.length - 3;
@@ -70,17 +70,58 @@ class LiteralIndex {
       if (((pairs[pair >>> 5] ?? 0) & (1 << (pair & 31))) === 0) continue;
       const list = this.byTrigram.get(trigram(text, index));
       if (list === undefined) continue;
-      for (const entry of list) if (text.startsWith(entry.literal, index)) mark(entry.rules);
+      for (const entry of list) if (text.startsWith(entry.literal, index)) candidates.mark(entry.rules);
     }
   }
 }
 
+/**
+ * Three characters as one Map key. Below U+0400 each (nearly all log text) the key packs into
+ * 30 bits, a small integer that V8 hashes and compares without allocating; otherwise it is the
+ * exact 48-bit value above 2^30, so the two kinds never collide.
+ */
 function trigram(text: string, at: number): number {
-  return (text.charCodeAt(at) * 65_536 + text.charCodeAt(at + 1)) * 65_536 + text.charCodeAt(at + 2);
+  const a = text.charCodeAt(at);
+  const b = text.charCodeAt(at + 1);
+  const c = text.charCodeAt(at + 2);
+  if ((a | b | c) < 1024) return (a << 20) | (b << 10) | c;
+  return 1_073_741_824 + (a * 65_536 + b) * 65_536 + c;
 }
 
 function pairHash(text: string, at: number): number {
   return ((text.charCodeAt(at) * 31) ^ text.charCodeAt(at + 1)) & 0xffff;
+}
+
+/** The rules an event may match, each marked once: rule index → the event generation that marked it. */
+class Candidates {
+  readonly list: number[] = [];
+  private readonly marks: Uint32Array;
+  private generation = 0;
+
+  constructor(rules: number) {
+    this.marks = new Uint32Array(rules);
+  }
+
+  /** Starts a new event: nothing marked. */
+  reset(): void {
+    if (this.generation === 0xffffffff) {
+      // Wrapped: marks from the last cycle would read as this event's.
+      this.marks.fill(0);
+      this.generation = 0;
+    }
+    this.generation += 1;
+    this.list.length = 0;
+  }
+
+  mark(rules: readonly number[]): void {
+    const { marks, generation, list } = this;
+    for (const index of rules) {
+      if (marks[index] !== generation) {
+        marks[index] = generation;
+        list.push(index);
+      }
+    }
+  }
 }
 
 /**
@@ -96,9 +137,8 @@ export class RuleSet {
   private readonly buckets = new Map<string, number[]>();
   private readonly frozenRoutes = new WeakMap<readonly LogSource[], Route>();
   private readonly routes = new Map<string, Route>();
-  /** Candidate marks, reused across events: rule index → the event generation that marked it. */
-  private readonly marks: Uint32Array;
-  private generation = 0;
+  /** Reused across events (one event is matched at a time). */
+  private readonly candidates: Candidates;
 
   constructor(readonly rules: readonly CompiledRule[]) {
     rules.forEach((rule, index) => {
@@ -107,7 +147,7 @@ export class RuleSet {
       if (bucket) bucket.push(index);
       else this.buckets.set(key, [index]);
     });
-    this.marks = new Uint32Array(rules.length);
+    this.candidates = new Candidates(rules.length);
   }
 
   get size(): number {
@@ -117,33 +157,18 @@ export class RuleSet {
   /** The rules the event matches, in load order. */
   match(event: NormalisedEvent): CompiledRule[] {
     const view = new EventView(event);
-    if (this.generation === 0xffffffff) {
-      // Wrapped: marks from the last cycle would read as this event's.
-      this.marks.fill(0);
-      this.generation = 0;
-    }
-    this.generation += 1;
-    const generation = this.generation;
-    const marks = this.marks;
-    const candidates: number[] = [];
-    const mark = (rules: number[]) => {
-      for (const index of rules) {
-        if (marks[index] !== generation) {
-          marks[index] = generation;
-          candidates.push(index);
-        }
-      }
-    };
+    const candidates = this.candidates;
+    candidates.reset();
     const route = this.route(event.logsources);
-    mark(route.always);
+    candidates.mark(route.always);
     for (const [field, literals] of route.fields) {
       const texts = view.folded(field);
       if (texts === null) continue;
-      for (const text of texts) literals.scan(text, mark);
+      for (const text of texts) literals.scan(text, candidates);
     }
-    candidates.sort((a, b) => a - b);
+    const list = candidates.list.sort((a, b) => a - b);
     const matched: CompiledRule[] = [];
-    for (const index of candidates) {
+    for (const index of list) {
       const rule = this.rules[index];
       if (rule === undefined) throw new Error(`rule set: candidate ${index} is not a rule index`);
       if (rule.test(view)) matched.push(rule);
