@@ -74,6 +74,8 @@ export const problems = {
   summary_provider_not_configured: { status: 503, title: 'Summary provider not configured' },
   provider_error: { status: 502, title: 'Summary provider failed' },
   provider_timeout: { status: 504, title: 'Summary provider timed out' },
+  // Telemetry search
+  invalid_query: { status: 400, title: 'Invalid query' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

@@ -147,19 +147,28 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
   );
 });
 
-/** Page cursors: oldest first continues after a sequence (`{s}`, as always), newest first before a (receive time, sequence). */
+/**
+ * Page cursors: a record's receive time and sequence, `{a, s}` after it (oldest first) or `{r, s}`
+ * before it (newest first). `{s}` alone, after a sequence, is what oldest-first cursors used to be.
+ */
 function encodePageCursor(order: SearchOrder, next: RecordPage['next']): string | null {
   if (!next) return null;
-  return order === 'asc' ? encodeCursor({ s: next.seq }) : encodeCursor({ r: next.receivedAt, s: next.seq });
+  return order === 'asc'
+    ? encodeCursor({ a: next.receivedAt, s: next.seq })
+    : encodeCursor({ r: next.receivedAt, s: next.seq });
 }
 
 function decodePageCursor(cursor: string): PageStart {
   const position: Record<string, unknown> = decodeCursor<{ s: number }>(cursor, { s: 'number' });
   const keys = Object.keys(position).sort().join(',');
   if (keys === 's') return { order: 'asc', afterSeq: position.s as number };
+  if (keys === 'a,s') {
+    const { a, s } = decodeCursor<{ a: number; s: number }>(cursor, { a: 'number', s: 'number' });
+    return { order: 'asc', from: { receivedAt: a, seq: s } };
+  }
   if (keys === 'r,s') {
     const { r, s } = decodeCursor<{ r: number; s: number }>(cursor, { r: 'number', s: 'number' });
-    return { order: 'desc', before: { receivedAt: r, seq: s } };
+    return { order: 'desc', from: { receivedAt: r, seq: s } };
   }
   // Well-formed but not a page cursor (e.g. a tail_cursor).
   throw new AppError('invalid_cursor', 'cursor is not a next_cursor of this search; pass next_cursor unchanged', {
