@@ -39,7 +39,7 @@ export type QueryNode =
 type RawValue = { text: string; quoted: boolean };
 type RawNode =
   | { type: 'and' | 'or'; children: RawNode[]; at: number }
-  | { type: 'not'; child: RawNode; at: number }
+  | { type: 'not' | 'group'; child: RawNode; at: number }
   | { type: 'text'; value: string; phrase: boolean; at: number }
   | { type: 'exists'; field: string; at: number }
   | { type: 'match'; field: string; value: string; quoted: boolean; at: number }
@@ -87,6 +87,7 @@ function describeExpected(expected: peggy.parser.Expectation[] | null): string[]
   }
   // Whitespace is possible almost everywhere; naming it helps nobody, except after an operator.
   if (names.size > 1) names.delete('whitespace');
+  if (names.has('a closing quote')) return ['a closing quote'];
   if (names.has('whitespace')) return ['a term after the operator (a word, a "phrase", field:value or "(")'];
   return names.size > 0 ? [...names].sort() : ['something else'];
 }
@@ -106,6 +107,8 @@ function check(node: RawNode, depth: number, count: { terms: number }): QueryNod
       return { type: node.type, children: node.children.map((child) => check(child, depth + 1, count)) };
     case 'not':
       return { type: 'not', child: check(node.child, depth + 1, count) };
+    case 'group':
+      return check(node.child, depth + 1, count);
     default:
       break;
   }
