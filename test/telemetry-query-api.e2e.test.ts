@@ -48,7 +48,10 @@ for (const target of databaseTargets) {
     });
 
     test('field:value on nested paths, AND, OR, NOT and parentheses', async () => {
-      assert.deepEqual(await matching('kubernetes.namespace:dev'), where((i) => i % 5 === 0));
+      assert.deepEqual(
+        await matching('kubernetes.namespace:dev'),
+        where((i) => i % 5 === 0),
+      );
       assert.deepEqual(
         await matching('http.status:>=500 AND kubernetes.namespace:prod'),
         where((i) => i % 4 === 0 && i % 5 !== 0),
@@ -87,7 +90,10 @@ for (const target of databaseTargets) {
       assert.deepEqual(await matching('note:*100%*'), [7]);
       assert.deepEqual(await matching('note:*a\\*b'), [7]);
       assert.deepEqual(await matching('note:*a\\*c'), []);
-      assert.deepEqual(await matching('http.path:/api/item/1?'), where((i) => i >= 10 && i <= 19));
+      assert.deepEqual(
+        await matching('http.path:/api/item/1?'),
+        where((i) => i >= 10 && i <= 19),
+      );
       assert.deepEqual(await matching('"request 7 done"'), [7]);
       // Bare words: each must occur, anywhere, in any case.
       assert.deepEqual(await matching('DONE 7 request'), [7]);
@@ -105,7 +111,7 @@ for (const target of databaseTargets) {
       assert.equal(bad.position, 15);
       assert.equal(bad.column, 16);
       assert.deepEqual(bad.expected, ['a number or a value']);
-      assert.match(String(bad.detail), /position 15/);
+      assert.match(bad.detail, /position 15/);
       const cases: [string, number][] = [
         ['(a OR b', 7],
         ['a AND', 5],
@@ -118,7 +124,7 @@ for (const target of databaseTargets) {
       ];
       for (const [query, position] of cases) {
         const problem = expectProblem(await reader.post('/v1/telemetry/search', { query }), 400, 'invalid_query');
-        assert.equal(problem.position, position, `${query}: ${String(problem.detail)}`);
+        assert.equal(problem.position, position, `${query}: ${problem.detail}`);
       }
       // The same language and errors on every telemetry endpoint.
       for (const path of ['/v1/telemetry/export', '/v1/telemetry/tail']) {
@@ -136,10 +142,10 @@ for (const target of databaseTargets) {
       assert.equal(tooLong.status, 400);
       const deep = `${'('.repeat(14)}a${')'.repeat(14)}`;
       const nested = expectProblem(await reader.post('/v1/telemetry/search', { query: deep }), 400, 'invalid_query');
-      assert.match(String(nested.detail), /deeper than 12/);
+      assert.match(nested.detail, /deeper than 12/);
       const many = Array.from({ length: 33 }, (_, k) => `w${k}`).join(' OR ');
       const terms = expectProblem(await reader.post('/v1/telemetry/search', { query: many }), 400, 'invalid_query');
-      assert.match(String(terms.detail), /more than 32 terms/);
+      assert.match(terms.detail, /more than 32 terms/);
     });
 
     test('injection attempts through the language match nothing or are refused, and change nothing', async () => {

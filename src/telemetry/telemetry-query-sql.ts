@@ -160,7 +160,8 @@ function rangeBounds(
 ): RawBuilder<boolean>[] {
   const param = (bound: number | string) => (cast ? sql`CAST(${bound} AS ${sql.raw(cast)})` : sql`${bound}`);
   const bounds: RawBuilder<boolean>[] = [];
-  if (node.low) bounds.push(sql<boolean>`${value} ${sql.raw(node.low.inclusive ? '>=' : '>')} ${param(node.low.value)}`);
+  if (node.low)
+    bounds.push(sql<boolean>`${value} ${sql.raw(node.low.inclusive ? '>=' : '>')} ${param(node.low.value)}`);
   if (node.high)
     bounds.push(sql<boolean>`${value} ${sql.raw(node.high.inclusive ? '<=' : '<')} ${param(node.high.value)}`);
   return bounds;

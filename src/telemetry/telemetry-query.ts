@@ -36,7 +36,10 @@ export type QueryNode =
   | { type: 'exists'; path: string[] };
 
 // The tree the grammar returns, before the checks here.
-type RawValue = { text: string; quoted: boolean };
+interface RawValue {
+  text: string;
+  quoted: boolean;
+}
 type RawNode =
   | { type: 'and' | 'or'; children: RawNode[]; at: number }
   | { type: 'not' | 'group'; child: RawNode; at: number }
@@ -121,8 +124,9 @@ function check(node: RawNode, depth: number, count: { terms: number }): QueryNod
     case 'match': {
       const path = fieldPath(node.field, node.at);
       const parts = node.quoted ? [unescape(node.value)] : pattern(node.value);
-      if (parts.some((part) => typeof part !== 'string')) return { type: 'like', path, pattern: parts };
-      return { type: 'equals', path, value: parts.join(''), quoted: node.quoted };
+      const literal = parts.filter(isLiteral);
+      if (literal.length !== parts.length) return { type: 'like', path, pattern: parts };
+      return { type: 'equals', path, value: literal.join(''), quoted: node.quoted };
     }
     case 'compare': {
       const bound = { raw: node.bound, inclusive: node.op.endsWith('=') };
@@ -180,16 +184,22 @@ function textTerm(value: string, phrase: boolean, at: number): QueryNode {
   const last = parts.at(-1);
   const prefix = typeof last === 'object' && last.any === 'many';
   const body = prefix ? parts.slice(0, -1) : parts;
-  if (body.some((part) => typeof part !== 'string'))
+  const literal = body.filter(isLiteral);
+  if (literal.length !== body.length)
     throw queryError(
       'in free text a wildcard may only end a word (auth*); to match a field with wildcards write field:pattern',
       at,
     );
-  const text = body.join('');
+  const text = literal.join('');
   if (prefix && !/^[\p{L}\p{N}_]+$/u.test(text))
     throw queryError('a prefix search (word*) takes letters and digits before the *', at);
-  if (!/[\p{L}\p{N}]/u.test(text)) throw queryError(`${JSON.stringify(text)} holds no letters or digits to search for`, at);
+  if (!/[\p{L}\p{N}]/u.test(text))
+    throw queryError(`${JSON.stringify(text)} holds no letters or digits to search for`, at);
   return { type: 'text', text, phrase: false, prefix };
+}
+
+function isLiteral(part: PatternPart): part is string {
+  return typeof part === 'string';
 }
 
 /** Splits unquoted text on its unescaped wildcards; `\x` is always the character x. */

@@ -26,8 +26,10 @@ import {
 } from './telemetry-service.js';
 import { decodeTailCursor, encodeTailCursor, tailTelemetry, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
 import { histogramTelemetry } from './telemetry-histogram.js';
+import { FIELD_SAMPLE_RECORDS, recentFields } from './telemetry-fields.js';
 import {
   ExportBody,
+  FieldsResponse,
   HistogramBody,
   HistogramResponse,
   matching,
@@ -68,6 +70,20 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         tail_cursor: encodeTailCursor(page.tail),
       };
     },
+  );
+
+  routes.get(
+    '/telemetry/fields',
+    {
+      config: { access: { scope: 'tenant', permission: 'telemetry:read' } },
+      schema: {
+        tags: ['Telemetry'],
+        summary: 'Field names of recent records',
+        description: `The dotted field paths found in the tenant's newest ${FIELD_SAMPLE_RECORDS} records, with how many of them hold each, most common first: suggestions for \`field:value\` queries. Keys a query cannot name (holding characters other than letters, digits and \`_ @ $ -\`) and array elements are left out.`,
+        response: { 200: FieldsResponse },
+      },
+    },
+    async (request) => recentFields(deps.database, tenantOf(request).id),
   );
 
   routes.post(

@@ -229,3 +229,20 @@ export const HistogramResponse = Type.Object(
 );
 
 export const matching = `The tenant's records that match every criterion given: receive time within [\`since\`, \`until\`), the \`query\`, and every field filter. A text search first brings the search index up to date, so every record the collector acknowledged before the call is found.`;
+
+export const FieldsResponse = Type.Object(
+  {
+    fields: Type.Array(
+      Type.Object({
+        path: Type.String({ description: 'Dotted path of the field, as a query names it (`http.status`)' }),
+        count: Type.Integer({ description: 'How many of the records read hold it' }),
+      }),
+      { description: 'Most common first' },
+    ),
+    records_read: Type.Integer({ description: 'How many of the newest records were read' }),
+  },
+  {
+    description: "The field names of the tenant's newest records",
+    examples: [{ fields: [{ path: 'http.status', count: 870 }], records_read: 1000 }],
+  },
+);

@@ -83,6 +83,19 @@ export async function searchRecords(
   return select.orderBy('r.received_at', direction).orderBy('r.seq', direction).limit(query.limit).execute();
 }
 
+/** The tenant's newest records as stored (JSON text), newest first; reads the time index backwards. */
+export async function newestRecordTexts(db: Kysely<Tables>, tenantId: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('telemetry_records')
+    .select('record')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('received_at', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.record);
+}
+
 /** The receive time of one of the tenant's records, by sequence (a page cursor's key). */
 export async function recordKeyOf(db: Kysely<Tables>, tenantId: number, seq: number): Promise<RecordKey | undefined> {
   const row = await db

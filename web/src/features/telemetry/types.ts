@@ -1,6 +1,7 @@
 // Telemetry response shapes, from the server's own route schemas (type-only imports).
 import type { Static } from 'typebox';
 import type {
+  FieldsResponse,
   HistogramResponse,
   SearchResponse,
   StoredRecordSchema,
@@ -12,6 +13,7 @@ export type StoredRecord = Static<typeof StoredRecordSchema>;
 export type SearchPage = Static<typeof SearchResponse>;
 export type TailAnswer = Static<typeof TailResponse>;
 export type Histogram = Static<typeof HistogramResponse>;
+export type FieldList = Static<typeof FieldsResponse>;
 export type { FieldValue };
 
 /** Field equality filters as the API takes them: path → JSON scalar. */
