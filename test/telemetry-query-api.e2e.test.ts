@@ -102,6 +102,21 @@ for (const target of databaseTargets) {
       assert.deepEqual(await matching('NOT request'), []);
     });
 
+    test('the histogram counts what the query matches', async () => {
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      const count = async (query: string) => {
+        const response = await reader.post<{ total: number }>('/v1/telemetry/histogram', {
+          since,
+          query: `run:${run} AND (${query})`,
+        });
+        assert.equal(response.status, 200, JSON.stringify(response.body));
+        return response.body.total;
+      };
+      assert.equal(await count('kubernetes.namespace:dev'), 8);
+      assert.equal(await count('NOT (kubernetes.namespace:prod OR http.status:503)'), 6);
+      assert.equal(await count('"request 7 done"'), 1);
+    });
+
     test('a query that cannot be read is 400 invalid_query with the position and what was expected', async () => {
       const bad = expectProblem(
         await reader.post('/v1/telemetry/search', { query: 'http.status:>= AND (', limit: 10 }),

@@ -21,7 +21,6 @@ import {
   type PageStart,
   type RecordPage,
   type SearchOrder,
-  type StoredRecord,
   type TelemetryReader,
 } from './telemetry-service.js';
 import { decodeTailCursor, encodeTailCursor, tailTelemetry, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
@@ -157,8 +156,8 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
     },
     async (request, reply) => {
       const { max_records: max, order = 'asc', ...search } = request.body;
-      const records = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
-      return reply.type('application/x-ndjson').send(Readable.from(ndjsonLines(records, request.log)));
+      const lines = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
+      return reply.type('application/x-ndjson').send(Readable.from(loggedFailure(lines, request.log)));
     },
   );
 });
@@ -216,12 +215,12 @@ function refuseArrayFilterValues(request: FastifyRequest, _reply: FastifyReply, 
 }
 
 /**
- * Readable.from pulls a line only when the response can take more, so a slow client holds back
- * the database reads. Fastify does not log stream errors with request logging off; this does.
+ * Readable.from pulls a page of lines only when the response can take more, so a slow client
+ * holds back the database reads. Fastify does not log stream errors with request logging off; this does.
  */
-async function* ndjsonLines(records: AsyncIterable<StoredRecord>, log: FastifyBaseLogger): AsyncGenerator<string> {
+async function* loggedFailure(lines: AsyncIterable<string>, log: FastifyBaseLogger): AsyncGenerator<string> {
   try {
-    for await (const record of records) yield `${JSON.stringify(record)}\n`;
+    yield* lines;
   } catch (error) {
     log.error({ err: error }, 'telemetry export failed part-way; the response was cut off');
     throw error;
