@@ -81,7 +81,7 @@ test(
         await screenshot(page, 'telemetry-query-invalid');
         // Editing the query removes the underline (it no longer describes the text).
         await query.press('End');
-        await query.type('x');
+        await query.pressSequentially('x');
         await mark.waitFor({ state: 'detached' });
       });
 
