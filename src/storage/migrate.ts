@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013-user-lifecycle.js';
 import * as m0014 from './migrations/0014-ingest-keys.js';
 import * as m0015 from './migrations/0015-second-factor.js';
 import * as m0016 from './migrations/0016-single-sign-on.js';
+import * as m0024 from './migrations/0024-saved-searches.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -41,6 +42,7 @@ const migrations: Record<string, MigrationModule> = {
   '0014-ingest-keys': m0014,
   '0015-second-factor': m0015,
   '0016-single-sign-on': m0016,
+  '0024-saved-searches': m0024,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -30,6 +30,7 @@ import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
 import type { SsoConfigsTable } from './tables/sso.js';
+import type { SavedSearchesTable } from './tables/saved-searches.js';
 
 export type {
   InstanceSettingsTable,
@@ -69,6 +70,7 @@ export type {
   IngestKeysTable,
   CollectorIngestPoliciesTable,
   SsoConfigsTable,
+  SavedSearchesTable,
 };
 
 export interface Tables {
@@ -107,4 +109,5 @@ export interface Tables {
   ingest_keys: IngestKeysTable;
   collector_ingest_policies: CollectorIngestPoliciesTable;
   sso_configs: SsoConfigsTable;
+  saved_searches: SavedSearchesTable;
 }
