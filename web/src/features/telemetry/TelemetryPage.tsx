@@ -22,6 +22,7 @@ import {
 } from './api';
 import type { QueryProblem } from './QueryBox';
 import { RecordDrawer } from './RecordDrawer';
+import { SavedSearches } from './SavedSearches';
 import { useUrlPager } from './use-url-pager';
 import { ColumnPicker } from './ColumnPicker';
 import { HistogramChart } from './HistogramChart';
@@ -119,9 +120,12 @@ export default function TelemetryPage() {
   }, [live, liveRows, search.data]);
 
   // One record open at a time, in the drawer.
-  const toggle = useCallback((id: string) => {
-    setExpanded((current) => (current.has(id) ? new Set() : new Set([id])));
-  }, [setExpanded]);
+  const toggle = useCallback(
+    (id: string) => {
+      setExpanded((current) => (current.has(id) ? new Set() : new Set([id])));
+    },
+    [setExpanded],
+  );
   const { selected, setSelected } = useRowNavigation(rows.length, (index) => {
     const row = rows[index];
     if (row) toggle(row.id);
@@ -250,6 +254,7 @@ export default function TelemetryPage() {
         }
       />
       <SearchForm url={url} update={update} onSearch={refresh} problem={problem} fields={fieldNames} />
+      <SavedSearches url={url} update={update} />
       <FilterBar url={url} update={update} fields={fieldNames} />
       {exported && 'lines' in exported && (
         <Notice tone={exported.lines >= EXPORT_LIMIT ? 'warning' : 'success'}>
