@@ -47,6 +47,12 @@ for (const target of databaseTargets) {
       const user = await person.client.get<{ id: string }>('/v1/me');
       const ingestKey = await acmeAdmin.post<{ ingest_key: { id: string } }>('/v1/ingest-keys', { name: 'forwarders' });
       assert.equal(ingestKey.status, 201, JSON.stringify(ingestKey.body));
+      const saved = await person.client.post<{ id: string }>(
+        '/v1/telemetry/saved-searches',
+        { name: 'mine', query: 'error' },
+        { 'x-csrf-token': person.csrf },
+      );
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
       Object.assign(ids, {
         case_id: found.id,
         device_id: found.devices[0]?.id ?? '',
@@ -56,6 +62,7 @@ for (const target of databaseTargets) {
         user_id: user.body.id,
         session_id: sessions.body.sessions[0]?.id ?? '',
         key_id: ingestKey.body.ingest_key.id,
+        saved_search_id: saved.body.id,
       });
       outsider = apiClient(suite.server, bearer((await issueToken(suite.server, suite.globex, allPermissions)).value));
       outsiderPerson = await signIn(suite.server, { tenant: suite.globex, role: 'admin', email: 'a@globex.test' });

@@ -12,7 +12,7 @@ import type { TestServer } from './helpers/server.js';
 import { expectProblem, ingest, type ApiClient, type ApiResponse } from './helpers/api.js';
 import type { RecordSearch } from './helpers/responses.js';
 import { apiSuite } from './helpers/suite.js';
-import { drainTail, exportRecords, searchAll, tail, telemetryReaders } from './helpers/telemetry.js';
+import { drainTail, exportRecords, matchText, searchAll, tail, telemetryReaders } from './helpers/telemetry.js';
 import { appRecord } from './helpers/factories.js';
 import { schemaClient } from './helpers/postgres.js';
 import { readTail, tailEnd } from '../src/telemetry/tail-store.js';
@@ -259,13 +259,13 @@ for (const target of databaseTargets) {
         )
         .returning('seq')
         .execute();
-      const early = await readTail(db, kind, acme.id, { text: word }, from, { limit: 100, scan: 10_000 });
+      const early = await readTail(db, kind, acme.id, matchText(word), from, { limit: 100, scan: 10_000 });
       if (kind === 'sqlite') {
         assert.deepEqual(early.rows, [], 'unindexed records are not matched yet');
         assert.ok(early.position.seq < inserted[0]!.seq, 'and the position stays before them');
       }
       await catchUpSearchIndex(server.sightline.database);
-      const later = await readTail(db, kind, acme.id, { text: word }, early.position, { limit: 100, scan: 10_000 });
+      const later = await readTail(db, kind, acme.id, matchText(word), early.position, { limit: 100, scan: 10_000 });
       const seqs = [...early.rows, ...later.rows].map((row) => row.seq);
       assert.deepEqual(
         seqs,

@@ -12,6 +12,7 @@ import { auditRoutes } from '../identity/audit-routes.js';
 import { tenantRoutes } from '../identity/tenant-routes.js';
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
+import { savedSearchRoutes } from '../telemetry/saved-search-routes.js';
 import type { RecordLogWriter } from '../record-log/record-log.js';
 import type { DetectionSetup } from '../detection/detection-setup.js';
 import { ruleRoutes } from '../detection/rule-routes.js';
@@ -104,6 +105,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     summaryProvider: config.summaryProvider,
   });
   await app.register(telemetryRoutes, { database, writer: deps.writer });
+  await app.register(savedSearchRoutes, { db });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(database.kind, policy, deps.detection.catalogue);
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, writing });

@@ -7,6 +7,7 @@ import { instanceKey } from '../storage/instance-settings.js';
 import { setRecordIdKey } from '../core/record-ids.js';
 import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
+import { parseTelemetryQuery } from '../telemetry/telemetry-query.js';
 import {
   addSettingOptions,
   parsePositiveInteger,
@@ -27,7 +28,7 @@ export function registerTelemetry(program: Command): void {
       .requiredOption('--tenant <code_name>', 'tenant whose records to read')
       .option('--since <time>', 'receive time from (inclusive): ISO 8601, or a span back from now such as 15m, 2h, 7d')
       .option('--until <time>', 'receive time up to (exclusive): ISO 8601 or a span such as 1h')
-      .option('--query <text>', 'words that must all occur in the record (full-text, case-insensitive)')
+      .option('--query <text>', 'a query in the telemetry query language: words, "phrases", field:value, ranges, AND/OR/NOT (see the README)')
       .option('--limit <n>', 'print at most N records (default: all that match)'),
     storageSettings,
   ).action(async (options: Record<string, string | undefined>) => {
@@ -41,10 +42,11 @@ export function registerTelemetry(program: Command): void {
       // The records' public ids are made with the deployment's key, as the server makes them.
       setRecordIdKey(await instanceKey(database.db, 'record_id_key', 16));
       const tenant = await requireTenantByCodeName(database.db, requiredValue('--tenant', options.tenant));
+      const parsed = options.query === undefined ? undefined : parseTelemetryQuery(options.query);
       const query = {
         ...(since !== undefined ? { since } : {}),
         ...(until !== undefined ? { until } : {}),
-        ...(options.query ? { text: options.query } : {}),
+        ...(parsed ? { query: parsed } : {}),
       };
       for await (const record of streamRecords(database, tenant.id, query, limit)) {
         if (!process.stdout.write(`${JSON.stringify(record)}\n`))

@@ -77,6 +77,8 @@ export const problems = {
   // Moving an embedded deployment into PostgreSQL (sightline data migrate)
   move_target_not_empty: { status: 409, title: 'The target database holds another deployment' },
   move_verification_failed: { status: 500, title: 'The moved data does not match its source' },
+  // Telemetry search
+  invalid_query: { status: 400, title: 'Invalid query' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

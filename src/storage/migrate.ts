@@ -21,6 +21,7 @@ import * as m0015 from './migrations/0015-second-factor.js';
 import * as m0016 from './migrations/0016-single-sign-on.js';
 import * as m0017 from './migrations/0017-log-partitions.js';
 import * as m0019 from './migrations/0019-shared-node-state.js';
+import * as m0024 from './migrations/0024-saved-searches.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: Record<string, MigrationModule> = {
   '0016-single-sign-on': m0016,
   '0017-log-partitions': m0017,
   '0019-shared-node-state': m0019,
+  '0024-saved-searches': m0024,
 };
 
 class InCodeMigrations implements MigrationProvider {

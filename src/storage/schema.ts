@@ -41,6 +41,7 @@ import type {
   DataMoveProgressTable,
   IngestKeyVersionsTable,
 } from './tables/shared-state.js';
+import type { SavedSearchesTable } from './tables/saved-searches.js';
 
 export type {
   InstanceSettingsTable,
@@ -84,6 +85,7 @@ export type {
   AccountThrottleTable,
   IngestKeyVersionsTable,
   DataMoveProgressTable,
+  SavedSearchesTable,
 };
 
 export interface Tables {
@@ -128,4 +130,5 @@ export interface Tables {
   account_throttle: AccountThrottleTable;
   ingest_key_versions: IngestKeyVersionsTable;
   data_move_progress: DataMoveProgressTable;
+  saved_searches: SavedSearchesTable;
 }

@@ -7,7 +7,7 @@
 // that span of the full-text index.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { AppError } from '../core/errors.js';
-import { countMatching, countPerBucket, hasText, receivedSpan, type BucketGrid } from './telemetry-store.js';
+import { countMatching, countPerBucket, receivedSpan, type BucketGrid } from './telemetry-store.js';
 import { parseSearch, readYourWrites, type SearchInput, type TelemetryReader } from './telemetry-service.js';
 
 const SECOND = 1_000;
@@ -82,7 +82,7 @@ export async function histogramTelemetry(
   const grid = bucketGrid(since, until, maxBuckets);
   const counts: number[] = [];
   if (kind === 'sqlite') {
-    const narrowed = hasText(match) || (match.fields?.length ?? 0) > 0;
+    const narrowed = match.query !== undefined || (match.fields?.length ?? 0) > 0;
     for (let i = 0; i < grid.count; i++) {
       const from = Math.max(since, grid.origin + i * grid.width);
       const to = Math.min(until, grid.origin + (i + 1) * grid.width);

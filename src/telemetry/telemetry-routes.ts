@@ -21,13 +21,14 @@ import {
   type PageStart,
   type RecordPage,
   type SearchOrder,
-  type StoredRecord,
   type TelemetryReader,
 } from './telemetry-service.js';
 import { decodeTailCursor, encodeTailCursor, tailTelemetry, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
 import { histogramTelemetry } from './telemetry-histogram.js';
+import { FIELD_SAMPLE_RECORDS, recentFields } from './telemetry-fields.js';
 import {
   ExportBody,
+  FieldsResponse,
   HistogramBody,
   HistogramResponse,
   matching,
@@ -68,6 +69,20 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         tail_cursor: encodeTailCursor(page.tail),
       };
     },
+  );
+
+  routes.get(
+    '/telemetry/fields',
+    {
+      config: { access: { scope: 'tenant', permission: 'telemetry:read' } },
+      schema: {
+        tags: ['Telemetry'],
+        summary: 'Field names of recent records',
+        description: `The dotted field paths found in the tenant's newest ${FIELD_SAMPLE_RECORDS} records, with how many of them hold each, most common first: suggestions for \`field:value\` queries. Keys a query cannot name (holding characters other than letters, digits and \`_ @ $ -\`) and array elements are left out.`,
+        response: { 200: FieldsResponse },
+      },
+    },
+    async (request) => recentFields(deps.database, tenantOf(request).id),
   );
 
   routes.post(
@@ -141,25 +156,34 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
     },
     async (request, reply) => {
       const { max_records: max, order = 'asc', ...search } = request.body;
-      const records = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
-      return reply.type('application/x-ndjson').send(Readable.from(ndjsonLines(records, request.log)));
+      const lines = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
+      return reply.type('application/x-ndjson').send(Readable.from(loggedFailure(lines, request.log)));
     },
   );
 });
 
-/** Page cursors: oldest first continues after a sequence (`{s}`, as always), newest first before a (receive time, sequence). */
+/**
+ * Page cursors: a record's receive time and sequence, `{a, s}` after it (oldest first) or `{r, s}`
+ * before it (newest first). `{s}` alone, after a sequence, is what oldest-first cursors used to be.
+ */
 function encodePageCursor(order: SearchOrder, next: RecordPage['next']): string | null {
   if (!next) return null;
-  return order === 'asc' ? encodeCursor({ s: next.seq }) : encodeCursor({ r: next.receivedAt, s: next.seq });
+  return order === 'asc'
+    ? encodeCursor({ a: next.receivedAt, s: next.seq })
+    : encodeCursor({ r: next.receivedAt, s: next.seq });
 }
 
 function decodePageCursor(cursor: string): PageStart {
   const position: Record<string, unknown> = decodeCursor<{ s: number }>(cursor, { s: 'number' });
   const keys = Object.keys(position).sort().join(',');
   if (keys === 's') return { order: 'asc', afterSeq: position.s as number };
+  if (keys === 'a,s') {
+    const { a, s } = decodeCursor<{ a: number; s: number }>(cursor, { a: 'number', s: 'number' });
+    return { order: 'asc', from: { receivedAt: a, seq: s } };
+  }
   if (keys === 'r,s') {
     const { r, s } = decodeCursor<{ r: number; s: number }>(cursor, { r: 'number', s: 'number' });
-    return { order: 'desc', before: { receivedAt: r, seq: s } };
+    return { order: 'desc', from: { receivedAt: r, seq: s } };
   }
   // Well-formed but not a page cursor (e.g. a tail_cursor).
   throw new AppError('invalid_cursor', 'cursor is not a next_cursor of this search; pass next_cursor unchanged', {
@@ -191,12 +215,12 @@ function refuseArrayFilterValues(request: FastifyRequest, _reply: FastifyReply, 
 }
 
 /**
- * Readable.from pulls a line only when the response can take more, so a slow client holds back
- * the database reads. Fastify does not log stream errors with request logging off; this does.
+ * Readable.from pulls a page of lines only when the response can take more, so a slow client
+ * holds back the database reads. Fastify does not log stream errors with request logging off; this does.
  */
-async function* ndjsonLines(records: AsyncIterable<StoredRecord>, log: FastifyBaseLogger): AsyncGenerator<string> {
+async function* loggedFailure(lines: AsyncIterable<string>, log: FastifyBaseLogger): AsyncGenerator<string> {
   try {
-    for await (const record of records) yield `${JSON.stringify(record)}\n`;
+    yield* lines;
   } catch (error) {
     log.error({ err: error }, 'telemetry export failed part-way; the response was cut off');
     throw error;

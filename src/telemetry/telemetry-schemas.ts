@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { NextCursor, Timestamp } from '../http/schemas.js';
 import type { FieldValue } from './telemetry-store.js';
 import { MAX_FIELD_FILTERS, MAX_FIELD_PATH_LENGTH } from './telemetry-service.js';
+import { MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from './telemetry-query.js';
 import { MAX_TAIL_RECORDS, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
 import { MAX_HISTOGRAM_BUCKETS } from './telemetry-histogram.js';
 
@@ -50,9 +51,8 @@ const searchFields = {
   ),
   query: Type.Optional(
     Type.String({
-      maxLength: 1024,
-      description:
-        'Free text: every word must occur in the record (case-insensitive, whole words; punctuation separates words)',
+      maxLength: MAX_QUERY_LENGTH,
+      description: `A query in the telemetry query language (README, "Searching telemetry"). Bare words must all occur in the record (full text: case-insensitive, whole words; punctuation separates words); \`"a phrase"\` in that order; \`word*\` a prefix. \`field:value\` on dotted paths (\`http.status:503\` matches the number or the string; \`field:"text"\` only the string; \`*\` and \`?\` are wildcards in a value); \`field:>=500\`, \`field:[1000 TO 5000]\` (\`{}\` exclusive, \`*\` open); \`_exists_:field\`; \`AND\`, \`OR\`, \`NOT\` (upper case) and parentheses; adjacent terms must all hold. Up to ${MAX_QUERY_LENGTH} characters, ${MAX_QUERY_TERMS} terms, ${MAX_QUERY_DEPTH} levels of nesting. A query that cannot be read is a 400 \`invalid_query\` problem with \`position\` (0-based), \`column\` and \`expected\`.`,
     }),
   ),
   filters: Type.Optional(
@@ -228,4 +228,21 @@ export const HistogramResponse = Type.Object(
   },
 );
 
-export const matching = `The tenant's records that match every criterion given: receive time within [\`since\`, \`until\`), every word of \`query\`, and every field filter. A text search first brings the search index up to date, so every record the collector acknowledged before the call is found.`;
+export const matching = `The tenant's records that match every criterion given: receive time within [\`since\`, \`until\`), the \`query\`, and every field filter. A text search first brings the search index up to date, so every record the collector acknowledged before the call is found.`;
+
+export const FieldsResponse = Type.Object(
+  {
+    fields: Type.Array(
+      Type.Object({
+        path: Type.String({ description: 'Dotted path of the field, as a query names it (`http.status`)' }),
+        count: Type.Integer({ description: 'How many of the records read hold it' }),
+      }),
+      { description: 'Most common first' },
+    ),
+    records_read: Type.Integer({ description: 'How many of the newest records were read' }),
+  },
+  {
+    description: "The field names of the tenant's newest records",
+    examples: [{ fields: [{ path: 'http.status', count: 870 }], records_read: 1000 }],
+  },
+);

@@ -6,12 +6,16 @@ import { AppError } from '../core/errors.js';
 import { hasControlCharacter } from '../core/control-characters.js';
 import type { Database } from '../storage/database.js';
 import {
+  hasText,
+  recordKeyOf,
   searchRecords,
   type FieldFilter,
   type FieldValue,
+  type RecordKey,
   type RecordMatch,
   type StoredRecordRow,
 } from './telemetry-store.js';
+import { MAX_FIELD_PATH_LENGTH, parseTelemetryQuery } from './telemetry-query.js';
 import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
 import { tailEnd, type TailPosition } from './tail-store.js';
 
@@ -45,7 +49,7 @@ export type RecordFilter = RecordMatch;
 export type SearchOrder = 'asc' | 'desc';
 
 export const MAX_FIELD_FILTERS = 20;
-export const MAX_FIELD_PATH_LENGTH = 256;
+export { MAX_FIELD_PATH_LENGTH };
 
 /** A search as the API takes it: ISO 8601 times and dotted field paths. */
 export interface SearchInput {
@@ -61,7 +65,7 @@ export interface TelemetryReader {
   writer?: SearchIndexKeeper;
 }
 
-/** Checks what the request schema cannot (time order, field paths) and builds the filter. */
+/** Checks what the request schema cannot (time order, field paths, the query) and builds the filter. */
 export function parseSearch(input: SearchInput): RecordFilter {
   const since = parseIsoTime('since', input.since);
   const until = parseIsoTime('until', input.until);
@@ -86,10 +90,11 @@ export function parseSearch(input: SearchInput): RecordFilter {
       });
     return { path: path.split('.'), value };
   });
+  const query = input.query === undefined ? undefined : parseTelemetryQuery(input.query);
   return {
     ...(since !== undefined ? { since } : {}),
     ...(until !== undefined ? { until } : {}),
-    ...(input.query?.trim() ? { text: input.query } : {}),
+    ...(query ? { query } : {}),
     ...(fields.length > 0 ? { fields } : {}),
   };
 }
@@ -109,17 +114,17 @@ function fieldPathProblem(path: string): string | undefined {
 
 /** A text search first brings the index up to the log's end, so acknowledged records are found. */
 export async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
-  if (filter.text?.trim()) await catchUpSearchIndex(reader.database, reader.writer);
+  if (hasText(filter)) await catchUpSearchIndex(reader.database, reader.writer);
 }
 
 /** Where a page ended: the key of its last record, in the page's order. */
-export interface PageEnd {
-  seq: number;
-  receivedAt: number;
-}
+export type PageEnd = RecordKey;
 
-/** Where the next page starts: asc after a sequence, desc before a (receive time, sequence). */
-export type PageStart = { order: 'asc'; afterSeq: number } | { order: 'desc'; before: PageEnd };
+/**
+ * Where the next page starts: after (asc) or before (desc) a record's key. Cursors made before
+ * asc cursors carried the receive time name only the sequence; the key is looked up then.
+ */
+export type PageStart = { order: SearchOrder; from: RecordKey } | { order: 'asc'; afterSeq: number };
 
 export interface RecordPage {
   records: StoredRecord[];
@@ -149,13 +154,13 @@ export async function searchTelemetry(
   }
   await readYourWrites(reader, filter);
   const tail = await tailEnd(reader.database.db, reader.database.kind);
+  const from = page.start ? await startKey(reader.database, tenantId, page.start) : undefined;
   // One more than asked tells whether another page exists, so the last page says so.
   const rows = await searchRecords(reader.database.db, reader.database.kind, tenantId, {
     ...filter,
     order,
     limit: page.limit + 1,
-    ...(page.start?.order === 'asc' ? { afterSeq: page.start.afterSeq } : {}),
-    ...(page.start?.order === 'desc' ? { before: page.start.before } : {}),
+    ...(from ? { from } : {}),
   });
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
@@ -166,13 +171,24 @@ export async function searchTelemetry(
   };
 }
 
+async function startKey(database: Database, tenantId: number, start: PageStart): Promise<RecordKey> {
+  if ('from' in start) return start.from;
+  const key = await recordKeyOf(database.db, tenantId, start.afterSeq);
+  if (!key)
+    throw new AppError('invalid_cursor', 'cursor names a record that is no longer stored; start the search again', {
+      extensions: { field: 'cursor' },
+    });
+  return key;
+}
+
 /** Rows per query when streaming: large enough to amortise the query, small enough to hold. */
 const STREAM_PAGE = 500;
 
 /**
- * Every matching record, oldest first unless asked otherwise (at most `max`). The search is
- * checked, the index caught up and the first page read before this resolves, so those failures
- * can still be answered as errors; later pages are read only as the consumer asks for more.
+ * Every matching record as NDJSON, oldest first unless asked otherwise (at most `max`), a page of
+ * lines per chunk. The search is checked, the index caught up and the first page read before
+ * this resolves, so those failures can still be answered as errors; later pages are read only as
+ * the consumer asks for more.
  */
 export async function exportTelemetry(
   reader: TelemetryReader,
@@ -180,7 +196,7 @@ export async function exportTelemetry(
   input: SearchInput,
   max?: number,
   order: SearchOrder = 'asc',
-): Promise<AsyncIterable<StoredRecord>> {
+): Promise<AsyncIterable<string>> {
   const filter = parseSearch(input);
   await readYourWrites(reader, filter);
   const pages = rowPages(reader.database, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
@@ -188,13 +204,33 @@ export async function exportTelemetry(
   return (async function* () {
     try {
       if (first.done) return;
-      yield* presentRecords(first.value);
-      for await (const rows of pages) yield* presentRecords(rows);
+      yield ndjsonPage(first.value);
+      for await (const rows of pages) yield ndjsonPage(rows);
     } finally {
       // The consumer may stop early (a client hanging up): end the paging with it.
       await pages.return(undefined);
     }
   })();
+}
+
+/**
+ * The lines presentRecords would give, written around the stored JSON text instead of parsing
+ * and serialising every record again (the export's main cost otherwise). Stored text with a raw
+ * line break (whitespace between tokens) goes the long way, so every record stays one line.
+ */
+function ndjsonPage(rows: readonly StoredRecordRow[]): string {
+  const ids = recordIds(rows.map((row) => row.seq));
+  let out = '';
+  for (const [i, row] of rows.entries()) {
+    const id = ids[i] ?? recordId(row.seq);
+    if (/[\r\n]/.test(row.record) || (row.meta !== null && /[\r\n]/.test(row.meta))) {
+      out += `${JSON.stringify(presentRecord(row, id))}\n`;
+      continue;
+    }
+    const meta = row.meta ? `,"meta":${row.meta}` : '';
+    out += `{"id":"${id}","received_at":"${new Date(row.received_at).toISOString()}","event_time":"${new Date(row.event_time).toISOString()}","record":${row.record}${meta}}\n`;
+  }
+  return out;
 }
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
@@ -224,8 +260,7 @@ async function* rowPages(
       ...filter,
       order,
       limit,
-      ...(last && order === 'asc' ? { afterSeq: last.seq } : {}),
-      ...(last && order === 'desc' ? { before: { receivedAt: last.received_at, seq: last.seq } } : {}),
+      ...(last ? { from: { receivedAt: last.received_at, seq: last.seq } } : {}),
     });
     if (rows.length > 0) yield rows;
     remaining -= rows.length;

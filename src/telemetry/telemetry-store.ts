@@ -6,6 +6,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
+import { usesFullText, type QueryNode } from './telemetry-query.js';
+import { notJsonbCastable, queryCondition, type TextScope } from './telemetry-query-sql.js';
+
+export type { TextScope } from './telemetry-query-sql.js';
 
 export interface StoredRecordRow {
   seq: number;
@@ -30,27 +34,31 @@ export interface RecordMatch {
   since?: number;
   /** Receive time upper bound, exclusive (epoch ms). */
   until?: number;
-  /** Words that must all occur in the record. */
-  text?: string;
+  /** A parsed query of the telemetry query language (telemetry-query.ts). */
+  query?: QueryNode;
   /** Field equalities that must all hold. Path segments never contain `"` or `\`. */
   fields?: FieldFilter[];
 }
 
+/** A record's place in receive-time order: ties (the same millisecond) in log order. */
+export interface RecordKey {
+  receivedAt: number;
+  seq: number;
+}
+
 export interface RecordQuery extends RecordMatch {
-  /** `asc` (default): log order, oldest first. `desc`: newest receive time first. */
+  /** `asc` (default): oldest receive time first. `desc`: newest first. */
   order?: 'asc' | 'desc';
-  /** asc: only records after this sequence (pagination). */
-  afterSeq?: number;
-  /** desc: only records before this (receive time, sequence) (pagination). */
-  before?: { receivedAt: number; seq: number };
+  /** asc: only records after this key; desc: only records before it (pagination). */
+  from?: RecordKey;
   limit: number;
 }
 
 export const recordColumns = ['r.seq', 'r.received_at', 'r.event_time', 'r.record', 'r.meta'] as const;
 
 /**
- * Newest first runs along the (tenant_id, received_at, seq) index, so the newest page costs the
- * same however many records the tenant has; oldest first keeps the log order it always had.
+ * Both orders run along the (tenant_id, received_at, seq) index from the page's key, so a page
+ * costs the same wherever it lies and however many records the tenant has: nothing is sorted.
  */
 export async function searchRecords(
   db: Kysely<Tables>,
@@ -60,22 +68,44 @@ export async function searchRecords(
 ): Promise<StoredRecordRow[]> {
   let select = db.selectFrom('telemetry_records as r').select(recordColumns).where('r.tenant_id', '=', tenantId);
   for (const condition of matchConditions(kind, tenantId, query)) select = select.where(condition);
-  if (query.order === 'desc') {
-    if (query.before)
-      select = select.where(sql<boolean>`(r.received_at, r.seq) < (${query.before.receivedAt}, ${query.before.seq})`);
-    return select.orderBy('r.received_at', 'desc').orderBy('r.seq', 'desc').limit(query.limit).execute();
+  const desc = query.order === 'desc';
+  if (query.from) {
+    const { receivedAt, seq } = query.from;
+    // Spelled out rather than a row comparison, which older SQLite plans as a scan.
+    select = select.where(
+      desc
+        ? sql<boolean>`(r.received_at < ${receivedAt} OR (r.received_at = ${receivedAt} AND r.seq < ${seq}))`
+        : sql<boolean>`(r.received_at > ${receivedAt} OR (r.received_at = ${receivedAt} AND r.seq > ${seq}))`,
+    );
+    select = select.where('r.received_at', desc ? '<=' : '>=', receivedAt);
   }
-  if (query.afterSeq !== undefined) select = select.where('r.seq', '>', query.afterSeq);
-  return select.orderBy('r.seq').limit(query.limit).execute();
+  const direction = desc ? 'desc' : 'asc';
+  return select.orderBy('r.received_at', direction).orderBy('r.seq', direction).limit(query.limit).execute();
 }
 
-/**
- * How the text condition finds its records. `all`: the set of every record holding the words
- * (one index lookup; right for searches over a time range). `window` (SQLite): only the index
- * entries within a sequence range, for reads of a few new records (the tail). `each`
- * (PostgreSQL): a lookup per candidate record, for the same reason.
- */
-export type TextScope = { kind: 'all' } | { kind: 'window'; afterSeq: number; upToSeq: number } | { kind: 'each' };
+/** The tenant's newest records as stored (JSON text), newest first; reads the time index backwards. */
+export async function newestRecordTexts(db: Kysely<Tables>, tenantId: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('telemetry_records')
+    .select('record')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('received_at', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.record);
+}
+
+/** The receive time of one of the tenant's records, by sequence (a page cursor's key). */
+export async function recordKeyOf(db: Kysely<Tables>, tenantId: number, seq: number): Promise<RecordKey | undefined> {
+  const row = await db
+    .selectFrom('telemetry_records')
+    .select(['received_at', 'seq'])
+    .where('tenant_id', '=', tenantId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+  return row ? { receivedAt: row.received_at, seq: row.seq } : undefined;
+}
 
 /** The conditions on `r` (telemetry_records) a record must meet; the tenant is filtered by the caller. */
 export function matchConditions(
@@ -87,34 +117,15 @@ export function matchConditions(
   const conditions: RawBuilder<boolean>[] = [];
   if (match.since !== undefined) conditions.push(sql<boolean>`r.received_at >= ${match.since}`);
   if (match.until !== undefined) conditions.push(sql<boolean>`r.received_at < ${match.until}`);
-  const words = searchWords(match.text);
-  if (words.length > 0)
-    conditions.push(kind === 'sqlite' ? sqliteTextMatch(words, scope) : postgresTextMatch(tenantId, words, scope));
+  if (match.query) conditions.push(queryCondition(kind, tenantId, match.query, scope));
   if (match.fields && match.fields.length > 0)
     conditions.push(kind === 'sqlite' ? sqliteFieldsMatch(match.fields) : postgresFieldsMatch(match.fields));
   return conditions;
 }
 
-function sqliteTextMatch(words: string[], scope: TextScope): RawBuilder<boolean> {
-  const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' AND ');
-  // FTS5 seeks its lists by rowid, so a window costs what the window holds, not every match;
-  // it only seeks with integer bounds, and better-sqlite3 binds JS numbers as reals (hence CAST).
-  const window =
-    scope.kind === 'window'
-      ? sql` AND rowid > CAST(${scope.afterSeq} AS INTEGER) AND rowid <= CAST(${scope.upToSeq} AS INTEGER)`
-      : sql``;
-  return sql<boolean>`r.seq IN (SELECT rowid FROM telemetry_fts WHERE telemetry_fts MATCH ${match}${window})`;
-}
-
-function postgresTextMatch(tenantId: number, words: string[], scope: TextScope): RawBuilder<boolean> {
-  const query = sql`plainto_tsquery('simple'::regconfig, ${words.join(' ')})`;
-  if (scope.kind === 'each')
-    return sql<boolean>`EXISTS (SELECT 1 FROM telemetry_fts f WHERE f.seq = r.seq AND f.tsv @@ ${query})`;
-  return sql<boolean>`r.seq IN (SELECT f.seq FROM telemetry_fts f WHERE f.tenant_id = ${tenantId} AND f.tsv @@ ${query})`;
-}
-
+/** Whether the match needs the full-text index. */
 export function hasText(match: RecordMatch): boolean {
-  return searchWords(match.text).length > 0;
+  return usesFullText(match.query);
 }
 
 /** Start of each bucket of a histogram: `origin + i * width` for i in [0, count). */
@@ -200,10 +211,6 @@ export async function receivedSpan(
   return { count: Number(row?.n ?? 0), firstSeq: row?.first ?? 0, lastSeq: row?.last ?? 0 };
 }
 
-function searchWords(text: string | undefined): string[] {
-  return (text ?? '').split(/\s+/).filter((word) => word !== '');
-}
-
 /**
  * SQLite: json_type checks the JSON type (so "500" never equals 500), json_extract the value.
  * Quoted path labels (`$."a"."b"`) look up object keys only, as the PostgreSQL side does.
@@ -258,23 +265,6 @@ function containmentDocument(fields: FieldFilter[]): ContainmentNode | undefined
     }
   }
   return root;
-}
-
-/**
- * Valid JSON that PostgreSQL refuses as jsonb: a `\u0000` escape, an unpaired surrogate escape,
- * a number beyond `numeric` (exponent of 5+ digits, 16k+ digits in a row; the test is coarser
- * than the limit). Casting one such record would fail the whole query, so such records are
- * left out of field-filtered results on PostgreSQL; time and text search still find them.
- */
-const UNSAFE_ESCAPE = String.raw`(^|[^\\])(\\\\)*\\u(0000|[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u)[dD][c-fC-F])`;
-// Only after `:`, `,` or `[`, where a number can start: hex ids are full of "e12345".
-const HUGE_EXPONENT = String.raw`(:|,|\[)[[:space:]]*-?[0-9]+(\.[0-9]+)?[eE][+-]?0*[1-9][0-9]{4}`;
-// Counted repetition is capped at 255 in PostgreSQL's regex engine, hence the nesting; it is
-// slow, so it only runs on records long enough to hold such a number.
-const LONG_DIGIT_RUN = '([0-9]{128}){128}';
-
-function notJsonbCastable(): RawBuilder<boolean> {
-  return sql<boolean>`((strpos(r.record, ${'\\u'}) > 0 AND r.record ~ ${UNSAFE_ESCAPE}) OR r.record ~ ${HUGE_EXPONENT} OR (octet_length(r.record) > 16384 AND r.record ~ ${LONG_DIGIT_RUN}))`;
 }
 
 /** The log_cursors row of the full-text search indexer. */

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import { parseTelemetryQuery } from '../../src/telemetry/telemetry-query.js';
+import type { RecordMatch } from '../../src/telemetry/telemetry-store.js';
 import { apiClient, bearer, issueToken, type ApiClient, type ApiResponse } from './api.js';
 import type { ApiSuite } from './suite.js';
 import type { RecordSearch } from './responses.js';
@@ -86,4 +88,10 @@ export async function telemetryReaders(
     reader: apiClient(server, bearer(acmeToken)),
     globexReader: apiClient(server, bearer((await issueToken(server, globex, ['telemetry:read'])).value)),
   };
+}
+
+/** A store-level match for a query of the telemetry query language (bare words: all must occur). */
+export function matchText(query: string): RecordMatch {
+  const parsed = parseTelemetryQuery(query);
+  return parsed ? { query: parsed } : {};
 }

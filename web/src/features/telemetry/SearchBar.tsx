@@ -1,6 +1,7 @@
-// The search form (query words, time range with presets or a custom range) and the field
+// The search form (the query, time range with presets or a custom range) and the field
 // filters as removable chips with a small form to add one with its JSON type.
 import { useState, type SubmitEvent } from 'react';
+import { QueryBox, QueryCheatSheet, type QueryProblem } from './QueryBox';
 import { Button, Field } from '../../components/ui';
 import { isoToLocalInput, localInputToIso } from '../../lib/format';
 import {
@@ -20,10 +21,16 @@ export function SearchForm({
   url,
   update,
   onSearch,
+  problem,
+  fields,
 }: {
   url: TelemetryUrl;
   update: (changes: TelemetryUrl) => void;
   onSearch: () => void;
+  /** Where the server could not read the query last searched, to underline. */
+  problem: QueryProblem | undefined;
+  /** Field names for suggestions. */
+  fields: readonly string[];
 }) {
   const [query, setQuery] = useState(url.q ?? '');
   const [from, setFrom] = useState(isoToLocalInput(url.since));
@@ -66,19 +73,13 @@ export function SearchForm({
 
   return (
     <form className="filters telemetry-search" role="search" aria-label="Search telemetry" onSubmit={submit}>
-      <Field label="Query">
-        <input
-          type="search"
-          data-search
-          value={query}
-          onChange={(event) => setQuery(event.target.value)}
-          // Escape leaves the box so the list's keys (j/k) work again, as in the other lists.
-          onKeyDown={(event) => event.key === 'Escape' && event.currentTarget.blur()}
-          placeholder="Words that must all occur, e.g. timed out"
-          maxLength={1024}
-          className="telemetry-query"
-        />
-      </Field>
+      <div className="field query-field">
+        <span className="field-label" aria-hidden="true">
+          Query
+        </span>
+        <QueryBox value={query} onChange={setQuery} problem={problem} fields={fields} />
+        <QueryCheatSheet onExample={setQuery} />
+      </div>
       <Field label="Time range">
         <select value={range.value} onChange={(event) => pickRange(event.target.value)}>
           {rangePresets.map((preset) => (

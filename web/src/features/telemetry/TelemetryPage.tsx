@@ -4,15 +4,26 @@
 // Everything that defines the search lives in the URL, so a search is a link.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useSession } from '../../app/session';
-import { Pager, useCursorPager } from '../../components/paging';
+import { Pager } from '../../components/paging';
 import { useRowNavigation } from '../../components/row-navigation';
 import { QueryView } from '../../components/QueryView';
 import { Button, KeyHints, Notice, PageHeader, RefreshButton } from '../../components/ui';
-import { errorMessage } from '../../api/client';
+import { ApiError, errorMessage } from '../../api/client';
 import { useHotkeys } from '../../lib/hotkeys';
 import { formatDateTime, formatNumber } from '../../lib/format';
 import { useUrlFilters } from '../../lib/url-state';
-import { downloadExport, EXPORT_LIMIT, PAGE_SIZE, useTelemetryHistogram, useTelemetrySearch } from './api';
+import {
+  downloadExport,
+  EXPORT_LIMIT,
+  PAGE_SIZE,
+  useTelemetryFields,
+  useTelemetryHistogram,
+  useTelemetrySearch,
+} from './api';
+import type { QueryProblem } from './QueryBox';
+import { RecordDrawer } from './RecordDrawer';
+import { SavedSearches } from './SavedSearches';
+import { useUrlPager } from './use-url-pager';
 import { ColumnPicker } from './ColumnPicker';
 import { HistogramChart } from './HistogramChart';
 import { LiveStatus, LiveToggle, type PauseReason } from './LiveControls';
@@ -58,9 +69,10 @@ export default function TelemetryPage() {
   // Relative ranges count back from the moment of the search; a new search takes a new moment.
   const [searchedAt, setSearchedAt] = useState(() => Date.now());
   const refresh = useCallback(() => setSearchedAt(Date.now()), []);
+  // A new search starts at page one.
   const update = useCallback(
     (changes: TelemetryUrl) => {
-      setUrl(changes);
+      setUrl({ c: '', ...changes });
       refresh();
     },
     [setUrl, refresh],
@@ -70,7 +82,10 @@ export default function TelemetryPage() {
   const columns = parseColumns(url.cols);
   const filters = parseFilters(url.f);
   const resetKey = JSON.stringify([criteria, order]);
-  const pager = useCursorPager(resetKey);
+  const pager = useUrlPager(
+    url.c,
+    useCallback((c: string) => setUrl({ c }), [setUrl]),
+  );
 
   const [live, setLive] = useState(false);
   const relative = isRelative(url);
@@ -104,14 +119,13 @@ export default function TelemetryPage() {
     return live && liveRows.length > 0 ? merge(liveRows, shown) : shown;
   }, [live, liveRows, search.data]);
 
-  const toggle = useCallback((id: string) => {
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
-  }, []);
+  // One record open at a time, in the drawer.
+  const toggle = useCallback(
+    (id: string) => {
+      setExpanded((current) => (current.has(id) ? new Set() : new Set([id])));
+    },
+    [setExpanded],
+  );
   const { selected, setSelected } = useRowNavigation(rows.length, (index) => {
     const row = rows[index];
     if (row) toggle(row.id);
@@ -207,6 +221,13 @@ export default function TelemetryPage() {
       setUrl({ cols: encodeColumns(columns.includes(path) ? columns.filter((c) => c !== path) : [...columns, path]) }),
   };
   const suggestions = useMemo(() => commonFields(rows), [rows]);
+  const knownFields = useTelemetryFields();
+  const fieldNames = useMemo(
+    () => [...new Set([...(knownFields.data?.fields.map((field) => field.path) ?? []), ...suggestions])],
+    [knownFields.data, suggestions],
+  );
+  const problem = queryProblem(search.error, criteria.query);
+  const openRecord = rows.find((row) => expanded.has(row.id));
   const rangeWords = describeRange(url, formatDateTime);
   const total = histogram.data?.total;
 
@@ -232,8 +253,9 @@ export default function TelemetryPage() {
           </>
         }
       />
-      <SearchForm url={url} update={update} onSearch={refresh} />
-      <FilterBar url={url} update={update} fields={suggestions} />
+      <SearchForm url={url} update={update} onSearch={refresh} problem={problem} fields={fieldNames} />
+      <SavedSearches url={url} update={update} />
+      <FilterBar url={url} update={update} fields={fieldNames} />
       {exported && 'lines' in exported && (
         <Notice tone={exported.lines >= EXPORT_LIMIT ? 'warning' : 'success'}>
           {exported.lines >= EXPORT_LIMIT
@@ -308,7 +330,6 @@ export default function TelemetryPage() {
                 fresh={fresh}
                 onToggle={toggle}
                 onSelect={setSelected}
-                actions={actions}
               />
             </div>
           )}
@@ -326,6 +347,16 @@ export default function TelemetryPage() {
           />
         )}
       </section>
+      {openRecord && (
+        <RecordDrawer row={openRecord} columns={columns} actions={actions} onClose={() => toggle(openRecord.id)} />
+      )}
     </>
   );
+}
+
+/** The server's answer to a query it could not read, with where, for the query box to underline. */
+function queryProblem(error: unknown, query: string | undefined): QueryProblem | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'invalid_query' || query === undefined) return undefined;
+  const position = error.problem?.position;
+  return typeof position === 'number' ? { query, position, detail: error.detail } : undefined;
 }

@@ -4,7 +4,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ApiError, currentTenantHeader } from '../../api/client';
 import type { Problem } from '../../api/types';
-import type { Histogram, SearchCriteria, SearchPage } from './types';
+import type { FieldList, Histogram, SearchCriteria, SearchPage } from './types';
 
 export const PAGE_SIZE = 100;
 
@@ -30,6 +30,16 @@ export function useTelemetryHistogram(criteria: SearchCriteria, live: boolean) {
     refetchOnWindowFocus: false,
     // While live, the bars keep up too (relative ranges end "now" on the server).
     refetchInterval: live ? 10_000 : false,
+  });
+}
+
+/** Field names of the tenant's recent records, for suggestions; fetched once a page. */
+export function useTelemetryFields() {
+  return useQuery({
+    queryKey: ['telemetry', 'fields'],
+    queryFn: ({ signal }) => api.get<FieldList>('/v1/telemetry/fields', { signal }),
+    staleTime: 5 * 60_000,
+    refetchOnWindowFocus: false,
   });
 }
 

@@ -1,10 +1,10 @@
 // The telemetry search as it lives in the URL (query, time range, field filters, columns,
-// order), and how that turns into the API's criteria. Relative ranges ("last 24 hours") are
+// order, the page's cursors), and how that turns into the API's criteria. Relative ranges ("last 24 hours") are
 // resolved against the moment of the search, so paging and live tail agree on one range.
 import type { UrlFilters } from '../../lib/url-state';
 import type { FieldFilters, FieldValue, SearchCriteria } from './types';
 
-export const urlNames = ['q', 'range', 'since', 'until', 'f', 'cols', 'order'] as const;
+export const urlNames = ['q', 'range', 'since', 'until', 'f', 'cols', 'order', 'c'] as const;
 export type TelemetryUrl = UrlFilters<(typeof urlNames)[number]>;
 
 export interface RangePreset {

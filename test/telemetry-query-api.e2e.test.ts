@@ -1,0 +1,188 @@
+// The telemetry query language through HTTP, on SQLite and PostgreSQL: field:value on nested
+// paths, phrases, wildcards, AND/OR/NOT with parentheses, ranges, _exists_ and bare words;
+// bad queries answered 400 with the position and what was expected; and injection attempts
+// through the language, which match nothing or are refused, never reach the SQL as text.
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { databaseTargets } from './helpers/databases.js';
+import type { TestServer } from './helpers/server.js';
+import { expectProblem, ingest, type ApiClient } from './helpers/api.js';
+import { apiSuite } from './helpers/suite.js';
+import { searchAll, telemetryReaders } from './helpers/telemetry.js';
+
+/** Forty records shaped like a web service's logs; `i` is 1…40. */
+function serviceRecords(run: string): Record<string, unknown>[] {
+  return Array.from({ length: 40 }, (_, index) => {
+    const i = index + 1;
+    return {
+      run,
+      i,
+      message: `request ${i} done`,
+      http: { status: i % 4 === 0 ? 503 : 200, path: `/api/item/${i}`, bytes: i * 100 },
+      kubernetes: { namespace: i % 5 === 0 ? 'dev' : 'prod' },
+      ...(i % 10 === 0 ? { user: { name: i === 10 ? 'admin' : 'ad_min' } } : {}),
+      ...(i === 7 ? { note: "it's 100% done; a*b", code: '503' } : {}),
+    };
+  });
+}
+
+for (const target of databaseTargets) {
+  describe(`telemetry query language on ${target.kind}`, { skip: target.skip }, () => {
+    const suite = apiSuite(target);
+    let server: TestServer;
+    let reader: ApiClient;
+    const run = randomUUID();
+
+    /** The `i` of every record of this run the query matches, in order. */
+    async function matching(query: string): Promise<number[]> {
+      const found = (await searchAll(reader, { query: `run:${run} AND (${query})`, limit: 1000 })).records;
+      return found.map((record) => record.record.i as number).sort((a, b) => a - b);
+    }
+    const where = (test: (i: number) => boolean) => Array.from({ length: 40 }, (_, k) => k + 1).filter(test);
+
+    before(async () => {
+      ({ server } = suite);
+      ({ reader } = await telemetryReaders(suite));
+      await ingest(server, serviceRecords(run));
+    });
+
+    test('field:value on nested paths, AND, OR, NOT and parentheses', async () => {
+      assert.deepEqual(
+        await matching('kubernetes.namespace:dev'),
+        where((i) => i % 5 === 0),
+      );
+      assert.deepEqual(
+        await matching('http.status:>=500 AND kubernetes.namespace:prod'),
+        where((i) => i % 4 === 0 && i % 5 !== 0),
+      );
+      assert.deepEqual(
+        await matching('NOT (kubernetes.namespace:prod OR http.status:503)'),
+        where((i) => i % 5 === 0 && i % 4 !== 0),
+      );
+      // Adjacent terms must all hold; AND binds tighter than OR.
+      assert.deepEqual(await matching('kubernetes.namespace:dev http.status:503'), [20, 40]);
+      assert.deepEqual(await matching('i:1 OR i:2 AND http.status:503'), [1]);
+      assert.deepEqual(await matching('(i:1 OR i:4) AND http.status:503'), [4]);
+      // An unquoted number matches the number and the string; a quoted value only the string.
+      assert.deepEqual(await matching('code:503'), [7]);
+      assert.equal((await matching('http.status:"503"')).length, 0);
+      // NOT holds for records without the field.
+      assert.equal((await matching('NOT user.name:admin')).length, 39);
+    });
+
+    test('ranges: comparisons, [from TO to], exclusive and open bounds; numbers as numbers', async () => {
+      assert.deepEqual(await matching('http.bytes:>3800'), [39, 40]);
+      assert.deepEqual(await matching('http.bytes:<=200'), [1, 2]);
+      assert.deepEqual(await matching('http.bytes:[1000 TO 1200]'), [10, 11, 12]);
+      assert.deepEqual(await matching('http.bytes:{1000 TO 1200}'), [11]);
+      assert.deepEqual(await matching('i:[38 TO *]'), [38, 39, 40]);
+      // Text bounds compare text: only string values, byte-wise.
+      assert.deepEqual(await matching('http.path:["/api/item/38" TO "/api/item/4"]'), [4, 38, 39]);
+    });
+
+    test('_exists_, wildcards in values, phrases, prefixes and bare words', async () => {
+      assert.deepEqual(await matching('_exists_:user.name'), [10, 20, 30, 40]);
+      assert.deepEqual(await matching('user.name:ad*'), [10, 20, 30, 40]);
+      assert.deepEqual(await matching('user.name:ad?min'), [20, 30, 40]);
+      // `_` and `%` are not wildcards; `\*` is a literal star.
+      assert.deepEqual(await matching('user.name:ad_*'), [20, 30, 40]);
+      assert.deepEqual(await matching('note:*100%*'), [7]);
+      assert.deepEqual(await matching('note:*a\\*b'), [7]);
+      assert.deepEqual(await matching('note:*a\\*c'), []);
+      assert.deepEqual(
+        await matching('http.path:/api/item/1?'),
+        where((i) => i >= 10 && i <= 19),
+      );
+      assert.deepEqual(await matching('"request 7 done"'), [7]);
+      // Bare words: each must occur, anywhere, in any case.
+      assert.deepEqual(await matching('DONE 7 request'), [7]);
+      assert.deepEqual(await matching('"done 7"'), []);
+      assert.deepEqual(await matching('requ* 33'), [33]);
+      assert.deepEqual(await matching('NOT request'), []);
+    });
+
+    test('the histogram counts what the query matches', async () => {
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      const count = async (query: string) => {
+        const response = await reader.post<{ total: number }>('/v1/telemetry/histogram', {
+          since,
+          query: `run:${run} AND (${query})`,
+        });
+        assert.equal(response.status, 200, JSON.stringify(response.body));
+        return response.body.total;
+      };
+      assert.equal(await count('kubernetes.namespace:dev'), 8);
+      assert.equal(await count('NOT (kubernetes.namespace:prod OR http.status:503)'), 6);
+      assert.equal(await count('"request 7 done"'), 1);
+    });
+
+    test('a query that cannot be read is 400 invalid_query with the position and what was expected', async () => {
+      const bad = expectProblem(
+        await reader.post('/v1/telemetry/search', { query: 'http.status:>= AND (', limit: 10 }),
+        400,
+        'invalid_query',
+      );
+      assert.equal(bad.position, 15);
+      assert.equal(bad.column, 16);
+      assert.deepEqual(bad.expected, ['a number or a value']);
+      assert.match(bad.detail, /position 15/);
+      const cases: [string, number][] = [
+        ['(a OR b', 7],
+        ['a AND', 5],
+        ['status:', 7],
+        ['a OR OR b', 5],
+        ['"unclosed', 9],
+        ['*leading', 0],
+        ['x:[1 TO', 7],
+        ['x:[* TO *]', 0],
+      ];
+      for (const [query, position] of cases) {
+        const problem = expectProblem(await reader.post('/v1/telemetry/search', { query }), 400, 'invalid_query');
+        assert.equal(problem.position, position, `${query}: ${problem.detail}`);
+      }
+      // The same language and errors on every telemetry endpoint.
+      for (const path of ['/v1/telemetry/export', '/v1/telemetry/tail']) {
+        expectProblem(await reader.post(path, { query: 'a AND' }), 400, 'invalid_query');
+      }
+      expectProblem(
+        await reader.post('/v1/telemetry/histogram', { since: '2026-01-01T00:00:00Z', query: '(' }),
+        400,
+        'invalid_query',
+      );
+    });
+
+    test('limits: length, nesting depth and number of terms are enforced', async () => {
+      const tooLong = await reader.post('/v1/telemetry/search', { query: 'a '.repeat(600) });
+      assert.equal(tooLong.status, 400);
+      const deep = `${'('.repeat(14)}a${')'.repeat(14)}`;
+      const nested = expectProblem(await reader.post('/v1/telemetry/search', { query: deep }), 400, 'invalid_query');
+      assert.match(nested.detail, /deeper than 12/);
+      const many = Array.from({ length: 33 }, (_, k) => `w${k}`).join(' OR ');
+      const terms = expectProblem(await reader.post('/v1/telemetry/search', { query: many }), 400, 'invalid_query');
+      assert.match(terms.detail, /more than 32 terms/);
+    });
+
+    test('injection attempts through the language match nothing or are refused, and change nothing', async () => {
+      const attempts = [
+        `message:"x' OR '1'='1"`,
+        `message:x'\\)\\ OR\\ 1=1\\ --`,
+        `"'; DROP TABLE telemetry_records; --"`,
+        `note:"%' OR 1=1 --"`,
+        `i:[1 TO "1) OR (1=1"]`,
+        `http.status:>"0 OR 1=1"`,
+        `run:*' OR '1'='1`,
+        `message:"\\"); DELETE FROM telemetry_records; --"`,
+      ];
+      for (const query of attempts) {
+        assert.deepEqual(await matching(query), [], query);
+      }
+      for (const query of [`"http.status":1`, `http.'status':1`, `a:b) OR (1=1`, `$(a):1 OR x:1;`]) {
+        const response = await reader.post('/v1/telemetry/search', { query: `run:${run} AND (${query})` });
+        if (response.status === 200) assert.equal((response.body as { records: unknown[] }).records.length, 0, query);
+        else expectProblem(response, 400, 'invalid_query');
+      }
+      assert.equal((await matching('request')).length, 40, 'every record is still there');
+    });
+  });
+}
