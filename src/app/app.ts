@@ -29,6 +29,9 @@ import { setRecordIdKey } from '../core/record-ids.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { webhookSealer } from '../webhooks/webhook-secrets.js';
+import { webhookPolicy } from './reactions.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
@@ -134,6 +137,17 @@ export async function createSightline(config: Config): Promise<Sightline> {
         'summary monitoring copy failed',
       );
     });
+    const dispatcher = new WebhookDispatcher({
+      db: database.db,
+      kind: database.kind,
+      sealer: await webhookSealer(database.db),
+      policy: webhookPolicy(config),
+      timeoutMs: config.webhookTimeout,
+      retryBaseMs: config.webhookRetryBase,
+      retryWindowMs: config.webhookRetryWindow,
+      caFile: config.webhookCaFile,
+      onError: (error) => log?.error({ error: errorMessage(error) }, 'webhook dispatch failed; retrying'),
+    });
     const limiter = new FailureLimiter(config.authMaxFailures, config.authFailureWindow);
     // The public URL follows the port actually bound (--port 0 picks one), read when printed.
     let boundPort: number | undefined;
@@ -162,8 +176,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
       collectorAddress,
       diagnostics,
       ingestKeys,
+      webhooksQueued: () => dispatcher.poke(),
     });
     diagnostics.start();
+    dispatcher.start();
     log = server.log;
     let metricsListener: MetricsListener | undefined;
     server.addHook('onListen', async () => {
@@ -203,6 +219,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await step('metrics_listener', () => metricsListener?.close());
       await step('queue', () => queue.drain());
       await step('collector_diagnostics', () => diagnostics.stop());
+      await step('webhooks', () => dispatcher.stop());
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());

@@ -11,6 +11,8 @@ import type { DatabaseKind } from '../storage/database.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 import { rescoreCases } from '../cases/case-rescore.js';
 import { deleteTenantCache } from '../summaries/summary-store.js';
+import type { Config } from '../config/config.js';
+import type { TargetPolicy } from '../webhooks/webhook-target.js';
 
 export const tenantReactions: TenantReactions = {
   aiSummariesTurnedOff: (trx, tenantId) => deleteTenantCache(trx, tenantId),
@@ -37,4 +39,9 @@ export function observationWriting(
       await groupObservations({ db: trx, kind, policy, catalogue, now }, observations);
     },
   };
+}
+
+/** Where webhook deliveries may go, from the operator's settings. */
+export function webhookPolicy(config: Config): TargetPolicy {
+  return { allowLoopback: config.webhookAllowLoopback, allowedNetworks: config.webhookAllowedNetworks };
 }

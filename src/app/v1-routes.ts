@@ -36,8 +36,9 @@ import type { IngestKeyGate } from '../collector/ingest-key-gate.js';
 import { ingestKeyRoutes } from '../collector/ingest-key-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
+import { webhookRoutes } from '../webhooks/webhook-routes.js';
 import { installInputGuards } from '../http/input-guard.js';
-import { deviceReactions, observationWriting, tenantReactions } from './reactions.js';
+import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } from './reactions.js';
 
 export interface ApiDependencies {
   config: Config;
@@ -56,6 +57,8 @@ export interface ApiDependencies {
   tenants: CollectorTenants;
   /** The collector's ingest keys: the key routes drop its cache, the collector test borrows a key. */
   ingestKeys: IngestKeyGate;
+  /** Something was queued for webhooks: this process's dispatcher looks at once. */
+  webhooksQueued: () => void;
 }
 
 export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
@@ -137,6 +140,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     ingestKeys: deps.ingestKeys,
   });
   await app.register(ingestKeyRoutes, { db, gate: deps.ingestKeys });
+  await app.register(webhookRoutes, {
+    database,
+    policy: webhookPolicy(config),
+    retryWindowMs: config.webhookRetryWindow,
+    queued: deps.webhooksQueued,
+  });
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,

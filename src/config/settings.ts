@@ -3,6 +3,7 @@
 // README's Configuration table is this list written out.
 import { setting } from './setting-spec.js';
 import { summarySettings } from './summary-settings.js';
+import { webhookSettings } from './webhook-settings.js';
 import {
   MiB,
   adminPassword,
@@ -276,6 +277,8 @@ export const settings = {
   }),
   // The AI summary settings sit here in the help; summary-settings.ts declares them.
   ...summarySettings,
+  // Outbound events; webhook-settings.ts declares them.
+  ...webhookSettings,
   logLevel: setting({
     flag: 'log-level',
     env: 'SIGHTLINE_LOG_LEVEL',

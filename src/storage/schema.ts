@@ -30,6 +30,8 @@ import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
 import type { SsoConfigsTable } from './tables/sso.js';
+import type { WebhookDeliveriesTable, WebhookEventsTable, WebhookSubscriptionsTable } from './tables/webhooks.js';
+import type { DeviceActionsTable } from './tables/device-actions.js';
 
 export type {
   InstanceSettingsTable,
@@ -69,6 +71,10 @@ export type {
   IngestKeysTable,
   CollectorIngestPoliciesTable,
   SsoConfigsTable,
+  WebhookSubscriptionsTable,
+  WebhookEventsTable,
+  WebhookDeliveriesTable,
+  DeviceActionsTable,
 };
 
 export interface Tables {
@@ -107,4 +113,8 @@ export interface Tables {
   ingest_keys: IngestKeysTable;
   collector_ingest_policies: CollectorIngestPoliciesTable;
   sso_configs: SsoConfigsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  device_actions: DeviceActionsTable;
 }
