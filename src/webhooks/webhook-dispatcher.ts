@@ -158,13 +158,18 @@ export class WebhookDispatcher {
           await updateSubscription(trx, tenantId, delivery.subscription_id, { failing_since: null });
         return;
       }
+      // Retried until the window closes, the last attempt at its end; then given up.
       const deadline = delivery.retry_until ?? delivery.created_at + retryWindowMs;
-      const next = now + backoff(attempts, retryBaseMs);
-      const set = next > deadline ? { status: 'failed' as const } : { status: 'pending' as const, next_attempt_at: next };
+      const givenUp = now >= deadline;
+      const set = givenUp
+        ? { status: 'failed' as const }
+        : { status: 'pending' as const, next_attempt_at: Math.min(now + backoff(attempts, retryBaseMs), deadline) };
       if (!(await finishAttempt(trx, delivery.id, this.owner, { ...attempt, ...set }))) return;
       if (!subscription) return;
       const failingSince = subscription.failing_since ?? now;
-      if (subscription.enabled === 1 && now - failingSince >= retryWindowMs) {
+      // Failing for the whole window: a delivery ran out of it without a success in between, or
+      // attempts have failed for that long.
+      if (subscription.enabled === 1 && (givenUp || now - failingSince >= retryWindowMs)) {
         await updateSubscription(trx, tenantId, subscription.id, {
           enabled: 0,
           disabled_reason: 'failing',
