@@ -10,6 +10,7 @@ import type { ObservationWriting } from '../observations/observation-service.js'
 import type { DatabaseKind } from '../storage/database.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 import { rescoreCases } from '../cases/case-rescore.js';
+import { recordResponseAction } from '../cases/case-response-actions.js';
 import { deleteTenantCache } from '../summaries/summary-store.js';
 import type { Config } from '../config/config.js';
 import type { TargetPolicy } from '../webhooks/webhook-target.js';
@@ -25,6 +26,7 @@ export const deviceReactions: DeviceReactions = {
       device: { id: device.id, host_name: device.host_name, criticality: { from, to: device.criticality } },
     });
   },
+  responseActionRecorded: recordResponseAction,
 };
 
 /** External observations join cases under the same policy as detected ones. */

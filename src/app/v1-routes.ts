@@ -18,6 +18,7 @@ import { ruleRoutes } from '../detection/rule-routes.js';
 import { observationRoutes } from '../observations/observation-routes.js';
 import { caseRoutes } from '../cases/case-routes.js';
 import { deviceRoutes } from '../devices/device-routes.js';
+import { deviceActionRoutes } from '../devices/device-action-routes.js';
 import { summaryRoutes } from '../summaries/summary-routes.js';
 import { SummarySchema } from '../summaries/summary-schemas.js';
 import { caseSummaries } from '../summaries/case-summaries.js';
@@ -112,6 +113,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     summaries: caseSummaries,
   });
   await app.register(deviceRoutes, { database, reactions: deviceReactions });
+  await app.register(deviceActionRoutes, { database, reactions: deviceReactions, queued: deps.webhooksQueued });
   await app.register(summaryRoutes, {
     db,
     catalogue: deps.detection.catalogue,

@@ -5,12 +5,12 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { AddressRefused, checkTargetUrl, pinAddress, refusal } from './webhook-target.js';
+import { AddressRefused, checkTargetUrl, pinAddress, refusal, type TargetPolicy } from './webhook-target.js';
 import { sendAttempt } from './webhook-sender.js';
 import { AppError } from '../core/errors.js';
 import { startReceiver } from '../../test/helpers/webhook-receiver.js';
 
-const publicOnly = { allowLoopback: false, allowedNetworks: [] };
+const publicOnly: TargetPolicy = { allowLoopback: false, allowedNetworks: [] };
 
 test('only public unicast addresses pass unless the operator allows loopback or a range', () => {
   assert.equal(refusal('93.184.216.34', publicOnly), undefined);
