@@ -39,7 +39,9 @@ for (const target of databaseTargets) {
       admin = apiClient(suite.server, bearer((await issueToken(suite.server, suite.acme, allPermissions)).value));
       edr = apiClient(
         suite.server,
-        bearer((await issueToken(suite.server, suite.acme, ['devices:read', 'devices:respond'], { name: 'EDR' })).value),
+        bearer(
+          (await issueToken(suite.server, suite.acme, ['devices:read', 'devices:respond'], { name: 'EDR' })).value,
+        ),
       );
       viewer = apiClient(suite.server, bearer((await issueToken(suite.server, suite.acme, ['devices:read'])).value));
       await suite.server.sightline.database.db
@@ -62,7 +64,9 @@ for (const target of databaseTargets) {
         host: 'web-01',
       });
       assert.equal(observed.status, 201, JSON.stringify(observed.body));
-      const found = await admin.post<{ cases: { id: string; devices: { id: string }[] }[] }>('/v1/cases', { text: 'web-01' });
+      const found = await admin.post<{ cases: { id: string; devices: { id: string }[] }[] }>('/v1/cases', {
+        text: 'web-01',
+      });
       caseId = found.body.cases[0]!.id;
       deviceId = found.body.cases[0]!.devices[0]!.id;
     });
@@ -75,7 +79,11 @@ for (const target of databaseTargets) {
     test('isolation requested from a case: device state, case history, audit log and a signed webhook event', async () => {
       expectProblem(await request(viewer, { action: 'isolate', reason: 'no' }), 403, 'permission_denied');
       expectProblem(await request(admin, { action: 'release', reason: 'nothing' }), 409, 'invalid_device_action');
-      expectProblem(await request(admin, { action: 'isolate', reason: 'x', case_id: 'case_missing' }), 404, 'not_found');
+      expectProblem(
+        await request(admin, { action: 'isolate', reason: 'x', case_id: 'case_missing' }),
+        404,
+        'not_found',
+      );
       assert.equal((await device()).isolation_state, null, 'a refused request changed nothing');
 
       const summary = await admin.post<{ stale: boolean }>(`/v1/cases/${caseId}/summary`, {});
@@ -141,7 +149,12 @@ for (const target of databaseTargets) {
       assert.deepEqual(shown.body.stale_reasons, ['device_changed']);
       const row = await findCase(suite.server.sightline.database.db, suite.acme.id, caseId);
       const catalogue = { technique: () => undefined, tactic: () => undefined } as unknown as AttackCatalogue;
-      const input = await buildSummaryInput(suite.server.sightline.database.db, catalogue, suite.acme, row!);
+      const input = await buildSummaryInput(
+        suite.server.sightline.database.db,
+        catalogue,
+        { id: suite.acme.id, code_name: 'acme' },
+        row!,
+      );
       assert.equal(input.devices[0]?.isolation, 'isolated');
     });
 

@@ -66,7 +66,8 @@ for (const target of databaseTargets) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       return created.body;
     };
-    const unsubscribe = async (id: string) => assert.equal((await admin.request('DELETE', `/v1/webhooks/${id}`)).status, 204);
+    const unsubscribe = async (id: string) =>
+      assert.equal((await admin.request('DELETE', `/v1/webhooks/${id}`)).status, 204);
     const observe = async (host: string) => {
       sequence++;
       const response = await admin.post<{ id: string }>('/v1/observations', {
@@ -109,7 +110,10 @@ for (const target of databaseTargets) {
         assert.match(problem.detail, detail);
         return problem;
       };
-      assert.equal((await refused('http://soar.example.com/hook', 'invalid_webhook_url', /must use https/)).field, 'url');
+      assert.equal(
+        (await refused('http://soar.example.com/hook', 'invalid_webhook_url', /must use https/)).field,
+        'url',
+      );
       await refused('https://user:pw@soar.example.com/hook', 'invalid_webhook_url', /credentials/);
       await refused('https://169.254.169.254/latest/meta-data', 'webhook_address_refused', /link-local/);
       await refused('https://10.1.2.3/hook', 'webhook_address_refused', /private/);
@@ -121,7 +125,11 @@ for (const target of databaseTargets) {
         'invalid_request',
       );
       assert.match(unknown.detail, /unknown: case\.deleted/);
-      expectProblem(await reader.post('/v1/webhooks', { url: receiver.url, events: ['case.created'] }), 403, 'permission_denied');
+      expectProblem(
+        await reader.post('/v1/webhooks', { url: receiver.url, events: ['case.created'] }),
+        403,
+        'permission_denied',
+      );
     });
 
     test('an observation and the case it opens arrive as signed CloudEvents, logged as delivered', async () => {
@@ -134,7 +142,11 @@ for (const target of databaseTargets) {
         assert.ok(
           verifySignature(
             secret,
-            { id: item.headers['webhook-id']!, timestamp: item.headers['webhook-timestamp']!, signature: item.headers['webhook-signature']! },
+            {
+              id: item.headers['webhook-id']!,
+              timestamp: item.headers['webhook-timestamp']!,
+              signature: item.headers['webhook-signature']!,
+            },
             item.body,
           ),
           'the signature verifies with the secret',
@@ -142,7 +154,11 @@ for (const target of databaseTargets) {
         assert.ok(
           !verifySignature(
             `${secret.slice(0, -4)}AAA=`,
-            { id: item.headers['webhook-id']!, timestamp: item.headers['webhook-timestamp']!, signature: item.headers['webhook-signature']! },
+            {
+              id: item.headers['webhook-id']!,
+              timestamp: item.headers['webhook-timestamp']!,
+              signature: item.headers['webhook-signature']!,
+            },
             item.body,
           ),
           'and not with another secret',
@@ -185,7 +201,11 @@ for (const target of databaseTargets) {
       const { webhook } = await subscribe(['observation.created']);
       await observe(`retried-${target.kind}`);
       const received = (await receiver.waitFor(start + 3)).slice(start);
-      assert.equal(new Set(received.map((item) => item.headers['webhook-id'])).size, 1, 'one event id on every attempt');
+      assert.equal(
+        new Set(received.map((item) => item.headers['webhook-id'])).size,
+        1,
+        'one event id on every attempt',
+      );
       assert.ok(received[1]!.at - received[0]!.at >= 50, 'the first retry waited (base 100 ms, half of it jitter)');
       const [row] = await until('the delivery logged as delivered', async () => {
         const rows = await deliveries(webhook.id);
@@ -223,7 +243,10 @@ for (const target of databaseTargets) {
       const audit = await admin.get<{ events: { action: string; target: { id: string } | null }[] }>(
         '/v1/audit-events?action=webhook.disabled',
       );
-      assert.ok(audit.body.events.some((event) => event.target?.id === webhook.id), 'the audit log says who turned it off');
+      assert.ok(
+        audit.body.events.some((event) => event.target?.id === webhook.id),
+        'the audit log says who turned it off',
+      );
 
       receiver.answer = () => 204;
       const on = await admin.patch<WebhookView>(`/v1/webhooks/${webhook.id}`, { enabled: true });
@@ -239,7 +262,11 @@ for (const target of databaseTargets) {
       assert.ok(
         verifySignature(
           secret,
-          { id: redelivered!.headers['webhook-id']!, timestamp: redelivered!.headers['webhook-timestamp']!, signature: redelivered!.headers['webhook-signature']! },
+          {
+            id: redelivered!.headers['webhook-id'],
+            timestamp: redelivered!.headers['webhook-timestamp']!,
+            signature: redelivered!.headers['webhook-signature']!,
+          },
           redelivered!.body,
         ),
       );
@@ -303,10 +330,7 @@ for (const target of databaseTargets) {
           // answer past the timeout is retried, and then logged as a second attempt).
           assert.equal(sent.filter((id) => id === row.event_id).length, row.attempts, `event ${row.event_id}`);
         }
-        assert.ok(
-          sent.includes(orphaned[0]!.event.id),
-          'the orphaned delivery was sent once its lease ran out',
-        );
+        assert.ok(sent.includes(orphaned[0]!.event.id), 'the orphaned delivery was sent once its lease ran out');
       } finally {
         for (const dispatcher of extra) await dispatcher.stop();
       }

@@ -10,7 +10,14 @@ import { requireCase } from './case-service.js';
 
 export async function recordResponseAction(
   trx: Db,
-  change: { tenantId: number; caseId: string; device: DeviceRow; action: DeviceActionRow; actor: AuditActor; now: number },
+  change: {
+    tenantId: number;
+    caseId: string;
+    device: DeviceRow;
+    action: DeviceActionRow;
+    actor: AuditActor;
+    now: number;
+  },
 ): Promise<void> {
   const { tenantId, device, action, actor, now } = change;
   const row = await requireCase(trx, tenantId, change.caseId);

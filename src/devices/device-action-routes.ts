@@ -9,7 +9,13 @@ import { principalOf, tenantOf } from '../identity/auth.js';
 import { actorOf } from '../identity/principal.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
 import { routePlugin } from '../http/route-plugin.js';
-import { confirmAction, listActions, MAX_REASON_LENGTH, requestAction, type DeviceActionContext } from './device-action-service.js';
+import {
+  confirmAction,
+  listActions,
+  MAX_REASON_LENGTH,
+  requestAction,
+  type DeviceActionContext,
+} from './device-action-service.js';
 import { deviceActionKinds } from './device-action-rules.js';
 import type { DeviceReactions } from './device-service.js';
 
@@ -69,7 +75,7 @@ export const deviceActionRoutes = routePlugin(function deviceActionRoutes(
     actor: actorOf(principalOf(request)),
     ip: request.ip,
     reactions: deps.reactions,
-    queued: deps.queued,
+    queued: () => deps.queued(),
   });
 
   routes.get(
@@ -103,7 +109,11 @@ export const deviceActionRoutes = routePlugin(function deviceActionRoutes(
         body: Type.Object(
           {
             action: Type.Enum(deviceActionKinds),
-            reason: Type.String({ minLength: 1, maxLength: MAX_REASON_LENGTH, description: 'Why (kept with the action)' }),
+            reason: Type.String({
+              minLength: 1,
+              maxLength: MAX_REASON_LENGTH,
+              description: 'Why (kept with the action)',
+            }),
             case_id: Type.Optional(Type.String({ maxLength: 64, description: 'The case it is requested from' })),
           },
           { additionalProperties: false, examples: [{ action: 'isolate', reason: 'Beacon to known C2' }] },
@@ -139,7 +149,9 @@ export const deviceActionRoutes = routePlugin(function deviceActionRoutes(
         body: Type.Object(
           {
             outcome: Type.Enum(['succeeded', 'failed'] as const),
-            detail: Type.Optional(Type.String({ maxLength: MAX_REASON_LENGTH, description: 'What the integration saw' })),
+            detail: Type.Optional(
+              Type.String({ maxLength: MAX_REASON_LENGTH, description: 'What the integration saw' }),
+            ),
           },
           { additionalProperties: false, examples: [{ outcome: 'succeeded', detail: 'Host contained by EDR policy' }] },
         ),

@@ -55,7 +55,7 @@ export interface DeviceActionView {
   outcome_detail: string | null;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function presentDeviceAction(row: DeviceActionRow): DeviceActionView {
   return {
@@ -123,7 +123,14 @@ export async function requestAction(
     await insertDeviceAction(trx, action);
     await setIsolationState(trx, ctx.tenantId, device.id, state, now);
     if (input.caseId !== undefined)
-      await ctx.reactions.responseActionRecorded(trx, { tenantId: ctx.tenantId, caseId: input.caseId, device, action, actor: ctx.actor, now });
+      await ctx.reactions.responseActionRecorded(trx, {
+        tenantId: ctx.tenantId,
+        caseId: input.caseId,
+        device,
+        action,
+        actor: ctx.actor,
+        now,
+      });
     await recordAudit(trx, {
       tenantId: ctx.tenantId,
       action: 'device.action_requested',

@@ -25,7 +25,12 @@ export function findDeviceAction(
 }
 
 /** Newest first, up to `limit`. */
-export function listDeviceActions(db: Db, tenantId: number, deviceId: string, limit: number): Promise<DeviceActionRow[]> {
+export function listDeviceActions(
+  db: Db,
+  tenantId: number,
+  deviceId: string,
+  limit: number,
+): Promise<DeviceActionRow[]> {
   return db
     .selectFrom('device_actions')
     .selectAll()

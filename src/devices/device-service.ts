@@ -33,7 +33,14 @@ export interface DeviceReactions {
   /** A response action requested from a case, or its outcome: the case's history records it (404 if no such case). */
   responseActionRecorded(
     trx: Db,
-    change: { tenantId: number; caseId: string; device: DeviceRow; action: DeviceActionRow; actor: AuditActor; now: number },
+    change: {
+      tenantId: number;
+      caseId: string;
+      device: DeviceRow;
+      action: DeviceActionRow;
+      actor: AuditActor;
+      now: number;
+    },
   ): Promise<void>;
 }
 

@@ -20,7 +20,10 @@ export type StaleReason = 'observations_added' | 'status_changed' | 'device_chan
 // The isolation state joins the mark only once a response action set it, so summaries made
 // before response actions existed are not all marked stale.
 const deviceMark = (
-  device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id' | 'isolation_state'>,
+  device: Pick<
+    DeviceRow,
+    'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id' | 'isolation_state'
+  >,
 ) =>
   JSON.stringify([
     device.host_name,

@@ -13,7 +13,13 @@ import { writeTransaction } from '../storage/write-transaction.js';
 import { errorMessage } from '../core/errors.js';
 import { recordAudit } from '../identity/audit-service.js';
 import type { Sealer } from '../identity/sso-seal.js';
-import { claimDue, finishAttempt, findSubscription, updateSubscription, type ClaimedDelivery } from './webhook-store.js';
+import {
+  claimDue,
+  finishAttempt,
+  findSubscription,
+  updateSubscription,
+  type ClaimedDelivery,
+} from './webhook-store.js';
 import { cloudEvent } from './webhook-events.js';
 import { signatureHeaders } from './webhook-signature.js';
 import { AddressRefused, pinAddress, systemResolver, type Resolver, type TargetPolicy } from './webhook-target.js';
@@ -152,7 +158,9 @@ export class WebhookDispatcher {
       const tenantId = delivery.tenant_id;
       const subscription = await findSubscription(trx, tenantId, delivery.subscription_id);
       if (result.error === undefined) {
-        if (!(await finishAttempt(trx, delivery.id, this.owner, { ...attempt, status: 'delivered', delivered_at: now })))
+        if (
+          !(await finishAttempt(trx, delivery.id, this.owner, { ...attempt, status: 'delivered', delivered_at: now }))
+        )
           return;
         if (subscription?.failing_since !== null)
           await updateSubscription(trx, tenantId, delivery.subscription_id, { failing_since: null });
@@ -182,7 +190,11 @@ export class WebhookDispatcher {
           action: 'webhook.disabled',
           actor: { type: 'system', id: null, label: 'webhook dispatcher' },
           target: { type: 'webhook', id: subscription.id },
-          details: { reason: 'failing', failing_since: new Date(failingSince).toISOString(), last_error: attempt.last_error },
+          details: {
+            reason: 'failing',
+            failing_since: new Date(failingSince).toISOString(),
+            last_error: attempt.last_error,
+          },
         });
       } else if (subscription.failing_since === null) {
         await updateSubscription(trx, tenantId, subscription.id, { failing_since: now });

@@ -5,7 +5,13 @@
 // subscription cost one indexed read and write nothing.
 import { newId } from '../core/ids.js';
 import type { Db } from '../storage/database.js';
-import { enabledSubscriptions, insertDeliveries, insertEvents, type DeliveryRow, type EventRow } from './webhook-store.js';
+import {
+  enabledSubscriptions,
+  insertDeliveries,
+  insertEvents,
+  type DeliveryRow,
+  type EventRow,
+} from './webhook-store.js';
 
 export const eventTypes = [
   'case.created',
@@ -22,8 +28,9 @@ export const eventDescriptions: Record<EventType, string> = {
   'case.updated': 'A case changed: status, assignee, tags, severity, observations, comments, merges, response actions',
   'case.closed': 'A case was closed, with its resolution',
   'observation.created': 'An observation was made (detection rule or external writer)',
-  'summary.generated': "An AI summary of a case was generated (the event carries its id, not the text)",
-  'device.action_requested': 'Someone requested a response action (isolate, release) on a device: for an EDR integration to carry out',
+  'summary.generated': 'An AI summary of a case was generated (the event carries its id, not the text)',
+  'device.action_requested':
+    'Someone requested a response action (isolate, release) on a device: for an EDR integration to carry out',
 };
 
 export interface OutboundEvent {

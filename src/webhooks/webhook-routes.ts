@@ -53,7 +53,7 @@ export const webhookRoutes = routePlugin(function webhookRoutes(app: FastifyInst
     ip: request.ip,
     policy: deps.policy,
     retryWindowMs: deps.retryWindowMs,
-    queued: deps.queued,
+    queued: () => deps.queued(),
   });
   const notFound = problemResponse('The tenant has no such webhook', 'not_found');
 
@@ -99,7 +99,12 @@ export const webhookRoutes = routePlugin(function webhookRoutes(app: FastifyInst
     '/webhooks/:webhook_id',
     {
       config: read,
-      schema: { tags, summary: 'Get a webhook', params: WebhookParams, response: { 200: WebhookSchema, 404: notFound } },
+      schema: {
+        tags,
+        summary: 'Get a webhook',
+        params: WebhookParams,
+        response: { 200: WebhookSchema, 404: notFound },
+      },
     },
     async (request) => getWebhook(db, tenantOf(request).id, request.params.webhook_id),
   );
@@ -187,8 +192,6 @@ export const webhookRoutes = routePlugin(function webhookRoutes(app: FastifyInst
       },
     },
     async (request, reply) =>
-      reply
-        .code(202)
-        .send(await redeliver(context(request), request.params.webhook_id, request.params.delivery_id)),
+      reply.code(202).send(await redeliver(context(request), request.params.webhook_id, request.params.delivery_id)),
   );
 });

@@ -103,10 +103,13 @@ export const CreatedWebhookSchema = Type.Object(
 export const DeliverySchema = Type.Object(
   {
     id: Type.String({ description: 'Delivery id (`whd_…`)' }),
-    event_id: Type.String({ description: 'The CloudEvents id (also `webhook-id`): the same on every attempt and redelivery' }),
+    event_id: Type.String({
+      description: 'The CloudEvents id (also `webhook-id`): the same on every attempt and redelivery',
+    }),
     event_type: Type.String(),
     status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
-      description: '`pending`: not yet sent or waiting for a retry; `delivered`: a 2xx answer; `failed`: retries ran out',
+      description:
+        '`pending`: not yet sent or waiting for a retry; `delivered`: a 2xx answer; `failed`: retries ran out',
     }),
     attempts: Type.Integer({ description: 'Attempts so far' }),
     response_status: Type.Union([Type.Integer(), Type.Null()], {

@@ -79,7 +79,7 @@ export interface DeliveryView {
   created_at: string;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function presentWebhook(row: SubscriptionRow): WebhookView {
   return {

@@ -51,7 +51,7 @@ export function enabledSubscriptions(db: Db, tenantId: number): Promise<Pick<Sub
 export async function countSubscriptions(db: Db, tenantId: number): Promise<number> {
   const row = await db
     .selectFrom('webhook_subscriptions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('tenant_id', '=', tenantId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -87,7 +87,11 @@ export async function deleteSubscription(db: Db, tenantId: number, id: string): 
 }
 
 export async function insertEvents(db: Db, events: readonly EventRow[]): Promise<void> {
-  if (events.length > 0) await db.insertInto('webhook_events').values([...events]).execute();
+  if (events.length > 0)
+    await db
+      .insertInto('webhook_events')
+      .values([...events])
+      .execute();
 }
 
 export async function insertDeliveries(db: Db, deliveries: readonly DeliveryRow[]): Promise<void> {
@@ -219,7 +223,7 @@ export async function claimDue(
           type: e_type,
           subject: e_subject,
           data: e_data,
-          occurred_at: Number(e_occurred_at),
+          occurred_at: e_occurred_at,
         },
         subscription,
         codeName: code_name,
@@ -259,7 +263,7 @@ export async function resumeDeliveries(db: Db, tenantId: number, subscriptionId:
 export async function deliveryBacklog(db: Db): Promise<number> {
   const row = await db
     .selectFrom('webhook_deliveries')
-    .select(sql<number>`count(*)`.as('n'))
+    .select(sql<number | string>`count(*)`.as('n'))
     .where('status', '=', 'pending')
     .executeTakeFirstOrThrow();
   return Number(row.n);

@@ -38,7 +38,11 @@ test('only public unicast addresses pass unless the operator allows loopback or 
 
 test('URLs: https only; http only to loopback when allowed; literal addresses checked when saved', () => {
   const refused = (url: string, policy = publicOnly) =>
-    assert.throws(() => checkTargetUrl(url, policy), (error) => error instanceof AppError, url);
+    assert.throws(
+      () => checkTargetUrl(url, policy),
+      (error) => error instanceof AppError,
+      url,
+    );
   refused('http://93.184.216.34/hook');
   refused('ftp://example.com/hook');
   refused('https://127.0.0.1/hook');
@@ -69,7 +73,13 @@ test('the connection goes to the checked address, with TLS verified against the 
   const url = new URL(`https://webhook.test:${receiver.port}/hooks`);
   const address = await pinAddress(url, policy, () => Promise.resolve(['127.0.0.1']));
   const extraCa = fs.readFileSync(receiver.caFile, 'utf8');
-  const sent = await sendAttempt(url, address, '{}', { 'content-type': 'application/json' }, { timeoutMs: 5_000, extraCa });
+  const sent = await sendAttempt(
+    url,
+    address,
+    '{}',
+    { 'content-type': 'application/json' },
+    { timeoutMs: 5_000, extraCa },
+  );
   assert.equal(sent.status, 204, sent.error);
   assert.equal(receiver.received[0]?.headers.host, `webhook.test:${receiver.port}`);
   // Without the receiver's CA the certificate is not trusted.

@@ -33,10 +33,18 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new AppError('invalid_webhook_url', 'url is not an absolute URL such as https://soar.example.com/hooks', field);
+    throw new AppError(
+      'invalid_webhook_url',
+      'url is not an absolute URL such as https://soar.example.com/hooks',
+      field,
+    );
   }
   if (url.username !== '' || url.password !== '')
-    throw new AppError('invalid_webhook_url', 'url must not carry credentials; the signature authenticates deliveries', field);
+    throw new AppError(
+      'invalid_webhook_url',
+      'url must not carry credentials; the signature authenticates deliveries',
+      field,
+    );
   if (url.hash !== '') throw new AppError('invalid_webhook_url', 'url must not have a #fragment', field);
   const host = bareHost(url.hostname);
   const literal = ipaddr.isValid(host) ? ipaddr.process(host) : undefined;
