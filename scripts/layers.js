@@ -10,6 +10,7 @@ export const LAYERS = [
   ['storage'],
   ['http'],
   ['identity'],
+  ['webhooks'],
   ['telemetry'],
   ['record-log'],
   ['collector'],

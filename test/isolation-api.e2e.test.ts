@@ -21,6 +21,9 @@ const bodies: Record<string, unknown> = {
   'PATCH /v1/devices/:device_id': { criticality: 'low' },
   'PATCH /v1/users/:user_id': { role: 'viewer' },
   'POST /v1/users/:user_id/password-reset': {},
+  'PATCH /v1/webhooks/:webhook_id': { enabled: false },
+  'POST /v1/devices/:device_id/actions': { action: 'release', reason: 'from another tenant' },
+  'POST /v1/devices/:device_id/actions/:action_id': { outcome: 'failed' },
 };
 
 for (const target of databaseTargets) {
@@ -37,6 +40,12 @@ for (const target of databaseTargets) {
       const acme = await approvedTenant(suite.server, operator, 'initech');
       acmeAdmin = acme.client;
       const host = `iso-host-${process.pid}`;
+      // Subscribed before the observation, so that its event leaves a delivery in the log.
+      const webhook = await acmeAdmin.post<{ webhook: { id: string } }>('/v1/webhooks', {
+        url: 'https://hooks.example.com/sightline',
+        events: ['observation.created'],
+      });
+      assert.equal(webhook.status, 201, JSON.stringify(webhook.body));
       const observation = await observe(acmeAdmin, { host });
       const found = await caseFor(acmeAdmin, host);
       const comment = await acmeAdmin.post<{ id: string }>(`/v1/cases/${found.id}/comments`, { body: 'acme note' });
@@ -53,6 +62,15 @@ for (const target of databaseTargets) {
         { 'x-csrf-token': person.csrf },
       );
       assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      const deviceId = found.devices[0]?.id ?? '';
+      const action = await acmeAdmin.post<{ id: string }>(`/v1/devices/${deviceId}/actions`, {
+        action: 'isolate',
+        reason: 'isolation test',
+      });
+      assert.equal(action.status, 201, JSON.stringify(action.body));
+      const deliveries = await acmeAdmin.get<{ deliveries: { id: string }[] }>(
+        `/v1/webhooks/${webhook.body.webhook.id}/deliveries`,
+      );
       Object.assign(ids, {
         case_id: found.id,
         device_id: found.devices[0]?.id ?? '',
@@ -63,6 +81,9 @@ for (const target of databaseTargets) {
         session_id: sessions.body.sessions[0]?.id ?? '',
         key_id: ingestKey.body.ingest_key.id,
         saved_search_id: saved.body.id,
+        webhook_id: webhook.body.webhook.id,
+        delivery_id: deliveries.body.deliveries[0]?.id ?? '',
+        action_id: action.body.id,
       });
       outsider = apiClient(suite.server, bearer((await issueToken(suite.server, suite.globex, allPermissions)).value));
       outsiderPerson = await signIn(suite.server, { tenant: suite.globex, role: 'admin', email: 'a@globex.test' });
@@ -116,8 +137,13 @@ for (const target of databaseTargets) {
         keys.body.ingest_keys.map((key) => key.id),
         [ids.key_id],
       );
-      const device = await acmeAdmin.get<{ criticality: string }>(`/v1/devices/${ids.device_id}`);
+      const device = await acmeAdmin.get<{ criticality: string; isolation_state: string }>(
+        `/v1/devices/${ids.device_id}`,
+      );
       assert.notEqual(device.body.criticality, 'low');
+      assert.equal(device.body.isolation_state, 'isolation_requested');
+      const webhook = await acmeAdmin.get<{ enabled: boolean }>(`/v1/webhooks/${ids.webhook_id}`);
+      assert.equal(webhook.body.enabled, true);
     });
   });
 }

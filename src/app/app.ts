@@ -31,6 +31,9 @@ import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { webhookSealer } from '../webhooks/webhook-secrets.js';
+import { webhookPolicy } from './reactions.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
@@ -195,6 +198,17 @@ export async function createSightline(config: Config): Promise<Sightline> {
       maxFailures: config.authMaxFailures,
       failureWindowMs: config.authFailureWindow,
     });
+    const dispatcher = new WebhookDispatcher({
+      db: database.db,
+      kind: database.kind,
+      sealer: await webhookSealer(database.db),
+      policy: webhookPolicy(config),
+      timeoutMs: config.webhookTimeout,
+      retryBaseMs: config.webhookRetryBase,
+      retryWindowMs: config.webhookRetryWindow,
+      caFile: config.webhookCaFile,
+      onError: (error) => log?.error({ error: errorMessage(error) }, 'webhook dispatch failed; retrying'),
+    });
     // The public URL follows the port actually bound (--port 0 picks one), read when printed.
     let boundPort: number | undefined;
     const collectorAddress = {
@@ -224,8 +238,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
       collectorAddress,
       diagnostics,
       ingestKeys,
+      webhooksQueued: () => dispatcher.poke(),
     });
     diagnostics.start();
+    dispatcher.start();
     log = server.log;
     let metricsListener: MetricsListener | undefined;
     server.addHook('onListen', async () => {
@@ -272,6 +288,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await step('queue', () => queue.drain());
       await step('scale', () => scale?.close());
       await step('collector_diagnostics', () => diagnostics.stop());
+      await step('webhooks', () => dispatcher.stop());
       clearInterval(cachePurge);
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());

@@ -10,7 +10,10 @@ import type { ObservationWriting } from '../observations/observation-service.js'
 import type { DatabaseKind } from '../storage/database.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 import { rescoreCases } from '../cases/case-rescore.js';
+import { recordResponseAction } from '../cases/case-response-actions.js';
 import { deleteTenantCache } from '../summaries/summary-store.js';
+import type { Config } from '../config/config.js';
+import type { TargetPolicy } from '../webhooks/webhook-target.js';
 
 export const tenantReactions: TenantReactions = {
   aiSummariesTurnedOff: (trx, tenantId) => deleteTenantCache(trx, tenantId),
@@ -23,6 +26,7 @@ export const deviceReactions: DeviceReactions = {
       device: { id: device.id, host_name: device.host_name, criticality: { from, to: device.criticality } },
     });
   },
+  responseActionRecorded: recordResponseAction,
 };
 
 /** External observations join cases under the same policy as detected ones. */
@@ -37,4 +41,9 @@ export function observationWriting(
       await groupObservations({ db: trx, kind, policy, catalogue, now }, observations);
     },
   };
+}
+
+/** Where webhook deliveries may go, from the operator's settings. */
+export function webhookPolicy(config: Config): TargetPolicy {
+  return { allowLoopback: config.webhookAllowLoopback, allowedNetworks: config.webhookAllowedNetworks };
 }

@@ -19,6 +19,7 @@ import { ruleRoutes } from '../detection/rule-routes.js';
 import { observationRoutes } from '../observations/observation-routes.js';
 import { caseRoutes } from '../cases/case-routes.js';
 import { deviceRoutes } from '../devices/device-routes.js';
+import { deviceActionRoutes } from '../devices/device-action-routes.js';
 import { summaryRoutes } from '../summaries/summary-routes.js';
 import { SummarySchema } from '../summaries/summary-schemas.js';
 import { caseSummaries } from '../summaries/case-summaries.js';
@@ -37,8 +38,9 @@ import type { IngestKeyGate } from '../collector/ingest-key-gate.js';
 import { ingestKeyRoutes } from '../collector/ingest-key-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
+import { webhookRoutes } from '../webhooks/webhook-routes.js';
 import { installInputGuards } from '../http/input-guard.js';
-import { deviceReactions, observationWriting, tenantReactions } from './reactions.js';
+import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } from './reactions.js';
 
 export interface ApiDependencies {
   config: Config;
@@ -59,6 +61,8 @@ export interface ApiDependencies {
   tenants: CollectorTenants;
   /** The collector's ingest keys: the key routes drop its cache, the collector test borrows a key. */
   ingestKeys: IngestKeyGate;
+  /** Something was queued for webhooks: this process's dispatcher looks at once. */
+  webhooksQueued: () => void;
 }
 
 export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
@@ -118,6 +122,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     summaries: caseSummaries,
   });
   await app.register(deviceRoutes, { database, reactions: deviceReactions });
+  await app.register(deviceActionRoutes, { database, reactions: deviceReactions, queued: deps.webhooksQueued });
   await app.register(summaryRoutes, {
     db,
     catalogue: deps.detection.catalogue,
@@ -146,6 +151,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     ingestKeys: deps.ingestKeys,
   });
   await app.register(ingestKeyRoutes, { db, gate: deps.ingestKeys });
+  await app.register(webhookRoutes, {
+    database,
+    policy: webhookPolicy(config),
+    retryWindowMs: config.webhookRetryWindow,
+    queued: deps.webhooksQueued,
+  });
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,

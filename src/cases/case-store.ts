@@ -3,6 +3,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CaseCommentsTable, CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
+import { emitCaseEvents } from './case-events.js';
 
 export type CaseRow = Selectable<CasesTable>;
 export type CommentRow = Selectable<CaseCommentsTable>;
@@ -272,6 +273,8 @@ export async function addHistory(db: Db, entries: readonly HistoryEntry[]): Prom
       })),
     )
     .execute();
+  // Every history entry is a webhook event (case-events.ts), written in the same transaction.
+  await emitCaseEvents(db, entries);
 }
 
 export function listHistory(

@@ -4,6 +4,7 @@
 import { setting } from './setting-spec.js';
 import { summarySettings } from './summary-settings.js';
 import { scaleSettings } from './scale-settings.js';
+import { webhookSettings } from './webhook-settings.js';
 import {
   MiB,
   adminPassword,
@@ -279,6 +280,8 @@ export const settings = {
   ...summarySettings,
   // The scale-out settings (roles and the JetStream record log); scale-settings.ts declares them.
   ...scaleSettings,
+  // Outbound events; webhook-settings.ts declares them.
+  ...webhookSettings,
   logLevel: setting({
     flag: 'log-level',
     env: 'SIGHTLINE_LOG_LEVEL',

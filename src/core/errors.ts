@@ -68,6 +68,11 @@ export const problems = {
   unknown_assignee: { status: 400, title: 'Unknown assignee' },
   not_comment_author: { status: 403, title: 'Not the comment author' },
   invalid_merge: { status: 400, title: 'Cases cannot be merged' },
+  invalid_device_action: { status: 409, title: 'Response action not possible now' },
+  device_action_decided: { status: 409, title: 'Response action already has its outcome' },
+  // Webhooks
+  invalid_webhook_url: { status: 400, title: 'Invalid webhook URL' },
+  webhook_address_refused: { status: 400, title: 'Webhook address not allowed' },
   // AI case summaries
   ai_summaries_disabled: { status: 403, title: 'AI summaries are turned off for this tenant' },
   summary_not_generated: { status: 404, title: 'No summary generated for this case' },

@@ -1,5 +1,6 @@
 // Request and response schemas of /v1/devices.
 import { Type } from 'typebox';
+import { isolationStates } from './device-action-rules.js';
 import { PageQuery, Timestamp } from '../http/schemas.js';
 import { GEOIP_ATTRIBUTION } from './geoip.js';
 
@@ -61,6 +62,7 @@ const deviceExample = {
     },
   ],
   open_case_ids: ['case_2vPq8LmN4xR7tY1wK9sD'],
+  isolation_state: null,
 };
 
 export const DeviceSchema = Type.Object(
@@ -79,6 +81,10 @@ export const DeviceSchema = Type.Object(
     last_seen: Timestamp('Newest event from the device'),
     addresses: Type.Array(AddressSchema),
     open_case_ids: Type.Array(Type.String(), { description: 'Open cases on the device' }),
+    isolation_state: Type.Union([Type.Enum(isolationStates), Type.Null()], {
+      description:
+        'Network isolation by response actions: isolation_requested, isolated, isolation_failed, release_requested, released, release_failed; null: never acted on',
+    }),
   },
   { examples: [deviceExample] },
 );

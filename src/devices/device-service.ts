@@ -4,6 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Criticality, Tables } from '../storage/schema.js';
 import type { Db, DatabaseKind } from '../storage/database.js';
 import { AppError } from '../core/errors.js';
+import type { IsolationState } from './device-action-rules.js';
+import type { DeviceActionRow } from './device-action-store.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { AuditActor } from '../identity/principal.js';
 import {
@@ -27,6 +29,18 @@ export interface DeviceReactions {
   criticalityChanged(
     trx: Db,
     change: { tenantId: number; device: DeviceRow; from: Criticality; actor: AuditActor; now: number },
+  ): Promise<void>;
+  /** A response action requested from a case, or its outcome: the case's history records it (404 if no such case). */
+  responseActionRecorded(
+    trx: Db,
+    change: {
+      tenantId: number;
+      caseId: string;
+      device: DeviceRow;
+      action: DeviceActionRow;
+      actor: AuditActor;
+      now: number;
+    },
   ): Promise<void>;
 }
 
@@ -65,6 +79,7 @@ export interface DeviceView {
   last_seen: string;
   addresses: AddressView[];
   open_case_ids: string[];
+  isolation_state: IsolationState | null;
 }
 
 export function presentAddress(row: AddressRow): AddressView {
@@ -97,6 +112,7 @@ export function presentDevice(
     last_seen: iso(row.last_seen),
     addresses: addresses.map(presentAddress),
     open_case_ids: [...openCaseIds],
+    isolation_state: row.isolation_state as IsolationState | null,
   };
 }
 

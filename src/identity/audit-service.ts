@@ -39,6 +39,13 @@ export const auditActions = [
   'observation_write.requested',
   'observation_write.approved',
   'observation_write.rejected',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.disabled',
+  'webhook.redelivered',
+  'device.action_requested',
+  'device.action_completed',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -4,6 +4,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { ObservationsTable, Tables } from '../storage/schema.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
 import { newId } from '../core/ids.js';
+import { emitEvents } from '../webhooks/webhook-events.js';
 
 export type ObservationRow = Selectable<ObservationsTable>;
 
@@ -86,7 +87,40 @@ export async function insertObservations(
       });
     }
   }
+  await emitObservationEvents(db, created, now);
   return created;
+}
+
+/** Each new observation is an `observation.created` webhook event, in the same transaction. */
+async function emitObservationEvents(db: Kysely<Tables>, created: readonly NewObservation[], now: number) {
+  const byTenant = new Map<number, NewObservation[]>();
+  for (const item of created) byTenant.set(item.tenantId, [...(byTenant.get(item.tenantId) ?? []), item]);
+  for (const [tenantId, items] of byTenant) {
+    await emitEvents(
+      db,
+      tenantId,
+      items.map((item) => ({
+        type: 'observation.created' as const,
+        subject: item.id,
+        data: {
+          observation: {
+            id: item.id,
+            source: item.source,
+            rule_id: item.ruleId,
+            rule_title: item.ruleTitle,
+            level: item.level,
+            techniques: item.techniques,
+            tactics: item.tactics,
+            host: item.deviceHost,
+            first_time: new Date(item.firstTime).toISOString(),
+            last_time: new Date(item.lastTime).toISOString(),
+            href: `/v1/observations/${item.id}`,
+          },
+        },
+      })),
+      now,
+    );
+  }
 }
 
 export interface ObservationFilter {

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './database.js';
 
-export type InstanceSettingKey = 'public_url' | 'cursor_key' | 'record_id_key' | 'second_factor_key' | 'sso_key';
+export type InstanceSettingKey =
+  'public_url' | 'cursor_key' | 'record_id_key' | 'second_factor_key' | 'sso_key' | 'webhook_key';
 
 export async function saveInstanceSetting(
   db: Db,

@@ -22,6 +22,8 @@ import * as m0016 from './migrations/0016-single-sign-on.js';
 import * as m0017 from './migrations/0017-log-partitions.js';
 import * as m0019 from './migrations/0019-shared-node-state.js';
 import * as m0024 from './migrations/0024-saved-searches.js';
+import * as m0031 from './migrations/0031-webhooks.js';
+import * as m0032 from './migrations/0032-device-actions.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -47,6 +49,8 @@ const migrations: Record<string, MigrationModule> = {
   '0017-log-partitions': m0017,
   '0019-shared-node-state': m0019,
   '0024-saved-searches': m0024,
+  '0031-webhooks': m0031,
+  '0032-device-actions': m0032,
 };
 
 class InCodeMigrations implements MigrationProvider {

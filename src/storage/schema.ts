@@ -42,6 +42,8 @@ import type {
   IngestKeyVersionsTable,
 } from './tables/shared-state.js';
 import type { SavedSearchesTable } from './tables/saved-searches.js';
+import type { WebhookDeliveriesTable, WebhookEventsTable, WebhookSubscriptionsTable } from './tables/webhooks.js';
+import type { DeviceActionsTable } from './tables/device-actions.js';
 
 export type {
   InstanceSettingsTable,
@@ -86,6 +88,10 @@ export type {
   IngestKeyVersionsTable,
   DataMoveProgressTable,
   SavedSearchesTable,
+  WebhookSubscriptionsTable,
+  WebhookEventsTable,
+  WebhookDeliveriesTable,
+  DeviceActionsTable,
 };
 
 export interface Tables {
@@ -131,4 +137,8 @@ export interface Tables {
   ingest_key_versions: IngestKeyVersionsTable;
   data_move_progress: DataMoveProgressTable;
   saved_searches: SavedSearchesTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  device_actions: DeviceActionsTable;
 }

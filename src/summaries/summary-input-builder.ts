@@ -151,6 +151,7 @@ export async function buildSummaryInput(
       host_description: device.description,
       user: device.last_user,
       endpoint_id: device.endpoint_id,
+      isolation: device.isolation_state,
       addresses: addresses
         .filter((address) => address.device_id === device.id)
         .map((address) => ({ ip: address.ip, scope: address.scope, country: address.country, city: address.city })),

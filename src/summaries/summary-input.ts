@@ -49,6 +49,8 @@ export interface SummaryDevice {
   host_description: string;
   user: string | null;
   endpoint_id: string | null;
+  /** Network isolation by response actions (isolated, isolation_requested, …); null: never acted on. */
+  isolation: string | null;
   addresses: { ip: string; scope: string; country: string | null; city: string | null }[];
   processes: { process_name: string | null; pid: number | null; executable_path: string | null }[];
 }

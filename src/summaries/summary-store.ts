@@ -3,6 +3,7 @@
 // and the tenant's code name, so two tenants never share an entry).
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { CaseSummariesTable, SummaryCacheTable, Tables } from '../storage/schema.js';
+import { emitEvents } from '../webhooks/webhook-events.js';
 
 export type SummaryRow = Selectable<CaseSummariesTable>;
 export type CacheRow = Selectable<SummaryCacheTable>;
@@ -45,14 +46,39 @@ export async function purgeExpired(db: Db, now: number): Promise<number> {
   return Number(result.numDeletedRows);
 }
 
-/** The case's summary is replaced by each generation; feedback stays with the summary it rated. */
+/**
+ * The case's summary is replaced by each generation; feedback stays with the summary it rated.
+ * The `summary.generated` webhook event is written in the same transaction.
+ */
 export async function saveSummary(db: Db, row: SummaryRow): Promise<void> {
   const { case_id: _caseId, ...rest } = row;
-  await db
-    .insertInto('case_summaries')
-    .values(row)
-    .onConflict((oc) => oc.column('case_id').doUpdateSet(rest))
-    .execute();
+  const save = async (trx: Db) => {
+    await trx
+      .insertInto('case_summaries')
+      .values(row)
+      .onConflict((oc) => oc.column('case_id').doUpdateSet(rest))
+      .execute();
+    await emitEvents(trx, row.tenant_id, [summaryEvent(row)], row.generated_at);
+  };
+  if (db.isTransaction) await save(db);
+  else await db.transaction().execute(save);
+}
+
+function summaryEvent(row: SummaryRow) {
+  return {
+    type: 'summary.generated' as const,
+    subject: row.id,
+    data: {
+      summary: {
+        id: row.id,
+        case_id: row.case_id,
+        provider: row.provider,
+        model: row.model,
+        generated_at: new Date(row.generated_at).toISOString(),
+        href: `/v1/cases/${row.case_id}/summary`,
+      },
+    },
+  };
 }
 
 export function findSummary(db: Db, tenantId: number, caseId: string): Promise<SummaryRow | undefined> {

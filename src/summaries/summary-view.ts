@@ -11,15 +11,28 @@ import { INACCURACY_NOTICE } from './sections.js';
 export interface SummaryBasis {
   observation_count: number;
   status: string;
-  /** Device id → what the summary was told about it (host name, description, criticality, user, endpoint). */
+  /** Device id → what the summary was told about it (host name, description, criticality, user, endpoint, isolation). */
   devices: Record<string, string>;
 }
 
 export type StaleReason = 'observations_added' | 'status_changed' | 'device_changed';
 
+// The isolation state joins the mark only once a response action set it, so summaries made
+// before response actions existed are not all marked stale.
 const deviceMark = (
-  device: Pick<DeviceRow, 'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id'>,
-) => JSON.stringify([device.host_name, device.description, device.criticality, device.last_user, device.endpoint_id]);
+  device: Pick<
+    DeviceRow,
+    'host_name' | 'description' | 'criticality' | 'last_user' | 'endpoint_id' | 'isolation_state'
+  >,
+) =>
+  JSON.stringify([
+    device.host_name,
+    device.description,
+    device.criticality,
+    device.last_user,
+    device.endpoint_id,
+    ...(device.isolation_state === null ? [] : [device.isolation_state]),
+  ]);
 
 export function basisOf(
   row: Pick<CaseRow, 'observation_count' | 'status'>,

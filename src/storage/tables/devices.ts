@@ -20,6 +20,11 @@ export interface DevicesTable {
   first_seen: number;
   last_seen: number;
   updated_at: number;
+  /**
+   * Response actions (migration 0032): isolation_requested, isolated, isolation_failed,
+   * release_requested, released, release_failed; null: never acted on.
+   */
+  isolation_state: Generated<string | null>;
 }
 
 export interface DeviceAddressesTable {

@@ -116,6 +116,7 @@ const input: fc.Arbitrary<SummaryInput> = fc.record({
       host_description: hostile,
       user: maybe,
       endpoint_id: maybe,
+      isolation: maybe,
       addresses: fc.array(fc.record({ ip: hostile, scope: hostile, country: maybe, city: maybe }), { maxLength: 2 }),
       processes: fc.constant([]),
     }),

@@ -23,6 +23,7 @@ const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'
 const UsersPage = page(() => import('../features/users/UsersPage'));
 const SecurityPage = page(() => import('../features/security/SecurityPage'));
 const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPage'));
+const WebhooksPage = page(() => import('../features/settings/WebhooksPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
 
@@ -171,6 +172,14 @@ export function App() {
               element={
                 <TenantPage permission="sso:read">
                   <SingleSignOnPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/settings/webhooks"
+              element={
+                <TenantPage permission="webhooks:read">
+                  <WebhooksPage />
                 </TenantPage>
               }
             />

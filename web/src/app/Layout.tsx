@@ -32,6 +32,7 @@ const settings: NavItem[] = [
   { to: '/settings/users', label: 'Users', permission: 'users:read' },
   { to: '/settings/security', label: 'Security' },
   { to: '/settings/sso', label: 'Single sign-on', permission: 'sso:read' },
+  { to: '/settings/webhooks', label: 'Webhooks', permission: 'webhooks:read' },
 ];
 
 const operatorItems: NavItem[] = [

@@ -12,6 +12,7 @@ import { Button, Empty, ErrorState, KeyHints, Notice, PageHeader, Panel, Time } 
 import { useHotkeys } from '../../lib/hotkeys';
 import { humanize } from '../../lib/format';
 import { SummaryPanel } from '../summaries/SummaryPanel';
+import { CaseResponseActions } from '../devices/ResponseActions';
 import { useCase } from './api';
 import { useCaseUpdate, type CaseUpdate } from './case-update';
 import { CaseFacts, DeviceList, TechniqueList } from './CaseSidebar';
@@ -234,6 +235,7 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
           <Panel title={`Devices (${detail.devices.length})`}>
             <DeviceList devices={detail.devices} />
           </Panel>
+          <CaseResponseActions caseId={detail.id} devices={detail.devices} />
           <Panel title={`ATT&CK techniques (${detail.techniques.length})`}>
             <TechniqueList techniques={detail.techniques} />
           </Panel>

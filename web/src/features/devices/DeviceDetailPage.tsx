@@ -13,6 +13,7 @@ import { formatDateTime, formatNumber, humanize } from '../../lib/format';
 import { matchesText } from '../../lib/text-filter';
 import { CaseSummaryTable } from '../cases/CaseSummaryTable';
 import { useDevice, useEditDevice } from './api';
+import { ResponseActions } from './ResponseActions';
 import { placeOf } from './addresses';
 import { criticalities, GEOIP_ATTRIBUTION, type Criticality, type DeviceDetail } from './types';
 import './devices.css';
@@ -323,7 +324,10 @@ function DeviceView({ device }: { device: DeviceDetail }) {
           <Cases device={device} />
           <Processes device={device} />
         </div>
-        <Facts device={device} />
+        <div>
+          <Facts device={device} />
+          <ResponseActions deviceId={device.id} hostName={device.host_name} />
+        </div>
       </div>
     </>
   );
