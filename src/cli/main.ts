@@ -13,6 +13,7 @@ import { registerUser } from './user-command.js';
 import { registerRules } from './rules-command.js';
 import { registerObservationRequests } from './observation-command.js';
 import { registerDemo } from './demo-command.js';
+import { registerBackup } from './backup-command.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('sightline')
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<void> {
   registerRules(program);
   registerObservationRequests(program);
   registerDemo(program);
+  registerBackup(program);
   addSettingOptions(
     program.command('migrate').description('Bring the database schema up to date'),
     storageSettings,

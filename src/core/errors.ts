@@ -74,6 +74,11 @@ export const problems = {
   summary_provider_not_configured: { status: 503, title: 'Summary provider not configured' },
   provider_error: { status: 502, title: 'Summary provider failed' },
   provider_timeout: { status: 504, title: 'Summary provider timed out' },
+  // Retention, backup and restore
+  retention_out_of_range: { status: 400, title: 'Retention outside the allowed range' },
+  backup_target_not_empty: { status: 409, title: 'Target directory is not empty' },
+  backup_invalid: { status: 422, title: 'Backup is incomplete or damaged' },
+  backup_unsupported: { status: 400, title: 'Backup not supported for this database' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

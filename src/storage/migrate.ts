@@ -43,6 +43,9 @@ const migrations: Record<string, MigrationModule> = {
   '0016-single-sign-on': m0016,
 };
 
+/** Every migration this version knows, in order (a backup made by a newer version has others). */
+export const migrationNames: readonly string[] = Object.keys(migrations);
+
 class InCodeMigrations implements MigrationProvider {
   constructor(private readonly kind: DatabaseKind) {}
 
