@@ -18,6 +18,7 @@ export const LAYERS = [
   ['observations'],
   ['cases'],
   ['summaries'],
+  ['retention'],
   ['demo'],
   ['app'],
   ['cli'],

@@ -96,7 +96,11 @@ async function seedCaseAndToken(server: TestServer, kind: string): Promise<Seede
 async function checkRestored(server: TestServer, seeded: Seeded, acknowledged: string[]): Promise<void> {
   const client = apiClient(server, bearer(seeded.token));
   const caseAnswer = await client.get<{ id: string }>(`/v1/cases/${seeded.caseId}`);
-  assert.equal(caseAnswer.status, 200, `the case is restored and the token authenticates: ${JSON.stringify(caseAnswer.body)}`);
+  assert.equal(
+    caseAnswer.status,
+    200,
+    `the case is restored and the token authenticates: ${JSON.stringify(caseAnswer.body)}`,
+  );
   const { records } = await searchAll(client, { limit: 1000 });
   const stored = new Set(records.map((item) => (item.record as { marker?: string }).marker));
   const missing = acknowledged.filter((marker) => !stored.has(marker));

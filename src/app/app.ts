@@ -29,6 +29,8 @@ import { setRecordIdKey } from '../core/record-ids.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
+import { startRetention } from './retention-wiring.js';
+import type { RetentionPurger } from '../retention/purger.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
@@ -44,6 +46,8 @@ export interface Sightline {
   firstOperator: { user: User; generatedPassword?: string } | undefined;
   /** How collector addresses are printed (base domain on the public scheme and port, once bound). */
   collectorAddress: CollectorAddressSettings;
+  /** The background telemetry purger (README: Retention); tests run a pass with `runPass`. */
+  retention: RetentionPurger;
   /** Stops taking requests, commits what was accepted, and closes the database. */
   close(): Promise<void>;
 }
@@ -186,6 +190,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
     await purgeCache();
     const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
     cachePurge.unref();
+    const retention = await startRetention(database, metrics.registry, config.retentionInterval, (error) =>
+      log.warn({ error: errorMessage(error) }, 'retention purge pass failed; the next pass retries'),
+    );
     const startedWriter = writer;
     const close = async () => {
       // Each step is timed and the whole logged, so a slow shutdown says where it waited.
@@ -204,6 +211,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await step('queue', () => queue.drain());
       await step('collector_diagnostics', () => diagnostics.stop());
       clearInterval(cachePurge);
+      await step('retention', () => retention.stop());
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());
       await step('detection', () => startedDetection?.stop());
@@ -211,7 +219,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       log.info({ steps_ms: steps }, 'closed');
       await database.close();
     };
-    return { server, database, queue, firstTenant, firstOperator, collectorAddress, close };
+    return { server, database, queue, firstTenant, firstOperator, collectorAddress, retention, close };
   } catch (error) {
     await detectionWorker?.stop();
     await writer?.close();

@@ -16,9 +16,9 @@ function requireEmbedded(databaseUrl: string): void {
       'backup and restore work on the data directory (--data) holding the embedded database; this deployment names a database file elsewhere (--database)',
     );
   throw new AppError(
-      'backup_unsupported',
-      'this deployment uses PostgreSQL: back it up with pg_dump and restore it with pg_restore, and the NATS stream with `nats stream backup` (README, "Backup and restore")',
-    );
+    'backup_unsupported',
+    'this deployment uses PostgreSQL: back it up with pg_dump and restore it with pg_restore, and the NATS stream with `nats stream backup` (README, "Backup and restore")',
+  );
 }
 
 function describe(manifest: BackupManifest): string {

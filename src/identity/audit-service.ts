@@ -39,6 +39,8 @@ export const auditActions = [
   'observation_write.requested',
   'observation_write.approved',
   'observation_write.rejected',
+  'retention.changed',
+  'retention.limits_changed',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

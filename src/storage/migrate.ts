@@ -19,6 +19,8 @@ import * as m0013 from './migrations/0013-user-lifecycle.js';
 import * as m0014 from './migrations/0014-ingest-keys.js';
 import * as m0015 from './migrations/0015-second-factor.js';
 import * as m0016 from './migrations/0016-single-sign-on.js';
+import * as m0029 from './migrations/0029-retention.js';
+import * as m0030 from './migrations/0030-telemetry-time-partitions.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -41,6 +43,8 @@ const migrations: Record<string, MigrationModule> = {
   '0014-ingest-keys': m0014,
   '0015-second-factor': m0015,
   '0016-single-sign-on': m0016,
+  '0029-retention': m0029,
+  '0030-telemetry-time-partitions': m0030,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

@@ -30,6 +30,7 @@ import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
 import type { SsoConfigsTable } from './tables/sso.js';
+import type { RetentionLeasesTable, RetentionLimitsTable, TenantRetentionTable } from './tables/retention.js';
 
 export type {
   InstanceSettingsTable,
@@ -69,6 +70,9 @@ export type {
   IngestKeysTable,
   CollectorIngestPoliciesTable,
   SsoConfigsTable,
+  TenantRetentionTable,
+  RetentionLimitsTable,
+  RetentionLeasesTable,
 };
 
 export interface Tables {
@@ -107,4 +111,7 @@ export interface Tables {
   ingest_keys: IngestKeysTable;
   collector_ingest_policies: CollectorIngestPoliciesTable;
   sso_configs: SsoConfigsTable;
+  tenant_retention: TenantRetentionTable;
+  retention_limits: RetentionLimitsTable;
+  retention_leases: RetentionLeasesTable;
 }

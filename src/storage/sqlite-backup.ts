@@ -16,7 +16,12 @@ export const MANIFEST_FILE = 'manifest.json';
 const FORMAT = 'sightline-backup';
 const VERSION = 1;
 /** The live database's companions: never copied as files (the backup API reads through them). */
-const DATABASE_COMPANIONS = new Set([DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DATABASE_FILE}-journal`]);
+const DATABASE_COMPANIONS = new Set([
+  DATABASE_FILE,
+  `${DATABASE_FILE}-wal`,
+  `${DATABASE_FILE}-shm`,
+  `${DATABASE_FILE}-journal`,
+]);
 
 export interface BackupFile {
   /** Relative to the data directory, '/'-separated. */
@@ -91,10 +96,14 @@ export function verifyBackup(from: string): BackupManifest {
   const manifest = parseManifest(manifestPath);
   for (const file of manifest.files) {
     const full = insideDir(dir, file.path);
-    if (!fs.existsSync(full)) throw new AppError('backup_invalid', `${file.path} is listed in the manifest but missing`);
+    if (!fs.existsSync(full))
+      throw new AppError('backup_invalid', `${file.path} is listed in the manifest but missing`);
     const actual = describeFile(dir, file.path);
     if (actual.bytes !== file.bytes || actual.sha256 !== file.sha256)
-      throw new AppError('backup_invalid', `${file.path} differs from the manifest (changed or damaged since the backup)`);
+      throw new AppError(
+        'backup_invalid',
+        `${file.path} differs from the manifest (changed or damaged since the backup)`,
+      );
   }
   if (!manifest.files.some((file) => file.path === DATABASE_FILE))
     throw new AppError('backup_invalid', `the manifest lists no ${DATABASE_FILE}`);
