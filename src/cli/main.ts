@@ -14,6 +14,7 @@ import { registerRules } from './rules-command.js';
 import { registerObservationRequests } from './observation-command.js';
 import { registerDemo } from './demo-command.js';
 import { registerBackup } from './backup-command.js';
+import { registerRetention } from './retention-command.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('sightline')
@@ -34,6 +35,7 @@ export async function main(argv: string[]): Promise<void> {
   registerObservationRequests(program);
   registerDemo(program);
   registerBackup(program);
+  registerRetention(program);
   addSettingOptions(
     program.command('migrate').description('Bring the database schema up to date'),
     storageSettings,

@@ -69,18 +69,42 @@ export async function listPartitions(db: Kysely<Tables>): Promise<Partition[]> {
     .sort((a, b) => a.from - b.from);
 }
 
-/** Creates the day partitions from `from` for `days` days where no partition covers them yet. */
+/**
+ * Creates the day partitions from `from` for `days` days where no partition covers them yet.
+ * Rows of such a day already in the default partition (the upkeep did not run for a week, or a
+ * clock jumped) move into the new partition in the same transaction.
+ */
 export async function createDays(db: Kysely<Tables>, from: number, days: number): Promise<string[]> {
-  const existing = (await listPartitions(db)).filter((partition) => !partition.isDefault);
+  const partitions = await listPartitions(db);
+  const existing = partitions.filter((partition) => !partition.isDefault);
+  const fallback = partitions.find((partition) => partition.isDefault);
   const made: string[] = [];
   for (let day = utcDayStart(from), i = 0; i < days; i++, day += DAY_MS) {
     const end = day + DAY_MS;
     if (existing.some((partition) => partition.from < end && partition.to > day)) continue;
-    const name = dayPartitionName(day);
-    await sql`CREATE TABLE ${sql.id(name)} PARTITION OF telemetry_records FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
-      db,
-    );
-    made.push(name);
+    const name = sql.id(dayPartitionName(day));
+    const stray = fallback
+      ? await sql`SELECT 1 FROM ${sql.id(fallback.name)} WHERE received_at >= ${day} AND received_at < ${end} LIMIT 1`.execute(
+          db,
+        )
+      : { rows: [] };
+    if (!fallback || stray.rows.length === 0) {
+      await sql`CREATE TABLE ${name} PARTITION OF telemetry_records FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
+        db,
+      );
+    } else {
+      await db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = '2s'`.execute(trx);
+        await sql`CREATE TABLE ${name} (LIKE telemetry_records INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
+        await sql`WITH moved AS (
+            DELETE FROM ${sql.id(fallback.name)} WHERE received_at >= ${day} AND received_at < ${end} RETURNING *
+          ) INSERT INTO ${name} SELECT * FROM moved`.execute(trx);
+        await sql`ALTER TABLE telemetry_records ATTACH PARTITION ${name} FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
+          trx,
+        );
+      });
+    }
+    made.push(dayPartitionName(day));
   }
   return made;
 }
