@@ -8,8 +8,6 @@ import type { Db, DatabaseKind } from '../storage/database.js';
 export interface Candidate {
   seq: number;
   received_at: number;
-  /** SQLite only: the FTS5 index needs the indexed text to remove an entry. */
-  record?: string;
 }
 
 /** Position after which the next batch starts, in the (received_at, seq) index order. */
@@ -21,7 +19,6 @@ export interface After {
 /** Up to `limit` of the tenant's records received before `cutoff`, oldest first, past `after`. */
 export async function expiredBatch(
   db: Db,
-  kind: DatabaseKind,
   tenantId: number,
   cutoff: number,
   after: After | undefined,
@@ -34,7 +31,6 @@ export async function expiredBatch(
     .where('tenant_id', '=', tenantId)
     .where('received_at', '<', cutoff)
     .where('seq', '<=', maxSeq);
-  if (kind === 'sqlite') query = query.select('record');
   if (after)
     query = query.where((eb) =>
       eb.or([
@@ -69,10 +65,9 @@ export async function deleteRecords(trx: Db, kind: DatabaseKind, tenantId: numbe
   if (kind === 'sqlite') {
     // External-content FTS5: an entry is removed by handing back the text it indexed. Only
     // records the indexer has reached are purged (see followerFloor), so each one has an entry.
-    for (const row of rows)
-      await sql`INSERT INTO telemetry_fts (telemetry_fts, rowid, record) VALUES ('delete', ${row.seq}, ${row.record ?? ''})`.execute(
-        trx,
-      );
+    await sql`INSERT INTO telemetry_fts (telemetry_fts, rowid, record)
+      SELECT 'delete', seq, record FROM telemetry_records
+      WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
   } else {
     await sql`DELETE FROM telemetry_fts WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
   }

@@ -77,14 +77,14 @@ export class RetentionPurger {
   private stopping = false;
 
   constructor(private readonly settings: PurgerSettings) {
-    this.batchSize = settings.batchSize ?? 500;
-    this.pauseFactor = settings.pauseFactor ?? 4;
+    this.batchSize = settings.batchSize ?? 1_000;
+    this.pauseFactor = settings.pauseFactor ?? 3;
     this.minPauseMs = settings.minPauseMs ?? 20;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
   }
 
-  /** Runs a pass now and then every `intervalMs`. */
+  /** Runs a pass every `intervalMs`, the first one interval after start. */
   start(intervalMs: number): void {
     const tick = () => {
       this.running = this.runPass().catch((error: unknown) => this.settings.onError?.(error));
@@ -92,7 +92,7 @@ export class RetentionPurger {
         if (!this.stopping) this.timer = setTimeout(tick, intervalMs).unref();
       });
     };
-    this.timer = setTimeout(tick, 1_000).unref();
+    this.timer = setTimeout(tick, intervalMs).unref();
   }
 
   async stop(): Promise<void> {
@@ -128,11 +128,9 @@ export class RetentionPurger {
           continue;
         }
         const cutoff = now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS;
-        const purged = (dropped.get(tenant.id) ?? 0) + (await this.purgeTenant(tenant.id, cutoff, floor));
-        if (purged > 0) {
-          await addPurged(db, tenant.id, purged, Date.now());
-          this.settings.metrics?.purged(tenant.code_name, purged);
-        }
+        const fromPartitions = dropped.get(tenant.id) ?? 0;
+        if (fromPartitions > 0) await this.count(tenant, fromPartitions);
+        const purged = fromPartitions + (await this.purgeTenant(tenant, cutoff, floor));
         report.purged[tenant.code_name] = purged;
       }
       if (!this.stopping) await this.measure(tenants.map((tenant) => ({ id: tenant.id, code: tenant.code_name })));
@@ -142,19 +140,28 @@ export class RetentionPurger {
     return report;
   }
 
-  private async purgeTenant(tenantId: number, cutoff: number, floor: number): Promise<number> {
+  /** Counted batch by batch, so the figures show a long purge's progress. */
+  private async count(tenant: { id: number; code_name: string }, purged: number): Promise<void> {
+    await addPurged(this.settings.db, tenant.id, purged, Date.now());
+    this.settings.metrics?.purged(tenant.code_name, purged);
+  }
+
+  private async purgeTenant(tenant: { id: number; code_name: string }, cutoff: number, floor: number): Promise<number> {
     const { db, kind, holder } = this.settings;
+    const tenantId = tenant.id;
     const cited = await citedByOpenCases(db, tenantId);
     let after: After | undefined;
     let purged = 0;
     while (!this.stopping) {
-      const batch = await expiredBatch(db, kind, tenantId, cutoff, after, floor, this.batchSize);
+      const batch = await expiredBatch(db, tenantId, cutoff, after, floor, this.batchSize);
       const last = batch.at(-1);
       if (!last) break;
       after = { receivedAt: last.received_at, seq: last.seq };
       const expired = batch.filter((row) => !cited.has(row.seq));
       const started = performance.now();
-      purged += await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+      const deleted = await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+      if (deleted > 0) await this.count(tenant, deleted);
+      purged += deleted;
       if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
       const took = performance.now() - started;
       // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.

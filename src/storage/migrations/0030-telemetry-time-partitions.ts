@@ -1,7 +1,7 @@
 // PostgreSQL: the record log becomes a table partitioned by receive time (one partition per UTC
 // day, src/retention/partitions.ts keeps a week ready), so retention drops whole days instead
 // of deleting rows. Nothing is copied: the existing table becomes the partition of everything
-// received before the next midnight. Its columns, defaults and indexes carry over whatever they
+// received before today (or before the end of its newest row's day). Its columns, defaults and indexes carry over whatever they
 // are (LIKE, and each index re-created on the parent, which adopts the old one); the primary
 // key becomes (seq, received_at), as a partitioned key must include the partition column, and
 // foreign keys that pointed at telemetry_records(seq) are dropped (the purger deletes derived
@@ -55,7 +55,11 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
       db,
     );
   const now = Date.now();
-  const bound = Math.floor(Math.max(now, newest.rows[0]?.at ?? 0) / DAY_MS) * DAY_MS + DAY_MS;
+  // Existing rows stay where they are, up to the end of the newest one's day (or today's, if that
+  // is later); an empty log needs no catch-all: day partitions start today.
+  const newestAt = newest.rows[0]?.at ?? null;
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const bound = newestAt === null ? today : Math.max(today, Math.floor(newestAt / DAY_MS) * DAY_MS) + DAY_MS;
   await sql`ALTER TABLE telemetry_records ATTACH PARTITION telemetry_records_legacy FOR VALUES FROM (MINVALUE) TO (${sql.lit(bound)})`.execute(
     db,
   );
@@ -68,7 +72,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     await sql.raw(definition).execute(db);
   }
   await sql`CREATE TABLE telemetry_records_default PARTITION OF telemetry_records DEFAULT`.execute(db);
-  for (let i = 0, day = bound; i < DAYS_AHEAD; i++, day += DAY_MS) {
+  for (let day = bound; day < today + (DAYS_AHEAD + 1) * DAY_MS; day += DAY_MS) {
     const name = `telemetry_records_p${new Date(day).toISOString().slice(0, 10).replaceAll('-', '')}`;
     await sql`CREATE TABLE ${sql.id(name)} PARTITION OF telemetry_records FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(day + DAY_MS)})`.execute(
       db,
