@@ -20,7 +20,9 @@ export async function startRetention(
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     metrics: retentionMetrics(registry),
     onError,
-    ...(database.kind === 'postgres' ? { partitions: partitionUpkeep(database.db) } : {}),
+    ...(database.kind === 'postgres'
+      ? { partitions: partitionUpkeep(database.db) }
+      : { sqlitePath: database.sqlitePath }),
   });
   // Partitions for the days ahead exist before the first record of those days arrives.
   if (database.kind === 'postgres')

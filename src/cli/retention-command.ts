@@ -138,9 +138,15 @@ export function registerRetention(program: Command): void {
         db: database.db,
         kind: database.kind,
         holder: `cli:${process.pid}`,
-        ...(database.kind === 'postgres' ? { partitions: partitionUpkeep(database.db) } : {}),
+        ...(database.kind === 'postgres'
+          ? { partitions: partitionUpkeep(database.db) }
+          : { sqlitePath: database.sqlitePath }),
       });
-      return purger.runPass();
+      try {
+        return await purger.runPass();
+      } finally {
+        await purger.stop();
+      }
     }),
   );
 

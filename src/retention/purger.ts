@@ -34,6 +34,7 @@ import {
 import { effectiveDays, DAY_MS } from './retention-rules.js';
 import type { RetentionMetrics } from './retention-metrics.js';
 import type { Dropped, UpkeepPass } from './partitions.js';
+import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
 
 export const PURGER_LEASE = 'purger';
 
@@ -53,6 +54,8 @@ export interface PurgerSettings {
   metrics?: RetentionMetrics;
   /** Called for a failed pass (the loop goes on). */
   onError?: (error: unknown) => void;
+  /** SQLite: the database file; deletes then run on a thread of their own (sqlite-purge-thread.ts). */
+  sqlitePath?: string;
   /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
   partitions?: (pass: UpkeepPass) => Promise<Dropped>;
 }
@@ -75,6 +78,7 @@ export class RetentionPurger {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopping = false;
+  private readonly sqlite: SqlitePurgeWorker | undefined;
 
   constructor(private readonly settings: PurgerSettings) {
     this.batchSize = settings.batchSize ?? 1_000;
@@ -82,6 +86,7 @@ export class RetentionPurger {
     this.minPauseMs = settings.minPauseMs ?? 20;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
+    this.sqlite = settings.sqlitePath ? new SqlitePurgeWorker(settings.sqlitePath) : undefined;
   }
 
   /** Runs a pass every `intervalMs`, the first one interval after start. */
@@ -99,6 +104,7 @@ export class RetentionPurger {
     this.stopping = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.sqlite?.close();
   }
 
   /** One pass over every tenant, if this node gets the lease. */
@@ -159,10 +165,15 @@ export class RetentionPurger {
       after = { receivedAt: last.received_at, seq: last.seq };
       const expired = batch.filter((row) => !cited.has(row.seq));
       const started = performance.now();
-      const deleted = await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+      const deleted = this.sqlite
+        ? await this.sqlite.delete(
+            tenantId,
+            expired.map((row) => row.seq),
+          )
+        : await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
       if (deleted > 0) await this.count(tenant, deleted);
       purged += deleted;
-      if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
+      if (kind === 'sqlite' && !this.sqlite) await reclaimPages(db, Math.max(64, expired.length));
       const took = performance.now() - started;
       // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.
       if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) break;

@@ -24,6 +24,8 @@ const SecurityPage = page(() => import('../features/security/SecurityPage'));
 const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
+const RetentionPage = page(() => import('../features/retention/RetentionPage'));
+const RetentionOverviewPage = page(() => import('../features/retention/RetentionOverviewPage'));
 
 /** Pages that act inside a tenant: an operator must have one picked; a permission may be needed. */
 function TenantPage({ children, permission }: { children: ReactNode; permission?: Permission }) {
@@ -153,6 +155,14 @@ export function App() {
               </TenantPage>
             }
           />
+          <Route
+            path="/settings/retention"
+            element={
+              <TenantPage permission="retention:read">
+                <RetentionPage />
+              </TenantPage>
+            }
+          />
           <Route path="/settings/account" element={<Navigate to="/settings/security" replace />} />
           <Route path="/settings/security" element={<SecurityPage />} />
           <Route
@@ -177,6 +187,14 @@ export function App() {
             element={
               <OperatorPage>
                 <ReviewsPage />
+              </OperatorPage>
+            }
+          />
+          <Route
+            path="/operator/retention"
+            element={
+              <OperatorPage>
+                <RetentionOverviewPage />
               </OperatorPage>
             }
           />
