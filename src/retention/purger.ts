@@ -165,16 +165,21 @@ export class RetentionPurger {
       after = { receivedAt: last.received_at, seq: last.seq };
       const expired = batch.filter((row) => !cited.has(row.seq));
       const started = performance.now();
-      const deleted = this.sqlite
-        ? await this.sqlite.delete(
-            tenantId,
-            expired.map((row) => row.seq),
-          )
-        : await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+      let deleted: number;
+      let took: number;
+      if (this.sqlite) {
+        // Paced by the time the write lock was held: waiting for it took nothing from writers.
+        ({ deleted, heldMs: took } = await this.sqlite.delete(
+          tenantId,
+          expired.map((row) => row.seq),
+        ));
+      } else {
+        deleted = await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+        if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
+        took = performance.now() - started;
+      }
       if (deleted > 0) await this.count(tenant, deleted);
       purged += deleted;
-      if (kind === 'sqlite' && !this.sqlite) await reclaimPages(db, Math.max(64, expired.length));
-      const took = performance.now() - started;
       // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.
       if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) break;
       await sleep(Math.max(this.minPauseMs, took * this.pauseFactor));

@@ -11,7 +11,9 @@ export interface PurgeRequest {
   seqs: number[];
 }
 
-export type PurgeResponse = { id: number; ok: true; deleted: number } | { id: number; ok: false; message: string };
+export type PurgeResponse =
+  | { id: number; ok: true; deleted: number; /** Time the write lock was held, not waited for. */ heldMs: number }
+  | { id: number; ok: false; message: string };
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-purge-thread must run as a worker thread');
@@ -33,7 +35,9 @@ const statements = (count: number) => {
   ];
 };
 
+let lockedAt = 0;
 const purge = connection.transaction((tenantId: number, seqs: number[]): number => {
+  lockedAt = performance.now();
   let deleted = 0;
   for (const statement of statements(seqs.length)) deleted = statement.run(tenantId, ...seqs).changes;
   return deleted;
@@ -42,8 +46,9 @@ const purge = connection.transaction((tenantId: number, seqs: number[]): number 
 port.on('message', (request: PurgeRequest) => {
   try {
     const deleted = request.seqs.length === 0 ? 0 : purge.immediate(request.tenantId, request.seqs);
+    const heldMs = request.seqs.length === 0 ? 0 : performance.now() - lockedAt;
     if (incremental) connection.pragma(`incremental_vacuum(${Math.max(64, request.seqs.length)})`);
-    port.postMessage({ id: request.id, ok: true, deleted } satisfies PurgeResponse);
+    port.postMessage({ id: request.id, ok: true, deleted, heldMs } satisfies PurgeResponse);
   } catch (error) {
     port.postMessage({ id: request.id, ok: false, message: (error as Error).message } satisfies PurgeResponse);
   }

@@ -14,7 +14,10 @@ function startThread(path: string): Worker {
 export class SqlitePurgeWorker {
   private worker: Worker | undefined;
   private next = 0;
-  private readonly waiting = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (done: { deleted: number; heldMs: number }) => void; reject: (e: Error) => void }
+  >();
 
   constructor(private readonly path: string) {}
 
@@ -23,7 +26,7 @@ export class SqlitePurgeWorker {
     worker.on('message', (response: PurgeResponse) => {
       const waiter = this.waiting.get(response.id);
       this.waiting.delete(response.id);
-      if (response.ok) waiter?.resolve(response.deleted);
+      if (response.ok) waiter?.resolve({ deleted: response.deleted, heldMs: response.heldMs });
       else waiter?.reject(new Error(`SQLite purge: ${response.message}`));
     });
     const fail = (error: Error) => {
@@ -37,8 +40,8 @@ export class SqlitePurgeWorker {
     return worker;
   }
 
-  /** Deletes the tenant's records `seqs` and what derives from them; the number deleted. */
-  delete(tenantId: number, seqs: number[]): Promise<number> {
+  /** Deletes the tenant's records `seqs` and what derives from them; how many, and how long it held the lock. */
+  delete(tenantId: number, seqs: number[]): Promise<{ deleted: number; heldMs: number }> {
     const worker = (this.worker ??= this.start());
     const id = ++this.next;
     const request: PurgeRequest = { id, tenantId, seqs };
