@@ -19,6 +19,7 @@ export const LAYERS = [
   ['observations'],
   ['cases'],
   ['summaries'],
+  ['retention'],
   ['demo'],
   ['app'],
   ['cli'],

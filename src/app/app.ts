@@ -34,6 +34,8 @@ import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
 import { webhookPolicy } from './reactions.js';
+import { startRetention } from './retention-wiring.js';
+import type { RetentionPurger } from '../retention/purger.js';
 
 const CACHE_PURGE_MS = 3_600_000;
 
@@ -59,6 +61,8 @@ export interface Sightline {
   firstOperator: { user: User; generatedPassword?: string } | undefined;
   /** How collector addresses are printed (base domain on the public scheme and port, once bound). */
   collectorAddress: CollectorAddressSettings;
+  /** The background telemetry purger (README: Retention); tests run a pass with `runPass`. */
+  retention: RetentionPurger;
   /** Stops taking requests, commits what was accepted, and closes the database. */
   close(): Promise<void>;
 }
@@ -267,6 +271,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
     await purgeCache();
     const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
     cachePurge.unref();
+    const retention = await startRetention(database, metrics.registry, config.retentionInterval, (error) =>
+      log.warn({ error: errorMessage(error) }, 'retention purge pass failed; the next pass retries'),
+    );
     const startedWriter = writer;
     const close = async () => {
       // Each step is timed and the whole logged, so a slow shutdown says where it waited.
@@ -290,6 +297,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await step('collector_diagnostics', () => diagnostics.stop());
       await step('webhooks', () => dispatcher.stop());
       clearInterval(cachePurge);
+      await step('retention', () => retention.stop());
       await step('summary_sink', () => summarySink.close());
       await step('search_index', () => indexLoop?.stop());
       await detectionStopped;
@@ -297,7 +305,17 @@ export async function createSightline(config: Config): Promise<Sightline> {
       log.info({ steps_ms: steps }, 'closed');
       await database.close();
     };
-    return { server, database, queue: recordQueue, scale, firstTenant, firstOperator, collectorAddress, close };
+    return {
+      server,
+      database,
+      queue: recordQueue,
+      scale,
+      firstTenant,
+      firstOperator,
+      collectorAddress,
+      retention,
+      close,
+    };
   } catch (error) {
     await scale?.close();
     await detectionWorker?.stop();

@@ -36,6 +36,7 @@ import type { CollectorDiagnostics } from '../collector/collector-diagnostics.js
 import type { CollectorTenants } from '../collector/tenant-routing.js';
 import type { IngestKeyGate } from '../collector/ingest-key-gate.js';
 import { ingestKeyRoutes } from '../collector/ingest-key-routes.js';
+import { retentionRoutes } from '../retention/retention-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
 import { webhookRoutes } from '../webhooks/webhook-routes.js';
@@ -157,6 +158,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     retryWindowMs: config.webhookRetryWindow,
     queued: deps.webhooksQueued,
   });
+  await app.register(retentionRoutes, { db });
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,

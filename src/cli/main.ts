@@ -14,6 +14,8 @@ import { registerRules } from './rules-command.js';
 import { registerObservationRequests } from './observation-command.js';
 import { registerDemo } from './demo-command.js';
 import { registerData } from './data-command.js';
+import { registerBackup } from './backup-command.js';
+import { registerRetention } from './retention-command.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('sightline')
@@ -34,6 +36,8 @@ export async function main(argv: string[]): Promise<void> {
   registerObservationRequests(program);
   registerDemo(program);
   registerData(program);
+  registerBackup(program);
+  registerRetention(program);
   addSettingOptions(
     program.command('migrate').description('Bring the database schema up to date'),
     storageSettings,

@@ -252,6 +252,14 @@ export const settings = {
     description:
       'Processing pipeline YAML (logsource routing, field mapping, placeholders). Empty: the bundled config/detection-pipeline.yml.',
   }),
+  retentionInterval: setting({
+    flag: 'retention-interval',
+    env: 'SIGHTLINE_RETENTION_INTERVAL',
+    default: 600_000,
+    parse: duration(10_000, 86_400_000),
+    description:
+      'How often the background purger deletes raw telemetry past each tenant\'s retention, such as 10m (see README, Retention).',
+  }),
   caseWindow: setting({
     flag: 'case-window',
     env: 'SIGHTLINE_CASE_WINDOW',

@@ -84,6 +84,11 @@ export const problems = {
   move_verification_failed: { status: 500, title: 'The moved data does not match its source' },
   // Telemetry search
   invalid_query: { status: 400, title: 'Invalid query' },
+  // Retention, backup and restore
+  retention_out_of_range: { status: 400, title: 'Retention outside the allowed range' },
+  backup_target_not_empty: { status: 409, title: 'Target directory is not empty' },
+  backup_invalid: { status: 422, title: 'Backup is incomplete or damaged' },
+  backup_unsupported: { status: 400, title: 'Backup not supported for this database' },
   // Generic
   invalid_request: { status: 400, title: 'Invalid request' },
   not_found: { status: 404, title: 'Not found' },

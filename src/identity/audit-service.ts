@@ -46,6 +46,8 @@ export const auditActions = [
   'webhook.redelivered',
   'device.action_requested',
   'device.action_completed',
+  'retention.changed',
+  'retention.limits_changed',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

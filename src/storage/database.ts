@@ -89,7 +89,10 @@ export async function openDatabase(
 
 function openSqlite(file: string): SqliteDatabase {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  const isNew = !fs.existsSync(file);
   const connection = new SQLite(file);
+  // Only a database without tables can take this: retention then frees deleted pages in steps.
+  if (isNew) connection.pragma('auto_vacuum = INCREMENTAL');
   configureSqliteConnection(connection);
   const db = new Kysely<Tables>({
     dialect: new RollbackOnceSqliteDialect({ database: withStatementCache(connection) }, connection),

@@ -24,6 +24,8 @@ import * as m0019 from './migrations/0019-shared-node-state.js';
 import * as m0024 from './migrations/0024-saved-searches.js';
 import * as m0031 from './migrations/0031-webhooks.js';
 import * as m0032 from './migrations/0032-device-actions.js';
+import * as m0029 from './migrations/0029-retention.js';
+import * as m0030 from './migrations/0030-telemetry-time-partitions.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -51,7 +53,12 @@ const migrations: Record<string, MigrationModule> = {
   '0024-saved-searches': m0024,
   '0031-webhooks': m0031,
   '0032-device-actions': m0032,
+  '0029-retention': m0029,
+  '0030-telemetry-time-partitions': m0030,
 };
+
+/** Every migration this version knows, in order (a backup made by a newer version has others). */
+export const migrationNames: readonly string[] = Object.keys(migrations);
 
 class InCodeMigrations implements MigrationProvider {
   constructor(private readonly kind: DatabaseKind) {}

@@ -44,6 +44,7 @@ import type {
 import type { SavedSearchesTable } from './tables/saved-searches.js';
 import type { WebhookDeliveriesTable, WebhookEventsTable, WebhookSubscriptionsTable } from './tables/webhooks.js';
 import type { DeviceActionsTable } from './tables/device-actions.js';
+import type { RetentionLeasesTable, RetentionLimitsTable, TenantRetentionTable } from './tables/retention.js';
 
 export type {
   InstanceSettingsTable,
@@ -92,6 +93,9 @@ export type {
   WebhookEventsTable,
   WebhookDeliveriesTable,
   DeviceActionsTable,
+  TenantRetentionTable,
+  RetentionLimitsTable,
+  RetentionLeasesTable,
 };
 
 export interface Tables {
@@ -141,4 +145,7 @@ export interface Tables {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   device_actions: DeviceActionsTable;
+  tenant_retention: TenantRetentionTable;
+  retention_limits: RetentionLimitsTable;
+  retention_leases: RetentionLeasesTable;
 }

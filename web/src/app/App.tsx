@@ -26,6 +26,8 @@ const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPag
 const WebhooksPage = page(() => import('../features/settings/WebhooksPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
+const RetentionPage = page(() => import('../features/retention/RetentionPage'));
+const RetentionOverviewPage = page(() => import('../features/retention/RetentionOverviewPage'));
 
 /** Pages that act inside a tenant: an operator must have one picked; a permission may be needed. */
 function TenantPage({ children, permission }: { children: ReactNode; permission?: Permission }) {
@@ -165,6 +167,14 @@ export function App() {
                 </TenantPage>
               }
             />
+            <Route
+              path="/settings/retention"
+              element={
+                <TenantPage permission="retention:read">
+                  <RetentionPage />
+                </TenantPage>
+              }
+            />
             <Route path="/settings/account" element={<Navigate to="/settings/security" replace />} />
             <Route path="/settings/security" element={<SecurityPage />} />
             <Route
@@ -197,6 +207,14 @@ export function App() {
               element={
                 <OperatorPage>
                   <ReviewsPage />
+                </OperatorPage>
+              }
+            />
+            <Route
+              path="/operator/retention"
+              element={
+                <OperatorPage>
+                  <RetentionOverviewPage />
                 </OperatorPage>
               }
             />

@@ -30,6 +30,7 @@ const settings: NavItem[] = [
   { to: '/settings/collector', label: 'Collector' },
   { to: '/settings/ai', label: 'AI summaries' },
   { to: '/settings/users', label: 'Users', permission: 'users:read' },
+  { to: '/settings/retention', label: 'Retention', permission: 'retention:read' },
   { to: '/settings/security', label: 'Security' },
   { to: '/settings/sso', label: 'Single sign-on', permission: 'sso:read' },
   { to: '/settings/webhooks', label: 'Webhooks', permission: 'webhooks:read' },
@@ -38,6 +39,7 @@ const settings: NavItem[] = [
 const operatorItems: NavItem[] = [
   { to: '/operator/tenants', label: 'Tenants' },
   { to: '/operator/reviews', label: 'Observation-write reviews' },
+  { to: '/operator/retention', label: 'Retention' },
 ];
 
 function NavSection({ title, items, onNavigate }: { title?: string; items: NavItem[]; onNavigate: () => void }) {

@@ -1,0 +1,32 @@
+// Starts the retention purger for a server: its metrics on the server's registry, its lease
+// holder named after this process, and on PostgreSQL the partition upkeep.
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import type { Database } from '../storage/database.js';
+import { RetentionPurger } from '../retention/purger.js';
+import { retentionMetrics } from '../retention/retention-metrics.js';
+import { partitionUpkeep } from '../retention/partitions.js';
+
+export async function startRetention(
+  database: Database,
+  registry: Registry,
+  intervalMs: number,
+  onError: (error: unknown) => void,
+): Promise<RetentionPurger> {
+  const purger = new RetentionPurger({
+    db: database.db,
+    kind: database.kind,
+    holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    metrics: retentionMetrics(registry),
+    onError,
+    ...(database.kind === 'postgres'
+      ? { partitions: partitionUpkeep(database.db) }
+      : { sqlitePath: database.sqlitePath }),
+  });
+  // Partitions for the days ahead exist before the first record of those days arrives.
+  if (database.kind === 'postgres')
+    await partitionUpkeep(database.db)({ now: Date.now(), cutoffs: new Map(), held: new Set() });
+  purger.start(intervalMs);
+  return purger;
+}

@@ -1,0 +1,186 @@
+// PostgreSQL time partitions of the record log (migration 0030): one partition per UTC day of
+// receive time, made a week ahead, plus a default partition that catches anything else. Upkeep
+// creates the days ahead and drops whole days that every tenant's retention has passed: their
+// derived rows (search entries, process/network rows) go first in batches, then the partition
+// is detached and dropped in one short transaction that gives up rather than queue behind long
+// queries (lock_timeout; the next pass retries). Rows an open case cites are moved to the
+// default partition first; a day holding rows of a tenant under legal hold is never dropped.
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import { DAY_MS } from './retention-rules.js';
+import { citedByOpenCases, followerFloor } from './purge-store.js';
+
+export const DAYS_AHEAD = 7;
+const DERIVED_BATCH = 5_000;
+
+export interface Partition {
+  name: string;
+  from: number;
+  to: number;
+  isDefault: boolean;
+}
+
+export interface UpkeepPass {
+  now: number;
+  /** Each tenant's cutoff: records received before it are expired. */
+  cutoffs: Map<number, number>;
+  /** Tenants under legal hold. */
+  held: Set<number>;
+}
+
+/** Records dropped, per tenant id. */
+export type Dropped = Map<number, number>;
+
+export function dayPartitionName(dayStart: number): string {
+  return `telemetry_records_p${new Date(dayStart).toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+export const utcDayStart = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+
+function parseBound(text: string): number {
+  const value = text.trim().replace(/^'|'$/g, '');
+  if (value === 'MINVALUE') return -Infinity;
+  if (value === 'MAXVALUE') return Infinity;
+  return Number(value);
+}
+
+export async function isPartitioned(db: Kysely<Tables>): Promise<boolean> {
+  const row = await sql<{
+    relkind: string;
+  }>`SELECT relkind FROM pg_class WHERE oid = to_regclass('telemetry_records')`.execute(db);
+  return row.rows[0]?.relkind === 'p';
+}
+
+export async function listPartitions(db: Kysely<Tables>): Promise<Partition[]> {
+  const rows = await sql<{ name: string; bound: string }>`
+    SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+    FROM pg_inherits i
+    JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = to_regclass('telemetry_records')`.execute(db);
+  return rows.rows
+    .map((row) => {
+      if (row.bound === 'DEFAULT') return { name: row.name, from: -Infinity, to: -Infinity, isDefault: true };
+      const match = /FROM \((.+)\) TO \((.+)\)/.exec(row.bound);
+      const [, from, to] = match ?? [];
+      if (from === undefined || to === undefined)
+        throw new Error(`unexpected bound of partition ${row.name}: ${row.bound}`);
+      return { name: row.name, from: parseBound(from), to: parseBound(to), isDefault: false };
+    })
+    .sort((a, b) => a.from - b.from);
+}
+
+/**
+ * Creates the day partitions from `from` for `days` days where no partition covers them yet.
+ * Rows of such a day already in the default partition (the upkeep did not run for a week, or a
+ * clock jumped) move into the new partition in the same transaction.
+ */
+export async function createDays(db: Kysely<Tables>, from: number, days: number): Promise<string[]> {
+  const partitions = await listPartitions(db);
+  const existing = partitions.filter((partition) => !partition.isDefault);
+  const fallback = partitions.find((partition) => partition.isDefault);
+  const made: string[] = [];
+  for (let day = utcDayStart(from), i = 0; i < days; i++, day += DAY_MS) {
+    const end = day + DAY_MS;
+    if (existing.some((partition) => partition.from < end && partition.to > day)) continue;
+    const name = sql.id(dayPartitionName(day));
+    const stray = fallback
+      ? await sql`SELECT 1 FROM ${sql.id(fallback.name)} WHERE received_at >= ${day} AND received_at < ${end} LIMIT 1`.execute(
+          db,
+        )
+      : { rows: [] };
+    if (!fallback || stray.rows.length === 0) {
+      await sql`CREATE TABLE ${name} PARTITION OF telemetry_records FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
+        db,
+      );
+    } else {
+      await db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = '2s'`.execute(trx);
+        await sql`CREATE TABLE ${name} (LIKE telemetry_records INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
+        await sql`WITH moved AS (
+            DELETE FROM ${sql.id(fallback.name)} WHERE received_at >= ${day} AND received_at < ${end} RETURNING *
+          ) INSERT INTO ${name} SELECT * FROM moved`.execute(trx);
+        await sql`ALTER TABLE telemetry_records ATTACH PARTITION ${name} FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
+          trx,
+        );
+      });
+    }
+    made.push(dayPartitionName(day));
+  }
+  return made;
+}
+
+/** The upkeep a purge pass runs first (PostgreSQL, partitioned log only). */
+export function partitionUpkeep(db: Kysely<Tables>): (pass: UpkeepPass) => Promise<Dropped> {
+  return async (pass) => {
+    const dropped: Dropped = new Map();
+    if (!(await isPartitioned(db))) return dropped;
+    await createDays(db, pass.now - DAY_MS, DAYS_AHEAD + 2);
+    if (pass.cutoffs.size === 0) return dropped;
+    // A day goes only when it has expired for every tenant; shorter retentions delete by rows.
+    const cutoff = Math.min(...pass.cutoffs.values());
+    const floor = await followerFloor(db);
+    for (const partition of await listPartitions(db)) {
+      if (partition.isDefault || partition.to > cutoff) continue;
+      const counted = await dropPartition(db, partition, pass, floor);
+      for (const [tenantId, count] of counted) dropped.set(tenantId, (dropped.get(tenantId) ?? 0) + count);
+    }
+    return dropped;
+  };
+}
+
+async function dropPartition(
+  db: Kysely<Tables>,
+  partition: Partition,
+  pass: UpkeepPass,
+  floor: number,
+): Promise<Dropped> {
+  const table = sql.id(partition.name);
+  const tenants = await sql<{ tenant_id: number; records: number; max_seq: number }>`
+    SELECT tenant_id, count(*) AS records, max(seq) AS max_seq FROM ${table} GROUP BY tenant_id`.execute(db);
+  const counted: Dropped = new Map();
+  for (const row of tenants.rows) {
+    // Held tenants' records stay; so does anything a follower has not processed yet.
+    if (pass.held.has(row.tenant_id) || row.max_seq > floor) return new Map();
+    counted.set(row.tenant_id, row.records);
+  }
+  const cited: number[] = [];
+  for (const tenantId of counted.keys()) cited.push(...(await citedByOpenCases(db, tenantId)));
+  for (const derived of [
+    { table: 'telemetry_fts', column: 'seq' },
+    { table: 'endpoint_process_events', column: 'record_seq' },
+    { table: 'network_process_events', column: 'record_seq' },
+    { table: 'detection_failures', column: 'record_seq' },
+  ]) {
+    for (let after = 0; ;) {
+      const batch = await sql<{ seq: number }>`
+        SELECT seq FROM ${table} WHERE seq > ${after} AND NOT (seq = ANY(${cited}::bigint[])) ORDER BY seq LIMIT ${DERIVED_BATCH}`.execute(
+        db,
+      );
+      const last = batch.rows.at(-1);
+      if (!last) break;
+      after = last.seq;
+      const seqs = batch.rows.map((row) => row.seq);
+      await sql`DELETE FROM ${sql.id(derived.table)} WHERE ${sql.id(derived.column)} = ANY(${seqs}::bigint[])`.execute(
+        db,
+      );
+    }
+  }
+  let moved = 0;
+  await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL lock_timeout = '2s'`.execute(trx);
+    await sql`ALTER TABLE telemetry_records DETACH PARTITION ${table}`.execute(trx);
+    // What an open case cites lands in the default partition (no day partition covers it now).
+    const kept =
+      await sql`INSERT INTO telemetry_records SELECT * FROM ${table} WHERE seq = ANY(${cited}::bigint[])`.execute(trx);
+    moved = Number(kept.numAffectedRows ?? 0);
+    if (moved > 0) {
+      const perTenant = await sql<{ tenant_id: number; records: number }>`
+        SELECT tenant_id, count(*) AS records FROM ${table} WHERE seq = ANY(${cited}::bigint[]) GROUP BY tenant_id`.execute(
+        trx,
+      );
+      for (const row of perTenant.rows) counted.set(row.tenant_id, (counted.get(row.tenant_id) ?? 0) - row.records);
+    }
+    await sql`DROP TABLE ${table}`.execute(trx);
+  });
+  return counted;
+}

@@ -1,0 +1,156 @@
+// The purger's SQL on the telemetry tables: which expired records of a tenant come next, which
+// of them an open case cites, and deleting a batch together with everything derived from it
+// (the search index entry, the normalised process/network rows, detection failures). Also the
+// chunked usage sweep. Every query names the tenant, except the sweep, which groups by it.
+import { sql } from 'kysely';
+import type { Db, DatabaseKind } from '../storage/database.js';
+
+export interface Candidate {
+  seq: number;
+  received_at: number;
+}
+
+/** Position after which the next batch starts, in the (received_at, seq) index order. */
+export interface After {
+  receivedAt: number;
+  seq: number;
+}
+
+/** Up to `limit` of the tenant's records received before `cutoff`, oldest first, past `after`. */
+export async function expiredBatch(
+  db: Db,
+  tenantId: number,
+  cutoff: number,
+  after: After | undefined,
+  maxSeq: number,
+  limit: number,
+): Promise<Candidate[]> {
+  let query = db
+    .selectFrom('telemetry_records')
+    .select(['seq', 'received_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('received_at', '<', cutoff)
+    .where('seq', '<=', maxSeq);
+  if (after)
+    query = query.where((eb) =>
+      eb.or([
+        eb('received_at', '>', after.receivedAt),
+        eb.and([eb('received_at', '=', after.receivedAt), eb('seq', '>', after.seq)]),
+      ]),
+    );
+  return query.orderBy('received_at').orderBy('seq').limit(limit).execute();
+}
+
+/** Sequences of the tenant's records that observations in its open cases cite. */
+export async function citedByOpenCases(db: Db, tenantId: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('observations as o')
+    .innerJoin('case_observations as co', (join) =>
+      join.onRef('co.observation_id', '=', 'o.id').on('co.tenant_id', '=', tenantId),
+    )
+    .innerJoin('cases as c', (join) => join.onRef('c.id', '=', 'co.case_id').on('c.tenant_id', '=', tenantId))
+    .select('o.record_seqs')
+    .where('o.tenant_id', '=', tenantId)
+    .where('c.status', '!=', 'closed')
+    .execute();
+  const cited = new Set<number>();
+  for (const row of rows) for (const seq of JSON.parse(row.record_seqs) as number[]) cited.add(seq);
+  return cited;
+}
+
+/** Deletes the tenant's records and what was derived from them; one transaction. */
+export async function deleteRecords(trx: Db, kind: DatabaseKind, tenantId: number, rows: Candidate[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const seqs = rows.map((row) => row.seq);
+  if (kind === 'sqlite') {
+    // External-content FTS5: an entry is removed by handing back the text it indexed. Only
+    // records the indexer has reached are purged (see followerFloor), so each one has an entry.
+    await sql`INSERT INTO telemetry_fts (telemetry_fts, rowid, record)
+      SELECT 'delete', seq, record FROM telemetry_records
+      WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
+  } else {
+    await sql`DELETE FROM telemetry_fts WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
+  }
+  await trx
+    .deleteFrom('endpoint_process_events')
+    .where('tenant_id', '=', tenantId)
+    .where('record_seq', 'in', seqs)
+    .execute();
+  await trx
+    .deleteFrom('network_process_events')
+    .where('tenant_id', '=', tenantId)
+    .where('record_seq', 'in', seqs)
+    .execute();
+  await trx
+    .deleteFrom('detection_failures')
+    .where('tenant_id', '=', tenantId)
+    .where('record_seq', 'in', seqs)
+    .execute();
+  const deleted = await trx
+    .deleteFrom('telemetry_records')
+    .where('tenant_id', '=', tenantId)
+    .where('seq', 'in', seqs)
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}
+
+/** The lowest position every follower of the log (search index, detection) has passed. */
+export async function followerFloor(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('log_cursors')
+    .select((eb) => eb.fn.min<number | null>('seq').as('seq'))
+    .executeTakeFirst();
+  return row?.seq ?? 0;
+}
+
+export async function logEnd(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('telemetry_records')
+    .select((eb) => eb.fn.max<number | null>('seq').as('seq'))
+    .executeTakeFirst();
+  return row?.seq ?? 0;
+}
+
+export async function oldestReceivedAt(db: Db, tenantId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('telemetry_records')
+    .select('received_at')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('received_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.received_at ?? null;
+}
+
+export interface UsageRow {
+  tenant_id: number;
+  records: number;
+  bytes: number;
+}
+
+/** Records and their bytes (record and metadata text) per tenant among sequences (from, to]. */
+export async function usageChunk(db: Db, from: number, to: number): Promise<UsageRow[]> {
+  const rows = await db
+    .selectFrom('telemetry_records')
+    .select([
+      'tenant_id',
+      (eb) => eb.fn.countAll().as('records'),
+      // sum() is numeric on PostgreSQL: a string there.
+      sql<number | string>`sum(length(record) + coalesce(length(meta), 0))`.as('bytes'),
+    ])
+    .where('seq', '>', from)
+    .where('seq', '<=', to)
+    .groupBy('tenant_id')
+    .execute();
+  return rows.map((row) => ({
+    tenant_id: row.tenant_id,
+    records: Number(row.records as number | string),
+    bytes: Number(row.bytes),
+  }));
+}
+
+/** SQLite: gives up to `pages` free pages back to the file system (incremental auto_vacuum). */
+export async function reclaimPages(db: Db, pages: number): Promise<void> {
+  const mode = await sql<{ auto_vacuum: number }>`PRAGMA auto_vacuum`.execute(db);
+  if (mode.rows[0]?.auto_vacuum === 2) await sql`PRAGMA incremental_vacuum(${sql.raw(String(pages))})`.execute(db);
+}

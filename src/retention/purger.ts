@@ -1,0 +1,224 @@
+// The background purger. Each pass takes the `purger` lease (one node purges at a time, however
+// many run), then for each tenant not under legal hold deletes raw records older than its
+// retention in small batches, oldest first, skipping records an open case cites and records the
+// log's followers have not processed yet. After each batch it pauses for several times the
+// batch's own duration, so writers and searchers keep nearly all of the database's time. On
+// PostgreSQL whole expired time partitions are dropped first (partitions.ts). Finally it sweeps
+// the log in chunks to measure each tenant's records, bytes and oldest record.
+import type { Kysely } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Tables } from '../storage/schema.js';
+import type { DatabaseKind } from '../storage/database.js';
+import { writeTransaction } from '../storage/write-transaction.js';
+import { errorMessage } from '../core/errors.js';
+import {
+  addPurged,
+  listTenantsWithRetention,
+  readLimits,
+  releaseLease,
+  saveUsage,
+  takeLease,
+} from './retention-store.js';
+import {
+  citedByOpenCases,
+  deleteRecords,
+  expiredBatch,
+  followerFloor,
+  logEnd,
+  oldestReceivedAt,
+  reclaimPages,
+  usageChunk,
+  type After,
+  type UsageRow,
+} from './purge-store.js';
+import { effectiveDays, DAY_MS } from './retention-rules.js';
+import type { RetentionMetrics } from './retention-metrics.js';
+import type { Dropped, UpkeepPass } from './partitions.js';
+import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
+
+export const PURGER_LEASE = 'purger';
+
+export interface PurgerSettings {
+  db: Kysely<Tables>;
+  kind: DatabaseKind;
+  /** This node's name in the lease. */
+  holder: string;
+  /** Records per delete transaction. */
+  batchSize?: number;
+  /** Pause after a batch, as a multiple of the batch's duration (at least minPauseMs). */
+  pauseFactor?: number;
+  minPauseMs?: number;
+  /** Sequences per usage-sweep query. */
+  sweepChunk?: number;
+  leaseMs?: number;
+  metrics?: RetentionMetrics;
+  /** Called for a failed pass (the loop goes on). */
+  onError?: (error: unknown) => void;
+  /** SQLite: the database file; deletes then run on a thread of their own (sqlite-purge-thread.ts). */
+  sqlitePath?: string;
+  /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
+  partitions?: (pass: UpkeepPass) => Promise<Dropped>;
+}
+
+export interface PassReport {
+  /** False when another node holds the lease. */
+  ran: boolean;
+  purged: Record<string, number>;
+  held: string[];
+  /** Records dropped with whole partitions (PostgreSQL). */
+  partitionRecords: number;
+}
+
+export class RetentionPurger {
+  private readonly batchSize: number;
+  private readonly pauseFactor: number;
+  private readonly minPauseMs: number;
+  private readonly sweepChunk: number;
+  private readonly leaseMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopping = false;
+  private readonly sqlite: SqlitePurgeWorker | undefined;
+
+  constructor(private readonly settings: PurgerSettings) {
+    this.batchSize = settings.batchSize ?? 1_000;
+    this.pauseFactor = settings.pauseFactor ?? 3;
+    this.minPauseMs = settings.minPauseMs ?? 20;
+    this.sweepChunk = settings.sweepChunk ?? 20_000;
+    this.leaseMs = settings.leaseMs ?? 60_000;
+    this.sqlite = settings.sqlitePath ? new SqlitePurgeWorker(settings.sqlitePath) : undefined;
+  }
+
+  /** Runs a pass every `intervalMs`, the first one interval after start. */
+  start(intervalMs: number): void {
+    const tick = () => {
+      this.running = this.runPass().catch((error: unknown) => this.settings.onError?.(error));
+      void this.running.finally(() => {
+        if (!this.stopping) this.timer = setTimeout(tick, intervalMs).unref();
+      });
+    };
+    this.timer = setTimeout(tick, intervalMs).unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.sqlite?.close();
+  }
+
+  /** One pass over every tenant, if this node gets the lease. */
+  async runPass(now = Date.now()): Promise<PassReport> {
+    const { db, holder } = this.settings;
+    const report: PassReport = { ran: false, purged: {}, held: [], partitionRecords: 0 };
+    if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) return report;
+    report.ran = true;
+    try {
+      const limits = await readLimits(db);
+      const tenants = await listTenantsWithRetention(db);
+      const cutoffs = new Map<number, number>();
+      const held = new Set<number>();
+      for (const tenant of tenants) {
+        if (tenant.legal_hold === 1) held.add(tenant.id);
+        cutoffs.set(tenant.id, now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS);
+      }
+      const dropped: Dropped = this.settings.partitions
+        ? await this.settings.partitions({ now, cutoffs, held })
+        : new Map<number, number>();
+      for (const count of dropped.values()) report.partitionRecords += count;
+      const floor = Math.min(await followerFloor(db), await logEnd(db));
+      for (const tenant of tenants) {
+        if (this.stopping) break;
+        if (held.has(tenant.id)) {
+          report.held.push(tenant.code_name);
+          continue;
+        }
+        const cutoff = now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS;
+        const fromPartitions = dropped.get(tenant.id) ?? 0;
+        if (fromPartitions > 0) await this.count(tenant, fromPartitions);
+        const purged = fromPartitions + (await this.purgeTenant(tenant, cutoff, floor));
+        report.purged[tenant.code_name] = purged;
+      }
+      if (!this.stopping) await this.measure(tenants.map((tenant) => ({ id: tenant.id, code: tenant.code_name })));
+    } finally {
+      await releaseLease(db, PURGER_LEASE, holder).catch((error: unknown) => this.settings.onError?.(error));
+    }
+    return report;
+  }
+
+  /** Counted batch by batch, so the figures show a long purge's progress. */
+  private async count(tenant: { id: number; code_name: string }, purged: number): Promise<void> {
+    await addPurged(this.settings.db, tenant.id, purged, Date.now());
+    this.settings.metrics?.purged(tenant.code_name, purged);
+  }
+
+  private async purgeTenant(tenant: { id: number; code_name: string }, cutoff: number, floor: number): Promise<number> {
+    const { db, kind, holder } = this.settings;
+    const tenantId = tenant.id;
+    const cited = await citedByOpenCases(db, tenantId);
+    let after: After | undefined;
+    let purged = 0;
+    while (!this.stopping) {
+      const batch = await expiredBatch(db, tenantId, cutoff, after, floor, this.batchSize);
+      const last = batch.at(-1);
+      if (!last) break;
+      after = { receivedAt: last.received_at, seq: last.seq };
+      const expired = batch.filter((row) => !cited.has(row.seq));
+      const started = performance.now();
+      let deleted: number;
+      let took: number;
+      if (this.sqlite) {
+        // Paced by the time the write lock was held: waiting for it took nothing from writers.
+        ({ deleted, heldMs: took } = await this.sqlite.delete(
+          tenantId,
+          expired.map((row) => row.seq),
+        ));
+      } else {
+        deleted = await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+        if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
+        took = performance.now() - started;
+      }
+      if (deleted > 0) await this.count(tenant, deleted);
+      purged += deleted;
+      // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.
+      if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) break;
+      await sleep(Math.max(this.minPauseMs, took * this.pauseFactor));
+    }
+    return purged;
+  }
+
+  /** Sweeps the log in chunks: each tenant's records and bytes; then its oldest record. */
+  private async measure(tenants: { id: number; code: string }[]): Promise<void> {
+    const { db } = this.settings;
+    const end = await logEnd(db);
+    const totals = new Map<number, UsageRow>();
+    for (let from = 0; from < end && !this.stopping; from += this.sweepChunk) {
+      const started = performance.now();
+      for (const row of await usageChunk(db, from, from + this.sweepChunk)) {
+        const total = totals.get(row.tenant_id) ?? { tenant_id: row.tenant_id, records: 0, bytes: 0 };
+        total.records += row.records;
+        total.bytes += row.bytes;
+        totals.set(row.tenant_id, total);
+      }
+      await sleep(Math.max(this.minPauseMs, (performance.now() - started) * this.pauseFactor));
+    }
+    if (this.stopping) return;
+    const now = Date.now();
+    for (const tenant of tenants) {
+      const oldest = await oldestReceivedAt(db, tenant.id);
+      const total = totals.get(tenant.id);
+      await saveUsage(
+        db,
+        tenant.id,
+        { records: total?.records ?? 0, bytes: total?.bytes ?? 0, oldestReceivedAt: oldest },
+        now,
+      );
+      this.settings.metrics?.oldest(tenant.code, oldest);
+    }
+  }
+}
+
+/** For logs: what a failed pass says. */
+export function describePassError(error: unknown): string {
+  return `retention purge pass failed: ${errorMessage(error)}`;
+}

@@ -1,0 +1,59 @@
+// Starts the SQLite purge thread and hands it batches (see sqlite-purge-thread.ts).
+import { Worker } from 'node:worker_threads';
+import type { PurgeRequest, PurgeResponse } from './sqlite-purge-thread.js';
+
+/** From the built `.js`, or under tsx (tests, benchmarks) by registering tsx in the thread first. */
+function startThread(path: string): Worker {
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./sqlite-purge-thread.js', import.meta.url), { workerData: { path } });
+  const source = new URL('./sqlite-purge-thread.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { path } });
+}
+
+export class SqlitePurgeWorker {
+  private worker: Worker | undefined;
+  private next = 0;
+  private readonly waiting = new Map<
+    number,
+    { resolve: (done: { deleted: number; heldMs: number }) => void; reject: (e: Error) => void }
+  >();
+
+  constructor(private readonly path: string) {}
+
+  private start(): Worker {
+    const worker = startThread(this.path);
+    worker.on('message', (response: PurgeResponse) => {
+      const waiter = this.waiting.get(response.id);
+      this.waiting.delete(response.id);
+      if (response.ok) waiter?.resolve({ deleted: response.deleted, heldMs: response.heldMs });
+      else waiter?.reject(new Error(`SQLite purge: ${response.message}`));
+    });
+    const fail = (error: Error) => {
+      for (const waiter of this.waiting.values()) waiter.reject(error);
+      this.waiting.clear();
+      this.worker = undefined;
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the SQLite purge thread exited with code ${code}`)));
+    worker.unref();
+    return worker;
+  }
+
+  /** Deletes the tenant's records `seqs` and what derives from them; how many, and how long it held the lock. */
+  delete(tenantId: number, seqs: number[]): Promise<{ deleted: number; heldMs: number }> {
+    const worker = (this.worker ??= this.start());
+    const id = ++this.next;
+    const request: PurgeRequest = { id, tenantId, seqs };
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+}
