@@ -297,7 +297,7 @@ export async function pageHistory(
   db: Kysely<Tables>,
   tenantId: number,
   caseRef: string,
-  page: { limit: number; after?: number },
+  page: { limit: number; after?: number; order?: 'asc' | 'desc' },
 ) {
   const row = await requireCase(db, tenantId, caseRef);
   const rows = await listHistory(db, tenantId, row.id, { ...page, limit: page.limit + 1 });
@@ -307,8 +307,21 @@ export async function pageHistory(
       at: new Date(entry.at).toISOString(),
       actor: { type: entry.actor_type, id: entry.actor_id, label: entry.actor_label },
       action: entry.action,
-      changes: JSON.parse(entry.changes) as Record<string, unknown>,
+      changes: timesAsIso(JSON.parse(entry.changes) as Record<string, unknown>),
     })),
     next: rows.length > page.limit ? (shown.at(-1)?.seq ?? null) : null,
   };
+}
+
+/** Times in a change (`closed_at`: {from, to}) are stored as epoch milliseconds and shown as ISO 8601. */
+function timesAsIso(changes: Record<string, unknown>): Record<string, unknown> {
+  const asIso = (value: unknown) => (typeof value === 'number' ? new Date(value).toISOString() : value);
+  return Object.fromEntries(
+    Object.entries(changes).map(([field, value]) => {
+      if (!field.endsWith('_at')) return [field, value];
+      if (typeof value === 'object' && value !== null && 'from' in value && 'to' in value)
+        return [field, { from: asIso(value.from), to: asIso(value.to) }];
+      return [field, asIso(value)];
+    }),
+  );
 }

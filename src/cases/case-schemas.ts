@@ -394,3 +394,15 @@ export const CommentParams = Type.Object({
   comment_id: Type.String({ maxLength: 64 }),
 });
 export const ListPageQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const HistoryQuery = Type.Object(
+  {
+    ...PageQuery,
+    order: Type.Optional(
+      Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+        default: 'asc',
+        description: '`asc`: oldest first (default); `desc`: newest first',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
