@@ -140,6 +140,8 @@ export async function mergeCases(
         resolution: 'duplicate',
         closed_at: source.closed_at ?? now,
         merged_into: target.id,
+        // Read alone, the old description would still claim the observations that moved.
+        description: mergedDescription(target.number, now, source.description),
         // Its contents now belong to the target; the history keeps what they were.
         observation_count: 0,
         rules: '[]',
@@ -324,4 +326,10 @@ function timesAsIso(changes: Record<string, unknown>): Record<string, unknown> {
       return [field, asIso(value)];
     }),
   );
+}
+
+/** The description of a case merged away: where its contents went, then what it said before. */
+function mergedDescription(targetNumber: number, at: number, before: string): string {
+  const when = `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `Merged into case #${targetNumber} on ${when}: its observations, devices, techniques and tags are on that case now.\n\nBefore the merge:\n\n${before}`;
 }

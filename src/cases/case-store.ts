@@ -208,6 +208,18 @@ export async function caseObservationIds(db: Db, tenantId: number, caseId: strin
   return rows.map((row) => row.observation_id);
 }
 
+/** The cases merged into this one, by number. */
+export function casesMergedInto(db: Db, tenantId: number, caseId: string): Promise<{ id: string; number: number }[]> {
+  return db
+    .selectFrom('cases')
+    .select(['id', 'number'])
+    .where('tenant_id', '=', tenantId)
+    .where('merged_into', '=', caseId)
+    .orderBy('number')
+    .limit(100)
+    .execute();
+}
+
 /** What reading a case's evidence needs of its observations: the most recent `limit`, by last time. */
 export function caseObservationEvidence(db: Db, tenantId: number, caseId: string, limit: number) {
   return db
