@@ -27,11 +27,13 @@ export const ConnectionSchema = Type.Object({
 
 export const ProcessNodeSchema = Type.Object({
   id: Type.String({
-    description: 'Evidence id (`proc_…`); an inferred parent has `parent_of_proc_…`',
+    description:
+      'Evidence id (`proc_…`); an inferred process has `parent_of_proc_…` (from a child) or `process_of_net_…` (from a connection)',
   }),
   parent_id: NullableString('The parent node in this list; null for a root'),
   inferred: Type.Boolean({
-    description: 'True for a parent known only from its children (no process-creation record of its own)',
+    description:
+      'True for a process known only from its children or its connections (no process-creation record of its own)',
   }),
   time: Type.Union([Timestamp('When the process started'), Type.Null()]),
   pid: NullableInteger('Process id'),

@@ -193,7 +193,29 @@ export function processTree(
   }
   for (const row of networkRows) {
     const owner = row.pid === null ? undefined : runningAt(processRows, row.pid, row.event_time);
-    const node = owner ? nodes.get(processEvidenceId(owner)) : undefined;
+    let node = owner ? nodes.get(processEvidenceId(owner)) : undefined;
+    if (!node && (row.pid !== null || row.process_name !== null)) {
+      // A connection whose process started before the window (or unlogged): inferred from the connection.
+      const key = `net:${row.pid ?? '?'}:${(row.process_name ?? '').toLowerCase()}`;
+      node = inferred.get(key);
+      if (!node) {
+        node = {
+          id: `process_of_${networkEvidenceId(row)}`,
+          parent_id: null,
+          inferred: true,
+          time: null,
+          pid: row.pid,
+          name: row.process_name,
+          executable_path: row.executable_path,
+          command_line: null,
+          user: row.user_name,
+          observation_ids: [],
+          connections: [],
+        };
+        inferred.set(key, node);
+        nodes.set(node.id, node);
+      }
+    }
     if (node && node.connections.length < INVESTIGATION_LIMITS.connectionsPerProcess)
       node.connections.push(connectionView(row, observed.network));
   }
