@@ -323,6 +323,13 @@ for (const target of databaseTargets) {
       assert.equal(item.closed_at, null);
       const reopened = (await history(acme, item.id)).at(-1)!;
       assert.deepEqual(reopened.changes.resolution, { from: 'true_positive', to: null }, 'the history keeps it');
+      const closedAt = reopened.changes.closed_at as { from: unknown; to: unknown };
+      assert.match(
+        String(closedAt.from),
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
+        'times in changes are ISO 8601',
+      );
+      assert.equal(closedAt.to, null);
       await step({ status: 'on_hold' });
       await step({ status: 'closed', resolution: 'false_positive' });
       assert.equal(item.resolution, 'false_positive');
@@ -445,6 +452,22 @@ for (const target of databaseTargets) {
       const sourceEntry = (await history(acme, source.id)).at(-1)!;
       assert.equal(sourceEntry.action, 'merged_into');
       assert.deepEqual(sourceEntry.changes.target, { id: target.id, number: target.number });
+      // Both sides read consistently: the merged case says where its contents went, by number.
+      assert.deepEqual(closed.merge, { into: { id: target.id, number: target.number }, from: [] });
+      assert.match(
+        closed.description,
+        new RegExp(`^Merged into case #${target.number} on \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC: its observations`),
+      );
+      assert.deepEqual((await detail(acme, target.id)).merge, {
+        into: null,
+        from: [{ id: source.id, number: source.number }],
+      });
+      // Newest first on request, times in the changes as ISO 8601 (never epoch milliseconds).
+      const newest = await acme.get<{ history: { action: string; changes: Record<string, unknown> }[] }>(
+        `/v1/cases/${source.id}/history?order=desc&limit=1`,
+      );
+      assert.equal(newest.status, 200, JSON.stringify(newest.body));
+      assert.equal(newest.body.history[0]!.action, 'merged_into');
       problem(await acme.post('/v1/cases/merge', { target: target.id, sources: [source.id] }), 400, 'invalid_merge');
       problem(await acme.post('/v1/cases/merge', { target: source.id, sources: [target.id] }), 400, 'invalid_merge');
       // A merged case stays closed: its contents live in the target.

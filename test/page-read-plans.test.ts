@@ -19,7 +19,7 @@ import { findAddresses, findDevicesByIds } from '../src/devices/device-store.js'
 import { findSummaries } from '../src/summaries/summary-store.js';
 import { lockCases } from '../src/cases/case-store.js';
 import { findObservationCases, listObservations } from '../src/observations/observation-store.js';
-import { recordEvents } from '../src/summaries/summary-input-builder.js';
+import { recordEvents } from '../src/telemetry/process-event-reads.js';
 import { closeOpened } from './helpers/suite.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 

@@ -385,10 +385,13 @@ for (const target of databaseTargets) {
         ),
         JSON.stringify(device!.processes),
       );
-      const evidence = data.observations[0]!.evidence.process_events;
+      // Written through the API without records, the observation has no evidence of its own; the
+      // device's process near it is context on the device, not evidence of the observation.
+      assert.deepEqual(data.observations[0]!.evidence, { process_events: [], network_events: [] });
+      const activity = device!.activity.process_events;
       assert.ok(
-        evidence.some((event) => event.command_line === 'rsync -a /srv/data backup.example:/data'),
-        JSON.stringify(evidence),
+        activity.some((event) => event.command_line === 'rsync -a /srv/data backup.example:/data'),
+        JSON.stringify(activity),
       );
     });
 
@@ -484,7 +487,7 @@ for (const target of databaseTargets) {
       assert.ok(prompt.json.includes('\\u003c/case_data>'));
       assert.equal(prompt.data.observations[0]!.rule_title, INJECTION);
       assert.ok(
-        prompt.data.observations[0]!.evidence.process_events.some((event) => event.command_line === commandLine),
+        prompt.data.devices[0]!.activity.process_events.some((event) => event.command_line === commandLine),
         'the escaped text is the record, unchanged',
       );
     });

@@ -140,6 +140,8 @@ export async function mergeCases(
         resolution: 'duplicate',
         closed_at: source.closed_at ?? now,
         merged_into: target.id,
+        // Read alone, the old description would still claim the observations that moved.
+        description: mergedDescription(target.number, now, source.description),
         // Its contents now belong to the target; the history keeps what they were.
         observation_count: 0,
         rules: '[]',
@@ -297,7 +299,7 @@ export async function pageHistory(
   db: Kysely<Tables>,
   tenantId: number,
   caseRef: string,
-  page: { limit: number; after?: number },
+  page: { limit: number; after?: number; order?: 'asc' | 'desc' },
 ) {
   const row = await requireCase(db, tenantId, caseRef);
   const rows = await listHistory(db, tenantId, row.id, { ...page, limit: page.limit + 1 });
@@ -307,8 +309,27 @@ export async function pageHistory(
       at: new Date(entry.at).toISOString(),
       actor: { type: entry.actor_type, id: entry.actor_id, label: entry.actor_label },
       action: entry.action,
-      changes: JSON.parse(entry.changes) as Record<string, unknown>,
+      changes: timesAsIso(JSON.parse(entry.changes) as Record<string, unknown>),
     })),
     next: rows.length > page.limit ? (shown.at(-1)?.seq ?? null) : null,
   };
+}
+
+/** Times in a change (`closed_at`: {from, to}) are stored as epoch milliseconds and shown as ISO 8601. */
+function timesAsIso(changes: Record<string, unknown>): Record<string, unknown> {
+  const asIso = (value: unknown) => (typeof value === 'number' ? new Date(value).toISOString() : value);
+  return Object.fromEntries(
+    Object.entries(changes).map(([field, value]) => {
+      if (!field.endsWith('_at')) return [field, value];
+      if (typeof value === 'object' && value !== null && 'from' in value && 'to' in value)
+        return [field, { from: asIso(value.from), to: asIso(value.to) }];
+      return [field, asIso(value)];
+    }),
+  );
+}
+
+/** The description of a case merged away: where its contents went, then what it said before. */
+function mergedDescription(targetNumber: number, at: number, before: string): string {
+  const when = `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `Merged into case #${targetNumber} on ${when}: its observations, devices, techniques and tags are on that case now.\n\nBefore the merge:\n\n${before}`;
 }

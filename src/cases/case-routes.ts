@@ -22,6 +22,7 @@ import {
   CommentParams,
   CommentSchema,
   DEFAULT_TRACK_TOTAL,
+  HistoryQuery,
   HistorySchema,
   ListPageQuery,
   MergeBody,
@@ -43,6 +44,7 @@ import {
 } from './case-actions.js';
 import { totalTracking } from './case-search.js';
 import { workflowDescription } from './case-workflow.js';
+import { investigationRoutes } from './case-investigation-routes.js';
 
 const conflict = problemResponse('The case changed since you read it (stale version)', 'version_conflict');
 const transition = problemResponse(
@@ -155,6 +157,8 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
     },
     async (request) => getCaseDetail(caseRequest(request), request.params.case_id),
   );
+
+  investigationRoutes(app, deps);
 
   routes.patch(
     '/cases/:case_id',
@@ -337,9 +341,9 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
         tags: ['Cases'],
         summary: 'Case history',
         description:
-          'Every change to the case, oldest first: who (user, token or the grouping system), when, and what changed.',
+          'Every change to the case, oldest first (`order=desc`: newest first; keep the order while paging): who (user, token or the grouping system), when, and what changed. Times in the changes (`closed_at`) are ISO 8601.',
         params: CaseParams,
-        querystring: ListPageQuery,
+        querystring: HistoryQuery,
         response: { 200: Type.Object({ history: Type.Array(HistorySchema), next_cursor: NextCursor }) },
       },
     },
@@ -349,6 +353,7 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
         : undefined;
       const page = await pageHistory(deps.db, tenantOf(request).id, request.params.case_id, {
         limit: request.query.limit ?? 50,
+        order: request.query.order ?? 'asc',
         ...(after !== undefined ? { after } : {}),
       });
       return { history: page.history, next_cursor: page.next === null ? null : encodeCursor({ s: page.next }) };

@@ -135,6 +135,8 @@ export const CommentSchema = Type.Object(
   },
 );
 
+const MergeRef = Type.Object({ id: Type.String(), number: Type.Integer() });
+
 export const CaseDetailSchema = Type.Object(
   {
     ...CaseSchema.properties,
@@ -147,8 +149,15 @@ export const CaseDetailSchema = Type.Object(
     comments: Type.Array(CommentSchema, {
       description: 'The first 100 comments, oldest first (all of them: GET …/comments)',
     }),
+    merge: Type.Object(
+      {
+        into: Type.Union([MergeRef, Type.Null()], { description: 'The case this one was merged into' }),
+        from: Type.Array(MergeRef, { description: 'The cases merged into this one (up to 100), by number' }),
+      },
+      { description: 'Both sides of merges, by case number' },
+    ),
   },
-  { examples: [{ ...caseExample, observations: [], comments: [] }] },
+  { examples: [{ ...caseExample, observations: [], comments: [], merge: { into: null, from: [] } }] },
 );
 
 /** `track_total` when the request leaves it out, as Elasticsearch's track_total_hits. */
@@ -394,3 +403,15 @@ export const CommentParams = Type.Object({
   comment_id: Type.String({ maxLength: 64 }),
 });
 export const ListPageQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const HistoryQuery = Type.Object(
+  {
+    ...PageQuery,
+    order: Type.Optional(
+      Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+        default: 'asc',
+        description: '`asc`: oldest first (default); `desc`: newest first',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -5,7 +5,15 @@ import { AppError } from '../core/errors.js';
 import { presentDevices } from '../devices/device-service.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import { presentObservation } from '../observations/observation-service.js';
-import { caseDeviceIds, findCase, listComments, type CaseRow, type CommentRow, type Db } from './case-store.js';
+import {
+  caseDeviceIds,
+  casesMergedInto,
+  findCase,
+  listComments,
+  type CaseRow,
+  type CommentRow,
+  type Db,
+} from './case-store.js';
 import type { CaseStatus, Resolution } from './case-workflow.js';
 import { newId } from '../core/ids.js';
 import type { CaseReader } from './case-context.js';
@@ -200,8 +208,13 @@ export async function getCaseDetail(reader: CaseReader, idOrNumber: string) {
     .limit(MAX_DETAIL_OBSERVATIONS)
     .execute();
   const comments = await listComments(db, tenantId, row.id, { limit: 100 });
+  const into = row.merged_into === null ? undefined : await findCase(db, tenantId, row.merged_into);
   return {
     ...view,
+    merge: {
+      into: into ? { id: into.id, number: into.number } : null,
+      from: await casesMergedInto(db, tenantId, row.id),
+    },
     devices,
     observations: observations.map((observation) => presentObservation(observation, catalogue)),
     comments: comments.map(presentComment),

@@ -209,6 +209,44 @@ export async function caseObservationIds(db: Db, tenantId: number, caseId: strin
   return rows.map((row) => row.observation_id);
 }
 
+/** The cases merged into this one, by number. */
+export function casesMergedInto(db: Db, tenantId: number, caseId: string): Promise<{ id: string; number: number }[]> {
+  return db
+    .selectFrom('cases')
+    .select(['id', 'number'])
+    .where('tenant_id', '=', tenantId)
+    .where('merged_into', '=', caseId)
+    .orderBy('number')
+    .limit(100)
+    .execute();
+}
+
+/** What reading a case's evidence needs of its observations: the most recent `limit`, by last time. */
+export function caseObservationEvidence(db: Db, tenantId: number, caseId: string, limit: number) {
+  return db
+    .selectFrom('case_observations as co')
+    .innerJoin('observations as o', (join) =>
+      join.onRef('o.id', '=', 'co.observation_id').onRef('o.tenant_id', '=', 'co.tenant_id'),
+    )
+    .select([
+      'o.id',
+      'o.rule_title',
+      'o.level',
+      'o.techniques',
+      'o.host',
+      'o.first_time',
+      'o.last_time',
+      'o.record_seqs',
+    ])
+    .where('co.tenant_id', '=', tenantId)
+    .where('co.case_id', '=', caseId)
+    .orderBy('o.last_time', 'desc')
+    .orderBy('o.id')
+    .limit(limit)
+    .execute();
+}
+export type CaseObservationEvidence = Awaited<ReturnType<typeof caseObservationEvidence>>[number];
+
 /** Moves every observation, device, technique and tag of `from` to `to` (a merge); `from` keeps none. */
 export async function moveCaseParts(db: Db, tenantId: number, from: string, to: string): Promise<void> {
   await db
@@ -281,11 +319,12 @@ export function listHistory(
   db: Db,
   tenantId: number,
   caseId: string,
-  page: { limit: number; after?: number },
+  page: { limit: number; after?: number; order?: 'asc' | 'desc' },
 ): Promise<HistoryRow[]> {
+  const order = page.order ?? 'asc';
   let query = db.selectFrom('case_history').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId);
-  if (page.after !== undefined) query = query.where('seq', '>', page.after);
-  return query.orderBy('seq').limit(page.limit).execute();
+  if (page.after !== undefined) query = query.where('seq', order === 'asc' ? '>' : '<', page.after);
+  return query.orderBy('seq', order).limit(page.limit).execute();
 }
 
 export async function insertComment(db: Db, row: Omit<CommentRow, 'seq'>): Promise<void> {

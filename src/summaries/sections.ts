@@ -1,5 +1,6 @@
 // The fixed sections of every summary, in order, as Markdown `## ` headings. Statements of
-// evidence cite the observations they rest on as [obs_…]; the API and UI turn those into links.
+// evidence cite the observations they rest on as [obs_…] and the evidence rows as [proc_…]
+// (a process event) or [net_…] (a connection); the API and UI turn those into links.
 
 export const SECTIONS = [
   { key: 'overview', heading: 'Overview' },
@@ -12,8 +13,11 @@ export const SECTIONS = [
 
 export type SectionKey = (typeof SECTIONS)[number]['key'];
 
-/** A citation of an observation in summary text. */
-export const CITATION = /\[(obs_[A-Za-z0-9]{1,40})\]/g;
+/** A citation in summary text: an observation, or an evidence row (process event, connection). */
+export const CITATION = /\[((?:obs_[A-Za-z0-9]{1,40})|(?:proc|net)_[0-9]{1,15})\]/g;
+
+/** Whether a cited id names an evidence row rather than an observation. */
+export const isEvidenceId = (id: string) => id.startsWith('proc_') || id.startsWith('net_');
 
 /** Shown with every summary: a model can be wrong, and the analyst decides. */
 export const INACCURACY_NOTICE =

@@ -1,16 +1,25 @@
 // Builds the SummaryInput of a case from the database, field by field from the allowed data
-// only. Observation evidence is the endpoint-process and network-process rows of the records
-// that triggered each observation, then the device's rows around the observation's time, each
-// bounded by INPUT_LIMITS.
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { EndpointProcessEventsTable, NetworkProcessEventsTable, Tables } from '../storage/schema.js';
+// only. An observation's evidence is the endpoint-process and network-process rows of its own
+// triggering records, so that a statement citing it rests on what it found; the device's other
+// rows around the observations' times are the device's activity, context that supports no one
+// observation. Everything is bounded by INPUT_LIMITS.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseRow } from '../cases/case-store.js';
-import { caseDeviceIds } from '../cases/case-store.js';
+import { caseDeviceIds, caseObservationEvidence } from '../cases/case-store.js';
 import { findAddresses, findDevicesByIds, findProcesses } from '../devices/device-store.js';
+import {
+  deviceEvents,
+  networkEvidenceId,
+  processEvidenceId,
+  recordEvents,
+  type EventRow,
+} from '../telemetry/process-event-reads.js';
 import {
   INPUT_LIMITS,
   type SummaryDevice,
+  type SummaryEvents,
   type SummaryInput,
   type SummaryNetworkEvent,
   type SummaryObservation,
@@ -18,15 +27,16 @@ import {
 } from './summary-input.js';
 
 const iso = (time: number) => new Date(time).toISOString();
-/** Evidence around an observation: the device's events this close to it. */
+/** Device activity around the observations: the device's events this close to one. */
 const CONTEXT_MS = 5 * 60_000;
 
 function bounded(value: string | null): string | null {
   return value === null || value.length <= INPUT_LIMITS.text ? value : `${value.slice(0, INPUT_LIMITS.text - 1)}…`;
 }
 
-function processEvent(row: Selectable<EndpointProcessEventsTable>): SummaryProcessEvent {
+function processEvent(row: EventRow<'endpoint_process_events'>): SummaryProcessEvent {
   return {
+    id: processEvidenceId(row),
     time: iso(row.event_time),
     host: bounded(row.host),
     user: bounded(row.user_name),
@@ -39,8 +49,9 @@ function processEvent(row: Selectable<EndpointProcessEventsTable>): SummaryProce
   };
 }
 
-function networkEvent(row: Selectable<NetworkProcessEventsTable>): SummaryNetworkEvent {
+function networkEvent(row: EventRow<'network_process_events'>): SummaryNetworkEvent {
   return {
+    id: networkEvidenceId(row),
     time: iso(row.event_time),
     host: bounded(row.host),
     process_name: bounded(row.process_name),
@@ -55,80 +66,64 @@ function networkEvent(row: Selectable<NetworkProcessEventsTable>): SummaryNetwor
   };
 }
 
-/** The device's events of one table in a time window, oldest first. */
-/**
- * The rows of a table normalised from these records (by their unique record_seq), oldest first.
- * `+tenant_id` is still the tenant filter, but no index can serve it: without statistics SQLite
- * otherwise walks every event of the tenant in time order until it has `limit` of them (~95 ms
- * per observation at 500k events; ~0.2 ms by record).
- */
-export function recordEvents<T extends 'endpoint_process_events' | 'network_process_events'>(
-  db: Kysely<Tables>,
-  table: T,
-  tenantId: number,
-  seqs: readonly number[],
-  limit: number,
-): Promise<Selectable<Tables[T]>[]> {
-  if (seqs.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom(table as 'endpoint_process_events')
-    .selectAll()
-    .where(sql`+tenant_id`, '=', tenantId)
-    .where('record_seq', 'in', [...seqs])
-    .orderBy('event_time')
-    .limit(limit)
-    .execute() as Promise<Selectable<Tables[T]>[]>;
-}
-
-function deviceEvents<T extends 'endpoint_process_events' | 'network_process_events'>(
-  db: Kysely<Tables>,
-  table: T,
-  tenantId: number,
-  window: { deviceId: string; from: number; to: number },
-  limit: number,
-): Promise<Selectable<Tables[T]>[]> {
-  return db
-    .selectFrom(table as 'endpoint_process_events')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('device_id', '=', window.deviceId)
-    .where('event_time', '>=', window.from)
-    .where('event_time', '<=', window.to)
-    .orderBy('event_time')
-    .limit(limit)
-    .execute() as Promise<Selectable<Tables[T]>[]>;
-}
-
+/** The rows of the observation's own triggering records. */
 async function evidenceOf(
   db: Kysely<Tables>,
   tenantId: number,
-  observation: { record_seqs: string; first_time: number; last_time: number },
-  deviceId: string | null,
-): Promise<SummaryObservation['evidence']> {
+  observation: { record_seqs: string },
+): Promise<SummaryEvents> {
   const seqs = (JSON.parse(observation.record_seqs) as number[]).slice(0, 100);
-  const processLimit = INPUT_LIMITS.processEventsPerObservation;
-  const networkLimit = INPUT_LIMITS.networkEventsPerObservation;
-  const processRows = await recordEvents(db, 'endpoint_process_events', tenantId, seqs, processLimit);
-  const networkRows = await recordEvents(db, 'network_process_events', tenantId, seqs, networkLimit);
-  if (deviceId !== null) {
-    const window = { deviceId, from: observation.first_time - CONTEXT_MS, to: observation.last_time + CONTEXT_MS };
-    const seen = new Set([...processRows, ...networkRows].map((row) => row.record_seq));
-    const fill = <T extends { record_seq: number }>(rows: T[], around: readonly T[], limit: number) =>
-      rows.push(...around.filter((row) => !seen.has(row.record_seq)).slice(0, limit - rows.length));
-    if (processRows.length < processLimit)
-      fill(
-        processRows,
-        await deviceEvents(db, 'endpoint_process_events', tenantId, window, processLimit * 2),
-        processLimit,
-      );
-    if (networkRows.length < networkLimit)
-      fill(
-        networkRows,
-        await deviceEvents(db, 'network_process_events', tenantId, window, networkLimit * 2),
-        networkLimit,
-      );
-  }
+  const processRows = await recordEvents(
+    db,
+    'endpoint_process_events',
+    tenantId,
+    seqs,
+    INPUT_LIMITS.processEventsPerObservation,
+  );
+  const networkRows = await recordEvents(
+    db,
+    'network_process_events',
+    tenantId,
+    seqs,
+    INPUT_LIMITS.networkEventsPerObservation,
+  );
   return { process_events: processRows.map(processEvent), network_events: networkRows.map(networkEvent) };
+}
+
+/** The device's events near the observations' times that are no observation's evidence. */
+async function activityOf(
+  db: Kysely<Tables>,
+  tenantId: number,
+  deviceId: string,
+  windows: readonly { from: number; to: number }[],
+  evidenceIds: ReadonlySet<string>,
+): Promise<SummaryEvents> {
+  const limit = INPUT_LIMITS.activityEventsPerDevice;
+  const activity: SummaryEvents = { process_events: [], network_events: [] };
+  for (const window of windows) {
+    const around = { deviceId, from: window.from - CONTEXT_MS, to: window.to + CONTEXT_MS };
+    if (activity.process_events.length < limit) {
+      const rows = await deviceEvents(db, 'endpoint_process_events', tenantId, around, limit * 2);
+      for (const row of rows.map(processEvent))
+        if (
+          activity.process_events.length < limit &&
+          !evidenceIds.has(row.id) &&
+          !activity.process_events.some((e) => e.id === row.id)
+        )
+          activity.process_events.push(row);
+    }
+    if (activity.network_events.length < limit) {
+      const rows = await deviceEvents(db, 'network_process_events', tenantId, around, limit * 2);
+      for (const row of rows.map(networkEvent))
+        if (
+          activity.network_events.length < limit &&
+          !evidenceIds.has(row.id) &&
+          !activity.network_events.some((e) => e.id === row.id)
+        )
+          activity.network_events.push(row);
+    }
+  }
+  return activity;
 }
 
 /** The model input of a case: only the data a model may see (README, "AI case summaries"), bounded. */
@@ -160,33 +155,14 @@ export async function buildSummaryInput(
         pid: process.pid,
         executable_path: bounded(process.executable_path),
       })),
+      activity: { process_events: [], network_events: [] },
     });
   }
-  const deviceByHost = new Map(deviceRows.map((device) => [device.host_key, device.id]));
 
-  // The most severe and the most recent observations first when the case holds more than the bound.
-  const rows = await db
-    .selectFrom('case_observations as co')
-    .innerJoin('observations as o', 'o.id', 'co.observation_id')
-    .select([
-      'o.id',
-      'o.rule_title',
-      'o.level',
-      'o.techniques',
-      'o.host',
-      'o.first_time',
-      'o.last_time',
-      'o.record_seqs',
-    ])
-    .where('co.tenant_id', '=', tenantId)
-    .where('co.case_id', '=', row.id)
-    .orderBy('o.last_time', 'desc')
-    .limit(INPUT_LIMITS.observations)
-    .execute();
+  // The most recent observations first when the case holds more than the bound.
+  const rows = await caseObservationEvidence(db, tenantId, row.id, INPUT_LIMITS.observations);
   const observations: SummaryObservation[] = [];
   for (const observation of rows.sort((a, b) => a.first_time - b.first_time || a.id.localeCompare(b.id))) {
-    const deviceId =
-      observation.host === null ? null : (deviceByHost.get(observation.host.trim().toLowerCase()) ?? null);
     observations.push({
       id: observation.id,
       rule_title: bounded(observation.rule_title) ?? '',
@@ -195,8 +171,19 @@ export async function buildSummaryInput(
       host: bounded(observation.host),
       first_time: iso(observation.first_time),
       last_time: iso(observation.last_time),
-      evidence: await evidenceOf(db, tenantId, observation, deviceId),
+      evidence: await evidenceOf(db, tenantId, observation),
     });
+  }
+  const evidenceIds = new Set(
+    observations.flatMap((o) => [...o.evidence.process_events, ...o.evidence.network_events].map((e) => e.id)),
+  );
+  const hostOf = new Map(deviceRows.map((device) => [device.id, device.host_key]));
+  for (const device of devices) {
+    const host = hostOf.get(device.id);
+    const windows = rows
+      .filter((o) => o.host !== null && o.host.trim().toLowerCase() === host)
+      .map((o) => ({ from: o.first_time, to: o.last_time }));
+    device.activity = await activityOf(db, tenantId, device.id, windows, evidenceIds);
   }
 
   const techniques = (JSON.parse(row.techniques) as string[]).map((id) => {

@@ -1,11 +1,15 @@
 // The model input: a typed document holding exactly the data a summarising model may see
 // (README, "AI case summaries"): case information, device information (with IP country and city),
 // device process information, observation evidence (a bounded subset of the endpoint-process and
-// network-process rows of each observation), and the customer as its anonymised code name.
+// network-process rows of each observation's own triggering records), the device's other activity
+// around the observations (not evidence of any one of them), and the customer as its anonymised
+// code name.
 // Never the tenant's display name, user emails, comments, assignees, or anything else. Every
 // string in it may come from logs and is untrusted; the prompt says so and delimits it.
 
 export interface SummaryProcessEvent {
+  /** Cited in the summary as [proc_…]. */
+  id: string;
   time: string;
   host: string | null;
   user: string | null;
@@ -18,6 +22,8 @@ export interface SummaryProcessEvent {
 }
 
 export interface SummaryNetworkEvent {
+  /** Cited in the summary as [net_…]. */
+  id: string;
   time: string;
   host: string | null;
   process_name: string | null;
@@ -40,7 +46,13 @@ export interface SummaryObservation {
   host: string | null;
   first_time: string;
   last_time: string;
-  evidence: { process_events: SummaryProcessEvent[]; network_events: SummaryNetworkEvent[] };
+  /** The rows of this observation's own triggering records: what supports it, and nothing else. */
+  evidence: SummaryEvents;
+}
+
+export interface SummaryEvents {
+  process_events: SummaryProcessEvent[];
+  network_events: SummaryNetworkEvent[];
 }
 
 export interface SummaryDevice {
@@ -53,6 +65,8 @@ export interface SummaryDevice {
   isolation: string | null;
   addresses: { ip: string; scope: string; country: string | null; city: string | null }[];
   processes: { process_name: string | null; pid: number | null; executable_path: string | null }[];
+  /** The device's other events around the observations: context, not evidence of any observation. */
+  activity: SummaryEvents;
 }
 
 export interface SummaryInput {
@@ -82,6 +96,8 @@ export const INPUT_LIMITS = {
   networkEventsPerObservation: 10,
   devices: 20,
   processesPerDevice: 25,
+  /** Context events per device and table, around the observations. */
+  activityEventsPerDevice: 10,
   /** Characters of any one string (command lines can be huge). */
   text: 1_000,
 } as const;

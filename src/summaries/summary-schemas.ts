@@ -9,11 +9,14 @@ const summaryExample = {
   text: '## Overview\nCase #42 … [obs_4Vq9TnXc2LmR8sWb1YkD]\n\n## Timeline\n…',
   sections: [{ key: 'overview', heading: 'Overview', markdown: 'Case #42 … [obs_4Vq9TnXc2LmR8sWb1YkD]' }],
   citations: [{ observation_id: 'obs_4Vq9TnXc2LmR8sWb1YkD', href: '/v1/observations/obs_4Vq9TnXc2LmR8sWb1YkD' }],
+  evidence_citations: [
+    { evidence_id: 'proc_1841', kind: 'process', href: '/v1/cases/case_2vPq8LmN4xR7tY1wK9sD/timeline' },
+  ],
   flags: [],
   provider: 'builtin',
   model: 'sightline-builtin-1',
   is_llm: false,
-  prompt_version: 'case-summary-v1',
+  prompt_version: 'case-summary-v2',
   generated_at: '2026-11-20T10:41:00.000Z',
   requested_by: { id: 'usr_Yx2c9WmQ1pLs7dKe4TzA', label: 'ana@acme.example' },
   input_tokens: 1830,
@@ -29,7 +32,7 @@ export const SummarySchema = Type.Object(
   {
     id: Type.String({ description: 'Summary id (`sum_…`); a regeneration gets a new one' }),
     text: Type.String({
-      description: `Markdown in fixed sections: ${SECTIONS.map((section) => section.heading).join(', ')}. Evidence cites observations as [obs_…].`,
+      description: `Markdown in fixed sections: ${SECTIONS.map((section) => section.heading).join(', ')}. Statements cite the observations they rest on as [obs_…]; evidence statements also cite the process events ([proc_…]) and connections ([net_…]) they quote, and then exactly the observations whose triggering records those rows are.`,
     }),
     sections: Type.Array(Type.Object({ key: Type.String(), heading: Type.String(), markdown: Type.String() })),
     citations: Type.Array(
@@ -38,9 +41,17 @@ export const SummarySchema = Type.Object(
         description: 'Observations the text cites (all of them belong to the case)',
       },
     ),
+    evidence_citations: Type.Array(
+      Type.Object({
+        evidence_id: Type.String({ description: '`proc_…` (a process event) or `net_…` (a connection)' }),
+        kind: Type.Union([Type.Literal('process'), Type.Literal('connection')]),
+        href: Type.String({ description: "The case's timeline in this API, which lists the row under this id" }),
+      }),
+      { description: 'Evidence rows the text cites (all of them shown to the summariser for this case)' },
+    ),
     flags: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() }), {
       description:
-        'What the output check changed: missing_section (added, marked), unknown_section (dropped), unknown_citation (statement dropped), empty_output',
+        'What the output check changed: missing_section (added, marked), unknown_section (dropped), unknown_citation (statement dropped), corrected_citation (a statement citing evidence rows now cites exactly the observations they support), empty_output',
     }),
     provider: Type.String({ description: 'builtin, openai or anthropic' }),
     model: Type.String(),

@@ -17,7 +17,7 @@ import { requireCase } from '../cases/case-service.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import { buildSummaryInput } from './summary-input-builder.js';
 import { fingerprint, PROMPT_VERSION, renderPrompt } from './summary-prompt.js';
-import { checkSummary } from './summary-check.js';
+import { checkSummary, evidenceIndex } from './summary-check.js';
 import {
   findCachedOutput,
   findFeedback,
@@ -206,7 +206,12 @@ export async function generateSummary(
     }
   }
   const latency = Date.now() - started;
-  const checked = checkSummary(output.text, new Set(await caseObservationIds(db, tenant.id, row.id)));
+  // The case's observations beyond the input's bound may be cited too; evidence only as shown.
+  const shown = evidenceIndex(input);
+  const checked = checkSummary(output.text, {
+    observations: new Set([...shown.observations, ...(await caseObservationIds(db, tenant.id, row.id))]),
+    evidence: shown.evidence,
+  });
   const basis = await currentBasis(db, tenant.id, row);
   const stored = {
     id: summaryId,

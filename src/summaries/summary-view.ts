@@ -6,7 +6,7 @@ import type { DeviceRow } from '../devices/device-store.js';
 import type { SummaryRow } from './summary-store.js';
 import type { SummaryFlag } from './summary-check.js';
 import type { SectionKey } from './sections.js';
-import { INACCURACY_NOTICE } from './sections.js';
+import { INACCURACY_NOTICE, isEvidenceId } from './sections.js';
 
 export interface SummaryBasis {
   observation_count: number;
@@ -61,6 +61,8 @@ export interface SummaryView {
   sections: { key: SectionKey; heading: string; markdown: string }[];
   /** Observations cited in the text, each with its API link. */
   citations: { observation_id: string; href: string }[];
+  /** Evidence rows cited in the text (process events, connections), each with the case timeline that lists it. */
+  evidence_citations: { evidence_id: string; kind: 'process' | 'connection'; href: string }[];
   /** What the output check dropped or added. */
   flags: SummaryFlag[];
   provider: string;
@@ -80,13 +82,21 @@ export interface SummaryView {
 
 export function presentSummary(row: SummaryRow, current: SummaryBasis): SummaryView {
   const reasons = staleReasons(JSON.parse(row.basis) as SummaryBasis, current);
+  const cited = JSON.parse(row.citations) as string[];
   return {
     id: row.id,
     text: row.text,
     sections: JSON.parse(row.sections) as SummaryView['sections'],
-    citations: (JSON.parse(row.citations) as string[]).map((id) => ({
-      observation_id: id,
-      href: `/v1/observations/${id}`,
+    citations: cited
+      .filter((id) => !isEvidenceId(id))
+      .map((id) => ({
+        observation_id: id,
+        href: `/v1/observations/${id}`,
+      })),
+    evidence_citations: cited.filter(isEvidenceId).map((id) => ({
+      evidence_id: id,
+      kind: id.startsWith('proc_') ? ('process' as const) : ('connection' as const),
+      href: `/v1/cases/${row.case_id}/timeline`,
     })),
     flags: JSON.parse(row.flags) as SummaryFlag[],
     provider: row.provider,

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { builtinSummary } from './builtin.js';
-import { checkSummary } from '../summary-check.js';
+import { checkSummary, citedIds, evidenceIndex } from '../summary-check.js';
 import { SECTIONS } from '../sections.js';
 import type { SummaryInput } from '../summary-input.js';
 
@@ -61,6 +61,7 @@ const observation = (id: string) =>
     evidence: fc.record({
       process_events: fc.array(
         fc.record({
+          id: fc.constantFrom('proc_1', 'proc_2'),
           time: fc.constant('2026-11-20T10:00:00.000Z'),
           host: maybe,
           user: maybe,
@@ -75,6 +76,7 @@ const observation = (id: string) =>
       ),
       network_events: fc.array(
         fc.record({
+          id: fc.constantFrom('net_1', 'net_2'),
           time: fc.constant('2026-11-20T10:00:00.000Z'),
           host: maybe,
           process_name: maybe,
@@ -119,11 +121,15 @@ const input: fc.Arbitrary<SummaryInput> = fc.record({
       isolation: maybe,
       addresses: fc.array(fc.record({ ip: hostile, scope: hostile, country: maybe, city: maybe }), { maxLength: 2 }),
       processes: fc.constant([]),
+      activity: fc.constant({ process_events: [], network_events: [] }),
     }),
     { maxLength: 2 },
   ),
   observations: fc.tuple(observation('obs_real1'), observation('obs_real2')).map((pair) => [...pair]),
 });
+
+/** What the case holds: its observations and the evidence rows each rests on. */
+const caseIds = (value: SummaryInput) => evidenceIndex(value);
 
 const headings = SECTIONS.map((section) => `## ${section.heading}`);
 const codeSpans = /`[^`\n]*`/g;
@@ -146,12 +152,26 @@ test('no record field adds a section, a heading, a link or a citation to the bui
       // Every code span closes on its own line: a backtick count per line is even.
       for (const line of lines) assert.equal((line.match(/`/g) ?? []).length % 2, 0, line);
       // The summary check sees the same sections and only the case's own citations.
-      const checked = checkSummary(text, new Set(['obs_real1', 'obs_real2']));
+      const checked = checkSummary(text, caseIds(value));
       assert.deepEqual(checked.flags, []);
+      const known = caseIds(value);
       assert.ok(
-        checked.citations.every((id) => id === 'obs_real1' || id === 'obs_real2'),
+        checked.citations.every((id) => known.observations.has(id) || known.evidence.has(id)),
         checked.citations.join(),
       );
+      // Each key evidence point cites its row and exactly the observations that row supports.
+      const keyEvidence = checked.sections.find((section) => section.key === 'evidence')!.markdown;
+      for (const line of keyEvidence.split('\n')) {
+        const cited = citedIds(line);
+        const rows = cited.filter((id) => id.startsWith('proc_') || id.startsWith('net_'));
+        if (rows.length === 0) continue;
+        assert.equal(rows.length, 1, line);
+        assert.deepEqual(
+          cited.filter((id) => id.startsWith('obs_')).sort(),
+          [...known.evidence.get(rows[0]!)!].sort(),
+          line,
+        );
+      }
     }),
     { seed: 20261126, numRuns: 500 },
   );
@@ -165,6 +185,7 @@ test("a forged section in a network record stays quoted data (the review's repro
   assert.ok(first);
   first.evidence.network_events = [
     {
+      id: 'net_9',
       time: '2026-11-20T10:00:00.000Z',
       host: 'web-01',
       process_name: 'curl',

@@ -3,7 +3,7 @@
 // plainly that it is not an LLM. Log-derived strings are quoted as code so they cannot pass for
 // instructions or formatting.
 import type { ProviderRequest, ProviderResult, SummaryProvider } from './provider.js';
-import type { SummaryInput, SummaryObservation } from '../summary-input.js';
+import type { SummaryInput, SummaryNetworkEvent, SummaryObservation, SummaryProcessEvent } from '../summary-input.js';
 import { levelRank } from '../../cases/case-score.js';
 
 export const BUILTIN_MODEL = 'sightline-builtin-1';
@@ -101,24 +101,50 @@ function techniques(input: SummaryInput): string[] {
   });
 }
 
+type Event = SummaryProcessEvent | SummaryNetworkEvent;
+
+function eventText(event: Event): string {
+  if ('command_line' in event)
+    return `Process ${quote(event.process_name)} (PID ${num(event.pid)}) run by ${quote(event.user)} on ${quote(event.host)}: ${quote(event.command_line ?? event.executable_path, 200)}, parent ${quote(event.parent_process_name)}`;
+  return `Connection by ${quote(event.process_name)} on ${quote(event.host)}: ${quote(event.source_ip)}:${num(event.source_port)} → ${quote(event.destination_hostname ?? event.destination_ip)}:${num(event.destination_port)}${event.protocol ? ` ${quote(event.protocol, 20)}` : ''}`;
+}
+
+/** Only characters a citation may hold: an id from a record that is not one is never cited. */
+const citable = (id: string) => /^(?:proc|net)_[0-9]{1,15}$/.test(id);
+
+/**
+ * One point per evidence row, oldest first, citing the row and exactly the observations whose
+ * triggering records it is; without any, the devices' activity near them, citing only the row.
+ */
 function evidence(input: SummaryInput): string[] {
-  const lines: string[] = [];
+  const rows = new Map<string, { event: Event; observations: string[] }>();
   for (const observation of input.observations) {
-    for (const event of observation.evidence.process_events.slice(0, 2)) {
-      lines.push(
-        `- Process ${quote(event.process_name)} (PID ${num(event.pid)}) run by ${quote(event.user)} on ${quote(event.host)}: ${quote(event.command_line ?? event.executable_path, 200)}, parent ${quote(event.parent_process_name)} [${observation.id}]`,
-      );
+    for (const event of [...observation.evidence.process_events, ...observation.evidence.network_events]) {
+      if (!citable(event.id)) continue;
+      const row = rows.get(event.id) ?? { event, observations: [] };
+      if (!row.observations.includes(observation.id)) row.observations.push(observation.id);
+      rows.set(event.id, row);
     }
-    for (const event of observation.evidence.network_events.slice(0, 2)) {
-      lines.push(
-        `- Connection by ${quote(event.process_name)} on ${quote(event.host)}: ${quote(event.source_ip)}:${num(event.source_port)} → ${quote(event.destination_hostname ?? event.destination_ip)}:${num(event.destination_port)}${event.protocol ? ` ${quote(event.protocol, 20)}` : ''} [${observation.id}]`,
-      );
-    }
-    if (lines.length >= 15) break;
   }
-  if (lines.length === 0)
+  const ordered = [...rows.entries()].sort(
+    ([a, x], [b, y]) => x.event.time.localeCompare(y.event.time) || a.localeCompare(b),
+  );
+  const lines = ordered
+    .slice(0, 15)
+    .map(([id, row]) => `- ${eventText(row.event)} [${id}] ${row.observations.map((o) => `[${o}]`).join(' ')}`);
+  if (ordered.length > 15) lines.push(`- … ${ordered.length - 15} more evidence rows in the case data.`);
+  if (lines.length > 0) return lines;
+  const activity = input.devices
+    .flatMap((device) => [...device.activity.process_events, ...device.activity.network_events])
+    .filter((event) => citable(event.id))
+    .sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
+    .slice(0, 5);
+  if (activity.length === 0)
     return ["- The observations carry no endpoint process or network events; see each observation's records."];
-  return lines;
+  return [
+    '- The observations carry no endpoint process or network events of their own. Near them, the devices show (context, not evidence of a detection):',
+    ...activity.map((event) => `- ${eventText(event)} [${event.id}]`),
+  ];
 }
 
 function nextSteps(input: SummaryInput): string[] {

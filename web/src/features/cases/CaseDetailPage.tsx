@@ -1,7 +1,8 @@
 // One case (/cases/:caseId, by id or number): header with the status control (only the
-// transitions the workflow allows; closing asks for a resolution), the AI summary, the
-// observation timeline with evidence, comments and history; facts, devices and techniques at
-// the side. Keys: c comment, a assign to me, s status.
+// transitions the workflow allows; closing asks for a resolution) and merging, the AI summary,
+// the description, the investigation (process tree, timeline), the observations with evidence,
+// comments and history; facts, devices, dates and techniques at the side. Keys: c comment,
+// a assign to me, s status.
 import { useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
@@ -15,11 +16,13 @@ import { SummaryPanel } from '../summaries/SummaryPanel';
 import { CaseResponseActions } from '../devices/ResponseActions';
 import { useCase } from './api';
 import { useCaseUpdate, type CaseUpdate } from './case-update';
-import { CaseFacts, DeviceList, TechniqueList } from './CaseSidebar';
+import { CaseDates, CaseFacts, DeviceList, TechniqueList } from './CaseSidebar';
 import { CloseDialog } from './CloseDialog';
 import { Comments } from './Comments';
 import { History } from './History';
+import { InvestigationPanel, type InvestigationTab } from './InvestigationPanel';
 import { Markdown } from './Markdown';
+import { MergeDialog } from './MergeDialog';
 import { ObservationTimeline } from './ObservationTimeline';
 import { useAssignableMe } from './pickers';
 import { transitions, type CaseDetail, type Status } from './types';
@@ -119,6 +122,10 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
   const [closing, setClosing] = useState(false);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [highlighted, setHighlighted] = useState<string | null>(null);
+  const [tab, setTab] = useState<InvestigationTab>('tree');
+  const [evidence, setEvidence] = useState<string | null>(null);
+  const [merging, setMerging] = useState(false);
+  const investigation = useRef<HTMLDivElement>(null);
   const commentBox = useRef<HTMLTextAreaElement>(null);
 
   const observationIndex = useMemo(
@@ -142,6 +149,13 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
     setExpanded((current) => new Set(current).add(id));
     setHighlighted(null);
     window.requestAnimationFrame(() => setHighlighted(id));
+  };
+
+  const citeEvidence = (id: string) => {
+    setTab('timeline');
+    setEvidence(null);
+    investigation.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    window.requestAnimationFrame(() => setEvidence(id));
   };
 
   useHotkeys({
@@ -168,6 +182,11 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
           {detail.resolution && <span className="muted">{humanize(detail.resolution)}</span>}
           <span className="case-header-spacer" />
           <StatusControl detail={detail} edit={edit} canWrite={canWrite} onClose={() => setClosing(true)} />
+          {canWrite && detail.status !== 'closed' && !detail.merged_into && (
+            <Button variant="secondary" onClick={() => setMerging(true)}>
+              Merge cases…
+            </Button>
+          )}
         </div>
         <h1 className="case-title">{detail.title}</h1>
         <p className="case-subtitle muted">
@@ -178,9 +197,24 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
         </p>
         {detail.merged_into && (
           <Notice tone="info">
-            This case was merged into <Link to={`/cases/${detail.merged_into}`}>another case</Link>; work continues
-            there.
+            Merged into{' '}
+            <Link to={`/cases/${detail.merge.into?.number ?? detail.merged_into}`}>
+              case #{detail.merge.into?.number ?? '?'}
+            </Link>
+            , which holds its observations, devices, techniques and tags now; work continues there.
           </Notice>
+        )}
+        {detail.merge.from.length > 0 && (
+          <p className="case-merged-from muted">
+            Merged from{' '}
+            {detail.merge.from.map((source, index) => (
+              <span key={source.id}>
+                {index > 0 && ', '}
+                <Link to={`/cases/${source.number}`}>case #{source.number}</Link>
+              </span>
+            ))}
+            .
+          </p>
         )}
         {edit.conflict && (
           <Notice tone="warning">
@@ -212,8 +246,23 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
 
       <div className="grid grid-sidebar case-layout">
         <div className="case-main">
+          <SummaryPanel
+            detail={detail}
+            caseRef={caseRef}
+            observationIndex={observationIndex}
+            onCite={cite}
+            onCiteEvidence={citeEvidence}
+          />
           <Description text={detail.description} />
-          <SummaryPanel detail={detail} caseRef={caseRef} observationIndex={observationIndex} onCite={cite} />
+          <div ref={investigation}>
+            <InvestigationPanel
+              caseId={detail.id}
+              lookup={{ observationIndex, onCite: cite }}
+              tab={tab}
+              onTab={setTab}
+              highlighted={evidence}
+            />
+          </div>
           <Panel title={`Observations (${detail.observation_count})`}>
             <ObservationTimeline
               observations={detail.observations}
@@ -232,10 +281,11 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
         </div>
         <aside className="case-side" aria-label="Case facts">
           <CaseFacts detail={detail} edit={edit} canWrite={canWrite} />
-          <Panel title={`Devices (${detail.devices.length})`}>
+          <Panel title={`Devices (${detail.devices.length})`} className="case-devices">
             <DeviceList devices={detail.devices} />
           </Panel>
           <CaseResponseActions caseId={detail.id} devices={detail.devices} />
+          <CaseDates detail={detail} />
           <Panel title={`ATT&CK techniques (${detail.techniques.length})`}>
             <TechniqueList techniques={detail.techniques} />
           </Panel>
@@ -251,6 +301,7 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
         </aside>
       </div>
 
+      {merging && <MergeDialog detail={detail} onClose={() => setMerging(false)} />}
       {closing && (
         <CloseDialog
           title={`Close case #${detail.number}`}

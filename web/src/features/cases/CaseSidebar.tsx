@@ -1,5 +1,6 @@
-// The side column of a case: its facts (status, resolution, assignee, severity, tags, times),
-// its devices with their addresses and locations, and its ATT&CK techniques with tactics.
+// The side column of a case: its facts (status, resolution, assignee, severity, tags), its
+// devices with their addresses and locations, its dates, and its ATT&CK techniques with tactics.
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Badge, Button, Panel, Time } from '../../components/ui';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
@@ -29,7 +30,11 @@ function Address({ address }: { address: Device['addresses'][number] }) {
   );
 }
 
-export function DeviceList({ devices }: { devices: Device[] }) {
+/**
+ * The case's devices. `actions` renders controls for one device (a response action, say) under
+ * its details; the list stays the same without it.
+ */
+export function DeviceList({ devices, actions }: { devices: Device[]; actions?: (device: Device) => ReactNode }) {
   if (devices.length === 0) return <p className="muted">No device is named by the observations.</p>;
   return (
     <ul className="device-list">
@@ -63,6 +68,7 @@ export function DeviceList({ devices }: { devices: Device[] }) {
               )}
             </ul>
           )}
+          {actions && <div className="device-actions">{actions(device)}</div>}
         </li>
       ))}
     </ul>
@@ -76,7 +82,7 @@ export function CaseFacts({ detail, edit, canWrite }: { detail: CaseDetail; edit
     <Panel title="Details">
       <dl className="facts case-facts">
         <dt>Status</dt>
-        <dd>
+        <dd data-fact="status">
           <StatusBadge value={detail.status} />
         </dd>
         {detail.resolution && (
@@ -92,7 +98,7 @@ export function CaseFacts({ detail, edit, canWrite }: { detail: CaseDetail; edit
           </>
         )}
         <dt>Assignee</dt>
-        <dd>
+        <dd data-fact="assignee">
           {canWrite ? (
             <div className="inline-control">
               <PersonSelect
@@ -121,7 +127,7 @@ export function CaseFacts({ detail, edit, canWrite }: { detail: CaseDetail; edit
           )}
         </dd>
         <dt>Severity</dt>
-        <dd>
+        <dd data-fact="severity">
           {canWrite ? (
             <select
               aria-label="Severity"
@@ -143,6 +149,16 @@ export function CaseFacts({ detail, edit, canWrite }: { detail: CaseDetail; edit
         <dd>
           <TagsEditor tags={detail.tags} disabled={locked} onChange={(tags) => edit.update({ tags })} />
         </dd>
+      </dl>
+    </Panel>
+  );
+}
+
+/** When the case was created, changed, first and last observed, closed; and its id. */
+export function CaseDates({ detail }: { detail: CaseDetail }) {
+  return (
+    <Panel title="Dates">
+      <dl className="facts case-facts">
         <dt>Created</dt>
         <dd>
           <Time iso={detail.created_at} exact />

@@ -1,12 +1,38 @@
-// Every change to a case, oldest first: who (person, token or the grouping system), when, what.
+// Every change to a case, newest first: who (person, token or the grouping system), when, what.
+// Times read as dates, cases as their numbers, actions in one sentence-case wording.
 import { QueryView } from '../../components/QueryView';
 import { Button, Time } from '../../components/ui';
-import { humanize } from '../../lib/format';
+import { formatDateTime, humanize } from '../../lib/format';
 import { useHistory, useMembers } from './api';
 import type { HistoryEntry } from './types';
 
 /** Internal keys a person gains nothing from (the grouping bucket, a comment's id). */
 const hidden = new Set(['group_key', 'comment_id']);
+
+/** What each action reads as. */
+const actionLabels: Record<string, string> = {
+  created: 'Case created',
+  observations_added: 'Observations added',
+  updated: 'Case updated',
+  commented: 'Comment added',
+  comment_edited: 'Comment edited',
+  comment_deleted: 'Comment deleted',
+  merged: 'Cases merged into this one',
+  merged_into: 'Merged into another case',
+  rescored: 'Score recomputed',
+};
+
+/** Field names as a person reads them. */
+const fieldLabels: Record<string, string> = {
+  observation_ids: 'Observations',
+  observation_count: 'Observations',
+  closed_at: 'Closed',
+  assignee_id: 'Assignee',
+  target: 'Merged into',
+  sources: 'Merged from',
+};
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/;
 
 interface Lookups {
   /** User id → name. */
@@ -22,6 +48,10 @@ function show(value: unknown, people: ReadonlyMap<string, string>): string {
   if (person !== undefined) return person;
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
+    if (typeof record.number === 'number')
+      return typeof record.observation_count === 'number'
+        ? `case #${record.number} (${record.observation_count} observation${record.observation_count === 1 ? '' : 's'})`
+        : `case #${record.number}`;
     if (typeof record.name === 'string') return record.name;
     if (typeof record.label === 'string') return record.label;
     if (typeof record.email === 'string') return record.email;
@@ -29,6 +59,7 @@ function show(value: unknown, people: ReadonlyMap<string, string>): string {
   }
   // What is left is a JSON string, number or boolean.
   const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (ISO_TIME.test(text)) return formatDateTime(text);
   return /^[a-z]+(_[a-z]+)+$/.test(text) ? humanize(text) : text;
 }
 
@@ -69,7 +100,7 @@ function Changes({ changes, lookups }: { changes: HistoryEntry['changes']; looku
     <ul className="history-changes">
       {entries.map(([field, value]) => (
         <li key={field}>
-          <span className="muted">{field === 'observation_ids' ? 'Observations' : humanize(field)}:</span>{' '}
+          <span className="muted">{fieldLabels[field] ?? humanize(field)}:</span>{' '}
           {field === 'observation_ids' && Array.isArray(value) ? (
             <ObservationLinks ids={value} lookups={lookups} />
           ) : isFromTo(value) ? (
@@ -100,13 +131,13 @@ export function History({ caseId, observationIndex, onCite }: { caseId: string }
     >
       {(data) => (
         <>
-          <ol className="timeline history">
+          <ol className="timeline history" aria-label="Case history, newest first">
             {data.pages
               .flatMap((page) => page.history)
               .map((entry, index) => (
                 <li key={index}>
                   <div>
-                    <strong>{humanize(entry.action)}</strong>{' '}
+                    <strong>{actionLabels[entry.action] ?? humanize(entry.action)}</strong>{' '}
                     <span className="muted">
                       by {entry.actor.type === 'system' ? `${entry.actor.label} (system)` : entry.actor.label}
                     </span>{' '}

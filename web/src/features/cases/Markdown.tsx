@@ -1,8 +1,8 @@
 // The Markdown that case descriptions, comments and AI summaries are written in, rendered as
 // React elements (never as HTML: the text holds log-derived strings an attacker chose). The
 // subset those texts use: headings, bullet and numbered lists, fenced code, paragraphs, inline
-// code, bold, italics; `[obs_…]` citations become whatever `citation` renders (links into the
-// observation timeline).
+// code, bold, italics; `[obs_…]`, `[proc_…]` and `[net_…]` citations become whatever `citation`
+// renders (links into the observation timeline or the investigation timeline).
 import { Fragment, type ReactNode } from 'react';
 
 type Block =
@@ -52,7 +52,7 @@ function parseBlocks(source: string): Block[] {
 }
 
 const INLINE =
-  /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[obs_[A-Za-z0-9]{1,40}\])|((?<![\w])_[^_\n]+_(?![\w]))|((?<![\w*])\*[^*\n]+\*(?![\w*]))/g;
+  /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[(?:obs_[A-Za-z0-9]{1,40}|(?:proc|net)_[0-9]{1,15})\])|((?<![\w])_[^_\n]+_(?![\w]))|((?<![\w*])\*[^*\n]+\*(?![\w*]))/g;
 
 function renderInline(text: string, citation: ((id: string) => ReactNode) | undefined): ReactNode[] {
   const parts: ReactNode[] = [];

@@ -5,7 +5,17 @@ import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-qu
 import { api } from '../../api/client';
 import type { ListOptions } from '../../api/queries';
 import type { Page } from '../../api/types';
-import type { CaseCounts, CaseDetail, CaseList, Comment, HistoryEntry, Member, Technique } from './types';
+import type {
+  CaseCounts,
+  CaseDetail,
+  CaseList,
+  CaseTimeline,
+  Comment,
+  HistoryEntry,
+  Member,
+  ProcessTree,
+  Technique,
+} from './types';
 
 export const caseKeys = {
   all: ['cases'] as const,
@@ -14,6 +24,8 @@ export const caseKeys = {
   detail: (ref: string) => ['cases', 'detail', ref] as const,
   comments: (id: string) => ['cases', 'comments', id] as const,
   history: (id: string) => ['cases', 'history', id] as const,
+  processTree: (id: string) => ['cases', 'process-tree', id] as const,
+  timeline: (id: string) => ['cases', 'timeline', id] as const,
 };
 
 /** POST /v1/cases (the search) with `body`; the list page, the overview's top cases. */
@@ -87,10 +99,28 @@ export function useHistory(caseId: string) {
     queryKey: caseKeys.history(caseId),
     queryFn: ({ pageParam, signal }) =>
       api.get<Page<'history', HistoryEntry>>(`/v1/cases/${caseId}/history`, {
-        query: { limit: 50, cursor: pageParam },
+        query: { limit: 50, order: 'desc', cursor: pageParam },
         signal,
       }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+}
+
+/** GET /v1/cases/{id}/process-tree: per device, the processes around the observations. */
+export function useProcessTree(caseId: string, enabled = true) {
+  return useQuery({
+    queryKey: caseKeys.processTree(caseId),
+    queryFn: ({ signal }) => api.get<ProcessTree>(`/v1/cases/${caseId}/process-tree`, { signal }),
+    enabled,
+  });
+}
+
+/** GET /v1/cases/{id}/timeline: the observations and their evidence, oldest first. */
+export function useCaseTimeline(caseId: string, enabled = true) {
+  return useQuery({
+    queryKey: caseKeys.timeline(caseId),
+    queryFn: ({ signal }) => api.get<CaseTimeline>(`/v1/cases/${caseId}/timeline`, { signal }),
+    enabled,
   });
 }

@@ -15,6 +15,7 @@ import type {
   SeveritySchema,
   StatusSchema,
 } from '../../../../src/cases/case-schemas.js';
+import type { ProcessTreeSchema, TimelineSchema } from '../../../../src/cases/case-investigation-schemas.js';
 import type { SummarySchema } from '../../../../src/summaries/summary-schemas.js';
 import type { OwnRatingSchema } from '../../../../src/summaries/summary-routes.js';
 import type { MemberSchema } from '../../../../src/identity/user-routes.js';
@@ -71,3 +72,8 @@ export const resolutionHints: Record<Resolution, string> = {
   duplicate: 'Another case covers this activity',
   inconclusive: 'Not enough evidence either way',
 };
+
+export type ProcessTree = Static<typeof ProcessTreeSchema>;
+export type ProcessNode = ProcessTree['devices'][number]['processes'][number];
+export type CaseTimeline = Static<typeof TimelineSchema>;
+export type TimelineEntry = CaseTimeline['entries'][number];

@@ -11,7 +11,10 @@ import { Badge, Button, ErrorState, Notice, Panel, Spinner, Time } from '../../c
 import { caseKeys } from '../cases/api';
 import { Markdown } from '../cases/Markdown';
 import type { CaseDetail, Summary, SummaryRating } from '../cases/types';
+import { ThumbIcon } from './ThumbIcon';
 import './summaries.css';
+
+const isEvidenceId = (id: string) => id.startsWith('proc_') || id.startsWith('net_');
 
 const staleLabels: Record<Summary['stale_reasons'][number], string> = {
   observations_added: 'new observations',
@@ -66,7 +69,7 @@ function Rating({ summary, caseId }: { summary: Summary; caseId: string }) {
           disabled={rate.isPending}
           onClick={() => rate.mutate({ rating: 'up' })}
         >
-          👍
+          <ThumbIcon direction="up" />
         </Button>
         <Button
           small
@@ -75,7 +78,7 @@ function Rating({ summary, caseId }: { summary: Summary; caseId: string }) {
           disabled={rate.isPending}
           onClick={() => setAsking(true)}
         >
-          👎
+          <ThumbIcon direction="down" />
         </Button>
         {current && !asking && (
           <span className="muted summary-rated" role="status">
@@ -129,6 +132,7 @@ export function SummaryPanel({
   caseRef,
   observationIndex,
   onCite,
+  onCiteEvidence,
 }: {
   detail: CaseDetail;
   /** The key the page loaded the case under (id or number). */
@@ -136,6 +140,8 @@ export function SummaryPanel({
   /** Observation id → its 1-based position in the timeline. */
   observationIndex: ReadonlyMap<string, { position: number; title: string }>;
   onCite: (observationId: string) => void;
+  /** A cited evidence row (`proc_…`, `net_…`): shown in the investigation timeline. */
+  onCiteEvidence: (evidenceId: string) => void;
 }) {
   const { can } = useSession();
   const queryClient = useQueryClient();
@@ -154,6 +160,20 @@ export function SummaryPanel({
   const canGenerate = can('summaries:write') && !unavailable;
 
   const citation = (id: string) => {
+    if (isEvidenceId(id))
+      return (
+        <a
+          href={`#ev-${id}`}
+          className="citation citation-evidence"
+          title={`Evidence ${id} in the investigation timeline`}
+          onClick={(event) => {
+            event.preventDefault();
+            onCiteEvidence(id);
+          }}
+        >
+          {id.startsWith('proc_') ? 'process' : 'connection'}
+        </a>
+      );
     const known = observationIndex.get(id);
     return (
       <a
