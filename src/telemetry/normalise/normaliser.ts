@@ -13,8 +13,8 @@ import { osqueryRecogniser } from './osquery.js';
 import type { ProcessingPipeline } from './pipeline.js';
 import type { Recognised, Recogniser } from './recogniser.js';
 import { createSyslogRecogniser } from './syslog.js';
-import { sysmonRecogniser } from './sysmon.js';
 import { createWebserverRecogniser } from './webserver.js';
+import { createWindowsRecogniser } from './windows.js';
 
 /** A record as the record log stores it (telemetry_records). */
 export interface StoredRecord {
@@ -41,7 +41,7 @@ export function createNormaliser(pipeline: ProcessingPipeline): Normaliser {
   // Order matters: the endpoint formats have distinctive structure and are checked first; the
   // log families are told apart by field names, the most specific (web) before the most generic.
   const recognisers: readonly Recogniser[] = [
-    sysmonRecogniser,
+    createWindowsRecogniser(pipeline),
     auditdRecogniser,
     osqueryRecogniser,
     genericRecogniser,
