@@ -8,10 +8,13 @@ import { networkRow, processRow } from './endpoint.js';
 import { applyMappings, firstPresent, firstString, isObject, newFields } from './fields.js';
 import { flattenInto, TRUNCATED_FIELD } from './flatten.js';
 import { genericRecogniser } from './generic.js';
+import { cloudRecogniser } from './cloud.js';
 import { CONTAINER_LOGSOURCE, kubernetesAuditRecogniser } from './kubernetes.js';
+import { networkLogRecogniser } from './network-logs.js';
 import { osqueryRecogniser } from './osquery.js';
 import type { ProcessingPipeline } from './pipeline.js';
 import type { Recognised, Recogniser } from './recogniser.js';
+import { saasRecogniser } from './saas.js';
 import { createSyslogRecogniser } from './syslog.js';
 import { createWebserverRecogniser } from './webserver.js';
 import { createWindowsRecogniser } from './windows.js';
@@ -46,6 +49,9 @@ export function createNormaliser(pipeline: ProcessingPipeline): Normaliser {
     osqueryRecogniser,
     genericRecogniser,
     kubernetesAuditRecogniser,
+    cloudRecogniser,
+    saasRecogniser,
+    networkLogRecogniser,
     createWebserverRecogniser(pipeline),
     createSyslogRecogniser(pipeline),
     createApplicationRecogniser(pipeline),

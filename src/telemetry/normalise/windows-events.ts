@@ -40,7 +40,7 @@ export const SYSMON_CATEGORIES: ReadonlyMap<number, readonly string[]> = new Map
   [255, ['sysmon_error']],
 ]);
 
-const REGISTRY_KEY_EVENTS: Readonly<Record<string, string>> = {
+export const REGISTRY_KEY_EVENTS: Readonly<Record<string, string>> = {
   CreateKey: 'registry_add',
   DeleteKey: 'registry_delete',
   DeleteValue: 'registry_delete',
