@@ -51,7 +51,7 @@ export function registerRules(program: Command): void {
         out(
           options.json
             ? JSON.stringify({ status, ...rule })
-            : `${status.padEnd(11)} ${rule.file}  ${rule.id}  ${rule.title}${rule.type === 'correlation' ? ' (correlation)' : ''}${status === 'unreachable' ? `  [${where}]` : ''}`,
+            : `${status === 'loaded' ? 'loaded    ' : 'unreachable '}${rule.file}  ${rule.id}  ${rule.title}${rule.type === 'correlation' ? ' (correlation)' : ''}${status === 'unreachable' ? `  [${where}]` : ''}`,
         );
       }
       for (const entry of compilation.rejected) {
@@ -67,7 +67,10 @@ export function registerRules(program: Command): void {
       out(
         options.json
           ? JSON.stringify({ ...totals, by_logsource })
-          : `${describeReach(reach.summary)}; ${totals.detection} detection, ${totals.correlation} correlation, ${totals.filters} filters applied`,
+          : describeReach(
+              reach.summary,
+              `; ${totals.detection} detection, ${totals.correlation} correlation, ${totals.filters} filters applied`,
+            ),
       );
       if (totals.rejected > 0) process.exitCode = 1;
     });

@@ -64,6 +64,6 @@ export function assessReach(compilation: RuleCompilation, pipeline: ProcessingPi
 }
 
 /** The one-line summary `serve` logs and `rules test` prints last in text mode. */
-export function describeReach(summary: ReachSummary): string {
-  return `rules: ${summary.loaded} loaded (${summary.reachable} reachable, ${summary.unreachable} unreachable: no parsed input produces their logsource), ${summary.rejected} rejected`;
+export function describeReach(summary: ReachSummary, detail = ''): string {
+  return `total: ${summary.loaded} loaded (${summary.reachable} reachable, ${summary.unreachable} unreachable${detail}), ${summary.rejected} rejected`;
 }
