@@ -80,14 +80,14 @@ function m365(record: Record<string, unknown>, fields: Fields): Recognised {
 
 /**
  * A Google Workspace Reports API activity. SigmaHQ's Workspace rules use `eventService`
- * (`admin.google.com`), `eventName` and the parameters in lower case (`setting_name`,
+ * (`admin.googleapis.com`), `eventName` and the parameters in lower case (`setting_name`,
  * `new_value`); the first event of the activity gives them.
  */
 function workspace(record: Record<string, unknown>, id: Record<string, unknown>, fields: Fields): Recognised | undefined {
   const application = text(id.applicationName)?.toLowerCase();
   const logsources = application === undefined ? undefined : WORKSPACE.get(application);
   if (logsources === undefined || application === undefined) return undefined;
-  setMissing(fields, 'eventService', `${application}.google.com`);
+  setMissing(fields, 'eventService', `${application}.googleapis.com`);
   const events = record.events;
   const first: unknown = Array.isArray(events) ? events[0] : undefined;
   if (isObject(first)) {
