@@ -63,7 +63,7 @@ export function describeSigmaFamily(
         const tenant = await seedTenant(server, 'acme');
         const reader = apiClient(server, bearer((await issueToken(server, tenant, ['observations:read'])).value));
         await ingest(server, [...leading, ...cases.map((item) => item.record)]);
-        await detectionCaughtUp(server, 60_000);
+        await detectionCaughtUp(server, 150_000);
         let cursor: string | null = null;
         do {
           const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
