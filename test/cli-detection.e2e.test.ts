@@ -65,13 +65,20 @@ function writeRuleDirectory(): string {
 }
 
 interface JsonLine {
-  status?: 'loaded' | 'rejected';
+  status?: 'loaded' | 'unreachable' | 'rejected';
   file?: string;
   id?: string;
   construct?: string;
   message?: string;
   type?: string;
-  totals?: { loaded: number; detection: number; correlation: number; filters: number; rejected: number };
+  loaded?: number;
+  reachable?: number;
+  unreachable?: number;
+  detection?: number;
+  correlation?: number;
+  filters?: number;
+  rejected?: number;
+  by_logsource?: Record<string, { loaded: number; unreachable: number }>;
 }
 
 describe('sightline rules test', () => {
@@ -88,7 +95,7 @@ describe('sightline rules test', () => {
     const total = BUNDLED.detection + BUNDLED.correlation;
     assert.equal(
       output.at(-1),
-      `total: ${total} loaded (${BUNDLED.detection} detection, ${BUNDLED.correlation} correlation, 0 filters applied), 0 rejected`,
+      `total: ${total} loaded (${total} reachable, 0 unreachable; ${BUNDLED.detection} detection, ${BUNDLED.correlation} correlation, 0 filters applied), 0 rejected`,
     );
     const loaded = output.slice(0, -1);
     assert.equal(loaded.length, total);
@@ -119,7 +126,7 @@ describe('sightline rules test', () => {
     rejected('broken_yaml\\.yml', /YAML: /);
     assert.equal(
       lines(result.stdout).at(-1),
-      'total: 1 loaded (1 detection, 0 correlation, 0 filters applied), 4 rejected',
+      'total: 1 loaded (1 reachable, 0 unreachable; 1 detection, 0 correlation, 0 filters applied), 4 rejected',
     );
 
     const quiet = await runCli(['rules', 'test', '--quiet', ruleDir]);
@@ -134,7 +141,16 @@ describe('sightline rules test', () => {
     assert.equal(result.code, 1, result.stderr);
     const parsed = lines(result.stdout).map((line) => JSON.parse(line) as JsonLine);
     const totals = parsed.at(-1)!;
-    assert.deepEqual(totals, { totals: { loaded: 1, detection: 1, correlation: 0, filters: 0, rejected: 4 } });
+    assert.deepEqual(totals, {
+      loaded: 1,
+      reachable: 1,
+      unreachable: 0,
+      rejected: 4,
+      detection: 1,
+      correlation: 0,
+      filters: 0,
+      by_logsource: { '/application/': { loaded: 1, unreachable: 0 } },
+    });
     const rules = parsed.slice(0, -1);
     assert.ok(rules.every((line) => line.status === 'loaded' || line.status === 'rejected'));
     const byFile = new Map(rules.map((line) => [path.basename(line.file ?? ''), line]));
@@ -158,8 +174,55 @@ describe('sightline rules test', () => {
     const bundled = await runCli(['rules', 'test', '--json', 'rules']);
     assert.equal(bundled.code, 0, bundled.stderr);
     const bundledLines = lines(bundled.stdout).map((line) => JSON.parse(line) as JsonLine);
-    assert.deepEqual(bundledLines.at(-1)!.totals, { loaded: 56, ...BUNDLED, filters: 0, rejected: 0 });
+    const { by_logsource: _byLogsource, ...bundledTotals } = bundledLines.at(-1)!;
+    assert.deepEqual(bundledTotals, {
+      loaded: 56,
+      reachable: 56,
+      unreachable: 0,
+      ...BUNDLED,
+      filters: 0,
+      rejected: 0,
+    });
     assert.ok(bundledLines.slice(0, -1).every((line) => line.status === 'loaded'));
+  });
+
+  test('a rule whose logsource no parsed input produces is reported unreachable, in text and JSON', async () => {
+    const dir = tempDir('sightline-rules-');
+    fs.writeFileSync(
+      path.join(dir, 'router.yml'),
+      [
+        'title: Router Command',
+        'id: 55555555-5555-4555-8555-555555555555',
+        'logsource:',
+        '  product: acme_router',
+        '  service: cli',
+        'detection:',
+        '  selection:',
+        "    command: 'erase startup-config'",
+        '  condition: selection',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'good.yml'),
+      sigmaRule('Good Rule', '11111111-1111-4111-8111-111111111111', "  selection:\n    message: 'x'\n  condition: selection"),
+    );
+    const text = await runCli(['rules', 'test', dir]);
+    assert.equal(text.code, 0, 'unreachable is a warning, not a failure');
+    assert.match(
+      text.stdout,
+      new RegExp(`^unreachable ${dir}/router\\.yml {2}55555555-5555-4555-8555-555555555555 {2}Router Command {2}\\[product:acme_router service:cli\\]$`, 'm'),
+    );
+    assert.match(lines(text.stdout).at(-1)!, /^total: 2 loaded \(1 reachable, 1 unreachable; /);
+    const json = await runCli(['rules', 'test', '--json', dir]);
+    const parsed = lines(json.stdout).map((line) => JSON.parse(line) as JsonLine);
+    assert.equal(parsed.find((line) => line.id?.startsWith('5555'))?.status, 'unreachable');
+    const totals = parsed.at(-1)!;
+    assert.equal(totals.unreachable, 1);
+    assert.deepEqual(totals.by_logsource, {
+      '/application/': { loaded: 1, unreachable: 0 },
+      'acme_router//cli': { loaded: 1, unreachable: 1 },
+    });
   });
 
   test('a path that does not exist is rejected with a clear message and exit 1', async () => {
@@ -168,7 +231,7 @@ describe('sightline rules test', () => {
     assert.equal(result.code, 1);
     assert.deepEqual(lines(result.stdout), [
       `rejected  ${missing}: no such file or directory`,
-      'total: 0 loaded (0 detection, 0 correlation, 0 filters applied), 1 rejected',
+      'total: 0 loaded (0 reachable, 0 unreachable; 0 detection, 0 correlation, 0 filters applied), 1 rejected',
     ]);
     const json = await runCli(['rules', 'test', '--json', missing]);
     assert.equal(json.code, 1);

@@ -1,6 +1,7 @@
 // One running Sightline: database opened and migrated, record-log writer and group-commit queue
 // started, HTTP server built. `sightline serve` and the end-to-end tests both start it here.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { assessReach, describeReach } from '../detection/rule-reach.js';
 import { ConfigError, resolvePublicUrl, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -247,6 +248,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
     diagnostics.start();
     dispatcher.start();
     log = server.log;
+    // The same summary `sightline rules test` prints: rules no parsed input can make fire are named here.
+    const reach = assessReach(detection.compilation, detection.pipeline).summary;
+    server.log.info(
+      { loaded: reach.loaded, reachable: reach.reachable, unreachable: reach.unreachable, rejected: reach.rejected },
+      describeReach(reach),
+    );
     let metricsListener: MetricsListener | undefined;
     server.addHook('onListen', async () => {
       const address = server.server.address();

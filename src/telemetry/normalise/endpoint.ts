@@ -7,7 +7,7 @@ import { asInt, asText, basename, type Fields } from './fields.js';
 /** Sigma's network_connection rules compare ports as numbers; every format gives them so. */
 export const PORT_FIELDS = ['SourcePort', 'DestinationPort'] as const;
 
-export type EndpointFormat = 'sysmon' | 'auditd' | 'osquery' | 'generic';
+export type EndpointFormat = 'sysmon' | 'windows_security' | 'auditd' | 'osquery' | 'generic';
 
 /** What an endpoint format tells the normaliser beyond its fields. */
 export interface EndpointInfo {

@@ -13,9 +13,22 @@ export interface LogSource {
 /** A field's value as the rules see it. Nested JSON objects are flattened with dotted names. */
 export type FieldValue = string | number | boolean | null | FieldValue[];
 
-/** The common log record families (web access, syslog, application), endpoint telemetry and Kubernetes audit. */
+/**
+ * The common log record families (web access, syslog, application), endpoint telemetry,
+ * Windows event logs, cloud and SaaS audit logs, network logs (proxy, DNS, firewall, Zeek) and
+ * Kubernetes audit. `other`: no recogniser claimed the record.
+ */
 export type RecordFamily =
-  'webserver' | 'syslog' | 'application' | 'process' | 'network' | 'kubernetes_audit' | 'other';
+  | 'webserver'
+  | 'syslog'
+  | 'application'
+  | 'process'
+  | 'network'
+  | 'windows'
+  | 'cloud'
+  | 'network_log'
+  | 'kubernetes_audit'
+  | 'other';
 
 /** Which normalised table row a record produced, if any (endpoint telemetry only). */
 export interface EndpointProcessRow {
@@ -32,7 +45,7 @@ export interface EndpointProcessRow {
   parent_command_line: string | null;
   /** Epoch milliseconds. */
   time: number;
-  /** `sysmon`, `auditd`, `osquery`, `generic`. */
+  /** `sysmon`, `windows_security`, `auditd`, `osquery`, `generic`. */
   source_format: string;
 }
 

@@ -5,7 +5,12 @@ import type { LogSource } from './event.js';
 import { freeze } from './endpoint.js';
 import type { Recogniser } from './recogniser.js';
 
-const AUDIT_LOGSOURCES = freeze([{ product: 'kubernetes' }, { product: 'kubernetes', service: 'audit' }]);
+// SigmaHQ's audit rules state {category: application, product: kubernetes, service: audit}.
+const AUDIT_LOGSOURCES = freeze([
+  { product: 'kubernetes' },
+  { product: 'kubernetes', service: 'audit' },
+  { category: 'application', product: 'kubernetes', service: 'audit' },
+]);
 
 /** Added to the logsources of a record that carries the orchestrator's pod fields. */
 export const CONTAINER_LOGSOURCE: LogSource = Object.freeze({ product: 'kubernetes', service: 'container' });

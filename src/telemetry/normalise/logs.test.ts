@@ -232,7 +232,11 @@ function k8sAudit(overrides: Record<string, unknown> = {}): Record<string, unkno
 test('Kubernetes audit: exec into a pod, fields flattened with dotted names', () => {
   const event = normalise(k8sAudit());
   assert.equal(event.family, 'kubernetes_audit');
-  assert.deepEqual(event.logsources, [{ product: 'kubernetes' }, { product: 'kubernetes', service: 'audit' }]);
+  assert.deepEqual(event.logsources, [
+    { product: 'kubernetes' },
+    { product: 'kubernetes', service: 'audit' },
+    { category: 'application', product: 'kubernetes', service: 'audit' },
+  ]);
   assert.equal(event.fields.verb, 'create');
   assert.equal(event.fields['objectRef.resource'], 'pods');
   assert.equal(event.fields['objectRef.subresource'], 'exec');

@@ -8,13 +8,16 @@ import { networkRow, processRow } from './endpoint.js';
 import { applyMappings, firstPresent, firstString, isObject, newFields } from './fields.js';
 import { flattenInto, TRUNCATED_FIELD } from './flatten.js';
 import { genericRecogniser } from './generic.js';
+import { cloudRecogniser } from './cloud.js';
 import { CONTAINER_LOGSOURCE, kubernetesAuditRecogniser } from './kubernetes.js';
+import { networkLogRecogniser } from './network-logs.js';
 import { osqueryRecogniser } from './osquery.js';
 import type { ProcessingPipeline } from './pipeline.js';
 import type { Recognised, Recogniser } from './recogniser.js';
+import { saasRecogniser } from './saas.js';
 import { createSyslogRecogniser } from './syslog.js';
-import { sysmonRecogniser } from './sysmon.js';
 import { createWebserverRecogniser } from './webserver.js';
+import { createWindowsRecogniser } from './windows.js';
 
 /** A record as the record log stores it (telemetry_records). */
 export interface StoredRecord {
@@ -41,11 +44,14 @@ export function createNormaliser(pipeline: ProcessingPipeline): Normaliser {
   // Order matters: the endpoint formats have distinctive structure and are checked first; the
   // log families are told apart by field names, the most specific (web) before the most generic.
   const recognisers: readonly Recogniser[] = [
-    sysmonRecogniser,
+    createWindowsRecogniser(pipeline),
     auditdRecogniser,
     osqueryRecogniser,
     genericRecogniser,
     kubernetesAuditRecogniser,
+    cloudRecogniser,
+    saasRecogniser,
+    networkLogRecogniser,
     createWebserverRecogniser(pipeline),
     createSyslogRecogniser(pipeline),
     createApplicationRecogniser(pipeline),

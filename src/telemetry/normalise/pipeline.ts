@@ -44,6 +44,10 @@ export interface ProcessingPipeline {
     recogniseAny: string[];
     hostFields: string[];
   };
+  windows: {
+    /** Sigma service → the channel names (lower case) whose events satisfy {product: windows, service}. */
+    channels: Record<string, string[]>;
+  };
   /** Applied to every event, after its family's own mapping. */
   aliases: MappedField[];
   /** Values for Sigma's `expand` modifier (`%admin_users%`), consumed by the rule engine. */
@@ -90,6 +94,7 @@ export function parsePipeline(text: string, file: string): ProcessingPipeline {
     'syslog',
     'application',
     'orchestrator',
+    'windows',
     'aliases',
     'placeholders',
   ]);
@@ -116,6 +121,8 @@ export function parsePipeline(text: string, file: string): ProcessingPipeline {
   ]);
   const application = reader.section(root.application, 'application', ['recognise_any', 'product_fields', 'fields']);
   const orchestrator = reader.section(root.orchestrator, 'orchestrator', ['recognise_any', 'host_fields']);
+  // Optional, so that a pipeline written before Windows event logs were recognised still loads.
+  const windows = root.windows === undefined ? { channels: {} } : reader.section(root.windows, 'windows', ['channels']);
 
   const pipeline: ProcessingPipeline = {
     file,
@@ -143,6 +150,9 @@ export function parsePipeline(text: string, file: string): ProcessingPipeline {
     orchestrator: {
       recogniseAny: reader.names(orchestrator.recognise_any, 'orchestrator.recognise_any'),
       hostFields: reader.names(orchestrator.host_fields, 'orchestrator.host_fields'),
+    },
+    windows: {
+      channels: reader.lists(windows.channels ?? {}, 'windows.channels', { lowerCase: true }),
     },
     aliases: reader.mappings(root.aliases, 'aliases'),
     placeholders: reader.placeholders(root.placeholders, 'placeholders'),

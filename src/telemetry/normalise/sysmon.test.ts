@@ -94,9 +94,10 @@ test('Sysmon EID 1, flat Windows (NXLog): process_creation for windows, Sysmon n
   const event = normalise(sysmonFlat());
   assert.equal(event.family, 'process');
   assert.deepEqual(event.logsources, [
+    { product: 'windows' },
+    { product: 'windows', service: 'sysmon' },
     { category: 'process_creation' },
     { category: 'process_creation', product: 'windows' },
-    { product: 'windows', service: 'sysmon' },
   ]);
   assert.equal(event.fields.EventID, 1);
   assert.equal(event.fields.Image, WINDOWS_PROCESS.Image);
@@ -139,9 +140,10 @@ test('Sysmon EID 1 as XML-JSON with a Data list (Sysmon for Linux): linux produc
   const event = normalise(sysmonXml(1, 'Linux-Sysmon/Operational', LINUX_PROCESS));
   assert.equal(event.family, 'process');
   assert.deepEqual(event.logsources, [
+    { product: 'linux' },
+    { product: 'linux', service: 'sysmon' },
     { category: 'process_creation' },
     { category: 'process_creation', product: 'linux' },
-    { product: 'linux', service: 'sysmon' },
   ]);
   assert.equal(event.fields.Image, '/usr/bin/curl');
   assert.equal(event.fields.User, 'www-data');
@@ -161,7 +163,7 @@ test('Sysmon EID 1 XML-JSON, Windows, with {Name, #text} items and EventData as 
   }));
   const event = normalise(record);
   assert.equal(event.family, 'process');
-  assert.equal(event.logsources[1]?.product, 'windows');
+  assert.equal(event.logsources[0]?.product, 'windows');
   assert.equal(event.fields.Hashes, WINDOWS_PROCESS.Hashes);
   assert.equal(event.process?.command_line, WINDOWS_PROCESS.CommandLine);
 });
@@ -185,9 +187,10 @@ test('Sysmon EID 3, flat Windows: network_connection, ports as numbers, Initiate
   );
   assert.equal(event.family, 'network');
   assert.deepEqual(event.logsources, [
+    { product: 'windows' },
+    { product: 'windows', service: 'sysmon' },
     { category: 'network_connection' },
     { category: 'network_connection', product: 'windows' },
-    { product: 'windows', service: 'sysmon' },
   ]);
   assert.equal(event.fields.DestinationPort, 443);
   assert.equal(event.fields.SourcePort, 50412);
@@ -227,16 +230,21 @@ test('Sysmon EID 3, Linux XML-JSON: inbound when Initiated is false', () => {
     ]),
   );
   assert.equal(event.family, 'network');
-  assert.equal(event.logsources[1]?.product, 'linux');
+  assert.equal(event.logsources[0]?.product, 'linux');
   assert.equal(event.network?.direction, 'inbound');
   assert.equal(event.network.destination_port, 22);
   assert.equal(event.network.process_name, 'sshd');
 });
 
-test('other Sysmon events: family other, {product, service: sysmon}, fields as given', () => {
+test('other Sysmon events: family windows, their category and {product, service: sysmon}, fields as given', () => {
   const event = normalise(sysmonFlat({ EventID: 22, QueryName: 'evil.example', QueryResults: '::ffff:198.51.100.7;' }));
-  assert.equal(event.family, 'other');
-  assert.deepEqual(event.logsources, [{ product: 'windows', service: 'sysmon' }]);
+  assert.equal(event.family, 'windows');
+  assert.deepEqual(event.logsources, [
+    { product: 'windows' },
+    { product: 'windows', service: 'sysmon' },
+    { category: 'dns_query' },
+    { category: 'dns_query', product: 'windows' },
+  ]);
   assert.equal(event.fields.QueryName, 'evil.example');
   assert.equal(event.process, undefined);
 });
