@@ -14,6 +14,7 @@ import { registerRules } from './rules-command.js';
 import { registerObservationRequests } from './observation-command.js';
 import { registerDemo } from './demo-command.js';
 import { registerData } from './data-command.js';
+import { registerWebhook } from './webhook-command.js';
 import { registerBackup } from './backup-command.js';
 import { registerRetention } from './retention-command.js';
 
@@ -36,6 +37,7 @@ export async function main(argv: string[]): Promise<void> {
   registerObservationRequests(program);
   registerDemo(program);
   registerData(program);
+  registerWebhook(program);
   registerBackup(program);
   registerRetention(program);
   addSettingOptions(
