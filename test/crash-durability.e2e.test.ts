@@ -4,30 +4,25 @@
 // its integrity checks.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { databaseTargets, type TestDatabase } from './helpers/databases.js';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from './helpers/processes.js';
-import { generateLoad, RECORDS_PER_REQUEST, SENDERS } from './helpers/ingest-load.js';
+import { databaseTargets } from './helpers/databases.js';
+import { freePort, stopChild, waitReady } from './helpers/processes.js';
+import { generateLoad, READY_TIMEOUT_MS, RECORDS_PER_REQUEST, SENDERS, spawnServer } from './helpers/ingest-load.js';
 import { openDatabase } from '../src/storage/database.js';
 import { catchUpSearchIndex } from '../src/telemetry/search-index.js';
 import { sql } from 'kysely';
-
-function startServer(database: TestDatabase, port: number): Child {
-  const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
-  return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', 'warn']);
-}
 
 for (const target of databaseTargets) {
   describe(`crash durability on ${target.kind}`, { skip: target.skip }, () => {
     test(
       'SIGKILL mid-load loses no record that got a 201 and leaves the store intact',
-      { timeout: 120_000 },
+      { timeout: 300_000 },
       async () => {
         const database = await target.create();
         const port = await freePort();
-        let server = startServer(database, port);
+        let server = spawnServer(database, port);
         let stop = false;
         try {
-          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, READY_TIMEOUT_MS);
           const load = generateLoad(port, () => stop);
 
           await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -40,8 +35,8 @@ for (const target of databaseTargets) {
             ])) === undefined;
           assert.ok(stillRunning, 'the load generator was still running when the server was killed');
 
-          server = startServer(database, port);
-          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          server = spawnServer(database, port);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, READY_TIMEOUT_MS);
           await new Promise((resolve) => setTimeout(resolve, 1_500));
           stop = true;
           const { acknowledged, failedAttempts } = await load;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { sql } from 'kysely';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+import { READY_TIMEOUT_MS } from './helpers/ingest-load.js';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from './helpers/processes.js';
 import { appRecord, ndjson, webAccessRecord } from './helpers/factories.js';
 import { openDatabase } from '../src/storage/database.js';
@@ -84,7 +85,7 @@ for (const target of databaseTargets) {
   describe(`detection crash safety on ${target.kind}`, { skip: target.skip }, () => {
     test(
       'SIGKILL while detection works through a backlog loses and doubles nothing',
-      { timeout: 180_000 },
+      { timeout: 400_000 },
       async () => {
         const database = await target.create();
         const port = await freePort();
@@ -105,13 +106,13 @@ for (const target of databaseTargets) {
           'off',
         ]);
         try {
-          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, READY_TIMEOUT_MS);
           for (let i = 0; i < BATCHES; i++)
             assert.equal((await request(port, 'POST', '/log_sink', batch())).status, 201);
           await stopChild(server);
 
           server = startServer(database, port, KILL_CHUNK);
-          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, READY_TIMEOUT_MS);
           const total = BATCHES * PER_BATCH;
           // Kill as soon as detection has committed its first chunk, so that some of the backlog is
           // done and most of it is not.
@@ -122,7 +123,7 @@ for (const target of databaseTargets) {
           await server.exited;
 
           server = startServer(database, port);
-          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 30_000);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, READY_TIMEOUT_MS);
           const deadline = Date.now() + 120_000;
           while ((await lag(port)) > 0) {
             assert.ok(Date.now() < deadline, 'detection did not catch up after the restart');

@@ -4,15 +4,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { databaseTargets, type TestDatabase } from './helpers/databases.js';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from './helpers/processes.js';
-import { generateLoad, RECORDS_PER_REQUEST } from './helpers/ingest-load.js';
+import { databaseTargets } from './helpers/databases.js';
+import { freePort, stopChild, waitReady } from './helpers/processes.js';
+import { generateLoad, READY_TIMEOUT_MS, RECORDS_PER_REQUEST, spawnServer } from './helpers/ingest-load.js';
 import { openDatabase } from '../src/storage/database.js';
-
-function startServer(database: TestDatabase, port: number): Child {
-  const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
-  return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', 'info']);
-}
 
 for (const target of databaseTargets) {
   describe(`graceful shutdown on ${target.kind}`, { skip: target.skip }, () => {
@@ -22,10 +17,10 @@ for (const target of databaseTargets) {
       async () => {
         const database = await target.create();
         const port = await freePort();
-        const server = startServer(database, port);
+        const server = spawnServer(database, port, 'info');
         let stop = false;
         try {
-          await waitReady(server, `http://127.0.0.1:${port}/readyz`, 90_000);
+          await waitReady(server, `http://127.0.0.1:${port}/readyz`, READY_TIMEOUT_MS);
           const load = generateLoad(port, () => stop);
           await new Promise((resolve) => setTimeout(resolve, 2_000));
 

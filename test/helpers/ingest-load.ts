@@ -3,6 +3,23 @@
 // is up), and collect the markers of every record that was acknowledged.
 import http from 'node:http';
 import { appRecord, ndjson } from './factories.js';
+import { spawnTsx, type Child } from './processes.js';
+
+/**
+ * How long a server started from source may take to answer /readyz. Generous: on a CI machine
+ * running the other suites alongside, compiling the sources alone can take half a minute.
+ */
+export const READY_TIMEOUT_MS = 90_000;
+
+/** `sightline serve` from source on a test database, as its own process (the one that gets killed). */
+export function spawnServer(
+  database: { dataDir: string; databaseUrl: string },
+  port: number,
+  logLevel = 'warn',
+): Child {
+  const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
+  return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', logLevel]);
+}
 
 export const SENDERS = 6;
 export const RECORDS_PER_REQUEST = 200;
