@@ -76,7 +76,8 @@ async function copyTable(
   const batch = Math.max(1, Math.min(options.batchRows, Math.floor(MAX_PARAMETERS / table.columns.length)));
   const columns = sql.join(table.columns.map((column) => sql.id(column.name)));
   let state = start;
-  let reported = Date.now();
+  // A table that takes more than one batch says so after its first one, then once a second.
+  let reported = Number.NEGATIVE_INFINITY;
   for (;;) {
     const rows = (
       await sql<Record<string, unknown>>`SELECT rowid AS move_rowid, ${columns} FROM ${sql.id(table.name)}
@@ -94,7 +95,7 @@ async function copyTable(
       await saveMoveProgress(trx, table.name, next);
     });
     state = next;
-    if (Date.now() - reported >= REPORT_EVERY_MS) {
+    if (state.copied < total && Date.now() - reported >= REPORT_EVERY_MS) {
       reported = Date.now();
       options.report(`${table.name}: ${state.copied} of ${total} rows`);
     }

@@ -55,6 +55,15 @@ export async function planMove(
   }>`
     SELECT table_name, column_name, data_type, column_default FROM information_schema.columns
     WHERE table_schema = ${targetSchema}`.execute(target);
+  // The target's own primary keys decide what a resumed batch meets itself on: a PostgreSQL table
+  // partitioned by time carries the time column in its key where SQLite's key is the id alone.
+  const targetKeys = await sql<{ table_name: string; column_name: string; ordinal_position: number }>`
+    SELECT kcu.table_name, kcu.column_name, kcu.ordinal_position
+    FROM information_schema.table_constraints tc
+    JOIN information_schema.key_column_usage kcu
+      ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema AND kcu.table_name = tc.table_name
+    WHERE tc.constraint_type = 'PRIMARY KEY' AND tc.table_schema = ${targetSchema}
+    ORDER BY kcu.table_name, kcu.ordinal_position`.execute(target);
   const tables: MovedTable[] = [];
   const parents = new Map<string, Set<string>>();
   for (const name of names) {
@@ -69,10 +78,10 @@ export async function planMove(
     tables.push({
       name,
       columns: moved,
-      key: columns
-        .filter((column) => column.pk > 0)
-        .sort((a, b) => a.pk - b.pk)
-        .map((column) => column.name),
+      key: primaryKey(
+        targetKeys.rows.filter((key) => key.table_name === name).map((key) => key.column_name),
+        columns,
+      ),
       serial: inTarget
         .filter((column) => column.column_default?.startsWith('nextval('))
         .map((column) => column.column_name),
@@ -83,6 +92,15 @@ export async function planMove(
     parents.set(name, new Set(references.rows.map((row) => row.table).filter((parent) => parent !== name)));
   }
   return parentsFirst(tables, parents);
+}
+
+/** The target's primary key when it has one, else SQLite's (a table with neither has none). */
+function primaryKey(target: string[], source: SqliteColumn[]): string[] {
+  if (target.length > 0) return target;
+  return source
+    .filter((column) => column.pk > 0)
+    .sort((a, b) => a.pk - b.pk)
+    .map((column) => column.name);
 }
 
 function parentsFirst(tables: MovedTable[], parents: Map<string, Set<string>>): MovedTable[] {
