@@ -324,8 +324,17 @@ for (const target of databaseTargets) {
         assert.equal(denied.body.code, 'permission_denied');
         assert.equal(denied.body.required_permission, needed);
         const withIt = apiClient(server, bearer((await issueToken(server, acme, [needed, ...also])).value));
-        const allowed = await withIt.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
-        assert.notEqual(allowed.status, 403, `${method} ${path} with ${needed}: ${JSON.stringify(allowed.body)}`);
+        const allowed = await withIt.request<Problem>(
+          method,
+          path,
+          method === 'GET' || method === 'DELETE' ? {} : { body: {} },
+        );
+        // With the permission the permission check passes; what comes after may refuse for its own
+        // reason (saved searches belong to a person: 403 session_required to a token no person made).
+        assert.ok(
+          !(allowed.status === 403 && allowed.body.code === 'permission_denied'),
+          `${method} ${path} with ${needed}: ${JSON.stringify(allowed.body)}`,
+        );
       }
     });
 
