@@ -113,6 +113,12 @@ if (build.status !== 0) {
   console.error('run-tests: the server build (tsc -p tsconfig.build.json) failed');
   process.exit(build.status ?? 1);
 }
+// What tsc does not copy (the query grammar), as `npm run build:server` does.
+const assets = spawnSync(process.execPath, ['scripts/copy-assets.mjs'], { stdio: 'inherit' });
+if (assets.status !== 0) {
+  console.error('run-tests: copying the build assets (scripts/copy-assets.mjs) failed');
+  process.exit(assets.status ?? 1);
+}
 const env = { ...process.env, ...(await postgresEnvironment()) };
 // An empty SIGHTLINE_TEST_DATABASE_URL counts as unset; leave none behind for the test files.
 if (!env.SIGHTLINE_TEST_DATABASE_URL) delete env.SIGHTLINE_TEST_DATABASE_URL;
