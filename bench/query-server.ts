@@ -17,6 +17,33 @@ export async function runCleanup(): Promise<void> {
   }
 }
 
+/**
+ * Runs a benchmark's main: on SIGINT/SIGTERM or a failure its server children are stopped and
+ * its temporary data removed, so nothing is left behind; an interrupt exits 130, a failure 1.
+ */
+export function runBenchMain(name: string, main: () => Promise<void>): void {
+  let interrupted = false;
+  const interrupt = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`${signal}: stopping the server and removing temporary data\n`);
+    void Promise.all([...active].map((child) => stopChild(child, 2_000)))
+      .then(runCleanup)
+      .finally(() => process.exit(130));
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+  main()
+    .catch(async (error: unknown) => {
+      process.stderr.write(
+        `${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      await Promise.all([...active].map((child) => stopChild(child)));
+      process.exitCode = 1;
+    })
+    .finally(runCleanup);
+}
+
 export interface Server {
   child: Child;
   base: string;

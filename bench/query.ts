@@ -27,12 +27,11 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
-import { stopChild } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
 import { PAGE, type Seeded } from './query-model.js';
 import { seed } from './query-seed.js';
 import { scenarios, type Scenario } from './query-scenarios.js';
-import { active, cleanup, runCleanup, startServer, stopServer } from './query-server.js';
+import { cleanup, runBenchMain, startServer, stopServer } from './query-server.js';
 import { MIN_REQUESTS, RequestTimeout, run, WARMUP_REQUESTS, type Figures } from './query-timing.js';
 import { loadAverage, report } from './query-report.js';
 import { at } from './checked.js';
@@ -173,24 +172,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
-let interrupted = false;
-const interrupt = (signal: NodeJS.Signals) => {
-  if (interrupted) return;
-  interrupted = true;
-  process.stderr.write(`${signal}: stopping the server and removing temporary data\n`);
-  void Promise.all([...active].map((child) => stopChild(child, 2_000)))
-    .then(runCleanup)
-    .finally(() => process.exit(130));
-};
-process.on('SIGINT', interrupt);
-process.on('SIGTERM', interrupt);
-
-main()
-  .catch(async (error: unknown) => {
-    process.stderr.write(
-      `bench:query failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    await Promise.all([...active].map((child) => stopChild(child)));
-    process.exitCode = 1;
-  })
-  .finally(runCleanup);
+runBenchMain('bench:query', main);

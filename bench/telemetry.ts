@@ -23,9 +23,8 @@ import { createTenant } from '../src/identity/tenant-service.js';
 import { createToken } from '../src/identity/token-service.js';
 import { allPermissions } from '../src/identity/permissions.js';
 import { cliActor } from '../src/identity/principal.js';
-import { stopChild } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../test/helpers/postgres.js';
-import { active, cleanup, runCleanup, startServer, stopServer, type Server } from './query-server.js';
+import { cleanup, runBenchMain, runCleanup, startServer, stopServer, type Server } from './query-server.js';
 import { DAY, RARE_WORD, seedTelemetry } from './telemetry-seed.js';
 
 interface Flags {
@@ -295,24 +294,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
-let interrupted = false;
-const interrupt = (signal: NodeJS.Signals) => {
-  if (interrupted) return;
-  interrupted = true;
-  process.stderr.write(`${signal}: stopping the server and removing temporary data\n`);
-  void Promise.all([...active].map((child) => stopChild(child, 2_000)))
-    .then(runCleanup)
-    .finally(() => process.exit(130));
-};
-process.on('SIGINT', interrupt);
-process.on('SIGTERM', interrupt);
-
-main()
-  .catch(async (error: unknown) => {
-    process.stderr.write(
-      `bench:telemetry failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    await Promise.all([...active].map((child) => stopChild(child)));
-    process.exitCode = 1;
-  })
-  .finally(runCleanup);
+runBenchMain('bench:telemetry', main);
