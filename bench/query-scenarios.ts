@@ -2,7 +2,7 @@
 // GET /v1/cases/counts, GET /v1/cases/{id} by id and by number, GET /healthz as the baseline),
 // each with the check of its answer against the model of the seeded data: status, total and
 // total_relation, page size, each filter's first page in order, the counts, a case's parts.
-import { DEFAULT_TRACK_TOTAL } from '../src/cases/case-schemas.js';
+import { DEFAULT_TRACK_TOTAL } from '../src/cases/case-search-schemas.js';
 import { pick, seededRandom } from '../src/core/random.js';
 import { DAY, PAGE, type ModelCase, type Seeded, type SeedUser } from './query-model.js';
 import { at, present } from './checked.js';

@@ -14,22 +14,19 @@ import {
   BulkPatchBody,
   BulkResultSchema,
   CaseDetailSchema,
-  CaseCountsSchema,
-  CaseListSchema,
   CaseParams,
   CaseSchema,
   CommentBody,
   CommentParams,
   CommentSchema,
-  DEFAULT_TRACK_TOTAL,
   HistoryQuery,
   HistorySchema,
   ListPageQuery,
   MergeBody,
   PatchCaseBody,
   SCORE_FORMULA,
-  SearchCasesBody,
 } from './case-schemas.js';
+import { CaseCountsSchema, CaseListSchema, DEFAULT_TRACK_TOTAL, SearchCasesBody } from './case-search-schemas.js';
 import { getCaseDetail } from './case-service.js';
 import { bulkPatchCases, patchCase } from './case-changes.js';
 import {

@@ -4,9 +4,7 @@
 import type { Static } from 'typebox';
 import type {
   BulkResultSchema,
-  CaseCountsSchema,
   CaseDetailSchema,
-  CaseListSchema,
   CaseSchema,
   CommentSchema,
   HistorySchema,
@@ -15,6 +13,7 @@ import type {
   SeveritySchema,
   StatusSchema,
 } from '../../../../src/cases/case-schemas.js';
+import type { CaseCountsSchema, CaseListSchema } from '../../../../src/cases/case-search-schemas.js';
 import type { ProcessTreeSchema, TimelineSchema } from '../../../../src/cases/case-investigation-schemas.js';
 import type { SummarySchema } from '../../../../src/summaries/summary-schemas.js';
 import type { OwnRatingSchema } from '../../../../src/summaries/summary-routes.js';
