@@ -3,8 +3,10 @@
 // retention in small batches, oldest first, skipping records an open case cites and records the
 // log's followers have not processed yet. After each batch it pauses for several times the
 // batch's own duration, so writers and searchers keep nearly all of the database's time. On
-// PostgreSQL whole expired time partitions are dropped first (partitions.ts). Finally it sweeps
-// the log in chunks to measure each tenant's records, bytes and oldest record.
+// PostgreSQL whole expired time partitions are dropped first (partitions.ts). Then the same way
+// it deletes finished webhook deliveries and unreferenced events past the webhook log's
+// retention. Finally it sweeps the log in chunks to measure each tenant's records, bytes and
+// oldest record.
 import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
@@ -35,6 +37,7 @@ import { effectiveDays, DAY_MS } from './retention-rules.js';
 import type { RetentionMetrics } from './retention-metrics.js';
 import type { Dropped, UpkeepPass } from './partitions.js';
 import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
+import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/webhook-log-retention.js';
 
 export const PURGER_LEASE = 'purger';
 
@@ -58,6 +61,8 @@ export interface PurgerSettings {
   sqlitePath?: string;
   /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
   partitions?: (pass: UpkeepPass) => Promise<Dropped>;
+  /** How long finished webhook deliveries and their events are kept (default 30 days). */
+  webhookLogMs?: number;
 }
 
 export interface PassReport {
@@ -67,6 +72,8 @@ export interface PassReport {
   held: string[];
   /** Records dropped with whole partitions (PostgreSQL). */
   partitionRecords: number;
+  /** Webhook deliveries and events deleted, per tenant code name. */
+  webhookLog: Record<string, { deliveries: number; events: number }>;
 }
 
 export class RetentionPurger {
@@ -75,6 +82,7 @@ export class RetentionPurger {
   private readonly minPauseMs: number;
   private readonly sweepChunk: number;
   private readonly leaseMs: number;
+  private readonly webhookLogMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopping = false;
@@ -86,6 +94,7 @@ export class RetentionPurger {
     this.minPauseMs = settings.minPauseMs ?? 20;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
+    this.webhookLogMs = settings.webhookLogMs ?? 30 * DAY_MS;
     this.sqlite = settings.sqlitePath ? new SqlitePurgeWorker(settings.sqlitePath) : undefined;
   }
 
@@ -110,7 +119,7 @@ export class RetentionPurger {
   /** One pass over every tenant, if this node gets the lease. */
   async runPass(now = Date.now()): Promise<PassReport> {
     const { db, holder } = this.settings;
-    const report: PassReport = { ran: false, purged: {}, held: [], partitionRecords: 0 };
+    const report: PassReport = { ran: false, purged: {}, held: [], partitionRecords: 0, webhookLog: {} };
     if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) return report;
     report.ran = true;
     try {
@@ -138,6 +147,7 @@ export class RetentionPurger {
         if (fromPartitions > 0) await this.count(tenant, fromPartitions);
         const purged = fromPartitions + (await this.purgeTenant(tenant, cutoff, floor));
         report.purged[tenant.code_name] = purged;
+        report.webhookLog[tenant.code_name] = await this.purgeWebhookLog(tenant.id, now - this.webhookLogMs);
       }
       if (!this.stopping) await this.measure(tenants.map((tenant) => ({ id: tenant.id, code: tenant.code_name })));
     } finally {
@@ -183,6 +193,24 @@ export class RetentionPurger {
       // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.
       if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) break;
       await sleep(Math.max(this.minPauseMs, took * this.pauseFactor));
+    }
+    return purged;
+  }
+
+  /** Finished deliveries first: an event goes once no delivery refers to it. */
+  private async purgeWebhookLog(tenantId: number, cutoff: number): Promise<{ deliveries: number; events: number }> {
+    const { db, kind } = this.settings;
+    const purged = { deliveries: 0, events: 0 };
+    for (const table of ['deliveries', 'events'] as const) {
+      const purge = table === 'deliveries' ? purgeFinishedDeliveries : purgeUnreferencedEvents;
+      while (!this.stopping) {
+        const started = performance.now();
+        const deleted = await writeTransaction(db, kind, (trx) => purge(trx, tenantId, cutoff, this.batchSize));
+        purged[table] += deleted;
+        if (deleted < this.batchSize) break;
+        if (!(await takeLease(db, PURGER_LEASE, this.settings.holder, this.leaseMs, Date.now()))) return purged;
+        await sleep(Math.max(this.minPauseMs, (performance.now() - started) * this.pauseFactor));
+      }
     }
     return purged;
   }
