@@ -40,6 +40,8 @@ import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
 import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/webhook-log-retention.js';
 
 export const PURGER_LEASE = 'purger';
+/** How often a long purge counts its progress and renews its lease. */
+const PROGRESS_MS = 1_000;
 
 export interface PurgerSettings {
   db: Kysely<Tables>;
@@ -90,7 +92,7 @@ export class RetentionPurger {
 
   constructor(private readonly settings: PurgerSettings) {
     this.batchSize = settings.batchSize ?? 1_000;
-    this.pauseFactor = settings.pauseFactor ?? 3;
+    this.pauseFactor = settings.pauseFactor ?? 9;
     this.minPauseMs = settings.minPauseMs ?? 20;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
@@ -168,6 +170,17 @@ export class RetentionPurger {
     const cited = await citedByOpenCases(db, tenantId);
     let after: After | undefined;
     let purged = 0;
+    // Progress is counted and the lease renewed about once a second, not per batch: each is a
+    // write of its own on the server's connection, which waits for the record writer's lock.
+    let uncounted = 0;
+    let countedAt = performance.now();
+    const progress = async (): Promise<boolean> => {
+      if (uncounted > 0) await this.count(tenant, uncounted);
+      uncounted = 0;
+      countedAt = performance.now();
+      // Renewed as it goes: a pass over millions of records outlasts one lease period.
+      return takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now());
+    };
     while (!this.stopping) {
       const batch = await expiredBatch(db, tenantId, cutoff, after, floor, this.batchSize);
       const last = batch.at(-1);
@@ -188,12 +201,12 @@ export class RetentionPurger {
         if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
         took = performance.now() - started;
       }
-      if (deleted > 0) await this.count(tenant, deleted);
+      uncounted += deleted;
       purged += deleted;
-      // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.
-      if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) break;
+      if (performance.now() - countedAt >= PROGRESS_MS && !(await progress())) return purged;
       await sleep(Math.max(this.minPauseMs, took * this.pauseFactor));
     }
+    await progress();
     return purged;
   }
 
