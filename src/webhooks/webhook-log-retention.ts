@@ -1,7 +1,8 @@
 // Retention of the delivery log and the event outbox (README, Webhooks): finished deliveries
-// (delivered or failed) created before the cutoff are deleted, then events no delivery refers
-// to any more (nor ever did) that occurred before it. Pending deliveries and their events stay,
-// however old. In batches, each one statement; every query names the tenant.
+// (delivered or failed) created before the cutoff are deleted, then events that occurred before
+// it and that no delivery refers to any more (theirs purged, or their subscription deleted).
+// Pending deliveries and their events stay, however old. In batches, each one statement; every
+// query names the tenant.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 
