@@ -47,10 +47,11 @@ export async function purgeUnreferencedEvents(
         .select('e.id')
         .where('e.tenant_id', '=', tenantId)
         .where('e.occurred_at', '<', cutoff)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('webhook_deliveries as d')
+        .where((inner) =>
+          inner.not(
+            inner.exists(
+              inner
+                .selectFrom('webhook_deliveries as d')
                 .select(sql<number>`1`.as('one'))
                 .whereRef('d.event_id', '=', 'e.id'),
             ),
