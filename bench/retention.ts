@@ -3,7 +3,10 @@
 // Setup writes N records (default 1,000,000) received 60 days ago for tenant demo, already
 // indexed and processed, while its retention is 90 days. Then: ingest for D seconds (no purge);
 // set the retention to 7 days with the CLI, and ingest in D-second windows until the server's
-// purger has deleted them all. The last stdout line is one JSON object of results.
+// purger has deleted them all. On PostgreSQL (--database URL: a schema of its own there, dropped
+// at the end) the seeded records land in the fresh schema's partition for records stored before
+// partitioning, so they are deleted by batches of rows, not dropped with a whole day. The last
+// stdout line is one JSON object of results.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,7 +105,7 @@ async function main(): Promise<void> {
   const storage = ['--data', dataDir, ...(postgres ? ['--database', postgres.url] : [])];
   const store = postgres ? 'PostgreSQL' : 'SQLite';
   process.stdout.write(
-    `retention benchmark: ${store}, ${flags.records.toLocaleString('en-US')} expired records, ${flags.connections} connections, ${flags.duration} s windows\n`,
+    `retention benchmark: ${store}, ${flags.records.toLocaleString('en-US')} expired records, ${flags.connections} connections, ${flags.duration} s windows; load average ${os.loadavg()[0]?.toFixed(2)}\n`,
   );
   try {
     const database = await openDatabase({ dataDir, databaseUrl: postgres?.url ?? '' });
@@ -141,20 +144,28 @@ async function main(): Promise<void> {
 
       await cli(storage, ['retention', 'set', '--tenant', 'demo', '--days', '7']);
       const purgeStart = performance.now();
+      const purgeStartWall = Date.now();
       const during: LoadResult[] = [];
       let purged = 0;
+      let lastPurgeAt: string | null = null;
       while (purged < flags.records) {
         during.push(await runLoad(url, load));
-        purged = (
-          JSON.parse(await cli(storage, ['retention', 'show', '--tenant', 'demo'])) as { purged_records: number }
-        ).purged_records;
+        const shown = JSON.parse(await cli(storage, ['retention', 'show', '--tenant', 'demo'])) as {
+          purged_records: number;
+          last_purge_at: string | null;
+        };
+        ({ purged_records: purged, last_purge_at: lastPurgeAt } = shown);
         process.stdout.write(
           `  window ${during.length}: ${Math.round(perSecond(during.slice(-1)))} records/s, ${purged} purged\n`,
         );
         if ((performance.now() - purgeStart) / 1000 > 1800)
           throw new Error('the purge did not finish within 30 minutes');
       }
-      const purgeSeconds = (performance.now() - purgeStart) / 1000;
+      // From the retention change to the purger's last count (the first pass starts within the
+      // 10 s interval): not rounded up to whole load windows.
+      const purgeSeconds = lastPurgeAt
+        ? (Date.parse(lastPurgeAt) - purgeStartWall) / 1000
+        : (performance.now() - purgeStart) / 1000;
       const withPurge = perSecond(during);
       const ratio = withPurge / without;
       process.stdout.write(
@@ -171,6 +182,8 @@ async function main(): Promise<void> {
           ingest_records_per_s_without_purge: Math.round(without),
           ingest_records_per_s_during_purge: Math.round(withPurge),
           ratio: Number(ratio.toFixed(3)),
+          purge_records_per_s: Math.round(purged / purgeSeconds),
+          load_average_1m: Number(os.loadavg()[0]?.toFixed(2)),
         })}\n`,
       );
     } finally {

@@ -278,8 +278,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
     await purgeCache();
     const cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
     cachePurge.unref();
-    const retention = await startRetention(database, metrics.registry, config.retentionInterval, (error) =>
-      log.warn({ error: errorMessage(error) }, 'retention purge pass failed; the next pass retries'),
+    const retention = await startRetention(
+      database,
+      metrics.registry,
+      config.retentionInterval,
+      (error) => log.warn({ error: errorMessage(error) }, 'retention purge pass failed; the next pass retries'),
+      config.webhookLogRetention,
     );
     const startedWriter = writer;
     const close = async () => {

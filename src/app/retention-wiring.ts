@@ -13,6 +13,7 @@ export async function startRetention(
   registry: Registry,
   intervalMs: number,
   onError: (error: unknown) => void,
+  webhookLogMs?: number,
 ): Promise<RetentionPurger> {
   const purger = new RetentionPurger({
     db: database.db,
@@ -20,6 +21,7 @@ export async function startRetention(
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     metrics: retentionMetrics(registry),
     onError,
+    ...(webhookLogMs === undefined ? {} : { webhookLogMs }),
     ...(database.kind === 'postgres'
       ? { partitions: partitionUpkeep(database.db) }
       : { sqlitePath: database.sqlitePath }),

@@ -3,7 +3,7 @@
 // rewrite that lets an older database give deleted space back.
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { loadConfig } from '../config/config.js';
+import { loadConfig, type SettingName } from '../config/config.js';
 import { AppError } from '../core/errors.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -21,6 +21,9 @@ import { partitionUpkeep } from '../retention/partitions.js';
 import { addSettingOptions, parsePositiveInteger, requiredValue, settingValues, storageSettings } from './options.js';
 
 type Options = Record<string, string | boolean | undefined>;
+
+/** A pass also purges the webhook log, so it takes that retention too. */
+const purgeSettings: SettingName[] = [...storageSettings, 'webhookLogRetention'];
 
 async function withDatabase(options: Options, work: (database: Database) => Promise<unknown>): Promise<void> {
   const database = await openDatabase(loadConfig(settingValues(options, storageSettings)));
@@ -131,13 +134,14 @@ export function registerRetention(program: Command): void {
     retention
       .command('purge')
       .description('Run one purge pass now (unless a server holds the purger lease) and print what it purged as JSON'),
-    storageSettings,
+    purgeSettings,
   ).action((options: Options) =>
     withDatabase(options, async (database) => {
       const purger = new RetentionPurger({
         db: database.db,
         kind: database.kind,
         holder: `cli:${process.pid}`,
+        webhookLogMs: loadConfig(settingValues(options, purgeSettings)).webhookLogRetention,
         ...(database.kind === 'postgres'
           ? { partitions: partitionUpkeep(database.db) }
           : { sqlitePath: database.sqlitePath }),

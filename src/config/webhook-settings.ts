@@ -4,7 +4,7 @@
 // schedule.
 import ipaddr from 'ipaddr.js';
 import { setting } from './setting-spec.js';
-import { boolean, existingFile, parseDuration } from './value-parsers.js';
+import { boolean, duration, existingFile, parseDuration } from './value-parsers.js';
 
 /** Like duration(), but also in milliseconds (`250ms`), so tests can run the schedule in seconds. */
 function fineDuration(minMs: number, maxMs: number) {
@@ -79,5 +79,13 @@ export const webhookSettings = {
     parse: fineDuration(1_000, 7 * 86_400_000),
     description:
       'How long a failing delivery is retried, and how long a subscription may fail without a success before it is turned off.',
+  }),
+  webhookLogRetention: setting({
+    flag: 'webhook-log-retention',
+    env: 'SIGHTLINE_WEBHOOK_LOG_RETENTION',
+    default: 30 * 86_400_000,
+    parse: duration(3_600_000, 3650 * 86_400_000),
+    description:
+      'How long delivered and failed webhook deliveries, and events no delivery still needs, are kept, such as 30d (1h to 3650d; the retention purger deletes them).',
   }),
 };

@@ -3,8 +3,10 @@
 // retention in small batches, oldest first, skipping records an open case cites and records the
 // log's followers have not processed yet. After each batch it pauses for several times the
 // batch's own duration, so writers and searchers keep nearly all of the database's time. On
-// PostgreSQL whole expired time partitions are dropped first (partitions.ts). Finally it sweeps
-// the log in chunks to measure each tenant's records, bytes and oldest record.
+// PostgreSQL whole expired time partitions are dropped first (partitions.ts). Then the same way
+// it deletes finished webhook deliveries and unreferenced events past the webhook log's
+// retention. Finally it sweeps the log in chunks to measure each tenant's records, bytes and
+// oldest record.
 import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
@@ -35,8 +37,11 @@ import { effectiveDays, DAY_MS } from './retention-rules.js';
 import type { RetentionMetrics } from './retention-metrics.js';
 import type { Dropped, UpkeepPass } from './partitions.js';
 import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
+import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/webhook-log-retention.js';
 
 export const PURGER_LEASE = 'purger';
+/** How often a long purge counts its progress and renews its lease. */
+const PROGRESS_MS = 1_000;
 
 export interface PurgerSettings {
   db: Kysely<Tables>;
@@ -58,6 +63,8 @@ export interface PurgerSettings {
   sqlitePath?: string;
   /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
   partitions?: (pass: UpkeepPass) => Promise<Dropped>;
+  /** How long finished webhook deliveries and their events are kept (default 30 days). */
+  webhookLogMs?: number;
 }
 
 export interface PassReport {
@@ -67,6 +74,8 @@ export interface PassReport {
   held: string[];
   /** Records dropped with whole partitions (PostgreSQL). */
   partitionRecords: number;
+  /** Webhook deliveries and events deleted, per tenant code name. */
+  webhookLog: Record<string, { deliveries: number; events: number }>;
 }
 
 export class RetentionPurger {
@@ -75,6 +84,7 @@ export class RetentionPurger {
   private readonly minPauseMs: number;
   private readonly sweepChunk: number;
   private readonly leaseMs: number;
+  private readonly webhookLogMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopping = false;
@@ -82,10 +92,11 @@ export class RetentionPurger {
 
   constructor(private readonly settings: PurgerSettings) {
     this.batchSize = settings.batchSize ?? 1_000;
-    this.pauseFactor = settings.pauseFactor ?? 3;
+    this.pauseFactor = settings.pauseFactor ?? 9;
     this.minPauseMs = settings.minPauseMs ?? 20;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
+    this.webhookLogMs = settings.webhookLogMs ?? 30 * DAY_MS;
     this.sqlite = settings.sqlitePath ? new SqlitePurgeWorker(settings.sqlitePath) : undefined;
   }
 
@@ -110,7 +121,7 @@ export class RetentionPurger {
   /** One pass over every tenant, if this node gets the lease. */
   async runPass(now = Date.now()): Promise<PassReport> {
     const { db, holder } = this.settings;
-    const report: PassReport = { ran: false, purged: {}, held: [], partitionRecords: 0 };
+    const report: PassReport = { ran: false, purged: {}, held: [], partitionRecords: 0, webhookLog: {} };
     if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) return report;
     report.ran = true;
     try {
@@ -138,6 +149,7 @@ export class RetentionPurger {
         if (fromPartitions > 0) await this.count(tenant, fromPartitions);
         const purged = fromPartitions + (await this.purgeTenant(tenant, cutoff, floor));
         report.purged[tenant.code_name] = purged;
+        report.webhookLog[tenant.code_name] = await this.purgeWebhookLog(tenant.id, now - this.webhookLogMs);
       }
       if (!this.stopping) await this.measure(tenants.map((tenant) => ({ id: tenant.id, code: tenant.code_name })));
     } finally {
@@ -158,6 +170,17 @@ export class RetentionPurger {
     const cited = await citedByOpenCases(db, tenantId);
     let after: After | undefined;
     let purged = 0;
+    // Progress is counted and the lease renewed about once a second, not per batch: each is a
+    // write of its own on the server's connection, which waits for the record writer's lock.
+    let uncounted = 0;
+    let countedAt = performance.now();
+    const progress = async (): Promise<boolean> => {
+      if (uncounted > 0) await this.count(tenant, uncounted);
+      uncounted = 0;
+      countedAt = performance.now();
+      // Renewed as it goes: a pass over millions of records outlasts one lease period.
+      return takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now());
+    };
     while (!this.stopping) {
       const batch = await expiredBatch(db, tenantId, cutoff, after, floor, this.batchSize);
       const last = batch.at(-1);
@@ -178,11 +201,29 @@ export class RetentionPurger {
         if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
         took = performance.now() - started;
       }
-      if (deleted > 0) await this.count(tenant, deleted);
+      uncounted += deleted;
       purged += deleted;
-      // Renewing the lease as it goes: a pass over millions of records outlasts one lease period.
-      if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) break;
+      if (performance.now() - countedAt >= PROGRESS_MS && !(await progress())) return purged;
       await sleep(Math.max(this.minPauseMs, took * this.pauseFactor));
+    }
+    await progress();
+    return purged;
+  }
+
+  /** Finished deliveries first: an event goes once no delivery refers to it. */
+  private async purgeWebhookLog(tenantId: number, cutoff: number): Promise<{ deliveries: number; events: number }> {
+    const { db, kind } = this.settings;
+    const purged = { deliveries: 0, events: 0 };
+    for (const table of ['deliveries', 'events'] as const) {
+      const purge = table === 'deliveries' ? purgeFinishedDeliveries : purgeUnreferencedEvents;
+      while (!this.stopping) {
+        const started = performance.now();
+        const deleted = await writeTransaction(db, kind, (trx) => purge(trx, tenantId, cutoff, this.batchSize));
+        purged[table] += deleted;
+        if (deleted < this.batchSize) break;
+        if (!(await takeLease(db, PURGER_LEASE, this.settings.holder, this.leaseMs, Date.now()))) return purged;
+        await sleep(Math.max(this.minPauseMs, (performance.now() - started) * this.pauseFactor));
+      }
     }
     return purged;
   }
