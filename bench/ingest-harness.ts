@@ -192,3 +192,29 @@ export async function countStored(dataDir: string, postgres: FreshSchema | undef
     await client.end();
   }
 }
+
+/**
+ * How many records of the log the search index has not reached yet, read from the database
+ * while the server runs (SQLite's WAL lets a reader in beside the writer).
+ */
+export async function searchIndexLag(dataDir: string, postgres: FreshSchema | undefined): Promise<number> {
+  const query = (records: string, cursors: string) =>
+    `SELECT (SELECT coalesce(max(seq), 0) FROM ${records}) - (SELECT seq FROM ${cursors} WHERE name = 'search_index') AS n`;
+  if (!postgres) {
+    const db = new SQLite(path.join(dataDir, 'sightline.db'), { readonly: true });
+    try {
+      return (db.prepare(query('telemetry_records', 'log_cursors')).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: postgres.baseUrl });
+  await client.connect();
+  try {
+    const { schema } = postgres;
+    const result = await client.query<{ n: string }>(query(`${schema}.telemetry_records`, `${schema}.log_cursors`));
+    return Number(result.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}

@@ -12,6 +12,7 @@ import {
   active,
   countStored,
   runLoad,
+  searchIndexLag,
   startServer,
   stopServer,
   stopUnderLoad,
@@ -92,6 +93,8 @@ interface SightlineRun {
   stored: number;
   peakRssMb: number | undefined;
   serverLog: string;
+  /** Records the search index had not reached when the measured load ended. */
+  indexLag: number;
 }
 
 async function sightline(flags: Flags): Promise<SightlineRun> {
@@ -110,11 +113,13 @@ async function sightline(flags: Flags): Promise<SightlineRun> {
   const memory = server.process.pid === undefined ? undefined : watchPeakRss(server.process.pid);
   let result: LoadResult;
   let shutdown: ShutdownResult;
+  let indexLag: number;
   try {
     const key = flags.requireIngestKey ? await requireIngestKey(dataDir, postgres?.url) : undefined;
     const authorization = key && `Bearer ${key}`;
     const url = `http://127.0.0.1:${port}/log_sink`;
     result = await runLoad(url, flags, authorization);
+    indexLag = await searchIndexLag(dataDir, postgres);
     // Shutdown under full load: a second load, SIGTERM part-way through it.
     shutdown = await stopUnderLoad(server, url, flags, {
       afterS: SHUTDOWN_AFTER_S,
@@ -127,7 +132,7 @@ async function sightline(flags: Flags): Promise<SightlineRun> {
   }
   const stored = await countStored(dataDir, postgres);
   const serverLog = `${server.stderr()}${server.stdout()}`.trim();
-  return { result, shutdown, stored, peakRssMb: memory?.peakMb(), serverLog };
+  return { result, shutdown, stored, peakRssMb: memory?.peakMb(), serverLog, indexLag };
 }
 
 /** Creates an ingest key for tenant demo and requires it, with the CLI; returns the key. */
@@ -164,8 +169,12 @@ async function main(): Promise<void> {
   const base = await baseline(flags);
   report('baseline (node:http + parseBody, nothing stored)', base);
   try {
-    const { result, shutdown, stored, peakRssMb, serverLog } = await sightline(flags);
+    const { result, shutdown, stored, peakRssMb, serverLog, indexLag } = await sightline(flags);
     report(`Sightline (${store}, 201 after durable commit)`, result);
+    process.stdout.write(
+      `  search index: ${indexLag.toLocaleString('en-US')} records behind the log when the load ended ` +
+        `(${result.records > 0 ? Math.round((100 * indexLag) / result.records) : 0}% of those accepted; it catches up once the burst ends)\n`,
+    );
     const shutdownS = Number(shutdown.seconds.toFixed(2));
     process.stdout.write(
       `shutdown: SIGTERM ${SHUTDOWN_AFTER_S} s into a second load of ${flags.connections} connections; ` +
@@ -199,6 +208,7 @@ async function main(): Promise<void> {
         baseline_records_per_s: Math.round(baselinePerS),
         ratio: Number((recordsPerS / baselinePerS).toFixed(3)),
         peak_rss_mb: peakRssMb ?? null,
+        index_lag_records: indexLag,
         shutdown_s: shutdown.killed ? null : shutdownS,
       })}\n`,
     );

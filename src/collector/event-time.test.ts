@@ -42,3 +42,13 @@ test('fields are looked up in order: timestamp, time, @timestamp; a bad one fall
   assert.equal(eventTimeOf({ '@timestamp': '2026-11-22T10:00:00Z' }), utc('2026-11-22T10:00:00Z'));
   assert.equal(eventTimeOf({ message: 'no time' }), undefined);
 });
+
+test('the toISOString form, with and without the fraction, reads as it always did', () => {
+  for (const value of ['2026-11-22T10:00:00.123Z', '2026-11-22T10:00:00Z', '1970-01-01T00:00:00.000Z']) {
+    assert.equal(parseTime(value), utc(value), value);
+  }
+  assert.equal(parseTime(' 2026-11-22T10:00:00.123Z '), utc('2026-11-22T10:00:00.123Z'));
+  for (const value of ['2026-13-45T99:00:00.000Z', '2026-11-22T25:00:00Z', '+02026-11-22T10:00:00Z']) {
+    assert.equal(parseTime(value), undefined, value);
+  }
+});

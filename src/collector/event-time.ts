@@ -51,7 +51,29 @@ function fromEpochNumber(value: number): number {
   return value / 1e6; // nanoseconds
 }
 
+/**
+ * Whether the text is in the form `Date.prototype.toISOString` writes (`2026-11-22T10:00:00.000Z`,
+ * or without the fraction): most senders write exactly that, and `Date.parse` reads it as the
+ * general path below would, without the regular expressions and the rebuilt string.
+ */
+function isCanonicalIso(value: string): boolean {
+  const length = value.length;
+  if (length !== 24 && length !== 20) return false;
+  if (value.charCodeAt(length - 1) !== 0x5a /* Z */) return false;
+  for (let i = 0; i < length - 1; i++) {
+    const code = value.charCodeAt(i);
+    const expected = CANONICAL_SEPARATORS[i];
+    if (expected === undefined) {
+      if (code < 0x30 || code > 0x39) return false;
+    } else if (code !== expected) return false;
+  }
+  return true;
+}
+/** Separator character codes by position in `YYYY-MM-DDTHH:MM:SS.sssZ`; digits elsewhere. */
+const CANONICAL_SEPARATORS: Record<number, number> = { 4: 0x2d, 7: 0x2d, 10: 0x54, 13: 0x3a, 16: 0x3a, 19: 0x2e };
+
 function fromString(value: string): number | undefined {
+  if (isCanonicalIso(value)) return Date.parse(value);
   const iso = ISO_8601.exec(value);
   if (iso) {
     const [, date, time, zone] = iso;

@@ -118,3 +118,22 @@ test('when a shared commit fails, each batch is retried alone so only the bad on
   );
   assert.deepEqual(calls, [['first'], ['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
 });
+
+test('a group stops at its byte limit, and a batch larger than the limit still goes alone', async () => {
+  const writer = new ManualWriter();
+  const queue = new GroupCommitQueue(writer, { maxPendingBytes: 1_000, maxGroupBytes: 100 });
+  const answers = [
+    queue.append(batch('a'), 10),
+    queue.append(batch('b'), 60),
+    queue.append(batch('c'), 30),
+    queue.append(batch('d'), 20),
+    queue.append(batch('e'), 150),
+  ];
+  // 'a' went at once; then b + c fit in 100 bytes, d does not; e is over the limit on its own.
+  for (let commit = 0; commit < 4; commit++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    writer.release();
+  }
+  await Promise.all(answers);
+  assert.deepEqual(writer.calls, [['a'], ['b', 'c'], ['d'], ['e']]);
+});

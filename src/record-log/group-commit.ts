@@ -9,6 +9,12 @@ export interface GroupCommitOptions {
   maxPendingBytes: number;
   /** Largest number of records committed in one transaction. */
   maxGroupRecords?: number;
+  /**
+   * Largest number of bytes committed in one transaction (a single larger batch still goes
+   * alone). A commit's time grows with its size, and every request that arrives meanwhile
+   * waits for it: bounding the group bounds that wait, and so the latency of a 201.
+   */
+  maxGroupBytes?: number;
   onCommit?: (info: { batches: number; records: number; seconds: number }) => void;
 }
 
@@ -26,12 +32,14 @@ export class GroupCommitQueue {
   private flushing = false;
   private idleWaiters: (() => void)[] = [];
   private readonly maxGroupRecords: number;
+  private readonly maxGroupBytes: number;
 
   constructor(
     private readonly writer: RecordLogWriter,
     private readonly options: GroupCommitOptions,
   ) {
     this.maxGroupRecords = options.maxGroupRecords ?? 50_000;
+    this.maxGroupBytes = options.maxGroupBytes ?? 8 * 1024 * 1024;
   }
 
   /** Bytes accepted but not yet committed. */
@@ -87,14 +95,19 @@ export class GroupCommitQueue {
 
   private takeGroup(): Pending[] {
     let records = 0;
+    let bytes = 0;
     let count = 0;
     for (const pending of this.queue) {
-      if (count > 0 && records + pending.batch.records.length > this.maxGroupRecords) break;
+      if (
+        count > 0 &&
+        (records + pending.batch.records.length > this.maxGroupRecords || bytes + pending.bytes > this.maxGroupBytes)
+      )
+        break;
       records += pending.batch.records.length;
+      bytes += pending.bytes;
       count++;
     }
     const group = this.queue.splice(0, count);
-    const bytes = group.reduce((sum, pending) => sum + pending.bytes, 0);
     this.queuedBytes -= bytes;
     this.inFlightBytes = bytes;
     return group;

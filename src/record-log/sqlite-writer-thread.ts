@@ -1,11 +1,12 @@
 // The SQLite record-log writer, on its own thread: it owns one connection (WAL,
 // synchronous=FULL) and commits each group of batches in one transaction. The main thread
 // parses while this one waits on fsync, and a long commit never blocks the event loop.
-// Between commits it runs the search indexer in short chunks, and only while no write is
-// waiting: full-text indexing costs several times what storing a record does, so under a burst
-// the index falls behind (up to MAX_INDEX_LAG records) and catches up when the burst ends,
-// instead of every 201 waiting for it. A server's text search asks it to catch the index up
-// (read-your-writes) rather than indexing on the event loop.
+// Between commits it runs the search indexer in short chunks, only while no write is waiting
+// and, while writes keep coming, for at most a fifth of its time: full-text indexing costs
+// several times what storing a record does, so under a burst the index falls behind (up to
+// MAX_INDEX_LAG records) and catches up when the burst ends, instead of every 201 waiting for
+// it and every chunk taking CPU time that parsing the senders' requests needs. A server's text
+// search asks it to catch the index up (read-your-writes) rather than indexing on the event loop.
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
@@ -48,6 +49,15 @@ const INDEX_CHUNK = 1_000;
  * Below it, indexing uses only the time the writer would otherwise wait for work.
  */
 const MAX_INDEX_LAG = 1_000_000;
+/**
+ * While writes keep coming (one within ACTIVE_GAP_MS), a chunk that took d ms is followed by
+ * at least d × (1 − INDEX_SHARE) / INDEX_SHARE ms without indexing; a waiting text search, or
+ * a pause in the writes, lets it run flat out again (writes still first).
+ */
+const INDEX_SHARE = 0.2;
+const ACTIVE_GAP_MS = 1_000;
+let lastWriteAt = 0;
+let indexingPausedUntil = 0;
 /** After a failed indexing chunk the indexer waits this long, doubling per failure in a row. */
 const INDEX_RETRY_MS = 1_000;
 const MAX_INDEX_RETRY_MS = 60_000;
@@ -123,8 +133,17 @@ function scheduleIndexing(requested = 0): void {
     indexingScheduled = false;
     handleWaiting();
     if (closed) return;
+    const now = Date.now();
+    const writing = now - lastWriteAt < ACTIVE_GAP_MS;
+    if (writing && catchUps.length === 0 && now < indexingPausedUntil) {
+      scheduleIndexing(indexingPausedUntil - now);
+      return;
+    }
     try {
+      const started = performance.now();
       const indexed = indexChunk();
+      const took = performance.now() - started;
+      indexingPausedUntil = Date.now() + (took * (1 - INDEX_SHARE)) / INDEX_SHARE;
       indexFailuresInARow = 0;
       retryNotBefore = 0;
       answerCatchUps();
@@ -224,6 +243,7 @@ function handle(request: Request): void {
     response = { id: request.id, ok: false, message: err.message, ...(err.code ? { code: err.code } : {}) };
   }
   port.postMessage(response);
+  lastWriteAt = Date.now();
   boundIndexLag(written);
 }
 

@@ -63,11 +63,8 @@ export async function deleteRecords(trx: Db, kind: DatabaseKind, tenantId: numbe
   if (rows.length === 0) return 0;
   const seqs = rows.map((row) => row.seq);
   if (kind === 'sqlite') {
-    // External-content FTS5: an entry is removed by handing back the text it indexed. Only
-    // records the indexer has reached are purged (see followerFloor), so each one has an entry.
-    await sql`INSERT INTO telemetry_fts (telemetry_fts, rowid, record)
-      SELECT 'delete', seq, record FROM telemetry_records
-      WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
+    // Contentless FTS5 with contentless_delete=1: an entry is removed by its rowid alone.
+    await sql`DELETE FROM telemetry_fts WHERE rowid IN (${sql.join(seqs)})`.execute(trx);
   } else {
     await sql`DELETE FROM telemetry_fts WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
   }

@@ -36,9 +36,10 @@ const statements = (count: number): Statements => {
   if (cached) return cached;
   const list = Array.from({ length: count }, () => '?').join(',');
   const made = [
-    // External-content FTS5: an entry is removed by handing back the text it indexed.
+    // Contentless FTS5 with contentless_delete=1: an entry is removed by its rowid alone. The
+    // tenant is matched so that every statement takes the same parameters.
     connection.prepare(
-      `INSERT INTO telemetry_fts (telemetry_fts, rowid, record) SELECT 'delete', seq, record FROM telemetry_records WHERE +tenant_id = ? AND seq IN (${list})`,
+      `DELETE FROM telemetry_fts WHERE rowid IN (SELECT seq FROM telemetry_records WHERE +tenant_id = ? AND seq IN (${list}))`,
     ),
     connection.prepare(`DELETE FROM endpoint_process_events WHERE +tenant_id = ? AND record_seq IN (${list})`),
     connection.prepare(`DELETE FROM network_process_events WHERE +tenant_id = ? AND record_seq IN (${list})`),

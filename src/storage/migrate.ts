@@ -27,6 +27,7 @@ import * as m0032 from './migrations/0032-device-actions.js';
 import * as m0029 from './migrations/0029-retention.js';
 import * as m0030 from './migrations/0030-telemetry-time-partitions.js';
 import * as m0033 from './migrations/0033-webhook-log-retention.js';
+import * as m0036 from './migrations/0036-contentless-search-index.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -57,6 +58,7 @@ const migrations: Record<string, MigrationModule> = {
   '0029-retention': m0029,
   '0030-telemetry-time-partitions': m0030,
   '0033-webhook-log-retention': m0033,
+  '0036-contentless-search-index': m0036,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

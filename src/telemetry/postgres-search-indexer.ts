@@ -72,6 +72,15 @@ async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode:
 
 const CHUNK = 5_000;
 const IDLE_POLL_MS = 1_000;
+/**
+ * While commits keep coming (one within ACTIVE_GAP_MS), a chunk that took d ms is followed by
+ * d × (1 − INDEX_SHARE) / INDEX_SHARE ms of rest: tokenising costs the database several times
+ * what storing a record does, and during a burst that CPU time is the writer's. A text search
+ * does not wait for this pace: it indexes what is missing itself (catchUpSearchIndex).
+ */
+const INDEX_SHARE = 0.25;
+const ACTIVE_GAP_MS = 1_000;
+const MAX_REST_MS = 5_000;
 const ERROR_BACKOFF_MS = 5_000;
 const MAX_BACKOFF_MS = 300_000;
 
@@ -93,12 +102,21 @@ export class PostgresSearchIndexLoop {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  private lastCommitAt = 0;
+  private endRest: (() => void) | undefined;
+
   start(): void {
-    this.timer = setInterval(() => this.poke(), IDLE_POLL_MS);
-    this.poke();
+    this.timer = setInterval(() => this.wake(), IDLE_POLL_MS);
+    this.wake();
   }
 
+  /** Called after each commit of records. */
   poke(): void {
+    this.lastCommitAt = Date.now();
+    this.wake();
+  }
+
+  private wake(): void {
     if (this.stopped || Date.now() < this.pausedUntil) return;
     if (this.running) {
       this.again = true;
@@ -113,6 +131,7 @@ export class PostgresSearchIndexLoop {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    this.endRest?.();
     await this.current;
   }
 
@@ -122,7 +141,12 @@ export class PostgresSearchIndexLoop {
     do {
       this.again = false;
       try {
-        while (!this.stopped && (await indexPostgresChunk(this.db, CHUNK)) === CHUNK);
+        for (;;) {
+          const started = Date.now();
+          const indexed = await indexPostgresChunk(this.db, CHUNK);
+          if (this.stopped || indexed < CHUNK) break;
+          await this.restWhileWriting(Date.now() - started);
+        }
         this.failuresInARow = 0;
       } catch (error) {
         // Doubling per failure in a row: an outage is retried (and reported) ever more rarely.
@@ -132,6 +156,22 @@ export class PostgresSearchIndexLoop {
         return;
       }
     } while (this.pokedMeanwhile());
+  }
+
+  private async restWhileWriting(chunkMs: number): Promise<void> {
+    if (Date.now() - this.lastCommitAt >= ACTIVE_GAP_MS) return;
+    const restMs = Math.min(MAX_REST_MS, (chunkMs * (1 - INDEX_SHARE)) / INDEX_SHARE);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.endRest = undefined;
+        resolve();
+      }, restMs);
+      // stop() ends a rest at once.
+      this.endRest = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   /** Whether poke() asked for another round while this one ran (it sets `again` between awaits). */

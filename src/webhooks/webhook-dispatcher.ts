@@ -14,6 +14,7 @@ import { errorMessage } from '../core/errors.js';
 import { recordAudit } from '../identity/audit-service.js';
 import type { Sealer } from '../identity/sso-seal.js';
 import {
+  anyDue,
   claimDue,
   finishAttempt,
   findSubscription,
@@ -108,6 +109,7 @@ export class WebhookDispatcher {
   async runOnce(now = Date.now()): Promise<number> {
     const { db, kind } = this.options;
     const leaseUntil = now + this.options.timeoutMs + 30_000;
+    if (!(await anyDue(db, now))) return 0;
     const claimed = await writeTransaction(db, kind, (trx) =>
       claimDue(trx, kind, { owner: this.owner, now, leaseUntil, limit: BATCH }),
     );

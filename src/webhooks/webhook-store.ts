@@ -164,6 +164,22 @@ export interface ClaimedDelivery {
  * nodes pass over them instead of waiting; SQLite has one writer at a time (BEGIN IMMEDIATE).
  * A lease that ran out (its dispatcher died) makes the delivery claimable again.
  */
+/**
+ * Whether any delivery may be due, by a plain read. On SQLite the claim takes the write lock,
+ * and a server whose record writer commits all the time would block its event loop on that
+ * lock every poll only to find nothing to send.
+ */
+export async function anyDue(db: Db, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function claimDue(
   trx: Db,
   kind: DatabaseKind,
