@@ -162,6 +162,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,
-    rulePaths: config.detectionRulePaths,
+    pipeline: deps.detection.pipeline,
+    rulePaths: deps.detection.rulePaths,
   });
 }
