@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { AppError, errorMessage } from '../core/errors.js';
+import { hasControlCharacter } from '../core/control-characters.js';
 
 export const PACKAGE_LIMITS = {
   /** Entries in a zip (directories included) or files walked in a folder. */
@@ -35,7 +36,7 @@ export function safeRelativePath(name: string, where: string, limits: PackageLim
   const unsafe = (why: string) =>
     new AppError('rule_package_unsafe_entry', `${where}: entry "${name.slice(0, 200)}" ${why}; nothing was imported`);
   if (name.length > limits.maxPathLength) throw unsafe(`is longer than ${limits.maxPathLength} characters`);
-  if (/[\u0000-\u001f\\]/.test(name)) throw unsafe('contains a backslash or a control character');
+  if (name.includes('\\') || hasControlCharacter(name)) throw unsafe('contains a backslash or a control character');
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) throw unsafe('is an absolute path');
   const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
   const segments = trimmed.split('/');
@@ -235,7 +236,7 @@ function writeEntry(
         } catch (limit) {
           stream.destroy();
           out.destroy();
-          reject(limit);
+          reject(limit instanceof Error ? limit : new Error(String(limit)));
         }
       });
       stream.on('error', (streamError) => {

@@ -103,11 +103,6 @@ export async function listUnrecognised(db: Db, tenantId: number): Promise<Unreco
     .orderBy('last_seen_at', 'desc')
     .orderBy('shape')
     .execute();
-  return rows.map((row) => ({
-    ...row,
-    keys: JSON.parse(row.keys) as string[],
-    records: Number(row.records),
-    first_seen_at: Number(row.first_seen_at),
-    last_seen_at: Number(row.last_seen_at),
-  }));
+  // BIGINT columns arrive as numbers on both dialects (storage/database.ts sets PostgreSQL's parser).
+  return rows.map((row) => ({ ...row, keys: JSON.parse(row.keys) as string[] }));
 }
