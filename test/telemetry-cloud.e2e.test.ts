@@ -270,6 +270,8 @@ const cases: SigmaCase[] = [
 /** Recognised shapes with missing or wrong parts: stored, and the worker carries on. */
 const malformed = [
   { eventVersion: '1.09', eventSource: 'iam.amazonaws.com', eventName: 'CreateUser', userIdentity: 'not-an-object' },
+  // CloudTrail without userIdentity (nor a source address or region).
+  { eventVersion: '1.09', eventSource: 's3.amazonaws.com', eventName: 'DeleteBucket', eventTime: '2026-11-24T10:00:00Z' },
   { category: 'SignInLogs', operationName: 'Sign-in activity', tenantId: TENANT, properties: 'broken' },
   { protoPayload: { '@type': 'type.googleapis.com/google.cloud.audit.AuditLog', methodName: 42 } },
   { kind: 'admin#reports#activity', id: { applicationName: 'admin' }, events: 'none' },

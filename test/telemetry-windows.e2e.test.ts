@@ -371,6 +371,18 @@ const malformed = [
   { Event: { System: { Channel: 'Microsoft-Windows-Sysmon/Operational', EventID: { '#text': '1' } }, EventData: 7 } },
   { EventID: 4688, Channel: 'Security', NewProcessId: '0xZZ', ProcessId: null },
   { EventID: 3, SourceName: 'Microsoft-Windows-Sysmon', DestinationPort: 'eighty', Initiated: 42 },
+  // Cut short by the forwarder: Winlogbeat's channel and id, nothing else.
+  { winlog: { channel: 'Microsoft-Windows-Sysmon/Operational', event_id: '1' } },
+  // Sysmon process creation without its EventData.
+  {
+    Event: {
+      System: {
+        Provider: { '@Name': 'Microsoft-Windows-Sysmon' },
+        EventID: 1,
+        Channel: 'Microsoft-Windows-Sysmon/Operational',
+      },
+    },
+  },
 ];
 
 describeSigmaFamily('Windows event logs', cases, (context) => {

@@ -20,6 +20,7 @@ import { buildServer } from './server.js';
 import { createThrottles } from '../identity/postgres-throttles.js';
 import { ensureFirstOperator, type User } from '../identity/user-service.js';
 import { loadDetection } from '../detection/detection-setup.js';
+import { deploymentRulePaths } from '../detection/rule-import.js';
 import { DetectionWorker } from './detection-worker.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { describeFault, storageFault } from '../storage/storage-errors.js';
@@ -123,13 +124,15 @@ export async function createSightline(config: Config): Promise<Sightline> {
         ? new PostgresSearchIndexLoop(database.db, reportIndexError)
         : undefined;
     const metrics = new Metrics();
-    const detection = loadDetection({ rulePaths: config.detectionRulePaths, pipelinePath: config.detectionPipeline });
+    // Imported rule packages (sightline rules import) load beside the configured rule paths.
+    const rulePaths = deploymentRulePaths(config.detectionRulePaths, config.dataDir);
+    const detection = loadDetection({ rulePaths, pipelinePath: config.detectionPipeline });
     const startDetectionWorker = async () => {
       const worker = new DetectionWorker(
         {
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
-          rulePaths: config.detectionRulePaths,
+          rulePaths,
           pipelinePath: config.detectionPipeline,
           chunk: config.detectionChunk,
           caseWindowMs: config.caseWindow,

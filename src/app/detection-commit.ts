@@ -1,6 +1,7 @@
 // What one detection chunk changes, in one transaction: the log position (first: it takes
 // SQLite's write lock and fences out a second consumer), the devices the chunk's events name,
-// the normalised process and network rows, the records detection could not evaluate, the new
+// the normalised process and network rows, the records detection could not evaluate, the counts
+// of records no shape recognised, the new
 // observations and their cases, and the correlation state. A crash before the commit redoes the
 // chunk; after it, the chunk is never read again; observations are also deduplicated by key.
 import type { Kysely } from 'kysely';
@@ -15,6 +16,7 @@ import type { AttackCatalogue } from '../detection/attack.js';
 import { DETECTION_CURSOR, type CommitDetection } from '../detection/detection-loop.js';
 import { recordDetectionFailures, saveCorrelationState } from '../detection/detection-store.js';
 import { insertObservations } from '../observations/observation-store.js';
+import { addUnrecognised } from '../telemetry/unrecognised/unrecognised-store.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 
 /** What the commit needs to keep devices and cases up to date with the chunk. */
@@ -34,7 +36,7 @@ export function detectionCommitter(db: Kysely<Tables>, log: RecordLogReader, upk
       .setAccessMode('read write')
       .execute(async (trx) => {
         await log.acknowledge(trx, DETECTION_CURSOR, input.from, input.to);
-        const { processRows, networkRows, observations, sightings, failures } = input.output;
+        const { processRows, networkRows, observations, sightings, failures, unrecognised } = input.output;
         // Cases and devices are stamped now that the write lock is held (the chunk's `now` was
         // taken before it was read), so a case's updated_at follows commit order for syncs.
         const stamp = Math.max(input.now, Date.now());
@@ -45,6 +47,7 @@ export function detectionCommitter(db: Kysely<Tables>, log: RecordLogReader, upk
         await insertProcessEvents(trx, processRows, deviceOf);
         await insertNetworkEvents(trx, networkRows, deviceOf);
         await recordDetectionFailures(trx, failures, input.now);
+        await addUnrecognised(trx, unrecognised ?? []);
         const created = await insertObservations(trx, observations, input.now, null);
         await groupObservations(
           { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },

@@ -31,6 +31,7 @@ import { ssoRoutes } from '../identity/sso-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
+import { unrecognisedRoutes } from '../telemetry/unrecognised/unrecognised-routes.js';
 import { collectorDiagnosticsRoutes } from '../collector/collector-diagnostics-routes.js';
 import type { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import type { CollectorTenants } from '../collector/tenant-routing.js';
@@ -144,6 +145,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
   await app.register(collectorStatsRoutes, { database, address: deps.collectorAddress });
+  await app.register(unrecognisedRoutes, { db });
   await app.register(collectorDiagnosticsRoutes, {
     database,
     address: deps.collectorAddress,
@@ -162,6 +164,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(ruleRoutes, {
     compilation: deps.detection.compilation,
     catalogue: deps.detection.catalogue,
-    rulePaths: config.detectionRulePaths,
+    pipeline: deps.detection.pipeline,
+    rulePaths: deps.detection.rulePaths,
   });
 }

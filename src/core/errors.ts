@@ -82,6 +82,11 @@ export const problems = {
   // Moving an embedded deployment into PostgreSQL (sightline data migrate)
   move_target_not_empty: { status: 409, title: 'The target database holds another deployment' },
   move_verification_failed: { status: 500, title: 'The moved data does not match its source' },
+  // Importing a Sigma rule package (sightline rules import)
+  rule_package_invalid: { status: 422, title: 'Rule package unreadable' },
+  rule_package_unsafe_entry: { status: 422, title: 'Rule package entry refused' },
+  rule_package_too_large: { status: 413, title: 'Rule package over a limit' },
+  rule_package_empty: { status: 422, title: 'Rule package has no loadable rule' },
   // Telemetry search
   invalid_query: { status: 400, title: 'Invalid query' },
   // Retention, backup and restore

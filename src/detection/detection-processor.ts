@@ -8,6 +8,7 @@ import type { AttackCatalogue } from './attack.js';
 import type { NormalisedEvent, FieldValue } from '../telemetry/normalise/event.js';
 import type { NetworkRow, ProcessRow } from '../telemetry/process-event-store.js';
 import { deviceHostOf, SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
+import { UnrecognisedCounter, type UnrecognisedTally } from '../telemetry/unrecognised/unrecognised-shape.js';
 
 export interface EvidenceRecord {
   seq: number;
@@ -49,6 +50,8 @@ export interface DetectionOutput {
   sightings: DeviceSighting[];
   /** Records that could not be normalised or evaluated (each one logged by the caller). */
   failures: { seq: number; tenantId: number; error: unknown }[];
+  /** Records no shape recognised, per tenant and source shape (absent: none). */
+  unrecognised?: UnrecognisedTally[];
 }
 
 export interface DetectionParts {
@@ -66,8 +69,16 @@ export class DetectionProcessor {
   }
 
   process(records: readonly StoredRecord[]): DetectionOutput {
-    const output: DetectionOutput = { processRows: [], networkRows: [], observations: [], sightings: [], failures: [] };
+    const output: DetectionOutput = {
+      processRows: [],
+      networkRows: [],
+      observations: [],
+      sightings: [],
+      failures: [],
+      unrecognised: [],
+    };
     const sightings = new SightingCollector();
+    const unrecognised = new UnrecognisedCounter();
     for (const record of records) {
       let event: NormalisedEvent;
       try {
@@ -77,6 +88,7 @@ export class DetectionProcessor {
         continue;
       }
       sightings.add(event);
+      if (event.unrecognised) unrecognised.add(record.tenantId, event.unrecognised, record.receivedAt);
       if (event.process)
         output.processRows.push({ ...event.process, tenantId: record.tenantId, recordSeq: record.seq });
       if (event.network)
@@ -92,6 +104,7 @@ export class DetectionProcessor {
       }
     }
     output.sightings = sightings.take();
+    output.unrecognised = unrecognised.take();
     return output;
   }
 

@@ -26,6 +26,8 @@ export interface DetectionOptions {
 
 export interface DetectionSetup {
   pipeline: ProcessingPipeline;
+  /** The rule paths loaded beside the bundled pack. */
+  rulePaths: readonly string[];
   compilation: RuleCompilation;
   ruleSet: RuleSet;
   catalogue: AttackCatalogue;
@@ -46,5 +48,5 @@ export function loadDetection(options: DetectionOptions): DetectionSetup {
     const correlations = new CorrelationEngine(compilation.correlations);
     return { processor: new DetectionProcessor({ normaliser, ruleSet, correlations, catalogue }), correlations };
   };
-  return { pipeline, compilation, ruleSet, catalogue, normaliser, buildProcessor };
+  return { pipeline, rulePaths: options.rulePaths, compilation, ruleSet, catalogue, normaliser, buildProcessor };
 }

@@ -1,5 +1,6 @@
 // /v1/rules: the Sigma rules this deployment runs (bundled pack plus configured directories),
-// and the ones it refused with the reason, so nobody mistakes a rejected rule for a quiet one.
+// and the ones it refused with the reason, so nobody mistakes a rejected rule for a quiet one;
+// each loaded rule says whether any record Sightline parses can make it fire, and if not, why.
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,6 +11,8 @@ import type { AttackCatalogue } from './attack.js';
 import type { LogSource } from '../telemetry/normalise/event.js';
 import type { RuleCompilation } from './sigma/index.js';
 import { BUNDLED_RULES_DIR } from './detection-setup.js';
+import type { ProcessingPipeline } from '../telemetry/normalise/pipeline.js';
+import { assessReach, type RuleReach } from './rule-reach.js';
 import { routePlugin } from '../http/route-plugin.js';
 
 export interface RuleView {
@@ -25,6 +28,8 @@ export interface RuleView {
   tactics: { id: string | null; name: string; known: boolean }[];
   tags: string[];
   file: string;
+  reachable: boolean;
+  unreachable_reason: string | null;
 }
 
 const RuleSchema = Type.Object(
@@ -50,6 +55,13 @@ const RuleSchema = Type.Object(
       description:
         'Where the rule came from: rules/… for the bundled pack, else the configured directory and the path in it',
     }),
+    reachable: Type.Boolean({
+      description:
+        'Whether some record Sightline parses can make the rule fire (docs/telemetry-mapping.md); false: it runs but never fires',
+    }),
+    unreachable_reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why an unreachable rule can never fire (its logsource, or its member rules); null when reachable',
+    }),
   },
   {
     examples: [
@@ -66,6 +78,8 @@ const RuleSchema = Type.Object(
         tactics: [{ id: 'TA0002', name: 'Execution', known: true }],
         tags: ['attack.execution', 'attack.t1059.004'],
         file: 'rules/sightline/process/reverse-shell-dev-tcp.yml',
+        reachable: true,
+        unreachable_reason: null,
       },
     ],
   },
@@ -82,10 +96,20 @@ const RejectedSchema = Type.Object({
 /** A correlation has no log source of its own: it counts its member rules' matches. */
 const CORRELATION_LOGSOURCE: LogSource = {};
 
+/** Why a rule no record can reach never fires, in words an operator can act on. */
+export function unreachableReason(type: RuleView['type'], logsource: LogSource): string {
+  if (type === 'correlation') return 'None of the rules this correlation counts can fire.';
+  const where = Object.entries(logsource)
+    .map(([key, value]) => `${key}: ${String(value)}`)
+    .join(', ');
+  return `No input Sightline parses produces this logsource (${where}); see docs/telemetry-mapping.md.`;
+}
+
 export function presentRules(
   compilation: RuleCompilation,
   catalogue: AttackCatalogue,
   roots: readonly string[],
+  reach: RuleReach,
 ): RuleView[] {
   const entries = [
     ...compilation.rules.map((rule) => ({
@@ -106,6 +130,7 @@ export function presentRules(
   return entries
     .map(({ rule, type, logsource, status, description }) => {
       const attack = catalogue.fromTags(rule.tags);
+      const reachable = !reach.unreachable.has(rule.id);
       return {
         id: rule.id,
         title: rule.title,
@@ -123,6 +148,8 @@ export function presentRules(
         tactics: attack.tactics.map((tactic) => ({ id: tactic.id ?? null, name: tactic.name, known: tactic.known })),
         tags: rule.tags,
         file: displayPath(rule.file, roots),
+        reachable,
+        unreachable_reason: reachable ? null : unreachableReason(type, logsource),
       };
     })
     .sort((a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
@@ -142,9 +169,15 @@ export function displayPath(file: string, roots: readonly string[]): string {
 
 export const ruleRoutes = routePlugin(function ruleRoutes(
   app: FastifyInstance,
-  deps: { compilation: RuleCompilation; catalogue: AttackCatalogue; rulePaths: readonly string[] },
+  deps: {
+    compilation: RuleCompilation;
+    catalogue: AttackCatalogue;
+    pipeline: ProcessingPipeline;
+    rulePaths: readonly string[];
+  },
 ): void {
-  const rules = presentRules(deps.compilation, deps.catalogue, deps.rulePaths);
+  const reach = assessReach(deps.compilation, deps.pipeline);
+  const rules = presentRules(deps.compilation, deps.catalogue, deps.rulePaths, reach);
   const rejected = deps.compilation.rejected.map((entry) => ({
     file: displayPath(entry.file, deps.rulePaths),
     id: entry.id ?? null,
@@ -162,7 +195,7 @@ export const ruleRoutes = routePlugin(function ruleRoutes(
         tags: ['Rules'],
         summary: 'List detection rules',
         description:
-          'The Sigma rules running here (the bundled pack and any configured rule directories), by title, with their ATT&CK techniques. `rejected_count` says how many rules were refused; GET /v1/rules/rejected says why.',
+          'The Sigma rules running here (the bundled pack, imported packages and any configured rule directories), by title, with their ATT&CK techniques and whether any record Sightline parses can make them fire (`reachable`, and `unreachable_reason` when not). `unreachable_count` counts the unreachable rules among all loaded ones; `rejected_count` says how many rules were refused; GET /v1/rules/rejected says why.',
         querystring: Type.Object(
           {
             q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive text in the title or id' })),
@@ -171,6 +204,11 @@ export const ruleRoutes = routePlugin(function ruleRoutes(
               Type.String({
                 maxLength: 20,
                 description: 'Only rules tagged with this technique (or a sub-technique of it)',
+              }),
+            ),
+            reachable: Type.Optional(
+              Type.Boolean({
+                description: 'true: only rules some parsed record can make fire; false: only the unreachable ones',
               }),
             ),
             limit: Type.Optional(
@@ -187,6 +225,10 @@ export const ruleRoutes = routePlugin(function ruleRoutes(
             {
               rules: Type.Array(RuleSchema),
               total: Type.Integer({ description: 'Rules matching the filter' }),
+              loaded_count: Type.Integer({ description: 'Every loaded rule, whatever the filter' }),
+              unreachable_count: Type.Integer({
+                description: 'Loaded rules no parsed record can make fire, whatever the filter',
+              }),
               rejected_count: Type.Integer(),
               next_cursor: NextCursor,
             },
@@ -196,19 +238,27 @@ export const ruleRoutes = routePlugin(function ruleRoutes(
       },
     },
     (request) => {
-      const { q, level, technique, limit = 100, cursor } = request.query;
+      const { q, level, technique, reachable, limit = 100, cursor } = request.query;
       const text = q?.toLowerCase();
       const upper = technique?.toUpperCase();
       const matching = rules.filter(
         (rule) =>
           (text === undefined || rule.title.toLowerCase().includes(text) || rule.id.toLowerCase().includes(text)) &&
           (level === undefined || rule.level === level) &&
+          (reachable === undefined || rule.reachable === reachable) &&
           (upper === undefined || rule.techniques.some((item) => item.id === upper || item.id.startsWith(`${upper}.`))),
       );
       const start = cursor ? decodeCursor<{ o: number }>(cursor, { o: 'number' }).o : 0;
       const shown = matching.slice(start, start + limit);
       const next = start + limit < matching.length ? encodeCursor({ o: start + limit }) : null;
-      return { rules: shown, total: matching.length, rejected_count: rejected.length, next_cursor: next };
+      return {
+        rules: shown,
+        total: matching.length,
+        loaded_count: rules.length,
+        unreachable_count: reach.summary.unreachable,
+        rejected_count: rejected.length,
+        next_cursor: next,
+      };
     },
   );
 

@@ -28,6 +28,7 @@ import * as m0029 from './migrations/0029-retention.js';
 import * as m0030 from './migrations/0030-telemetry-time-partitions.js';
 import * as m0033 from './migrations/0033-webhook-log-retention.js';
 import * as m0036 from './migrations/0036-contentless-search-index.js';
+import * as m0034 from './migrations/0034-unrecognised-shapes.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -59,6 +60,7 @@ const migrations: Record<string, MigrationModule> = {
   '0030-telemetry-time-partitions': m0030,
   '0033-webhook-log-retention': m0033,
   '0036-contentless-search-index': m0036,
+  '0034-unrecognised-shapes': m0034,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

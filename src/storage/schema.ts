@@ -31,6 +31,7 @@ import type {
 } from './tables/cases.js';
 import type { InstanceSettingsTable } from './tables/instance.js';
 import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
+import type { UnrecognisedShapesTable } from './tables/unrecognised.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
@@ -148,4 +149,5 @@ export interface Tables {
   tenant_retention: TenantRetentionTable;
   retention_limits: RetentionLimitsTable;
   retention_leases: RetentionLeasesTable;
+  unrecognised_shapes: UnrecognisedShapesTable;
 }

@@ -98,4 +98,6 @@ export interface NormalisedEvent {
   /** Normalised rows for endpoint telemetry; absent for other families. */
   process?: EndpointProcessRow;
   network?: NetworkProcessRow;
+  /** The parsed record, set only when no record shape recognised it (Settings › Collector counts those). */
+  unrecognised?: Record<string, unknown>;
 }

@@ -70,6 +70,7 @@ export function createNormaliser(pipeline: ProcessingPipeline): Normaliser {
         recognised = recogniser.recognise(record, fields);
         if (recognised !== undefined) break;
       }
+      const claimed = recognised !== undefined;
       recognised ??= { family: 'other', logsources: NO_LOGSOURCES, keywords: firstString(fields, keywordFields) ?? '' };
       applyMappings(fields, aliases);
 
@@ -93,6 +94,7 @@ export function createNormaliser(pipeline: ProcessingPipeline): Normaliser {
         fields,
         keywords: recognised.keywords,
       };
+      if (!claimed) event.unrecognised = record;
       const endpoint = recognised.endpoint;
       if (endpoint !== undefined) {
         if (endpoint.kind === 'process') event.process = processRow(fields, endpoint, host, time);

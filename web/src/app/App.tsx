@@ -17,6 +17,7 @@ const ObservationsPage = page(() => import('../features/observations/Observation
 const DevicesPage = page(() => import('../features/devices/DevicesPage'));
 const DeviceDetailPage = page(() => import('../features/devices/DeviceDetailPage'));
 const TelemetryPage = page(() => import('../features/telemetry/TelemetryPage'));
+const RulesPage = page(() => import('../features/rules/RulesPage'));
 const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigurationPage'));
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
@@ -106,6 +107,14 @@ export function App() {
               element={
                 <TenantPage permission="observations:read">
                   <ObservationsPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/rules"
+              element={
+                <TenantPage permission="observations:read">
+                  <RulesPage />
                 </TenantPage>
               }
             />

@@ -1,7 +1,7 @@
 // Settings › Collector: the tenant's collector address, what it received over the last 24 hours
-// and from whom (with what it refused, and a test record), and copy-ready forwarder
-// configurations filled in with that address (README, "Forwarder configuration"), with the
-// ingest keys forwarders send when the tenant requires one.
+// and from whom (with what it refused, and a test record), the records no parser recognised, and
+// copy-ready forwarder configurations filled in with that address (README, "Forwarder
+// configuration"), with the ingest keys forwarders send when the tenant requires one.
 import { useSession } from '../../app/session';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryView } from '../../components/QueryView';
@@ -10,6 +10,7 @@ import { collectorTarget } from '../../../../src/collector/forwarder-configs.js'
 import { ForwarderConfigs } from './ForwarderConfigs';
 import { ReceivedChart } from './ReceivedChart';
 import { CollectorDiagnostics } from './CollectorDiagnostics';
+import { UnrecognisedRecords } from './UnrecognisedRecords';
 import { IngestKeysPanel, useIngestKeyPolicy } from './IngestKeysPanel';
 import { useTenant } from './tenant-queries';
 import './settings.css';
@@ -67,6 +68,13 @@ function CollectorSettings({ url }: { url: string }) {
           <CollectorDiagnostics />
         ) : (
           <Empty>Seeing the senders needs the permission telemetry:read, which your role does not have.</Empty>
+        )}
+      </Panel>
+      <Panel title="Records no parser recognises">
+        {can('telemetry:read') ? (
+          <UnrecognisedRecords />
+        ) : (
+          <Empty>Seeing unrecognised records needs the permission telemetry:read, which your role does not have.</Empty>
         )}
       </Panel>
       {can('ingest_keys:read') && (
