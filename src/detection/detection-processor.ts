@@ -8,6 +8,7 @@ import type { AttackCatalogue } from './attack.js';
 import type { NormalisedEvent, FieldValue } from '../telemetry/normalise/event.js';
 import type { NetworkRow, ProcessRow } from '../telemetry/process-event-store.js';
 import { deviceHostOf, SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
+import { LogsourceCollector, type LogsourceSighting } from './logsource-sightings.js';
 
 export interface EvidenceRecord {
   seq: number;
@@ -47,6 +48,8 @@ export interface DetectionOutput {
   observations: ObservationDraft[];
   /** The devices the chunk's events name, one entry per device. */
   sightings: DeviceSighting[];
+  /** The logsources the chunk's events produced, one entry per tenant and logsource (ATT&CK coverage). */
+  logsources: LogsourceSighting[];
   /** Records that could not be normalised or evaluated (each one logged by the caller). */
   failures: { seq: number; tenantId: number; error: unknown }[];
 }
@@ -66,8 +69,16 @@ export class DetectionProcessor {
   }
 
   process(records: readonly StoredRecord[]): DetectionOutput {
-    const output: DetectionOutput = { processRows: [], networkRows: [], observations: [], sightings: [], failures: [] };
+    const output: DetectionOutput = {
+      processRows: [],
+      networkRows: [],
+      observations: [],
+      sightings: [],
+      logsources: [],
+      failures: [],
+    };
     const sightings = new SightingCollector();
+    const logsources = new LogsourceCollector();
     for (const record of records) {
       let event: NormalisedEvent;
       try {
@@ -77,6 +88,7 @@ export class DetectionProcessor {
         continue;
       }
       sightings.add(event);
+      logsources.add(record.tenantId, event.logsources, record.receivedAt);
       if (event.process)
         output.processRows.push({ ...event.process, tenantId: record.tenantId, recordSeq: record.seq });
       if (event.network)
@@ -92,6 +104,7 @@ export class DetectionProcessor {
       }
     }
     output.sightings = sightings.take();
+    output.logsources = logsources.take();
     return output;
   }
 

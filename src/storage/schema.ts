@@ -16,7 +16,7 @@ import type {
   LogWorkersTable,
 } from './tables/record-log.js';
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable } from './tables/telemetry.js';
-import type { CorrelationStateTable, DetectionFailuresTable } from './tables/detection.js';
+import type { CorrelationStateTable, DetectionFailuresTable, LogsourceSightingsTable } from './tables/detection.js';
 import type { ObservationsTable, ObservationWriteRequestsTable } from './tables/observations.js';
 import type { Criticality, DevicesTable, DeviceAddressesTable } from './tables/devices.js';
 import type {
@@ -63,6 +63,7 @@ export type {
   NetworkProcessEventsTable,
   CorrelationStateTable,
   DetectionFailuresTable,
+  LogsourceSightingsTable,
   ObservationsTable,
   ObservationWriteRequestsTable,
   Criticality,
@@ -148,4 +149,5 @@ export interface Tables {
   tenant_retention: TenantRetentionTable;
   retention_limits: RetentionLimitsTable;
   retention_leases: RetentionLeasesTable;
+  logsource_sightings: LogsourceSightingsTable;
 }
