@@ -17,6 +17,7 @@ const ObservationsPage = page(() => import('../features/observations/Observation
 const DevicesPage = page(() => import('../features/devices/DevicesPage'));
 const DeviceDetailPage = page(() => import('../features/devices/DeviceDetailPage'));
 const TelemetryPage = page(() => import('../features/telemetry/TelemetryPage'));
+const CoveragePage = page(() => import('../features/coverage/CoveragePage'));
 const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigurationPage'));
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
@@ -130,6 +131,14 @@ export function App() {
               element={
                 <TenantPage permission="telemetry:read">
                   <TelemetryPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/coverage"
+              element={
+                <TenantPage permission="observations:read">
+                  <CoveragePage />
                 </TenantPage>
               }
             />

@@ -23,6 +23,7 @@ const work: NavItem[] = [
   { to: '/observations', label: 'Observations', permission: 'observations:read' },
   { to: '/devices', label: 'Devices', permission: 'devices:read' },
   { to: '/telemetry', label: 'Telemetry', permission: 'telemetry:read' },
+  { to: '/coverage', label: 'ATT&CK coverage', permission: 'observations:read' },
 ];
 
 const settings: NavItem[] = [
