@@ -58,7 +58,7 @@ export async function recentLogsources(db: Db, tenantId: number, since: number):
       ...(row.category !== '' ? { category: row.category } : {}),
       ...(row.service !== '' ? { service: row.service } : {}),
     },
-    firstSeen: Number(row.first_seen),
-    lastSeen: Number(row.last_seen),
+    firstSeen: row.first_seen,
+    lastSeen: row.last_seen,
   }));
 }
