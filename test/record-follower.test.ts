@@ -138,6 +138,7 @@ for (const target of databaseTargets) {
         networkRows: [],
         observations: [],
         sightings: [],
+        logsources: [],
         failures: [{ seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) }],
       };
       const to = { seq: broken.seq, txId: broken.txId };

@@ -1,9 +1,9 @@
 // What one detection chunk changes, in one transaction: the log position (first: it takes
 // SQLite's write lock and fences out a second consumer), the devices the chunk's events name,
-// the normalised process and network rows, the records detection could not evaluate, the counts
-// of records no shape recognised, the new
-// observations and their cases, and the correlation state. A crash before the commit redoes the
-// chunk; after it, the chunk is never read again; observations are also deduplicated by key.
+// the normalised process and network rows, the logsources the events produced, the records
+// detection could not evaluate, the counts of records no shape recognised, the new observations
+// and their cases, and the correlation state. A crash before the commit redoes the chunk; after
+// it, the chunk is never read again; observations are also deduplicated by key.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
@@ -15,6 +15,7 @@ import { hostKey } from '../devices/device-sightings.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import { DETECTION_CURSOR, type CommitDetection } from '../detection/detection-loop.js';
 import { recordDetectionFailures, saveCorrelationState } from '../detection/detection-store.js';
+import { upsertLogsourceSightings } from '../detection/logsource-store.js';
 import { insertObservations } from '../observations/observation-store.js';
 import { addUnrecognised } from '../telemetry/unrecognised/unrecognised-store.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
@@ -48,6 +49,7 @@ export function detectionCommitter(db: Kysely<Tables>, log: RecordLogReader, upk
         await insertNetworkEvents(trx, networkRows, deviceOf);
         await recordDetectionFailures(trx, failures, input.now);
         await addUnrecognised(trx, unrecognised ?? []);
+        await upsertLogsourceSightings(trx, input.output.logsources);
         const created = await insertObservations(trx, observations, input.now, null);
         await groupObservations(
           { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },

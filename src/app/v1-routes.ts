@@ -29,6 +29,7 @@ import { accountRoutes } from '../identity/account-routes.js';
 import { secondFactorRoutes } from '../identity/second-factor-routes.js';
 import { ssoRoutes } from '../identity/sso-routes.js';
 import { attackRoutes } from '../detection/attack-routes.js';
+import { coverageRoutes } from '../detection/coverage-routes.js';
 import { observationStatsRoutes } from '../observations/observation-stats-routes.js';
 import { collectorStatsRoutes } from '../collector/collector-stats-routes.js';
 import { unrecognisedRoutes } from '../telemetry/unrecognised/unrecognised-routes.js';
@@ -166,5 +167,10 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     catalogue: deps.detection.catalogue,
     pipeline: deps.detection.pipeline,
     rulePaths: deps.detection.rulePaths,
+  });
+  await app.register(coverageRoutes, {
+    db,
+    compilation: deps.detection.compilation,
+    catalogue: deps.detection.catalogue,
   });
 }

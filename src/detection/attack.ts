@@ -62,6 +62,8 @@ export interface AttackCatalogue {
   techniques(): readonly AttackTechnique[];
   /** By short name, with hyphens or underscores, case-insensitive. */
   tactic(shortname: string): AttackTactic | undefined;
+  /** Every tactic in the catalogue's order: the matrix's columns, reconnaissance to impact. */
+  tactics(): readonly AttackTactic[];
   /** Sigma tags → techniques and tactics, in tag order, without duplicates; nothing is dropped. */
   fromTags(tags: readonly string[]): AttackTags;
 }
@@ -129,6 +131,7 @@ function createCatalogue(
     technique: (id) => techniques.get(id.toUpperCase()),
     techniques: () => [...techniques.values()],
     tactic: (shortname) => tactics.get(tacticKey(shortname)),
+    tactics: () => [...tactics.values()],
     fromTags(tags) {
       const result: AttackTags = { techniques: [], tactics: [], other: [] };
       const seen = new Set<string>();

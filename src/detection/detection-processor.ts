@@ -9,6 +9,7 @@ import type { NormalisedEvent, FieldValue } from '../telemetry/normalise/event.j
 import type { NetworkRow, ProcessRow } from '../telemetry/process-event-store.js';
 import { deviceHostOf, SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
 import { UnrecognisedCounter, type UnrecognisedTally } from '../telemetry/unrecognised/unrecognised-shape.js';
+import { LogsourceCollector, type LogsourceSighting } from './logsource-sightings.js';
 
 export interface EvidenceRecord {
   seq: number;
@@ -48,6 +49,8 @@ export interface DetectionOutput {
   observations: ObservationDraft[];
   /** The devices the chunk's events name, one entry per device. */
   sightings: DeviceSighting[];
+  /** The logsources the chunk's events produced, one entry per tenant and logsource (ATT&CK coverage). */
+  logsources: LogsourceSighting[];
   /** Records that could not be normalised or evaluated (each one logged by the caller). */
   failures: { seq: number; tenantId: number; error: unknown }[];
   /** Records no shape recognised, per tenant and source shape (absent: none). */
@@ -74,11 +77,13 @@ export class DetectionProcessor {
       networkRows: [],
       observations: [],
       sightings: [],
+      logsources: [],
       failures: [],
       unrecognised: [],
     };
     const sightings = new SightingCollector();
     const unrecognised = new UnrecognisedCounter();
+    const logsources = new LogsourceCollector();
     for (const record of records) {
       let event: NormalisedEvent;
       try {
@@ -89,6 +94,7 @@ export class DetectionProcessor {
       }
       sightings.add(event);
       if (event.unrecognised) unrecognised.add(record.tenantId, event.unrecognised, record.receivedAt);
+      logsources.add(record.tenantId, event.logsources, record.receivedAt);
       if (event.process)
         output.processRows.push({ ...event.process, tenantId: record.tenantId, recordSeq: record.seq });
       if (event.network)
@@ -105,6 +111,7 @@ export class DetectionProcessor {
     }
     output.sightings = sightings.take();
     output.unrecognised = unrecognised.take();
+    output.logsources = logsources.take();
     return output;
   }
 

@@ -29,6 +29,7 @@ import * as m0030 from './migrations/0030-telemetry-time-partitions.js';
 import * as m0033 from './migrations/0033-webhook-log-retention.js';
 import * as m0036 from './migrations/0036-contentless-search-index.js';
 import * as m0034 from './migrations/0034-unrecognised-shapes.js';
+import * as m0035 from './migrations/0035-logsource-sightings.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -61,6 +62,7 @@ const migrations: Record<string, MigrationModule> = {
   '0033-webhook-log-retention': m0033,
   '0036-contentless-search-index': m0036,
   '0034-unrecognised-shapes': m0034,
+  '0035-logsource-sightings': m0035,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

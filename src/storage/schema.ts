@@ -16,7 +16,7 @@ import type {
   LogWorkersTable,
 } from './tables/record-log.js';
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable } from './tables/telemetry.js';
-import type { CorrelationStateTable, DetectionFailuresTable } from './tables/detection.js';
+import type { CorrelationStateTable, DetectionFailuresTable, LogsourceSightingsTable } from './tables/detection.js';
 import type { ObservationsTable, ObservationWriteRequestsTable } from './tables/observations.js';
 import type { Criticality, DevicesTable, DeviceAddressesTable } from './tables/devices.js';
 import type {
@@ -64,6 +64,7 @@ export type {
   NetworkProcessEventsTable,
   CorrelationStateTable,
   DetectionFailuresTable,
+  LogsourceSightingsTable,
   ObservationsTable,
   ObservationWriteRequestsTable,
   Criticality,
@@ -150,4 +151,5 @@ export interface Tables {
   retention_limits: RetentionLimitsTable;
   retention_leases: RetentionLeasesTable;
   unrecognised_shapes: UnrecognisedShapesTable;
+  logsource_sightings: LogsourceSightingsTable;
 }

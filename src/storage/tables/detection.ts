@@ -15,3 +15,13 @@ export interface DetectionFailuresTable {
   error: string;
   failed_at: number;
 }
+
+/** Per tenant, a logsource its telemetry produced (absent parts are ''), epoch ms. */
+export interface LogsourceSightingsTable {
+  tenant_id: number;
+  product: string;
+  category: string;
+  service: string;
+  first_seen: number;
+  last_seen: number;
+}

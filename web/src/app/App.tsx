@@ -18,6 +18,7 @@ const DevicesPage = page(() => import('../features/devices/DevicesPage'));
 const DeviceDetailPage = page(() => import('../features/devices/DeviceDetailPage'));
 const TelemetryPage = page(() => import('../features/telemetry/TelemetryPage'));
 const RulesPage = page(() => import('../features/rules/RulesPage'));
+const CoveragePage = page(() => import('../features/coverage/CoveragePage'));
 const ApiConfigurationPage = page(() => import('../features/settings/ApiConfigurationPage'));
 const CollectorPage = page(() => import('../features/settings/CollectorPage'));
 const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'));
@@ -139,6 +140,14 @@ export function App() {
               element={
                 <TenantPage permission="telemetry:read">
                   <TelemetryPage />
+                </TenantPage>
+              }
+            />
+            <Route
+              path="/coverage"
+              element={
+                <TenantPage permission="observations:read">
+                  <CoveragePage />
                 </TenantPage>
               }
             />

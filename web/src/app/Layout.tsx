@@ -24,6 +24,7 @@ const work: NavItem[] = [
   { to: '/devices', label: 'Devices', permission: 'devices:read' },
   { to: '/telemetry', label: 'Telemetry', permission: 'telemetry:read' },
   { to: '/rules', label: 'Rules', permission: 'observations:read' },
+  { to: '/coverage', label: 'ATT&CK coverage', permission: 'observations:read' },
 ];
 
 const settings: NavItem[] = [
