@@ -44,7 +44,8 @@ export function ipv6Bits(address: string): bigint | undefined {
   if (halves.length > 2) return undefined;
   const head = halves[0] ? halves[0].split(':') : [];
   const rest = halves.length === 2 ? (halves[1] ? halves[1].split(':') : []) : undefined;
-  const groups = rest === undefined ? head : [...head, ...Array<string>(8 - head.length - rest.length).fill('0'), ...rest];
+  const groups =
+    rest === undefined ? head : [...head, ...Array<string>(8 - head.length - rest.length).fill('0'), ...rest];
   if (groups.length !== 8 || groups.some((group) => !/^[0-9a-fA-F]{1,4}$/.test(group))) return undefined;
   let bits = 0n;
   for (const group of groups) bits = (bits << 16n) | BigInt(parseInt(group, 16));
@@ -77,7 +78,7 @@ function ipv4Range(address: string, family: number, prefix: number): Pick<Networ
   const mapped = 0xffffn << 32n;
   if (prefix <= 96) {
     const shift = BigInt(128 - prefix);
-    return (bits >> shift) === (mapped >> shift)
+    return bits >> shift === mapped >> shift
       ? { low: 0, high: IPV4_SPACE, exact: true }
       : { low: 0, high: 0, exact: true };
   }
