@@ -16,6 +16,7 @@ import {
 } from './item.js';
 import { applyTransforms, TRANSFORMS } from './transforms.js';
 import { cidrItem } from './cidr.js';
+import { regexLiterals } from './regex-literal.js';
 import { timeComponent } from './time-parts.js';
 
 const WRAPS = new Set(['contains', 'startswith', 'endswith']);
@@ -109,7 +110,7 @@ function existsItem(field: string, values: unknown[], key: string): CompiledItem
 }
 
 function regexItem(field: string, values: unknown[], key: string, modifiers: string[], all: boolean): CompiledItem {
-  const regexes = values.map((value) => {
+  const compiled = values.map((value) => {
     if (typeof value !== 'string')
       throw new ModifierError("modifier 're'", `'${key}': a regular expression must be a string`);
     let source = value;
@@ -124,19 +125,36 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
       for (const flag of inline[1]) if (!stated.includes(flag)) flags += flag;
     }
     try {
-      return new RegExp(source, flags);
+      return { regex: new RegExp(source, flags), literals: regexLiterals(source) };
     } catch (error) {
       throw new ModifierError("modifier 're'", `'${key}': ${(error as Error).message}`);
     }
   });
+  const regexes = compiled.map((entry) => entry.regex);
+  const anyText = (regex: RegExp, texts: readonly string[]) => {
+    for (const text of texts) if (regex.test(text)) return true;
+    return false;
+  };
+  const requirements = compiled.map(
+    ({ literals }): Requirement => literals?.map((literal) => ({ field, literal })) ?? null,
+  );
   return {
     match: (view) => {
       const texts = view.texts(field);
       if (texts === null) return false;
-      const test = (regex: RegExp) => texts.some((text) => regex.test(text));
-      return all ? regexes.every(test) : regexes.some(test);
+      if (all) {
+        for (const regex of regexes) if (!anyText(regex, texts)) return false;
+        return true;
+      }
+      for (const regex of regexes) if (anyText(regex, texts)) return true;
+      return false;
     },
-    requirement: null,
+    // Any regex may match: each must name its literals; all must: the best one's will do.
+    requirement: all
+      ? bestRequirement(requirements)
+      : requirements.some((entry) => entry === null)
+        ? null
+        : requirements.flatMap((entry) => entry ?? []),
     fields: [],
   };
 }
