@@ -142,14 +142,28 @@ function compareMatches(
   return problems;
 }
 
+/**
+ * CPU seconds this thread has run (Linux: /proc/thread-self/stat, in clock ticks of 10 ms);
+ * null elsewhere. Node 20 has no per-thread CPU clock of its own.
+ */
+function threadCpuSeconds(): number | null {
+  const stat = fs.readFileSync('/proc/thread-self/stat', { encoding: 'utf8', flag: 'r' });
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks / 100 : null;
+}
+
+const threadClock = fs.existsSync('/proc/thread-self/stat') ? threadCpuSeconds : () => null;
+
 /** Matches events (looping over the corpus) until `seconds` have passed and `minEvents` are done. */
 function timeLoop(
   events: readonly NormalisedEvent[],
   match: (event: NormalisedEvent) => CompiledRule[],
   seconds: number,
   minEvents: number,
-): { events: number; matches: number; seconds: number; cpuSeconds: number } {
+): { events: number; matches: number; seconds: number; cpuSeconds: number; threadSeconds: number | null } {
   const limit = seconds * 1000;
+  const threadStart = threadClock();
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   let done = 0;
@@ -165,7 +179,9 @@ function timeLoop(
     elapsed = performance.now() - start;
   } while (elapsed < limit || done < minEvents);
   const cpu = process.cpuUsage(cpuStart);
-  return { events: done, matches, seconds: elapsed / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+  const threadEnd = threadClock();
+  const threadSeconds = threadStart === null || threadEnd === null ? null : threadEnd - threadStart;
+  return { events: done, matches, seconds: elapsed / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, threadSeconds };
 }
 
 const fmt = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -275,27 +291,32 @@ function main(): void {
 
   printFired(compiledPass.keys, rules);
 
-  // Rates are per CPU-second of this process (one thread does the matching): on a machine shared
-  // with other work, wall-clock time measures the scheduler as much as the engine.
+  // Rates are per CPU-second of this process: one thread does the matching, and V8's helper
+  // threads (garbage collection, compilation) are counted with it, so the figure is what one core
+  // gives. On a machine shared with other work, wall-clock time measures the scheduler as much as
+  // the engine. The matching thread's own CPU time is printed beside it.
   const compiled = timeLoop(events, (event) => ruleSet.match(event), flags.duration, 0);
   const compiledRate = compiled.events / compiled.cpuSeconds;
+  const threadRate = (run: { events: number; threadSeconds: number | null }) =>
+    run.threadSeconds ? `, ${fmt(run.events / run.threadSeconds)} per CPU-second of the matching thread alone` : '';
   process.stdout.write(
-    `compiled (routing + pre-filter): ${fmt(compiledRate)} events per CPU-second (${fmt(compiled.events)} events in ` +
-      `${compiled.cpuSeconds.toFixed(2)} CPU-s; ${fmt(compiled.events / compiled.seconds)} per wall-clock second)\n`,
+    `compiled (routing + pre-filter): ${fmt(compiledRate)} events per CPU-second of the process (${fmt(compiled.events)} events in ` +
+      `${compiled.cpuSeconds.toFixed(2)} CPU-s; ${fmt(compiled.events / compiled.seconds)} per wall-clock second${threadRate(compiled)})\n`,
   );
   const naive = timeLoop(events, (event) => matchNaively(rules, event), flags.duration, NAIVE_MIN_EVENTS);
   const naiveRate = naive.events / naive.cpuSeconds;
   process.stdout.write(
-    `naive (every rule's logsource and condition): ${fmt(naiveRate)} events per CPU-second (${fmt(naive.events)} events in ` +
-      `${naive.cpuSeconds.toFixed(2)} CPU-s; ${fmt(naive.events / naive.seconds)} per wall-clock second)\n`,
+    `naive (every rule's logsource and condition): ${fmt(naiveRate)} events per CPU-second of the process (${fmt(naive.events)} events in ` +
+      `${naive.cpuSeconds.toFixed(2)} CPU-s; ${fmt(naive.events / naive.seconds)} per wall-clock second${threadRate(naive)})\n`,
   );
   const ratio = compiledRate / naiveRate;
   const met = compiledRate >= 100_000 && rules.length >= 3000 && ratio >= 30;
   process.stdout.write(
-    `ratio: ${ratio.toFixed(1)}× the naive loop; target (≥ 100,000 events/s with ≥ 3,000 rules, ≥ 30×): ${met ? 'met' : 'not met'}\n`,
+    `ratio: ${ratio.toFixed(1)}× the naive loop; target (≥ 100,000 events per CPU-second with ≥ 3,000 rules, ≥ 30×): ${met ? 'met' : 'not met'}; ` +
+      `load average ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} CPUs\n`,
   );
   process.stdout.write(
-    `${JSON.stringify({ rules: rules.length, events_per_s: Math.round(compiledRate), naive_events_per_s: Math.round(naiveRate), ratio: Number(ratio.toFixed(2)) })}\n`,
+    `${JSON.stringify({ rules: rules.length, events_per_s: Math.round(compiledRate), events_per_s_basis: 'process_cpu_second', naive_events_per_s: Math.round(naiveRate), ratio: Number(ratio.toFixed(2)), load_average: Number(os.loadavg()[0]?.toFixed(2)) })}\n`,
   );
 }
 

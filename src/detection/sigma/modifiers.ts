@@ -3,7 +3,6 @@
 // value transformations (expand, windash, utf16*, wide, base64, base64offset; transforms.ts) left to right,
 // then one match type (contains/startswith/endswith, re, cidr, lt…gte, neq, exists, fieldref,
 // the time parts), with `all` and `cased` as flags. Anything else rejects the rule.
-import net from 'node:net';
 import { KEYWORDS, scalars, type EventView } from './event-view.js';
 import { fold } from './fold.js';
 import { compilePattern, SigmaString, type TextTest } from './pattern.js';
@@ -16,6 +15,8 @@ import {
   bestRequirement,
 } from './item.js';
 import { applyTransforms, TRANSFORMS } from './transforms.js';
+import { cidrItem } from './cidr.js';
+import { regexLiterals } from './regex-literal.js';
 import { timeComponent } from './time-parts.js';
 
 const WRAPS = new Set(['contains', 'startswith', 'endswith']);
@@ -108,83 +109,8 @@ function existsItem(field: string, values: unknown[], key: string): CompiledItem
   return { match: (view) => view.has(field) === wanted, requirement: null, fields: [] };
 }
 
-/** A dotted-quad IPv4 address as net.isIP accepts it (no leading zeros), as a number; else undefined. */
-function ipv4Number(text: string): number | undefined {
-  let value = 0;
-  let octets = 0;
-  let start = 0;
-  for (let i = 0; i <= text.length; i++) {
-    const code = i < text.length ? text.charCodeAt(i) : 46;
-    if (code === 46) {
-      const length = i - start;
-      if (length === 0 || length > 3 || octets === 4) return undefined;
-      if (length > 1 && text.charCodeAt(start) === 48) return undefined;
-      const octet = Number(text.slice(start, i));
-      if (octet > 255) return undefined;
-      value = value * 256 + octet;
-      octets++;
-      start = i + 1;
-    } else if (code < 48 || code > 57) return undefined;
-  }
-  return octets === 4 ? value : undefined;
-}
-
-/**
- * IPv4 networks are tested with integer arithmetic on IPv4 texts: net.BlockList builds a native
- * SocketAddress per check, which was a sixth of all matching time with SigmaHQ's rules loaded.
- * Anything else (IPv6 on either side) goes to the BlockList.
- */
-function ipv4Network(value: unknown): { base: number; size: number } | undefined {
-  const [address = '', bits] = String(value).split('/');
-  const base = ipv4Number(address);
-  const prefix = bits === undefined ? 32 : Number(bits);
-  if (base === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
-  const size = 2 ** (32 - prefix);
-  return { base: base - (base % size), size };
-}
-
-function cidrItem(field: string, values: unknown[], key: string, all: boolean): CompiledItem {
-  const networks = values.map(ipv4Network);
-  const lists = values.map((value) => {
-    const list = new net.BlockList();
-    const [address = '', bits, extra] = String(value).split('/');
-    const family = net.isIP(address);
-    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (
-      family === 0 ||
-      extra !== undefined ||
-      !Number.isInteger(prefix) ||
-      prefix < 0 ||
-      prefix > (family === 6 ? 128 : 32)
-    ) {
-      throw new ModifierError("modifier 'cidr'", `'${key}': ${JSON.stringify(value)} is not an IPv4 or IPv6 network`);
-    }
-    list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
-    return list;
-  });
-  const inNetwork = (index: number, text: string) => {
-    const network = networks[index];
-    const address = network && ipv4Number(text);
-    if (network && address !== undefined) return address >= network.base && address < network.base + network.size;
-    const list = lists[index];
-    const family = net.isIP(text);
-    return list !== undefined && family !== 0 && list.check(text, family === 6 ? 'ipv6' : 'ipv4');
-  };
-  const indexes = values.map((_, index) => index);
-  return {
-    match: (view) => {
-      const texts = view.texts(field);
-      if (texts === null) return false;
-      const test = (index: number) => texts.some((text) => inNetwork(index, text));
-      return all ? indexes.every(test) : indexes.some(test);
-    },
-    requirement: null,
-    fields: [],
-  };
-}
-
 function regexItem(field: string, values: unknown[], key: string, modifiers: string[], all: boolean): CompiledItem {
-  const regexes = values.map((value) => {
+  const compiled = values.map((value) => {
     if (typeof value !== 'string')
       throw new ModifierError("modifier 're'", `'${key}': a regular expression must be a string`);
     let source = value;
@@ -199,19 +125,36 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
       for (const flag of inline[1]) if (!stated.includes(flag)) flags += flag;
     }
     try {
-      return new RegExp(source, flags);
+      return { regex: new RegExp(source, flags), literals: regexLiterals(source) };
     } catch (error) {
       throw new ModifierError("modifier 're'", `'${key}': ${(error as Error).message}`);
     }
   });
+  const regexes = compiled.map((entry) => entry.regex);
+  const anyText = (regex: RegExp, texts: readonly string[]) => {
+    for (const text of texts) if (regex.test(text)) return true;
+    return false;
+  };
+  const requirements = compiled.map(
+    ({ literals }): Requirement => literals?.map((literal) => ({ field, literal })) ?? null,
+  );
   return {
     match: (view) => {
       const texts = view.texts(field);
       if (texts === null) return false;
-      const test = (regex: RegExp) => texts.some((text) => regex.test(text));
-      return all ? regexes.every(test) : regexes.some(test);
+      if (all) {
+        for (const regex of regexes) if (!anyText(regex, texts)) return false;
+        return true;
+      }
+      for (const regex of regexes) if (anyText(regex, texts)) return true;
+      return false;
     },
-    requirement: null,
+    // Any regex may match: each must name its literals; all must: the best one's will do.
+    requirement: all
+      ? bestRequirement(requirements)
+      : requirements.some((entry) => entry === null)
+        ? null
+        : requirements.flatMap((entry) => entry ?? []),
     fields: [],
   };
 }

@@ -87,7 +87,7 @@ test('a logsource key stated as empty text is refused, not routed as if absent',
   assert.match(compiled.rejected[0].message, /blank\.yml/);
 });
 
-test('requirement: a literal rule needs a literal; not, lt, re, exists and null need none', () => {
+test('requirement: a literal rule needs a literal; not, lt, exists and null need none', () => {
   assert.deepEqual(compileOne("selection:\n  Image|endswith: '\\CMD.exe'\ncondition: selection").requirement, [
     { field: 'Image', literal: '\\cmd.exe' },
   ]);
@@ -110,10 +110,15 @@ test('requirement: a literal rule needs a literal; not, lt, re, exists and null 
   assert.deepEqual(compileOne("selection:\n  A|contains|all: ['ab', 'abcd']\ncondition: selection").requirement, [
     { field: 'A', literal: 'abcd' },
   ]);
+  // re: the longest run of plain characters every match contains, per alternative.
+  assert.deepEqual(compileOne("selection:\n  A|re: '(?i)IEX\\s*\\(|iwr '\ncondition: selection").requirement, [
+    { field: 'A', literal: 'iex' },
+    { field: 'A', literal: 'iwr ' },
+  ]);
   for (const detection of [
     "selection:\n  A: 'one'\ncondition: not selection",
     'selection:\n  A|lt: 5\ncondition: selection',
-    "selection:\n  A|re: 'one'\ncondition: selection",
+    "selection:\n  A|re: '[a-z]+ ?'\ncondition: selection",
     'selection:\n  A|exists: true\ncondition: selection',
     "selection:\n  A: [null, 'one']\ncondition: selection",
     "selection:\n  A: '*'\ncondition: selection",
@@ -236,7 +241,7 @@ function randomItem(next: () => number): string {
     case 6:
       return `${field}|cased: ${values()}`;
     case 7:
-      return `${field}|re: ${quote(pick(['^c', 'md', 'ab?', 'ä', '[0-9]{2}', 'enc$']))}`;
+      return `${field}|re: ${quote(pick(['^c', 'md', 'ab?', 'ä', '[0-9]{2}', 'enc$', '(?i)MD', 'MD', 'c|en', 'c(m|x)d', 'e?nc', 'a+b', 'md|[0-9]']))}`;
     case 8:
       return `${field}|${pick(['lt', 'lte', 'gt', 'gte'])}: ${pick(NUMBERS)}`;
     case 9:

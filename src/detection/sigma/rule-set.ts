@@ -1,11 +1,12 @@
 // Evaluates many rules against an event without trying them all. Rules are routed by logsource
 // (an event reaches only the rules its logsources satisfy, merged per distinct set of logsources) and pre-filtered
-// by the literals they require: a trigram index over each field's required literals finds, in
-// one pass over the event's values, which literals occur, hence which rules can match. Only
-// those rules (and the few that require no literal) are evaluated.
+// by the literals they require: an index over each field's required literals (literal-index.ts)
+// finds, in one pass over the event's values, which literals occur, hence which rules can match.
+// Only those rules (and the few that require no literal) are evaluated.
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
 import { EventView } from './event-view.js';
 import type { CompiledRule } from './types.js';
+import { Candidates, LiteralIndex } from './literal-index.js';
 
 const KEYS = ['category', 'product', 'service'] as const;
 const MAX_ROUTES = 1_024;
@@ -25,103 +26,6 @@ export function appliesTo(rule: CompiledRule, event: NormalisedEvent): boolean {
 export function matchNaively(rules: readonly CompiledRule[], event: NormalisedEvent): CompiledRule[] {
   const view = new EventView(event);
   return rules.filter((rule) => appliesTo(rule, event) && rule.test(view));
-}
-
-interface LiteralEntry {
-  literal: string;
-  rules: number[];
-}
-
-/** Finds which of a field's required literals occur in a text. */
-class LiteralIndex {
-  private readonly byTrigram = new Map<number, LiteralEntry[]>();
-  /** One bit per hashed leading pair of characters: most positions are ruled out without a Map lookup. */
-  private readonly pairs = new Uint32Array(2048);
-  private readonly short: LiteralEntry[] = [];
-  private readonly entries = new Map<string, LiteralEntry>();
-
-  add(literal: string, rule: number): void {
-    let entry = this.entries.get(literal);
-    if (!entry) {
-      entry = { literal, rules: [] };
-      this.entries.set(literal, entry);
-      if (literal.length < 3) this.short.push(entry);
-      else {
-        const key = trigram(literal, 0);
-        const list = this.byTrigram.get(key);
-        if (list) list.push(entry);
-        else this.byTrigram.set(key, [entry]);
-        const pair = pairHash(literal, 0);
-        this.pairs[pair >>> 5] = (this.pairs[pair >>> 5] ?? 0) | (1 << (pair & 31));
-      }
-    }
-    if (entry.rules.at(-1) !== rule) entry.rules.push(rule);
-  }
-
-  /** Marks the rules of every literal found in the text. */
-  scan(text: string, candidates: Candidates): void {
-    for (const entry of this.short) if (text.includes(entry.literal)) candidates.mark(entry.rules);
-    if (this.byTrigram.size === 0) return;
-    const pairs = this.pairs;
-    const last = text.length - 3;
-    for (let index = 0; index <= last; index++) {
-      const pair = pairHash(text, index);
-      // pair >>> 5 is below 2048, always in the array: `?? 0` only satisfies the type checker.
-      if (((pairs[pair >>> 5] ?? 0) & (1 << (pair & 31))) === 0) continue;
-      const list = this.byTrigram.get(trigram(text, index));
-      if (list === undefined) continue;
-      for (const entry of list) if (text.startsWith(entry.literal, index)) candidates.mark(entry.rules);
-    }
-  }
-}
-
-/**
- * Three characters as one Map key. Below U+0400 each (nearly all log text) the key packs into
- * 30 bits, a small integer that V8 hashes and compares without allocating; otherwise it is the
- * exact 48-bit value above 2^30, so the two kinds never collide.
- */
-function trigram(text: string, at: number): number {
-  const a = text.charCodeAt(at);
-  const b = text.charCodeAt(at + 1);
-  const c = text.charCodeAt(at + 2);
-  if ((a | b | c) < 1024) return (a << 20) | (b << 10) | c;
-  return 1_073_741_824 + (a * 65_536 + b) * 65_536 + c;
-}
-
-function pairHash(text: string, at: number): number {
-  return ((text.charCodeAt(at) * 31) ^ text.charCodeAt(at + 1)) & 0xffff;
-}
-
-/** The rules an event may match, each marked once: rule index → the event generation that marked it. */
-class Candidates {
-  readonly list: number[] = [];
-  private readonly marks: Uint32Array;
-  private generation = 0;
-
-  constructor(rules: number) {
-    this.marks = new Uint32Array(rules);
-  }
-
-  /** Starts a new event: nothing marked. */
-  reset(): void {
-    if (this.generation === 0xffffffff) {
-      // Wrapped: marks from the last cycle would read as this event's.
-      this.marks.fill(0);
-      this.generation = 0;
-    }
-    this.generation += 1;
-    this.list.length = 0;
-  }
-
-  mark(rules: readonly number[]): void {
-    const { marks, generation, list } = this;
-    for (const index of rules) {
-      if (marks[index] !== generation) {
-        marks[index] = generation;
-        list.push(index);
-      }
-    }
-  }
 }
 
 /**

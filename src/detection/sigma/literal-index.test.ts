@@ -1,0 +1,104 @@
+// The literal pre-filter against the obvious reference (text.includes for every literal): the
+// same rules marked for every text, whatever the literals' lengths, overlaps and characters.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Candidates, LiteralIndex } from './literal-index.js';
+
+const LITERALS = [
+  'c',
+  '\\',
+  '-e',
+  '/c',
+  ' -',
+  'ab',
+  'cmd',
+  '.exe',
+  '\\cmd.exe',
+  'powershell',
+  ' -enc ',
+  'iex',
+  'net user',
+  'net use',
+  'rundll32.exe',
+  ',dllregisterserver',
+  'aaa',
+  'aaaa',
+  'appdata\\local\\temp\\',
+  'ве', // Cyrillic
+  'pаypal', // a Cyrillic 'а' among ASCII letters
+  '😀',
+  'x😀y',
+  '',
+];
+const TEXTS = [
+  '',
+  'c',
+  'ab',
+  'aaaaa',
+  'c:\\windows\\system32\\cmd.exe',
+  'c:\\windows\\system32\\cmd.exe /c net user bob p4ss /add',
+  'powershell.exe -nop -w hidden -enc sqbfafga',
+  '"c:\\windows\\system32\\rundll32.exe" c:\\users\\bob\\appdata\\local\\temp\\x.dll,dllregisterserver',
+  'cmd.ex',
+  '.exe',
+  'net us',
+  'привет всем',
+  'login to pаypal now',
+  'mixed 😀 emoji x😀y and ascii',
+  'x😀',
+  '\\\\server\\share\\cmd.exe -e',
+];
+
+function reference(text: string): number[] {
+  return LITERALS.flatMap((literal, rule) => (text.includes(literal) ? [rule] : [])).sort((a, b) => a - b);
+}
+
+test('literal index: marks exactly the rules whose literal occurs in the text', () => {
+  const index = new LiteralIndex();
+  LITERALS.forEach((literal, rule) => index.add(literal, rule));
+  const candidates = new Candidates(LITERALS.length);
+  for (const text of TEXTS) {
+    candidates.reset();
+    index.scan(text, candidates);
+    assert.deepEqual(
+      [...candidates.list].sort((a, b) => a - b),
+      reference(text),
+      JSON.stringify(text),
+    );
+  }
+});
+
+test('literal index: many literals sharing trigrams, found at every offset', () => {
+  const index = new LiteralIndex();
+  const literals: string[] = [];
+  for (const word of ['temp', 'tmp', 'system32', 'syswow64', 'programdata', 'public']) {
+    for (const suffix of ['', '\\', '\\x', '.exe', '\\svchost.exe']) literals.push(`\\${word}${suffix}`);
+  }
+  literals.forEach((literal, rule) => index.add(literal, rule));
+  const candidates = new Candidates(literals.length);
+  const texts = literals.flatMap((literal) => [literal, `c:${literal}`, literal.slice(1), literal.slice(0, -1)]);
+  for (const text of texts) {
+    candidates.reset();
+    index.scan(text, candidates);
+    const expected = literals.flatMap((literal, rule) => (text.includes(literal) ? [rule] : []));
+    assert.deepEqual(
+      [...candidates.list].sort((a, b) => a - b),
+      expected,
+      text,
+    );
+  }
+});
+
+test('literal index: one literal for several rules marks each rule once', () => {
+  const index = new LiteralIndex();
+  index.add('mimikatz', 0);
+  index.add('mimikatz', 2);
+  index.add('katz', 1);
+  const candidates = new Candidates(3);
+  candidates.reset();
+  index.scan('mimikatz.exe mimikatz', candidates);
+  assert.deepEqual([...candidates.list].sort(), [0, 1, 2]);
+  candidates.reset();
+  index.scan('mimi', candidates);
+  assert.deepEqual(candidates.list, []);
+});
