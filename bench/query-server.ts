@@ -64,7 +64,7 @@ export async function startServer(storage: string[]): Promise<Server> {
   ]);
   active.add(child);
   const base = `http://127.0.0.1:${port}`;
-  await waitReady(child, `${base}/readyz`, 60_000);
+  await waitReady(child, `${base}/readyz`, 300_000);
   return { child, base };
 }
 

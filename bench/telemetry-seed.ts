@@ -1,13 +1,22 @@
 // bench:telemetry's seeding: web-service records of ≈500 bytes for several tenants over 30 days,
-// written straight into telemetry_records in large transactions (not through HTTP and the
-// collector: 10M records through /log_sink would take most of the time budget), then the
-// full-text index built in bulk, and every record-log follower's cursor moved to the end, as if
-// the server had processed them all. The rows are what the collector stores for such records.
+// stored in-process through the same steps as ingest rather than through HTTP (10M records
+// through /log_sink would take most of the time budget): each chunk is NDJSON parsed by the
+// collector's parser (record text, event time, meta), the rows are written with the record-log
+// writer's INSERT, then the search index is filled with what the indexer stores for each record
+// (SQLite: the record text in the FTS5 table, built in one pass; PostgreSQL: the indexer's
+// tsvector expression), and every follower's cursor moves to the end, as if the server had
+// processed them all. PostgreSQL gets one partition per day of the span, as a server running
+// for a month has.
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { hex, ipv4, pick, seededRandom, type Random } from '../src/core/random.js';
 import type { Database } from '../src/storage/database.js';
+import { parseBody } from '../src/collector/parse.js';
+import { insertRecords } from '../src/record-log/postgres-record-writer.js';
+import type { RecordBatch } from '../src/record-log/record-log.js';
+import { createDays, listPartitions } from '../src/retention/partitions.js';
 
 export const DAY = 86_400_000;
 /** Words that occur in about one record in 400: the full-text scenario's needle. */
@@ -63,25 +72,59 @@ export interface SeedResult {
   bytes: number;
 }
 
+/** Receive times step by one millisecond or more: a batch is one request of one tenant. */
+const RECORDS_PER_REQUEST = 50;
+
 /**
- * Records in log order: receive times rise evenly over the span, the tenant of each chosen at
- * random (the first tenant gets half, the others share the rest), as a shared collector sees them.
+ * Requests in log order, as a shared collector sees them: receive times rise evenly over the
+ * span, each request of one tenant chosen at random (the first gets half, the others share the
+ * rest), its body parsed by the collector's parser.
  */
-function* plannedRows(plan: SeedPlan): Generator<[number, number, string]> {
+function* plannedBatches(plan: SeedPlan): Generator<RecordBatch> {
   const random = seededRandom(20261126);
   const start = plan.now - plan.days * DAY;
   const step = (plan.days * DAY) / plan.records;
-  for (let i = 0; i < plan.records; i++) {
+  for (let i = 0; i < plan.records; i += RECORDS_PER_REQUEST) {
     const receivedAt = Math.floor(start + i * step);
     const tenant =
       random() < 0.5 ? plan.tenantIds[0] : plan.tenantIds[1 + Math.floor(random() * (plan.tenantIds.length - 1))];
-    yield [tenant ?? 0, receivedAt, makeRecord(random, receivedAt)];
+    const lines: string[] = [];
+    for (let j = i; j < Math.min(plan.records, i + RECORDS_PER_REQUEST); j++)
+      lines.push(makeRecord(random, receivedAt));
+    const parsed = parseBody(Buffer.from(lines.join('\n')), { maxRecordBytes: 1 << 20 });
+    yield {
+      tenantId: tenant ?? 0,
+      receivedAt,
+      records: parsed.records,
+      eventTimes: parsed.eventTimes,
+      metas: parsed.metas,
+    };
   }
 }
 
-export async function seedTelemetry(database: Database, plan: SeedPlan): Promise<SeedResult> {
-  return database.kind === 'sqlite' ? seedSqlite(database.sqlitePath, plan) : seedPostgres(database.pgConfig, plan);
+/** Batches grouped into commits of about `records` records. */
+function* commits(plan: SeedPlan, records: number): Generator<RecordBatch[]> {
+  let group: RecordBatch[] = [];
+  let size = 0;
+  for (const batch of plannedBatches(plan)) {
+    group.push(batch);
+    size += batch.records.length;
+    if (size >= records) {
+      yield group;
+      group = [];
+      size = 0;
+    }
+  }
+  if (group.length > 0) yield group;
 }
+
+export async function seedTelemetry(database: Database, plan: SeedPlan): Promise<SeedResult> {
+  if (database.kind === 'sqlite') return seedSqlite(database.sqlitePath, plan);
+  await dayPartitions(database.db, plan);
+  return seedPostgres(database.pgConfig, plan);
+}
+
+const ROWS_PER_INSERT = 64;
 
 function seedSqlite(file: string, plan: SeedPlan): SeedResult {
   const began = performance.now();
@@ -89,23 +132,32 @@ function seedSqlite(file: string, plan: SeedPlan): SeedResult {
   // Our own connection, for the load only: no fsync per commit.
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = OFF');
-  const insert = connection.prepare(
-    'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES (?, ?, ?, ?)',
+  // The record-log writer's statements (sqlite-writer-thread.ts).
+  const columns = 'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta) VALUES ';
+  const insertOne = connection.prepare(`${columns}(?, ?, ?, ?, ?)`);
+  const insertMany = connection.prepare(
+    `${columns}${Array.from({ length: ROWS_PER_INSERT }, () => '(?, ?, ?, ?, ?)').join(', ')}`,
   );
   let bytes = 0;
-  const rows = plannedRows(plan);
-  const batch = connection.transaction((n: number) => {
-    for (let i = 0; i < n; i++) {
-      const next = rows.next();
-      if (next.done) return;
-      const [tenant, at, record] = next.value;
-      bytes += record.length;
-      insert.run(tenant, at, at, record);
+  const write = connection.transaction((batches: RecordBatch[]) => {
+    const values: unknown[] = [];
+    for (const { tenantId, receivedAt, records, eventTimes, metas } of batches) {
+      for (const [i, record] of records.entries()) {
+        const eventTime = eventTimes[i] ?? Number.NaN;
+        bytes += record.length;
+        values.push(tenantId, receivedAt, Number.isNaN(eventTime) ? receivedAt : eventTime, record, metas[i] ?? null);
+        if (values.length === ROWS_PER_INSERT * 5) {
+          insertMany.run(values);
+          values.length = 0;
+        }
+      }
     }
+    for (let i = 0; i < values.length; i += 5) insertOne.run(values.slice(i, i + 5));
   });
-  for (let done = 0; done < plan.records; done += 50_000) batch(Math.min(50_000, plan.records - done));
+  for (const group of commits(plan, 50_000)) write(group);
   const loaded = performance.now();
-  // The contentless FTS5 table is filled from every record once, in log order.
+  // The indexer adds (seq, record text) per record to the contentless FTS5 table; one INSERT … SELECT
+  // in log order does the same for all at once.
   connection.exec('INSERT INTO telemetry_fts (rowid, record) SELECT seq, record FROM telemetry_records ORDER BY seq');
   connection.exec('UPDATE log_cursors SET seq = (SELECT max(seq) FROM telemetry_records)');
   connection.pragma('wal_checkpoint(TRUNCATE)');
@@ -117,41 +169,40 @@ function seedSqlite(file: string, plan: SeedPlan): SeedResult {
   };
 }
 
+/**
+ * A fresh schema's log has the migration's catch-all partition for everything before today
+ * (empty here) and days from today on; a server that has run for the span has a partition per
+ * day instead, which upkeep made ahead of time.
+ */
+async function dayPartitions(db: Database['db'], plan: SeedPlan): Promise<void> {
+  const start = plan.now - plan.days * DAY;
+  for (const partition of await listPartitions(db)) {
+    if (partition.isDefault || partition.from !== -Infinity) continue;
+    const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(partition.name)}`.execute(db);
+    if ((rows.rows[0]?.n ?? 0) > 0) throw new Error(`partition ${partition.name} is not empty: not a fresh schema`);
+    await sql`ALTER TABLE telemetry_records DETACH PARTITION ${sql.id(partition.name)}`.execute(db);
+    await sql`DROP TABLE ${sql.id(partition.name)}`.execute(db);
+  }
+  await createDays(db, start, plan.days + 2);
+}
+
 async function seedPostgres(config: pg.PoolConfig, plan: SeedPlan): Promise<SeedResult> {
   const began = performance.now();
-  const client = new pg.Client(config);
-  await client.connect();
+  // One connection, no wait for the WAL flush per commit: a load, not acknowledged ingest.
+  const options = [config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ');
+  const pool = new pg.Pool({ ...config, max: 1, options });
   let bytes = 0;
   try {
-    await client.query('SET synchronous_commit = off');
-    const rows = plannedRows(plan);
-    const insert = async (tenants: number[], times: number[], records: string[]) =>
-      client.query(
-        `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record)
-         SELECT * FROM unnest($1::bigint[], $2::bigint[], $2::bigint[], $3::text[])`,
-        [tenants, times, records],
-      );
     let pending: Promise<unknown> = Promise.resolve();
-    for (let done = 0; done < plan.records;) {
-      const tenants: number[] = [];
-      const times: number[] = [];
-      const records: string[] = [];
-      for (let i = 0; i < 5_000 && done < plan.records; i++, done++) {
-        const next = rows.next();
-        if (next.done) break;
-        const [tenant, at, record] = next.value;
-        tenants.push(tenant);
-        times.push(at);
-        records.push(record);
-        bytes += record.length;
-      }
-      // The next batch is built while this one is written.
+    // The record-log writer's statement; the next group is parsed while this one is written.
+    for (const group of commits(plan, 5_000)) {
+      for (const batch of group) for (const record of batch.records) bytes += record.length;
       await pending;
-      pending = insert(tenants, times, records);
+      pending = insertRecords(pool, group);
     }
     await pending;
   } finally {
-    await client.end();
+    await pool.end();
   }
   const loaded = performance.now();
   await indexPostgres(config);
@@ -161,7 +212,6 @@ async function seedPostgres(config: pg.PoolConfig, plan: SeedPlan): Promise<Seed
     bytes,
   };
 }
-
 /**
  * The tsvectors in two halves on two connections (the machine's two cores), with the GIN index
  * built once afterwards rather than entry by entry; then VACUUM (ANALYZE), as autovacuum would.

@@ -218,7 +218,7 @@ for (const target of databaseTargets) {
 
     test('export streams NDJSON over several pages, stops at max_records, and reports errors before streaming as problems', async () => {
       const run = randomUUID();
-      const records = Array.from({ length: 1203 }, (_, i) => appRecord({ run, n: i }));
+      const records = Array.from({ length: 4203 }, (_, i) => appRecord({ run, n: i }));
       await ingest(server, records);
       const response = await exportRecords(server, acmeToken, { filters: { run } });
       assert.equal(response.status, 200);
@@ -229,12 +229,12 @@ for (const target of databaseTargets) {
         .slice(0, -1)
         .split('\n')
         .map((line) => JSON.parse(line) as StoredRecord);
-      assert.equal(lines.length, 1203);
+      assert.equal(lines.length, 4203);
       assert.deepEqual(
         lines.map((r) => r.record.n),
         records.map((r) => r.n),
       );
-      assert.equal(new Set(lines.map((r) => r.id)).size, 1203);
+      assert.equal(new Set(lines.map((r) => r.id)).size, 4203);
 
       const capped = await (await exportRecords(server, acmeToken, { filters: { run }, max_records: 10 })).text();
       assert.equal(capped.trim().split('\n').length, 10);

@@ -102,6 +102,36 @@ for (const target of databaseTargets) {
       assert.deepEqual(await matching('NOT request'), []);
     });
 
+    test('equality is typed: true is not 1, an object is not its JSON text, 503.0 is 503', async () => {
+      const typed = randomUUID();
+      await ingest(server, [
+        `{"typed":"${typed}","k":1,"v":true}`,
+        `{"typed":"${typed}","k":2,"v":1}`,
+        `{"typed":"${typed}","k":3,"v":503.0}`,
+        `{"typed":"${typed}","k":4,"v":"503"}`,
+        `{"typed":"${typed}","k":5,"v":{"a":1}}`,
+        `{"typed":"${typed}","k":6,"v":"{\\"a\\":1}"}`,
+        `{"typed":"${typed}","k":7,"v":0}`,
+        `{"typed":"${typed}","k":8,"v":false}`,
+      ]);
+      const keys = async (query: string, filters?: Record<string, unknown>) => {
+        const found = (await searchAll(reader, { query: `typed:${typed} AND (${query})`, limit: 100, filters }))
+          .records;
+        return found.map((record) => record.record.k as number).sort((a, b) => a - b);
+      };
+      assert.deepEqual(await keys('v:1'), [2]);
+      assert.deepEqual(await keys('v:true'), [1]);
+      assert.deepEqual(await keys('v:0'), [7]);
+      assert.deepEqual(await keys('v:false'), [8]);
+      assert.deepEqual(await keys('v:503'), [3, 4]);
+      assert.deepEqual(await keys('v:"503"'), [4]);
+      assert.deepEqual(await keys('v:"{\\"a\\":1}"'), [6]);
+      assert.deepEqual(await keys('_exists_:v', { v: 1 }), [2]);
+      assert.deepEqual(await keys('_exists_:v', { v: true }), [1]);
+      assert.deepEqual(await keys('_exists_:v', { v: 503 }), [3]);
+      assert.deepEqual(await keys('_exists_:v', { v: '{"a":1}' }), [6]);
+    });
+
     test('the histogram counts what the query matches', async () => {
       const since = new Date(Date.now() - 3_600_000).toISOString();
       const count = async (query: string) => {

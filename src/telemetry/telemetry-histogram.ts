@@ -7,7 +7,7 @@
 // that span of the full-text index.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { AppError } from '../core/errors.js';
-import { countMatching, countPerBucket, receivedSpan, type BucketGrid } from './telemetry-store.js';
+import { countMatching, countPerBucket, hasText, receivedSpan, type BucketGrid } from './telemetry-store.js';
 import { parseSearch, readYourWrites, type SearchInput, type TelemetryReader } from './telemetry-service.js';
 
 const SECOND = 1_000;
@@ -83,14 +83,21 @@ export async function histogramTelemetry(
   const counts: number[] = [];
   if (kind === 'sqlite') {
     const narrowed = match.query !== undefined || (match.fields?.length ?? 0) > 0;
+    const text = hasText(match);
     for (let i = 0; i < grid.count; i++) {
       const from = Math.max(since, grid.origin + i * grid.width);
       const to = Math.min(until, grid.origin + (i + 1) * grid.width);
-      const span = await receivedSpan(db, tenantId, from, to);
-      if (span.count === 0 || !narrowed) counts.push(span.count);
-      else {
-        const scope = { kind: 'window', afterSeq: span.firstSeq - 1, upToSeq: span.lastSeq } as const;
-        counts.push(await countMatching(db, kind, tenantId, { ...match, since: from, until: to }, scope));
+      const bucket = { ...match, since: from, until: to };
+      if (narrowed && !text) {
+        // Field conditions only: one pass over the bucket's records; the span would not narrow it.
+        counts.push(await countMatching(db, kind, tenantId, bucket));
+      } else {
+        const span = await receivedSpan(db, tenantId, from, to);
+        if (span.count === 0 || !narrowed) counts.push(span.count);
+        else {
+          const scope = { kind: 'window', afterSeq: span.firstSeq - 1, upToSeq: span.lastSeq } as const;
+          counts.push(await countMatching(db, kind, tenantId, bucket, scope));
+        }
       }
       await yieldToEventLoop();
     }

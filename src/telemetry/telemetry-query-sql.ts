@@ -90,14 +90,8 @@ function sqliteDialect(scope: TextScope): Dialect {
         case 'exists':
           return sql<boolean>`${type} <> 'null'`;
         case 'equals': {
-          const options = [sql`(${type} = 'text' AND ${value} = ${node.value})`];
-          if (!node.quoted) {
-            const literal = literalOf(node.value);
-            if (literal.number !== undefined)
-              options.push(sql`(${type} IN ('integer', 'real') AND ${value} = ${literal.number})`);
-            if (literal.json) options.push(sql`${type} = ${literal.json}`);
-          }
-          return sql<boolean>`(${sql.join(options, sql` OR `)})`;
+          const literal = node.quoted ? {} : literalOf(node.value);
+          return sqliteEquals(jsonPath, { text: node.value, ...literal });
         }
         case 'like':
           return sql<boolean>`(${type} = 'text' AND ${value} GLOB ${globPattern(node.pattern)})`;
@@ -165,6 +159,37 @@ function rangeBounds(
   if (node.high)
     bounds.push(sql<boolean>`${value} ${sql.raw(node.high.inclusive ? '<=' : '<')} ${param(node.high.value)}`);
   return bounds;
+}
+
+/**
+ * SQLite: whether the value at `jsonPath` of `r.record` is one of `wanted`, with its JSON type.
+ * One `->>` lookup answers most cases, as it keeps the type apart: a JSON string comes back as
+ * text and a number as an integer or a real, and text never equals a number in SQL. Only two
+ * cases need json_type as well: `->>` gives true and false as 1 and 0, and an object or array as
+ * its JSON text. Field conditions read every candidate record, so this is their main cost after
+ * reading the record.
+ */
+export function sqliteEquals(
+  jsonPath: string,
+  wanted: { text?: string; number?: number; json?: 'true' | 'false' | 'null' },
+): RawBuilder<boolean> {
+  const value = sql`(r.record ->> ${jsonPath})`;
+  const type = sql`json_type(r.record, ${jsonPath})`;
+  const options: RawBuilder<unknown>[] = [];
+  const plain: (string | number)[] = [];
+  if (wanted.text !== undefined) {
+    if (/^[[{]/.test(wanted.text)) options.push(sql`(${type} = 'text' AND ${value} = ${wanted.text})`);
+    else plain.push(wanted.text);
+  }
+  if (wanted.number !== undefined) {
+    if (wanted.number === 0 || wanted.number === 1)
+      options.push(sql`(${type} IN ('integer', 'real') AND ${value} = ${wanted.number})`);
+    else plain.push(wanted.number);
+  }
+  if (plain.length > 0) options.unshift(sql`${value} IN (${sql.join(plain.map((item) => sql`${item}`))})`);
+  if (wanted.json) options.push(sql`${type} = ${wanted.json}`);
+  if (options.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`(${sql.join(options, sql` OR `)})`;
 }
 
 /** SQLite GLOB: `*` and `?` as given; literal `*`, `?` and `[` inside brackets. */

@@ -181,8 +181,8 @@ async function startKey(database: Database, tenantId: number, start: PageStart):
   return key;
 }
 
-/** Rows per query when streaming: large enough to amortise the query, small enough to hold. */
-const STREAM_PAGE = 500;
+/** Rows per query when streaming: large enough to amortise the query, small enough to hold (≈ 1 MB). */
+const STREAM_PAGE = 2_000;
 
 /**
  * Every matching record as NDJSON, oldest first unless asked otherwise (at most `max`), a page of
@@ -223,7 +223,7 @@ function ndjsonPage(rows: readonly StoredRecordRow[]): string {
   let out = '';
   for (const [i, row] of rows.entries()) {
     const id = ids[i] ?? recordId(row.seq);
-    if (/[\r\n]/.test(row.record) || (row.meta !== null && /[\r\n]/.test(row.meta))) {
+    if (hasLineBreak(row.record) || (row.meta !== null && hasLineBreak(row.meta))) {
       out += `${JSON.stringify(presentRecord(row, id))}\n`;
       continue;
     }
@@ -232,6 +232,9 @@ function ndjsonPage(rows: readonly StoredRecordRow[]): string {
   }
   return out;
 }
+
+// Two indexOf calls cost a fraction of a regular expression test on every exported record.
+const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r');
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(

@@ -7,7 +7,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import { usesFullText, type QueryNode } from './telemetry-query.js';
-import { notJsonbCastable, queryCondition, type TextScope } from './telemetry-query-sql.js';
+import { notJsonbCastable, queryCondition, sqliteEquals, type TextScope } from './telemetry-query-sql.js';
 
 export type { TextScope } from './telemetry-query-sql.js';
 
@@ -212,17 +212,14 @@ export async function receivedSpan(
 }
 
 /**
- * SQLite: json_type checks the JSON type (so "500" never equals 500), json_extract the value.
- * Quoted path labels (`$."a"."b"`) look up object keys only, as the PostgreSQL side does.
+ * SQLite: typed equality (so "500" never equals 500, see sqliteEquals). Quoted path labels (`$."a"."b"`) look up object keys only, as the PostgreSQL side does.
  */
 function sqliteFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
   const conditions = fields.map(({ path, value }) => {
     const jsonPath = `$${path.map((segment) => `."${segment}"`).join('')}`;
-    const type = sql`json_type(r.record, ${jsonPath})`;
-    if (value === null) return sql`${type} = 'null'`;
-    if (typeof value === 'boolean') return sql`${type} = ${value ? 'true' : 'false'}`;
-    const types = typeof value === 'number' ? sql`('integer', 'real')` : sql`('text')`;
-    return sql`(${type} IN ${types} AND json_extract(r.record, ${jsonPath}) = ${value})`;
+    if (value === null) return sqliteEquals(jsonPath, { json: 'null' });
+    if (typeof value === 'boolean') return sqliteEquals(jsonPath, { json: value ? 'true' : 'false' });
+    return sqliteEquals(jsonPath, typeof value === 'number' ? { number: value } : { text: value });
   });
   return sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
 }
