@@ -31,6 +31,8 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
+import { PartitionDetection } from './partition-detection.js';
+import { geoIpFromConfig } from '../devices/geoip.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
@@ -143,7 +145,6 @@ export async function createSightline(config: Config): Promise<Sightline> {
       return worker;
     };
     const scaled = config.queue.length > 0;
-    // Scale-out: detection and search indexing run on the one worker holding the detection lease.
     if (config.detection === 'on' && !scaled) detectionWorker = await startDetectionWorker();
     const startedDetection = detectionWorker;
     const queue = new GroupCommitQueue(writer, {
@@ -155,22 +156,41 @@ export async function createSightline(config: Config): Promise<Sightline> {
         startedDetection?.poke();
       },
     });
-    let leasedWorker: DetectionWorker | undefined;
     let leasedIndex: PostgresSearchIndexLoop | undefined;
+    // Scale-out: each worker detects and indexes for the partitions it owns, inside each batch's
+    // apply transaction; the one worker holding the maintenance lease moves the index cursor on.
     scale = scaled
-      ? new ScaleNode(config, database, metrics, () => log, {
-          start: async () => {
-            leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
-            leasedIndex.start();
-            if (config.detection === 'on') leasedWorker = await startDetectionWorker();
+      ? new ScaleNode(
+          config,
+          database,
+          metrics,
+          () => log,
+          {
+            start: () => {
+              leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
+              leasedIndex.start();
+              return Promise.resolve();
+            },
+            stop: async () => {
+              await leasedIndex?.stop();
+              leasedIndex = undefined;
+            },
           },
-          stop: async () => {
-            await leasedIndex?.stop();
-            await leasedWorker?.stop();
-            leasedIndex = undefined;
-            leasedWorker = undefined;
-          },
-        })
+          config.role.includes('worker')
+            ? new PartitionDetection({
+                build: config.detection === 'on' ? detection.buildProcessor : undefined,
+                upkeep: {
+                  kind: database.kind,
+                  policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
+                  catalogue: detection.catalogue,
+                  geo: geoIpFromConfig(config.geoipDatabase),
+                },
+                partitions: config.queuePartitions,
+                metrics,
+                log: () => log,
+              })
+            : undefined,
+        )
       : undefined;
     const recordQueue: RecordQueue = scale?.queue ?? queue;
     const tenants = new CollectorTenants(database.db, config);

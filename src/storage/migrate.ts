@@ -26,6 +26,7 @@ import * as m0031 from './migrations/0031-webhooks.js';
 import * as m0032 from './migrations/0032-device-actions.js';
 import * as m0029 from './migrations/0029-retention.js';
 import * as m0030 from './migrations/0030-telemetry-time-partitions.js';
+import * as m0038 from './migrations/0038-log-dead-letters.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -55,6 +56,7 @@ const migrations: Record<string, MigrationModule> = {
   '0032-device-actions': m0032,
   '0029-retention': m0029,
   '0030-telemetry-time-partitions': m0030,
+  '0038-log-dead-letters': m0038,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */
