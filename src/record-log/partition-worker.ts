@@ -21,8 +21,12 @@ import type { ScaleMetrics } from './scale-metrics.js';
 /** A worker not seen for this long no longer counts when the others compute their share. */
 const ALIVE_MS = 8_000;
 const ROUND_MS = 1_000;
-/** Bounds one apply transaction (and the detection it runs) to a few thousand records. */
-const FETCH_BYTES = 1024 * 1024;
+/**
+ * Messages per fetch: a message is one request (up to max_payload), so this bounds one apply
+ * transaction and the detection it runs. (Fetching by max_bytes instead ends the fetch with a
+ * "message size exceeds maxbytes" error whenever the next message does not fit.)
+ */
+const FETCH_MESSAGES = 16;
 const FETCH_EXPIRES_MS = 1_000;
 
 interface Owned {
@@ -218,8 +222,7 @@ export class PartitionWorkers {
         fresh = false;
         const consumer = await js.consumers.get(this.stream, consumerName(this.stream, partition));
         messages = [];
-        // By bytes, not messages (the client takes one or the other): a message is a whole request.
-        for await (const message of await consumer.fetch({ max_bytes: FETCH_BYTES, expires: FETCH_EXPIRES_MS }))
+        for await (const message of await consumer.fetch({ max_messages: FETCH_MESSAGES, expires: FETCH_EXPIRES_MS }))
           messages.push(message);
         attempt = 0;
       } catch (error) {
