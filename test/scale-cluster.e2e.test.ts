@@ -157,11 +157,9 @@ test(
     const status = await readiness(workers[1]!);
     assert.equal(status.status, 'ready', JSON.stringify(status));
 
-    // Detection runs in each batch's apply: once the workers are idle it has seen every record
-    // stored. Then the embedded single process gets the same input in the same order.
-    await waitForIdle(fresh.url, workers, 120_000);
-    stored = (await storedRecords(fresh.url)).filter((row) => row.id !== '');
-    phase('cluster workers idle');
+    // Detection catches up, then the embedded single process gets the same input in the same order.
+    await waitForDetection(fresh.url, 120_000);
+    phase('cluster detection caught up');
     const embedded = await embeddedOutcome(dir, stored, t);
     phase('embedded run done');
     const cluster = await openDatabase({ databaseUrl: fresh.url, dataDir: dir });
@@ -189,28 +187,16 @@ async function readiness(node: NodeProcess): Promise<{ status: string }> {
   return (await response.json()) as { status: string };
 }
 
-/** Until no owned partition has messages left and the record count has stood still for 3 s. */
-async function waitForIdle(databaseUrl: string, workers: NodeProcess[], timeoutMs: number): Promise<void> {
+async function waitForDetection(databaseUrl: string, timeoutMs: number): Promise<void> {
   const database = await openDatabase({ databaseUrl, dataDir: '' });
   try {
     const deadline = Date.now() + timeoutMs;
-    let last = -1;
-    let still = 0;
     for (;;) {
-      const lags = await Promise.all(
-        workers.map(async (worker) => {
-          const body = (await (await fetch(`http://127.0.0.1:${worker.port}/readyz`)).json()) as {
-            scale?: { consumer_lag: Record<string, number> };
-          };
-          return Object.values(body.scale?.consumer_lag ?? {}).reduce((sum, n) => sum + n, 0);
-        }),
-      );
-      const { rows } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM telemetry_records`.execute(database.db);
-      const count = Number(rows[0]?.n ?? 0);
-      still = count === last && lags.every((lag) => lag === 0) ? still + 1 : 0;
-      last = count;
-      if (still >= 3) return;
-      if (Date.now() > deadline) assert.fail(`the workers did not become idle: lag ${JSON.stringify(lags)}`);
+      const { rows } = await sql<{ last: string | null; done: string | null }>`
+        SELECT (SELECT max(seq) FROM telemetry_records)::text AS last,
+               (SELECT seq FROM log_cursors WHERE name = 'detection')::text AS done`.execute(database.db);
+      if (rows[0]?.last && rows[0].done === rows[0].last) return;
+      if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(rows[0])}`);
       await sleep(1_000);
     }
   } finally {

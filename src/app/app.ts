@@ -31,8 +31,7 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
-import { PartitionDetection } from './partition-detection.js';
-import { geoIpFromConfig } from '../devices/geoip.js';
+import { PartitionIndexing } from './partition-indexing.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
@@ -156,9 +155,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
         startedDetection?.poke();
       },
     });
+    let leasedWorker: DetectionWorker | undefined;
     let leasedIndex: PostgresSearchIndexLoop | undefined;
-    // Scale-out: each worker detects and indexes for the partitions it owns, inside each batch's
-    // apply transaction; the one worker holding the maintenance lease moves the index cursor on.
+    // Scale-out: each worker indexes its records for search inside each batch's apply; detection
+    // (and the search index cursor) run on the one worker holding the detection lease.
     scale = scaled
       ? new ScaleNode(
           config,
@@ -166,30 +166,19 @@ export async function createSightline(config: Config): Promise<Sightline> {
           metrics,
           () => log,
           {
-            start: () => {
+            start: async () => {
               leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
               leasedIndex.start();
-              return Promise.resolve();
+              if (config.detection === 'on') leasedWorker = await startDetectionWorker();
             },
             stop: async () => {
               await leasedIndex?.stop();
+              await leasedWorker?.stop();
               leasedIndex = undefined;
+              leasedWorker = undefined;
             },
           },
-          config.role.includes('worker')
-            ? new PartitionDetection({
-                build: config.detection === 'on' ? detection.buildProcessor : undefined,
-                upkeep: {
-                  kind: database.kind,
-                  policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
-                  catalogue: detection.catalogue,
-                  geo: geoIpFromConfig(config.geoipDatabase),
-                },
-                partitions: config.queuePartitions,
-                metrics,
-                log: () => log,
-              })
-            : undefined,
+          new PartitionIndexing(),
         )
       : undefined;
     const recordQueue: RecordQueue = scale?.queue ?? queue;
@@ -282,8 +271,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
         const scraped = { db: database.db, queue: recordQueue, log: logReader, metrics, scale };
         metricsListener = await startMetricsListener(config.metricsListen, scraped, server.log);
       }
-      // Other processes on this database (the CLI) print collector addresses with it.
-      await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
+      // Other processes on this database (the CLI) print collector addresses with it. In the
+      // scale-out mode many nodes share the database, each deriving its own address from its
+      // port, so only a configured --public-url (the same on every node behind the load
+      // balancer) is saved: whichever node starts last, the CLI prints the same address.
+      if (!scaled || config.publicUrl !== '')
+        await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
     });
     indexLoop?.start();
     scale?.start();

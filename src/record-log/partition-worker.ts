@@ -43,11 +43,11 @@ export interface PartitionWorkerOptions {
   pgSchema: string;
   /** Where batches are applied (the node's database). */
   db: Kysely<Tables>;
-  /** Work derived from each batch inside its apply transaction (detection, search index). */
+  /** Work derived from each batch inside its apply transaction (the search index). */
   applier?: BatchApplier;
   log: QueueLog;
   metrics: ScaleMetrics;
-  /** Told when this worker gains or loses the maintenance lease (one worker keeps the search index cursor). */
+  /** Told when this worker gains or loses the detection lease (one worker runs detection). */
   onDetectionLease(held: boolean): void;
 }
 
