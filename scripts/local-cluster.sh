@@ -41,7 +41,9 @@ for i in 0 1 2; do
 done
 
 node_up() { # node_up NAME ROLE PORT
+  # Every node names the same public URL (here the first collector's), as behind a load balancer.
   node bin/sightline.js serve --role "$2" --queue "$QUEUE" --database "$DATABASE_URL" \
+    --public-url "http://localhost:$((HTTP_BASE + 1))" \
     --data "$DIR/$1" --host 127.0.0.1 --port "$3" >"$DIR/$1.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$3/healthz" >/dev/null 2>&1 && return 0; sleep 0.5; done

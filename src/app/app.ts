@@ -32,6 +32,7 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
+import { PartitionIndexing } from './partition-indexing.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
@@ -146,7 +147,6 @@ export async function createSightline(config: Config): Promise<Sightline> {
       return worker;
     };
     const scaled = config.queue.length > 0;
-    // Scale-out: detection and search indexing run on the one worker holding the detection lease.
     if (config.detection === 'on' && !scaled) detectionWorker = await startDetectionWorker();
     const startedDetection = detectionWorker;
     const queue = new GroupCommitQueue(writer, {
@@ -160,20 +160,29 @@ export async function createSightline(config: Config): Promise<Sightline> {
     });
     let leasedWorker: DetectionWorker | undefined;
     let leasedIndex: PostgresSearchIndexLoop | undefined;
+    // Scale-out: each worker indexes its records for search inside each batch's apply; detection
+    // (and the search index cursor) run on the one worker holding the detection lease.
     scale = scaled
-      ? new ScaleNode(config, database, metrics, () => log, {
-          start: async () => {
-            leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
-            leasedIndex.start();
-            if (config.detection === 'on') leasedWorker = await startDetectionWorker();
+      ? new ScaleNode(
+          config,
+          database,
+          metrics,
+          () => log,
+          {
+            start: async () => {
+              leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
+              leasedIndex.start();
+              if (config.detection === 'on') leasedWorker = await startDetectionWorker();
+            },
+            stop: async () => {
+              await leasedIndex?.stop();
+              await leasedWorker?.stop();
+              leasedIndex = undefined;
+              leasedWorker = undefined;
+            },
           },
-          stop: async () => {
-            await leasedIndex?.stop();
-            await leasedWorker?.stop();
-            leasedIndex = undefined;
-            leasedWorker = undefined;
-          },
-        })
+          new PartitionIndexing(),
+        )
       : undefined;
     const recordQueue: RecordQueue = scale?.queue ?? queue;
     const tenants = new CollectorTenants(database.db, config);
@@ -265,8 +274,12 @@ export async function createSightline(config: Config): Promise<Sightline> {
         const scraped = { db: database.db, queue: recordQueue, log: logReader, metrics, scale };
         metricsListener = await startMetricsListener(config.metricsListen, scraped, server.log);
       }
-      // Other processes on this database (the CLI) print collector addresses with it.
-      await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
+      // Other processes on this database (the CLI) print collector addresses with it. In the
+      // scale-out mode many nodes share the database, each deriving its own address from its
+      // port, so only a configured --public-url (the same on every node behind the load
+      // balancer) is saved: whichever node starts last, the CLI prints the same address.
+      if (!scaled || config.publicUrl !== '')
+        await saveInstanceSetting(database.db, 'public_url', collectorAddress.publicUrl);
     });
     indexLoop?.start();
     scale?.start();

@@ -53,6 +53,9 @@ const ReadinessSchema = Type.Object({
         consumer_lag: Type.Record(Type.String(), Type.Integer(), {
           description: 'Per owned partition: messages not yet applied',
         }),
+        dead_letters: Type.Integer({
+          description: 'Record-log messages set aside as unappliable (table log_dead_letters; the log says why)',
+        }),
       },
       { description: 'Scale-out mode only (README: Running at scale)' },
     ),

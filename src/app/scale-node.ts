@@ -1,7 +1,8 @@
 // The scale-out parts of one process (README: Running at scale): the JetStream link, the
-// collector's publisher when it is a collector, and when it is a worker the partition workers,
-// plus detection and search indexing while it holds the detection lease. Readiness and metrics
-// of these parts are reported here; the embedded single process has none of them.
+// collector's publisher when it is a collector, and when it is a worker the partition workers
+// (which index their records for search inside each batch's apply), plus detection and the
+// search index cursor while it holds the detection lease. Readiness and metrics of these parts are reported here; the
+// embedded single process has none of them.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
@@ -9,6 +10,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { JetStreamLink, describeServers, type QueueLog } from '../record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../record-log/jetstream-queue.js';
 import { PartitionWorkers } from '../record-log/partition-worker.js';
+import type { BatchApplier } from '../record-log/partition-apply.js';
 import { ScaleMetrics } from '../record-log/scale-metrics.js';
 
 /** What the worker starts while it holds the detection lease, and stops when it loses it. */
@@ -24,6 +26,7 @@ export interface ScaleStatus {
   partitions_owned: number[];
   detection_lease: boolean;
   consumer_lag: Record<string, number>;
+  dead_letters: number;
 }
 
 export class ScaleNode {
@@ -36,10 +39,11 @@ export class ScaleNode {
 
   constructor(
     private readonly config: Config,
-    database: Database,
+    private readonly database: Database,
     metrics: Metrics,
     log: () => FastifyBaseLogger | undefined,
     leased: LeasedDuties,
+    applier: BatchApplier | undefined,
   ) {
     if (database.kind !== 'postgres') throw new Error('the scale-out mode needs PostgreSQL');
     const queueLog: QueueLog = {
@@ -74,6 +78,8 @@ export class ScaleNode {
         link: this.link,
         pgConfig: database.pgConfig,
         pgSchema: database.pgSchema,
+        db: database.db,
+        applier,
         log: queueLog,
         metrics: this.metrics,
         onDetectionLease: (held) => {
@@ -82,7 +88,9 @@ export class ScaleNode {
           this.duties = this.duties
             .then(() => (held ? leased.start() : leased.stop()))
             .catch((error: unknown) => log()?.error({ err: error }, 'detection could not be started or stopped'));
-          log()?.info(held ? 'holding the detection lease: running detection' : 'detection lease released');
+          log()?.info(
+            held ? 'holding the maintenance lease: moving the search index cursor' : 'maintenance lease released',
+          );
         },
       });
     }
@@ -113,6 +121,7 @@ export class ScaleNode {
     this.metrics.natsConnected.set(unavailable ? 0 : 1);
     const workerProblem = this.workers?.problem;
     const lag = this.workers ? await this.workers.lag() : new Map<number, number>();
+    const deadLetters = await this.deadLetters();
     for (const [partition, messages] of lag) this.metrics.consumerLag.set({ partition: String(partition) }, messages);
     const reasons = [
       unavailable ? `queue: ${unavailable}` : undefined,
@@ -128,8 +137,24 @@ export class ScaleNode {
         partitions_owned: this.workers?.partitions ?? [],
         detection_lease: this.detectionLease,
         consumer_lag: Object.fromEntries([...lag].map(([partition, messages]) => [String(partition), messages])),
+        dead_letters: deadLetters,
       },
     };
+  }
+
+  /** Messages of this stream set aside as dead letters (0 when PostgreSQL cannot tell now). */
+  private async deadLetters(): Promise<number> {
+    try {
+      const row = await this.database.db
+        .selectFrom('log_dead_letters')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('stream', '=', this.config.queueStream)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    } catch {
+      // PostgreSQL away: /readyz already says so through its database check.
+      return 0;
+    }
   }
 
   async close(): Promise<void> {

@@ -111,7 +111,11 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       if (!tenant) throw new Error('POST /log_sink: the onRequest hook resolves the tenant before the handler runs');
       const parsed = parseBody(body, { maxRecordBytes: config.maxRecordBytes });
       const { records, eventTimes, metas } = parsed;
-      await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes);
+      // The identity lets the scale-out record log store a retried request once (README: Running at scale).
+      await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes, {
+        idempotencyKey: request.headers['idempotency-key'],
+        body,
+      });
       metrics.collectorRecords.inc(records.length);
       diagnostics.accepted(tenant.id, senderOf(request), records.length, receivedAt);
       metrics.collectorBytes.inc({ stage: 'wire' }, wireBytes);

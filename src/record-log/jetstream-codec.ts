@@ -49,19 +49,40 @@ export function encodeBatches(batches: RecordBatch[]): Uint8Array {
   return Buffer.from(JSON.stringify({ v: VERSION, b: wire }));
 }
 
-/** The batches of a message; throws on a message this version cannot read (the worker stops, loudly). */
+/** The batches of a message; throws on a message this version cannot read (the worker sets it aside). */
 export function decodeBatches(data: Uint8Array): RecordBatch[] {
   const parsed = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as {
     v?: unknown;
-    b?: WireBatch[];
-  };
-  if (parsed.v !== VERSION || !Array.isArray(parsed.b))
-    throw new Error(`record-log message of an unknown format (version ${JSON.stringify(parsed.v)})`);
-  return parsed.b.map((batch) => ({
-    tenantId: batch.t,
-    receivedAt: batch.at,
-    records: batch.r,
-    eventTimes: batch.e.map((time) => time ?? Number.NaN),
-    metas: batch.m,
-  }));
+    b?: unknown;
+  } | null;
+  if (parsed?.v !== VERSION || !Array.isArray(parsed.b))
+    throw new Error(`record-log message of an unknown format (version ${JSON.stringify(parsed?.v)})`);
+  return (parsed.b as unknown[]).map((entry, i) => {
+    if (!isWireBatch(entry)) throw new Error(`record-log message with a malformed batch (batch ${i})`);
+    return {
+      tenantId: entry.t,
+      receivedAt: entry.at,
+      records: entry.r,
+      eventTimes: entry.e.map((time) => time ?? Number.NaN),
+      metas: entry.m,
+    };
+  });
+}
+
+function isWireBatch(value: unknown): value is WireBatch {
+  const batch = value as Partial<WireBatch> | null;
+  return (
+    typeof batch === 'object' &&
+    batch !== null &&
+    Number.isSafeInteger(batch.t) &&
+    Number.isFinite(batch.at) &&
+    Array.isArray(batch.r) &&
+    batch.r.every((record) => typeof record === 'string') &&
+    Array.isArray(batch.e) &&
+    batch.e.length === batch.r.length &&
+    batch.e.every((time) => time === null || Number.isFinite(time)) &&
+    Array.isArray(batch.m) &&
+    batch.m.length === batch.r.length &&
+    batch.m.every((meta) => meta === null || typeof meta === 'string')
+  );
 }

@@ -1,29 +1,23 @@
 // The collector's side of the JetStream record log. A request's records go into one message on
-// their tenant's partition (requests arriving together for one partition share a message), the
-// message carries a unique id so a publish retried after a lost acknowledgement is stored once,
-// and many messages are in flight at once. A request is answered once JetStream acknowledged
-// its message (with three replicas: once a quorum stored it); when that cannot happen within
-// the publish deadline the request gets 503 and Retry-After, and nothing of it was stored
-// unless the last ambiguous attempt landed (README: Running at scale, Failure behaviour).
-import { randomBytes } from 'node:crypto';
+// their tenant's partition, many messages in flight at once. The message id is derived from
+// the request (its tenant and Idempotency-Key, else its body), so both a publish the collector
+// retries after a lost acknowledgement and a request the client retries after an error (the
+// collector died after JetStream stored it) are stored once within the stream's duplicate
+// window. A request is answered once JetStream acknowledged its message (with three replicas:
+// once a quorum stored it); when that cannot happen within the publish deadline the request
+// gets 503 and Retry-After (README: Running at scale, Failure behaviour).
+import { createHash, randomBytes } from 'node:crypto';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { AppError, overloaded } from '../core/errors.js';
-import type { RecordBatch, RecordQueue } from './record-log.js';
+import type { RecordBatch, RecordQueue, RequestIdentity } from './record-log.js';
 import { encodeBatches, partitionSubject, tenantPartition } from './jetstream-codec.js';
 import type { JetStreamLink } from './jetstream-connection.js';
 
-/** A message is sent once this many bytes of requests wait for it, else on the next turn. */
-const MESSAGE_TARGET_BYTES = 256 * 1024;
-/** How long one publish may be retried (same message id) before the requests get 503. */
+/** How long one publish may be retried (same message id) before the request gets 503. */
 const PUBLISH_DEADLINE_MS = 10_000;
 const ATTEMPT_TIMEOUT_MS = 3_000;
-
-interface Waiting {
-  batch: RecordBatch;
-  bytes: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+/** Longer keys are refused: a key is an identifier, not a payload. */
+const MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
 export interface PublishObserver {
   /** One message acknowledged: its records and how long the publish took. */
@@ -32,12 +26,10 @@ export interface PublishObserver {
 }
 
 export class JetStreamRecordQueue implements RecordQueue {
-  private readonly open = new Map<number, { waiting: Waiting[]; bytes: number }>();
-  private scheduled = false;
   private inFlight = 0;
   private inFlightBytes = 0;
   private readonly idle: (() => void)[] = [];
-  /** Unique per process start, so message ids of two collectors (or two starts) never collide. */
+  /** For requests without an identity: unique per process start, so ids of two collectors never collide. */
   private readonly idPrefix = randomBytes(9).toString('base64url');
   private nextId = 0;
 
@@ -55,77 +47,38 @@ export class JetStreamRecordQueue implements RecordQueue {
     return this.inFlightBytes >= this.maxPendingBytes;
   }
 
-  append(batch: RecordBatch, bytes: number): Promise<void> {
+  async append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<void> {
+    const msgID = identity ? messageId(batch.tenantId, identity) : `${this.idPrefix}.${(this.nextId += 1)}`;
     const unavailable = this.link.unavailable;
-    if (unavailable) return Promise.reject(overloaded(`the record log is unavailable (${unavailable})`));
+    if (unavailable) throw overloaded(`the record log is unavailable (${unavailable})`);
     if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > this.maxPendingBytes)
-      return Promise.reject(overloaded('the collector is publishing as fast as it can and its queue is full'));
-    const partition = tenantPartition(batch.tenantId, this.link.settings.partitions);
-    return new Promise((resolve, reject) => {
-      const group = this.open.get(partition) ?? { waiting: [], bytes: 0 };
-      group.waiting.push({ batch, bytes, resolve, reject });
-      group.bytes += bytes;
-      this.inFlightBytes += bytes;
-      this.open.set(partition, group);
-      if (group.bytes >= MESSAGE_TARGET_BYTES) {
-        this.open.delete(partition);
-        void this.send(partition, group.waiting);
-      } else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  drain(): Promise<void> {
-    this.flush();
-    if (this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    for (const [partition, group] of this.open) void this.send(partition, group.waiting);
-    this.open.clear();
-  }
-
-  /** Publishes the requests in one message (or, past the server's size limit, in several). */
-  private async send(partition: number, waiting: Waiting[]): Promise<void> {
+      throw overloaded('the collector is publishing as fast as it can and its queue is full');
+    const data = encodeBatches([batch]);
+    const limit = this.link.maxPayload;
+    if (data.byteLength > limit)
+      throw new AppError(
+        'body_too_large',
+        `the request's records take ${data.byteLength} bytes in the record log, over the NATS servers' max_payload of ${limit} bytes; send fewer records per request`,
+      );
     this.inFlight += 1;
+    this.inFlightBytes += bytes;
     try {
-      for (const part of this.splitToFit(waiting)) await this.publishPart(partition, part);
+      const partition = tenantPartition(batch.tenantId, this.link.settings.partitions);
+      await this.publish(partition, msgID, data, batch.records.length);
     } finally {
       this.inFlight -= 1;
+      this.inFlightBytes -= bytes;
       if (this.inFlight === 0) for (const wake of this.idle.splice(0)) wake();
     }
   }
 
-  /** Groups whole requests into messages under the server's max_payload; a request never spans two. */
-  private *splitToFit(waiting: Waiting[]): Generator<{ waiting: Waiting[]; data: Uint8Array }> {
-    const limit = this.link.maxPayload;
-    const whole = encodeBatches(waiting.map((entry) => entry.batch));
-    if (whole.byteLength <= limit) {
-      yield { waiting, data: whole };
-      return;
-    }
-    for (const entry of waiting) {
-      const data = encodeBatches([entry.batch]);
-      if (data.byteLength > limit) {
-        this.settle(
-          [entry],
-          new AppError(
-            'body_too_large',
-            `the request's records take ${data.byteLength} bytes in the record log, over the NATS servers' max_payload of ${limit} bytes; send fewer records per request`,
-          ),
-        );
-        continue;
-      }
-      yield { waiting: [entry], data };
-    }
+  drain(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  private async publishPart(partition: number, part: { waiting: Waiting[]; data: Uint8Array }): Promise<void> {
-    const msgID = `${this.idPrefix}.${(this.nextId += 1)}`;
+  /** Publishes one request's message, retrying with the same id until the deadline; throws 503 when it cannot. */
+  private async publish(partition: number, msgID: string, data: Uint8Array, records: number): Promise<void> {
     const subject = partitionSubject(this.link.settings.stream, partition);
     const started = performance.now();
     const deadline = Date.now() + PUBLISH_DEADLINE_MS;
@@ -138,14 +91,12 @@ export class JetStreamRecordQueue implements RecordQueue {
         continue;
       }
       try {
-        await js.publish(subject, part.data, {
+        await js.publish(subject, data, {
           msgID,
           timeout: ATTEMPT_TIMEOUT_MS,
           expect: { streamName: this.link.settings.stream },
         });
-        const records = part.waiting.reduce((sum, entry) => sum + entry.batch.records.length, 0);
         this.observer.published(records, (performance.now() - started) / 1000);
-        this.settle(part.waiting);
         return;
       } catch (error) {
         lastError = (error as Error).message;
@@ -155,14 +106,32 @@ export class JetStreamRecordQueue implements RecordQueue {
       }
     }
     this.observer.failed(lastError);
-    this.settle(part.waiting, overloaded(`the record log did not store the records (${lastError})`));
+    throw overloaded(`the record log did not store the records (${lastError})`);
   }
+}
 
-  private settle(waiting: Waiting[], error?: unknown): void {
-    for (const entry of waiting) {
-      this.inFlightBytes -= entry.bytes;
-      if (error) entry.reject(error);
-      else entry.resolve();
-    }
+/**
+ * The message id of a request: from the tenant and its Idempotency-Key when it sent one, else
+ * from the tenant and the body's content. A request retried within the stream's duplicate
+ * window (the client saw an error after JetStream had stored it) is then stored once.
+ */
+export function messageId(tenantId: number, identity: RequestIdentity): string {
+  const hash = createHash('sha256').update(`${tenantId}\0`);
+  const key = identity.idempotencyKey;
+  if (key !== undefined) {
+    if (
+      typeof key !== 'string' ||
+      key.length === 0 ||
+      key.length > MAX_IDEMPOTENCY_KEY_CHARS ||
+      !/^[\x21-\x7e]+$/.test(key)
+    )
+      throw new AppError(
+        'malformed_request',
+        `the Idempotency-Key header must be one value of 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} visible ASCII characters`,
+      );
+    hash.update('key\0').update(key);
+  } else {
+    hash.update('body\0').update(identity.body);
   }
+  return `r.${hash.digest('base64url')}`;
 }

@@ -1,7 +1,7 @@
 // SQL of the scale-out record log's bookkeeping (tables log_partitions and log_workers): the
 // partition positions with their lease epochs, the worker heartbeats, and the session advisory
-// locks that hold a partition's lease. Plain pg, because applying a batch shares one transaction
-// with the telemetry insert (postgres-record-writer.ts).
+// locks that hold a partition's lease. Plain pg: session advisory locks live on one connection.
+// Applying a batch (the position's fence and move) is partition-apply.ts.
 import type pg from 'pg';
 
 /** The advisory lock class of a stream: every lock of one stream shares it. */
@@ -14,9 +14,7 @@ export function lockClass(stream: string, schema: string): number {
   return hash | 0;
 }
 
-/** The lock that serialises telemetry inserts, so sequences commit in order (the followers rely on it). */
-export const INSERT_LOCK = -2;
-/** The lock held by the one worker that runs detection and search indexing. */
+/** The lock held by the one worker that runs detection and moves the search index cursor. */
 export const DETECTION_LOCK = -1;
 
 export async function tryLock(client: pg.ClientBase, lock: number, key: number): Promise<boolean> {
@@ -26,11 +24,6 @@ export async function tryLock(client: pg.ClientBase, lock: number, key: number):
 
 export async function unlock(client: pg.ClientBase, lock: number, key: number): Promise<void> {
   await client.query('SELECT pg_advisory_unlock($1, $2)', [lock, key]);
-}
-
-/** Inside a transaction: waits for the insert lock until commit. */
-export async function takeInsertLock(client: pg.ClientBase, lock: number): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock($1, $2)', [lock, INSERT_LOCK]);
 }
 
 /** A new owner raises the epoch (fencing the former one) and learns where to resume. */
@@ -52,35 +45,6 @@ export async function claimPartition(
   const row = result.rows[0];
   if (!row) throw new Error('claiming a partition returned no row');
   return { appliedSeq: Number(row.applied_seq), epoch: Number(row.owner_epoch) };
-}
-
-/** Inside the apply transaction: the partition row, locked; undefined when another epoch owns it. */
-export async function lockPosition(
-  client: pg.ClientBase,
-  stream: string,
-  partition: number,
-  epoch: number,
-): Promise<number | undefined> {
-  const result = await client.query<{ applied_seq: string; owner_epoch: string }>(
-    'SELECT applied_seq, owner_epoch FROM log_partitions WHERE stream = $1 AND partition = $2 FOR UPDATE',
-    [stream, partition],
-  );
-  const row = result.rows[0];
-  if (!row || Number(row.owner_epoch) !== epoch) return undefined;
-  return Number(row.applied_seq);
-}
-
-export async function movePosition(
-  client: pg.ClientBase,
-  stream: string,
-  partition: number,
-  appliedSeq: number,
-  now: number,
-): Promise<void> {
-  await client.query(
-    'UPDATE log_partitions SET applied_seq = $3, updated_at = $4 WHERE stream = $1 AND partition = $2',
-    [stream, partition, appliedSeq, now],
-  );
 }
 
 /** Records this worker as alive; returns how many workers are (seen within `aliveMs`). */

@@ -9,18 +9,24 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
+import type { Kysely } from 'kysely';
 import { createPool } from '../storage/database.js';
-import { insertRecords } from './postgres-record-writer.js';
-import { decodeBatches, partitionSubject } from './jetstream-codec.js';
+import type { Tables } from '../storage/schema.js';
+import { partitionSubject } from './jetstream-codec.js';
+import { applyMessages, type BatchApplier } from './partition-apply.js';
 import { backoffMs, type JetStreamLink, type QueueLog } from './jetstream-connection.js';
 import * as store from './partition-store.js';
 import type { ScaleMetrics } from './scale-metrics.js';
-import type { RecordBatch } from './record-log.js';
 
 /** A worker not seen for this long no longer counts when the others compute their share. */
 const ALIVE_MS = 8_000;
 const ROUND_MS = 1_000;
-const FETCH_MESSAGES = 64;
+/**
+ * Messages per fetch: a message is one request (up to max_payload), so this bounds one apply
+ * transaction and the detection it runs. (Fetching by max_bytes instead ends the fetch with a
+ * "message size exceeds maxbytes" error whenever the next message does not fit.)
+ */
+const FETCH_MESSAGES = 16;
 const FETCH_EXPIRES_MS = 1_000;
 
 interface Owned {
@@ -35,6 +41,10 @@ export interface PartitionWorkerOptions {
   link: JetStreamLink;
   pgConfig: pg.PoolConfig;
   pgSchema: string;
+  /** Where batches are applied (the node's database). */
+  db: Kysely<Tables>;
+  /** Work derived from each batch inside its apply transaction (the search index). */
+  applier?: BatchApplier;
   log: QueueLog;
   metrics: ScaleMetrics;
   /** Told when this worker gains or loses the detection lease (one worker runs detection). */
@@ -56,7 +66,8 @@ export class PartitionWorkers {
   private readonly lockClass: number;
 
   constructor(private readonly options: PartitionWorkerOptions) {
-    this.pool = createPool({ ...options.pgConfig, max: 8, keepAlive: true });
+    // Heartbeats and claims only: batches are applied over the node's database pool.
+    this.pool = createPool({ ...options.pgConfig, max: 2, keepAlive: true });
     this.lockClass = store.lockClass(options.link.settings.stream, options.pgSchema);
   }
 
@@ -172,6 +183,7 @@ export class PartitionWorkers {
       })
       .finally(() => {
         // Fenced out or failed: give the lease back so that a later round (here or elsewhere) takes it.
+        this.options.applier?.discard(partition);
         if (owned.releasing) return;
         this.owned.delete(partition);
         if (this.leaseClient) store.unlock(this.leaseClient, this.lockClass, partition).catch(() => undefined);
@@ -246,34 +258,22 @@ export class PartitionWorkers {
     return false;
   }
 
-  /** One transaction: the fence, the records, the new applied sequence. */
+  /** One transaction: the fence, the records, what is derived from them, the new applied sequence. */
   private async apply(partition: number, epoch: number, messages: JsMsg[]): Promise<'applied' | 'fenced'> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const appliedSeq = await store.lockPosition(client, this.stream, partition, epoch);
-      if (appliedSeq === undefined) {
-        await client.query('ROLLBACK');
-        return 'fenced';
-      }
-      const fresh = messages.filter((message) => message.seq > appliedSeq);
-      this.options.metrics.skippedMessages.inc(messages.length - fresh.length);
-      const last = fresh.at(-1);
-      if (last) {
-        const batches: RecordBatch[] = fresh.flatMap((message) => decodeBatches(message.data));
-        await store.takeInsertLock(client, this.lockClass);
-        await insertRecords(client, batches);
-        await store.movePosition(client, this.stream, partition, last.seq, Date.now());
-        this.options.metrics.appliedRecords.inc(batches.reduce((sum, batch) => sum + batch.records.length, 0));
-      }
-      await client.query('COMMIT');
-      return 'applied';
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
+    const { metrics, log } = this.options;
+    const result = await applyMessages(
+      { db: this.options.db, stream: this.stream, partition, epoch, applier: this.options.applier },
+      messages.map((message) => ({ seq: message.seq, data: message.data })),
+    );
+    metrics.skippedMessages.inc(result.skipped);
+    metrics.appliedRecords.inc(result.records);
+    for (const letter of result.deadLetters) {
+      metrics.deadLetters.inc({ partition: String(partition) });
+      log.error(
+        `partition ${partition}: message ${letter.seq} (tenant ${letter.tenantId ?? 'unknown'}, ${letter.data.byteLength} bytes) set aside in log_dead_letters: ${letter.reason}`,
+      );
     }
+    return result.outcome;
   }
 
   private async resetConsumer(partition: number): Promise<void> {

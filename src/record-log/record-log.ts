@@ -71,13 +71,22 @@ export class CursorMoved extends Error {
   override name = 'CursorMoved';
 }
 
+/** What identifies a request for de-duplication: the client's Idempotency-Key, else its body. */
+export interface RequestIdentity {
+  idempotencyKey: string | string[] | undefined;
+  body: Uint8Array;
+}
+
 /**
  * Where the collector hands a request's records: resolves once they are durable in the log
  * (the embedded group-commit queue, or the JetStream publisher of the scale-out mode).
  */
 export interface RecordQueue {
-  /** Resolves when the batch is durable; rejects (503/413 AppError) when it cannot be, storing none of it. */
-  append(batch: RecordBatch, bytes: number): Promise<void>;
+  /**
+   * Resolves when the batch is durable; rejects (503/413 AppError) when it cannot be, storing
+   * none of it. `identity` lets a log that de-duplicates (JetStream) store a retried request once.
+   */
+  append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<void>;
   /** Bytes accepted but not yet durable. */
   readonly pendingBytes: number;
   /** Whether new requests are refused up front (503) until the backlog shrinks. */

@@ -1,5 +1,6 @@
 // Prometheus metrics of the scale-out record log, registered on the server's registry: the NATS
-// connection, publish latency, partitions owned, consumer lag per partition, records applied.
+// connection, publish latency, partitions owned, consumer lag per partition, records applied,
+// messages set aside as dead letters.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export class ScaleMetrics {
@@ -10,6 +11,7 @@ export class ScaleMetrics {
   readonly consumerLag: Gauge<'partition'>;
   readonly appliedRecords: Counter;
   readonly skippedMessages: Counter;
+  readonly deadLetters: Counter<'partition'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -48,6 +50,12 @@ export class ScaleMetrics {
     this.skippedMessages = new Counter({
       name: 'sightline_queue_redeliveries_skipped_total',
       help: 'Redelivered messages at or below their partition\u2019s applied sequence, skipped.',
+      registers,
+    });
+    this.deadLetters = new Counter({
+      name: 'sightline_queue_dead_letters_total',
+      help: 'Record-log messages a worker could not apply and set aside in log_dead_letters (see the log for why).',
+      labelNames: ['partition'] as const,
       registers,
     });
   }

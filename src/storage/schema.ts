@@ -14,6 +14,7 @@ import type {
   LogCursorsTable,
   LogPartitionsTable,
   LogWorkersTable,
+  LogDeadLettersTable,
 } from './tables/record-log.js';
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable } from './tables/telemetry.js';
 import type { CorrelationStateTable, DetectionFailuresTable, LogsourceSightingsTable } from './tables/detection.js';
@@ -106,6 +107,7 @@ export interface Tables {
   log_cursors: LogCursorsTable;
   log_partitions: LogPartitionsTable;
   log_workers: LogWorkersTable;
+  log_dead_letters: LogDeadLettersTable;
   users: UsersTable;
   sessions: SessionsTable;
   user_codes: UserCodesTable;

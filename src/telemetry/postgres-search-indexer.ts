@@ -1,9 +1,13 @@
-// The PostgreSQL search indexer: follows the record log and stores each record's tsvector in
-// telemetry_fts, in chunks committed together with the cursor (the cursor row is locked, so
-// concurrent indexers take turns). PostgreSQL does the tokenising; nothing crosses to Node.
-// It assumes sequences commit in order, which holds while one process writes the log (one
-// group-commit queue); several writing processes will need a visibility-safe follower.
-import { sql, type Kysely } from 'kysely';
+// The PostgreSQL search indexer: stores each record's tsvector in telemetry_fts. PostgreSQL does
+// the tokenising; nothing crosses to Node. Two ways in:
+// - Embedded (one process writes the log): a loop follows the log in chunks committed together
+//   with the cursor (the cursor row is locked, so concurrent indexers take turns).
+// - Scale-out (several workers write at once, so sequences do not commit in order and a cursor
+//   could pass a record still being written): each worker indexes its own records inside the
+//   transaction that stores them (indexStoredRecords), so a committed record is always indexed.
+//   The cursor loop then only moves the cursor on (it skips records already indexed), which the
+//   live tail's horizon reads.
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { SEARCH_INDEX_CURSOR } from './telemetry-store.js';
 
@@ -59,6 +63,7 @@ async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode:
         SELECT seq, tenant_id, record FROM telemetry_records WHERE seq > ${from} AND seq <= ${upTo} ORDER BY seq LIMIT ${limit}
       ), indexed AS (
         INSERT INTO telemetry_fts (seq, tenant_id, tsv) SELECT seq, tenant_id, ${vector} FROM batch
+        WHERE NOT EXISTS (SELECT 1 FROM telemetry_fts done WHERE done.seq = batch.seq)
         ON CONFLICT (seq) DO NOTHING
       )
       SELECT count(*)::int AS n, max(seq) AS last FROM batch`.execute(trx);
@@ -68,6 +73,38 @@ async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode:
     }
     return n;
   });
+}
+
+/**
+ * Inside the transaction that stored them: indexes the records with these sequences. A record
+ * PostgreSQL cannot tokenise is indexed as empty (a savepoint keeps the transaction usable), as
+ * the cursor loop does, so one record never refuses its batch.
+ */
+export async function indexStoredRecords(trx: Transaction<Tables>, seqs: readonly number[]): Promise<void> {
+  if (seqs.length === 0) return;
+  const insert = (some: readonly number[], mode: 'tokens' | 'empty') => {
+    const vector =
+      mode === 'tokens' ? sql`to_tsvector('simple'::regconfig, left(record, ${INDEXED_CHARS}))` : sql`''::tsvector`;
+    return sql`INSERT INTO telemetry_fts (seq, tenant_id, tsv)
+      SELECT seq, tenant_id, ${vector} FROM telemetry_records WHERE seq = ANY(${[...some]}::bigint[])
+      ON CONFLICT (seq) DO NOTHING`.execute(trx);
+  };
+  if (await inSavepoint(trx, () => insert(seqs, 'tokens'))) return;
+  for (const seq of seqs) if (!(await inSavepoint(trx, () => insert([seq], 'tokens')))) await insert([seq], 'empty');
+}
+
+/** Runs `work` under a savepoint; false (rolled back to it) when PostgreSQL refused the data. */
+async function inSavepoint(trx: Transaction<Tables>, work: () => Promise<unknown>): Promise<boolean> {
+  await sql`SAVEPOINT search_index`.execute(trx);
+  try {
+    await work();
+  } catch (error) {
+    if (!isDataError(error)) throw error;
+    await sql`ROLLBACK TO SAVEPOINT search_index`.execute(trx);
+    return false;
+  }
+  await sql`RELEASE SAVEPOINT search_index`.execute(trx);
+  return true;
 }
 
 const CHUNK = 5_000;

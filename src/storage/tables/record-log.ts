@@ -41,3 +41,18 @@ export interface LogWorkersTable {
   id: string;
   seen_at: number;
 }
+
+/** Scale-out: a message a worker could not apply, set aside so that its partition moves on. */
+export interface LogDeadLettersTable {
+  id: Generated<number>;
+  stream: string;
+  partition: number;
+  stream_seq: number;
+  /** The tenant of the message when it could be read far enough to tell. */
+  tenant_id: number | null;
+  reason: string;
+  /** The start of the message, bounded (the whole message stays in the stream until it ages out). */
+  excerpt: string;
+  bytes: number;
+  created_at: number;
+}

@@ -1,0 +1,237 @@
+// Applying a fetched batch of one partition's messages: one PostgreSQL transaction holds the
+// fence (the partition row, locked, must still carry this owner's epoch), the records, whatever
+// the composition root derives from them in the same transaction (detection, search index) and
+// the partition's new applied stream sequence. Messages at or below that sequence are skipped.
+// A message that cannot be applied — it does not decode, or the database refuses its data — is
+// a dead letter: set aside in log_dead_letters and passed, so one bad message never stalls its
+// partition.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Tables } from '../storage/schema.js';
+import { decodeBatches } from './jetstream-codec.js';
+import type { LoggedRecord, RecordBatch } from './record-log.js';
+
+/** A dead letter keeps this much of its message, so a huge message cannot bloat the table. */
+export const DEAD_LETTER_EXCERPT_CHARS = 2_000;
+const REASON_CHARS = 1_000;
+
+/** One message as fetched: its stream sequence and payload. */
+export interface PartitionMessage {
+  seq: number;
+  data: Uint8Array;
+}
+
+/** What an applier sees of an applied batch: the partition, its owner's epoch, the stored records in order. */
+export interface AppliedBatch {
+  partition: number;
+  epoch: number;
+  records: LoggedRecord[];
+}
+
+/**
+ * Work derived from the records inside their apply transaction (detection, the search index).
+ * `discard` is called when such a transaction rolled back: memory ahead of the database must go.
+ */
+export interface BatchApplier {
+  apply(trx: Transaction<Tables>, batch: AppliedBatch): Promise<void>;
+  discard(partition: number): void;
+}
+
+export interface DeadLetter {
+  seq: number;
+  tenantId: number | null;
+  reason: string;
+  data: Uint8Array;
+}
+
+export interface ApplyOutcome {
+  outcome: 'applied' | 'fenced';
+  skipped: number;
+  records: number;
+  deadLetters: DeadLetter[];
+}
+
+interface Target {
+  db: Kysely<Tables>;
+  stream: string;
+  partition: number;
+  epoch: number;
+  applier: BatchApplier | undefined;
+}
+
+/**
+ * Applies the messages in one transaction. When the database refuses the batch's data, each
+ * message is applied in a transaction of its own and the ones still refused become dead letters.
+ */
+export async function applyMessages(target: Target, messages: PartitionMessage[]): Promise<ApplyOutcome> {
+  try {
+    return await applyInOne(target, messages, []);
+  } catch (error) {
+    if (!isDataError(error) || messages.length === 0) throw error;
+  }
+  const total: ApplyOutcome = { outcome: 'applied', skipped: 0, records: 0, deadLetters: [] };
+  for (const message of messages) {
+    let outcome: ApplyOutcome;
+    try {
+      outcome = await applyInOne(target, [message], []);
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      const letter = {
+        seq: message.seq,
+        tenantId: tenantOf(message.data),
+        reason: describe(error),
+        data: message.data,
+      };
+      outcome = await applyInOne(target, [], [letter]);
+    }
+    if (outcome.outcome === 'fenced') return outcome;
+    total.skipped += outcome.skipped;
+    total.records += outcome.records;
+    total.deadLetters.push(...outcome.deadLetters);
+  }
+  return total;
+}
+
+async function applyInOne(target: Target, messages: PartitionMessage[], refused: DeadLetter[]): Promise<ApplyOutcome> {
+  try {
+    return await target.db.transaction().execute(async (trx) => {
+      const appliedSeq = await lockPosition(trx, target);
+      if (appliedSeq === undefined) return { outcome: 'fenced' as const, skipped: 0, records: 0, deadLetters: [] };
+      const fresh = messages.filter((message) => message.seq > appliedSeq);
+      const letters = refused.filter((letter) => letter.seq > appliedSeq);
+      const batches: RecordBatch[] = [];
+      for (const message of fresh) {
+        try {
+          batches.push(...decodeBatches(message.data));
+        } catch (error) {
+          letters.push({
+            seq: message.seq,
+            tenantId: tenantOf(message.data),
+            reason: describe(error),
+            data: message.data,
+          });
+        }
+      }
+      const records = await insertAll(trx, batches);
+      if (records.length > 0 && target.applier)
+        await target.applier.apply(trx, { partition: target.partition, epoch: target.epoch, records });
+      await insertDeadLetters(trx, target, letters);
+      const last = Math.max(0, ...fresh.map((message) => message.seq), ...letters.map((letter) => letter.seq));
+      if (last > appliedSeq)
+        await trx
+          .updateTable('log_partitions')
+          .set({ applied_seq: last, updated_at: Date.now() })
+          .where('stream', '=', target.stream)
+          .where('partition', '=', target.partition)
+          .execute();
+      return {
+        outcome: 'applied' as const,
+        skipped: messages.length - fresh.length,
+        records: records.length,
+        deadLetters: letters,
+      };
+    });
+  } catch (error) {
+    target.applier?.discard(target.partition);
+    throw error;
+  }
+}
+
+/** The partition row, locked until commit; undefined when another epoch owns the partition now. */
+async function lockPosition(trx: Transaction<Tables>, target: Target): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom('log_partitions')
+    .select(['applied_seq', 'owner_epoch'])
+    .where('stream', '=', target.stream)
+    .where('partition', '=', target.partition)
+    .forUpdate()
+    .executeTakeFirst();
+  if (row?.owner_epoch !== target.epoch) return undefined;
+  return row.applied_seq;
+}
+
+/**
+ * Inserts the records in one statement and returns them as stored. The sequence values are
+ * drawn row by row in the order unnest yields the arrays, so sorted they line up with the input.
+ */
+async function insertAll(trx: Transaction<Tables>, batches: RecordBatch[]): Promise<LoggedRecord[]> {
+  const rows: Omit<LoggedRecord, 'seq' | 'txId'>[] = [];
+  for (const batch of batches) {
+    for (const [i, record] of batch.records.entries()) {
+      // No event time of its own (NaN): the receive time stands in.
+      const eventTime = batch.eventTimes[i] ?? Number.NaN;
+      rows.push({
+        tenantId: batch.tenantId,
+        receivedAt: batch.receivedAt,
+        eventTime: Number.isNaN(eventTime) ? batch.receivedAt : eventTime,
+        record,
+        meta: batch.metas[i] ?? null,
+      });
+    }
+  }
+  if (rows.length === 0) return [];
+  const result = await sql<{ seq: string }>`
+    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta)
+    SELECT * FROM unnest(${rows.map((row) => row.tenantId)}::bigint[], ${rows.map((row) => row.receivedAt)}::bigint[],
+      ${rows.map((row) => row.eventTime)}::bigint[], ${rows.map((row) => row.record)}::text[],
+      ${rows.map((row) => row.meta)}::text[])
+    RETURNING seq::text AS seq`.execute(trx);
+  const seqs = result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  if (seqs.length !== rows.length) throw new Error(`inserted ${seqs.length} of ${rows.length} records`);
+  return rows.map((row, i) => ({ ...row, seq: seqs[i] ?? 0, txId: '0' }));
+}
+
+async function insertDeadLetters(trx: Transaction<Tables>, target: Target, letters: DeadLetter[]): Promise<void> {
+  if (letters.length === 0) return;
+  await trx
+    .insertInto('log_dead_letters')
+    .values(
+      letters.map((letter) => ({
+        stream: target.stream,
+        partition: target.partition,
+        stream_seq: letter.seq,
+        tenant_id: letter.tenantId,
+        reason: letter.reason.slice(0, REASON_CHARS),
+        excerpt: excerpt(letter.data),
+        bytes: letter.data.byteLength,
+        created_at: Date.now(),
+      })),
+    )
+    .onConflict((oc) => oc.columns(['stream', 'partition', 'stream_seq']).doNothing())
+    .execute();
+}
+
+/** The start of a message as text, without NUL (PostgreSQL text refuses it). */
+function excerpt(data: Uint8Array): string {
+  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, DEAD_LETTER_EXCERPT_CHARS * 4));
+  return head.toString('utf8').replace(/\0/g, '\uFFFD').slice(0, DEAD_LETTER_EXCERPT_CHARS);
+}
+
+/** The tenant of a message that is readable enough to tell (its first batch's), else null. */
+function tenantOf(data: Uint8Array): number | null {
+  try {
+    const parsed = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as {
+      b?: { t?: unknown }[];
+    };
+    const tenant = Array.isArray(parsed.b) ? parsed.b[0]?.t : undefined;
+    return typeof tenant === 'number' && Number.isSafeInteger(tenant) ? tenant : null;
+  } catch {
+    // Not JSON at all: the tenant cannot be told, which the dead letter records as null.
+    return null;
+  }
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' ? `${code}: ${message}` : message;
+}
+
+/**
+ * The database refused the data itself (SQLSTATE class 22, data exception, e.g. a NUL byte in
+ * text; 23, integrity, e.g. a record of a tenant deleted meanwhile; 54, program limit):
+ * retrying cannot help, unlike a lost connection.
+ */
+export function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^(22|23|54)/.test(code);
+}
