@@ -61,9 +61,9 @@ const migrations: Record<string, MigrationModule> = {
   '0029-retention': m0029,
   '0030-telemetry-time-partitions': m0030,
   '0033-webhook-log-retention': m0033,
-  '0036-contentless-search-index': m0036,
   '0034-unrecognised-shapes': m0034,
   '0035-logsource-sightings': m0035,
+  '0036-contentless-search-index': m0036,
   '0038-log-dead-letters': m0038,
 };
 
