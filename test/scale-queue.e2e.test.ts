@@ -1,6 +1,6 @@
 // The scale-out record log's parts against a real nats-server (a standalone JetStream server on
-// a free loopback port) and real PostgreSQL (a schema of the test's): a request retried after
-// the collector died is stored once; a message no worker can apply is set aside as a dead
+// a free loopback port) and real PostgreSQL (a schema of the test's): a request retried with its
+// Idempotency-Key after the collector died is stored once; a message no worker can apply is set aside as a dead
 // letter and its partition moves on; two workers applying at once leave every record indexed
 // for search, and the search index cursor then reaches the end of the log.
 import { test } from 'node:test';
@@ -107,7 +107,7 @@ async function until(what: string, condition: () => Promise<boolean>, timeoutMs 
 const needs = !binary || !pgBase ? 'needs nats-server and PostgreSQL (see the warnings above)' : false;
 
 test(
-  'a request retried after its collector died is stored once (message id from the request)',
+  'a request retried with its Idempotency-Key after its collector died is stored once; identical bodies without one are all stored',
   { skip: needs, timeout: 60_000 },
   async (t) => {
     const r = await rig(t, 'DEDUPE');
@@ -116,33 +116,35 @@ test(
       new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, { published: () => undefined, failed: () => undefined });
     const body = Buffer.from('{"a":1}\n{"a":2}\n');
     const records = ['{"a":1}', '{"a":2}'];
-    // Two collectors (the first "died" after JetStream stored the request): the same request twice.
-    await publisher().append(batch(7, records), body.length, { idempotencyKey: undefined, body });
-    await publisher().append(batch(7, records), body.length, { idempotencyKey: undefined, body });
-    assert.equal(await streamMessages(r.link, r.stream), 1, 'the same body for the same tenant is stored once');
-    // Another tenant's identical body is its own request.
-    await publisher().append(batch(8, records), body.length, { idempotencyKey: undefined, body });
-    // An Idempotency-Key decides instead of the body: same key, once; other key, stored.
+    // Identical bodies without a key are two requests: repeated log lines are data.
+    await publisher().append(batch(7, records), body.length, { idempotencyKey: undefined });
+    await publisher().append(batch(7, records), body.length, { idempotencyKey: undefined });
+    assert.equal(await streamMessages(r.link, r.stream), 2, 'identical bodies without a key are both stored');
+    // Two collectors (the first "died" after JetStream stored the request): the client retries it
+    // with the same Idempotency-Key, which is stored once; another key, or the same key for another
+    // tenant, is another request.
     const other = Buffer.from('{"a":3}\n');
-    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-1', body: other });
-    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-1', body: other });
-    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-2', body: other });
-    assert.equal(await streamMessages(r.link, r.stream), 4);
+    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-1' });
+    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-1' });
+    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-2' });
+    await publisher().append(batch(8, ['{"a":3}']), other.length, { idempotencyKey: 'req-1' });
+    assert.equal(await streamMessages(r.link, r.stream), 5, 'the retried key is stored once');
     await assert.rejects(
-      publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: ['a', 'b'], body: other }),
+      publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: ['a', 'b'] }),
       /Idempotency-Key header must be one value/,
     );
     const worker = workers(r, metrics);
     worker.start();
-    await until('every message is applied', async () => (await logEnd(r.database.db)) >= 2 + 2 + 1 + 1);
+    await until('every message is applied', async () => (await logEnd(r.database.db)) >= 7);
     const stored = await r.database.db.selectFrom('telemetry_records').select(['tenant_id', 'record']).execute();
     assert.deepEqual(stored.map((row) => `${row.tenant_id} ${row.record}`).sort(), [
       '7 {"a":1}',
+      '7 {"a":1}',
+      '7 {"a":2}',
       '7 {"a":2}',
       '7 {"a":3}',
       '7 {"a":3}',
-      '8 {"a":1}',
-      '8 {"a":2}',
+      '8 {"a":3}',
     ]);
   },
 );

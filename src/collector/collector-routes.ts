@@ -114,7 +114,6 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       // The identity lets the scale-out record log store a retried request once (README: Running at scale).
       await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes, {
         idempotencyKey: request.headers['idempotency-key'],
-        body,
       });
       metrics.collectorRecords.inc(records.length);
       diagnostics.accepted(tenant.id, senderOf(request), records.length, receivedAt);

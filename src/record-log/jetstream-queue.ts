@@ -1,9 +1,10 @@
 // The collector's side of the JetStream record log. A request's records go into one message on
-// their tenant's partition, many messages in flight at once. The message id is derived from
-// the request (its tenant and Idempotency-Key, else its body), so both a publish the collector
-// retries after a lost acknowledgement and a request the client retries after an error (the
-// collector died after JetStream stored it) are stored once within the stream's duplicate
-// window. A request is answered once JetStream acknowledged its message (with three replicas:
+// their tenant's partition, many messages in flight at once. Each request has one message id,
+// reused when the collector retries a publish whose acknowledgement it lost, so that is stored
+// once. A client that sends an Idempotency-Key gets an id derived from its tenant and that key:
+// its own retry of the request (the collector died after JetStream stored it) is then stored once
+// within the stream's duplicate window. Identical bodies without a key are separate requests:
+// repeated log lines are data, and dropping them would hide a burst. A request is answered once JetStream acknowledged its message (with three replicas:
 // once a quorum stored it); when that cannot happen within the publish deadline the request
 // gets 503 and Retry-After (README: Running at scale, Failure behaviour).
 import { createHash, randomBytes } from 'node:crypto';
@@ -48,7 +49,7 @@ export class JetStreamRecordQueue implements RecordQueue {
   }
 
   async append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<void> {
-    const msgID = identity ? messageId(batch.tenantId, identity) : `${this.idPrefix}.${(this.nextId += 1)}`;
+    const msgID = (identity && messageId(batch.tenantId, identity)) ?? `${this.idPrefix}.${(this.nextId += 1)}`;
     const unavailable = this.link.unavailable;
     if (unavailable) throw overloaded(`the record log is unavailable (${unavailable})`);
     if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > this.maxPendingBytes)
@@ -111,27 +112,22 @@ export class JetStreamRecordQueue implements RecordQueue {
 }
 
 /**
- * The message id of a request: from the tenant and its Idempotency-Key when it sent one, else
- * from the tenant and the body's content. A request retried within the stream's duplicate
- * window (the client saw an error after JetStream had stored it) is then stored once.
+ * The message id of a request that sent an Idempotency-Key: from the tenant and the key, so the
+ * client's retry within the stream's duplicate window (it saw an error after JetStream had stored
+ * the request) is stored once. Without a key, none: the request gets a unique id.
  */
-export function messageId(tenantId: number, identity: RequestIdentity): string {
-  const hash = createHash('sha256').update(`${tenantId}\0`);
+export function messageId(tenantId: number, identity: RequestIdentity): string | undefined {
   const key = identity.idempotencyKey;
-  if (key !== undefined) {
-    if (
-      typeof key !== 'string' ||
-      key.length === 0 ||
-      key.length > MAX_IDEMPOTENCY_KEY_CHARS ||
-      !/^[\x21-\x7e]+$/.test(key)
-    )
-      throw new AppError(
-        'malformed_request',
-        `the Idempotency-Key header must be one value of 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} visible ASCII characters`,
-      );
-    hash.update('key\0').update(key);
-  } else {
-    hash.update('body\0').update(identity.body);
-  }
-  return `r.${hash.digest('base64url')}`;
+  if (key === undefined) return undefined;
+  if (
+    typeof key !== 'string' ||
+    key.length === 0 ||
+    key.length > MAX_IDEMPOTENCY_KEY_CHARS ||
+    !/^[\x21-\x7e]+$/.test(key)
+  )
+    throw new AppError(
+      'malformed_request',
+      `the Idempotency-Key header must be one value of 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} visible ASCII characters`,
+    );
+  return `r.${createHash('sha256').update(`${tenantId}\0key\0`).update(key).digest('base64url')}`;
 }

@@ -71,10 +71,9 @@ export class CursorMoved extends Error {
   override name = 'CursorMoved';
 }
 
-/** What identifies a request for de-duplication: the client's Idempotency-Key, else its body. */
+/** What identifies a request for de-duplication: the client's Idempotency-Key header, if any. */
 export interface RequestIdentity {
   idempotencyKey: string | string[] | undefined;
-  body: Uint8Array;
 }
 
 /**
