@@ -97,6 +97,19 @@ export async function request<T>(method: string, path: string, options: RequestO
   return body as T;
 }
 
+/** The error a failed response stands for, from its problem details when it sent JSON (downloads). */
+export async function responseError(response: Response): Promise<ApiError> {
+  const problem = (response.headers.get('content-type') ?? '').includes('json')
+    ? ((await response.json()) as Problem)
+    : undefined;
+  return new ApiError(
+    response.status,
+    problem?.code ?? 'http_error',
+    problem?.detail ?? `${response.status} ${response.statusText}`,
+    problem,
+  );
+}
+
 export const api = {
   get: <T>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, options),
   post: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, { ...options, body }),

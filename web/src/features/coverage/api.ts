@@ -1,8 +1,7 @@
 // The ATT&CK coverage page's data: GET /v1/attack/coverage (refreshed every minute), and the
 // Navigator layer saved as the file the server names.
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError, currentTenantHeader } from '../../api/client';
-import type { Problem } from '../../api/types';
+import { api, currentTenantHeader, responseError } from '../../api/client';
 import type { Static } from 'typebox';
 import type { CoverageSchema } from '../../../../src/detection/coverage-schemas.js';
 
@@ -31,17 +30,7 @@ export async function downloadNavigatorLayer(): Promise<string> {
   const tenant = currentTenantHeader();
   if (tenant) headers['sightline-tenant'] = tenant;
   const response = await fetch('/v1/attack/coverage/navigator-layer', { headers, credentials: 'same-origin' });
-  if (!response.ok) {
-    const problem = (response.headers.get('content-type') ?? '').includes('json')
-      ? ((await response.json()) as Problem)
-      : undefined;
-    throw new ApiError(
-      response.status,
-      problem?.code ?? 'http_error',
-      problem?.detail ?? `${response.status} ${response.statusText}`,
-      problem,
-    );
-  }
+  if (!response.ok) throw await responseError(response);
   const fileName =
     /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'attack-coverage.json';
   const url = URL.createObjectURL(new Blob([await response.blob()], { type: 'application/json' }));

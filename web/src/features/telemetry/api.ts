@@ -2,8 +2,7 @@
 // export, which is a POST (session cookie + CSRF token) saved through a Blob, since a plain
 // download link can only GET.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, ApiError, currentTenantHeader } from '../../api/client';
-import type { Problem } from '../../api/types';
+import { api, currentTenantHeader, responseError } from '../../api/client';
 import type { FieldList, Histogram, SearchCriteria, SearchPage } from './types';
 
 export const PAGE_SIZE = 100;
@@ -66,17 +65,7 @@ export async function downloadExport(
     credentials: 'same-origin',
     body: JSON.stringify({ ...criteria, order, max_records: EXPORT_LIMIT }),
   });
-  if (!response.ok) {
-    const problem = (response.headers.get('content-type') ?? '').includes('json')
-      ? ((await response.json()) as Problem)
-      : undefined;
-    throw new ApiError(
-      response.status,
-      problem?.code ?? 'http_error',
-      problem?.detail ?? `${response.status} ${response.statusText}`,
-      problem,
-    );
-  }
+  if (!response.ok) throw await responseError(response);
   const blob = await response.blob();
   // A cut-off stream (see the export's description) rejects above instead of saving half a file.
   const lines = (await blob.text()).split('\n').filter(Boolean).length;
