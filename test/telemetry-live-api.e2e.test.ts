@@ -275,7 +275,7 @@ for (const target of databaseTargets) {
     });
 
     test(
-      'tail never skips a record whose transaction commits after later ones (PostgreSQL)',
+      'tail never skips a record whose transaction commits after later ones, nor repeats what a search showed (PostgreSQL)',
       { skip: target.kind === 'sqlite' ? 'SQLite has one writer: sequences commit in order' : false },
       async () => {
         const run = randomUUID();
@@ -288,20 +288,29 @@ for (const target of databaseTargets) {
             [acme.id, Date.now(), JSON.stringify({ run, n: 'late' })],
           );
           await ingest(server, [appRecord({ run, n: 'early' })]);
-          const held = await tail(reader, { filters: { run }, tail_cursor: start });
-          assert.deepEqual(held.records, [], 'nothing past a transaction still running');
-          await client.query('COMMIT');
-          const { records } = await drainTail(
-            reader,
-            { filters: { run } },
-            held.tail_cursor,
-            (found) => found.length >= 2,
-          );
+          // The open transaction is older than 'early' and holds a lower sequence.
+          const held = await drainTail(reader, { filters: { run } }, start, (found) => found.length >= 1);
           assert.deepEqual(
-            records.map((r) => r.record.n),
-            ['late', 'early'],
-            'both, once each, in commit-safe order',
+            held.records.map((r) => r.record.n),
+            ['early'],
+            'a committed record is not held back by an older transaction still running',
           );
+          const search = await reader.post<RecordSearch>('/v1/telemetry/search', { filters: { run } });
+          assert.deepEqual(
+            search.body.records.map((r) => r.record.n),
+            ['early'],
+          );
+          await client.query('COMMIT');
+          for (const cursor of [held.cursor, search.body.tail_cursor]) {
+            const late = await drainTail(reader, { filters: { run } }, cursor, (found) => found.length >= 1);
+            assert.deepEqual(
+              late.records.map((r) => r.record.n),
+              ['late'],
+              'the late one once it commits, and not again what was already shown',
+            );
+            const again = await tail(reader, { filters: { run }, tail_cursor: late.cursor });
+            assert.deepEqual(again.records, [], 'nothing twice');
+          }
         } finally {
           await client.end();
         }

@@ -1,9 +1,9 @@
 // Reading the record log after a position (live tail): a tenant's matching records that became
 // readable since the last read, each exactly once, none skipped. SQLite has one writer that
 // assigns sequences under its write lock, so sequence order is commit order and a position is a
-// sequence. PostgreSQL hands sequences out before commit, so a position is (transaction id,
-// sequence) and only records of transactions older than every running one are read — the rule
-// the detection follower uses (src/record-log/record-follower.ts), for the same reason.
+// sequence. PostgreSQL hands sequences out before commit, so a position is a snapshot: the records
+// "new" since it are those of transactions it could not see that a later snapshot can. Reading
+// a window between two snapshots in parts keeps both and the (transaction id, sequence) reached.
 // A text match also waits for the search index: records past its cursor are left for later.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
@@ -20,9 +20,14 @@ import {
 
 /** A place in the log: every record at or before it has been looked at. */
 export interface TailPosition {
+  /** SQLite: the last sequence looked at. PostgreSQL: with `txId`, progress inside a window. */
   seq: number;
   /** PostgreSQL: an xid8 as decimal text. SQLite: '0'. */
   txId: string;
+  /** PostgreSQL: every record visible to this snapshot (`pg_snapshot` text) has been looked at. */
+  seen?: string;
+  /** PostgreSQL, while a window is read in parts: the snapshot the window ends at. */
+  upTo?: string;
 }
 
 export interface TailRead {
@@ -44,8 +49,7 @@ export interface TailBounds {
 /** The log's current end: a tail started here returns what becomes readable from now on. */
 export async function tailEnd(db: Kysely<Tables>, kind: DatabaseKind): Promise<TailPosition> {
   if (kind === 'sqlite') return { seq: await logEnd(db), txId: '0' };
-  // (horizon, 0): every record of a transaction below the horizon is behind it.
-  return { seq: 0, txId: await visibilityHorizon(db) };
+  return { seq: 0, txId: '0', seen: await currentSnapshot(db) };
 }
 
 export async function readTail(
@@ -102,14 +106,19 @@ async function readSqliteTail(
   return { rows, position: { seq: upTo, txId: '0' }, caughtUp: upTo === horizon };
 }
 
-/** The oldest transaction still running: every record of an older one is committed and visible. */
-async function visibilityHorizon(db: Kysely<Tables>): Promise<string> {
-  const result = await sql<{
-    horizon: string;
-  }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`.execute(db);
+/** Room for ≈ 450 running transactions; a tail cursor (16 KiB at most) holds two snapshots. */
+export const MAX_SNAPSHOT_CHARS = 5_000;
+
+/** What this moment can see: committed transactions below xmax and not among the running ones. */
+async function currentSnapshot(db: Kysely<Tables>): Promise<string> {
+  const result = await sql<{ snapshot: string }>`SELECT pg_current_snapshot()::text AS snapshot`.execute(db);
   const row = result.rows[0];
-  if (!row) throw new Error('the visibility horizon query returned no row');
-  return row.horizon;
+  if (!row) throw new Error('the snapshot query returned no row');
+  if (row.snapshot.length <= MAX_SNAPSHOT_CHARS) return row.snapshot;
+  // Too many running transactions to carry: "sees everything below xmin" sees less, never more,
+  // so what it leaves out is read by the next window instead of skipped.
+  const xmin = row.snapshot.slice(0, row.snapshot.indexOf(':'));
+  return `${xmin}:${xmin}:`;
 }
 
 interface Key {
@@ -125,6 +134,18 @@ function atOrBefore(position: Key): RawBuilder<boolean> {
   return sql<boolean>`(r.tx_id, r.seq) <= (${position.txId}::xid8, ${position.seq})`;
 }
 
+/** Records of transactions `seen` could not see and `upTo` can, after the progress key. */
+function windowConditions(seen: string, upTo: string, progress: Key): RawBuilder<boolean>[] {
+  return [
+    // Range bounds keep the (tx_id, seq) index walk short; the visibility tests decide.
+    sql<boolean>`r.tx_id >= pg_snapshot_xmin(${seen}::pg_snapshot)`,
+    sql<boolean>`r.tx_id < pg_snapshot_xmax(${upTo}::pg_snapshot)`,
+    sql<boolean>`NOT pg_visible_in_snapshot(r.tx_id, ${seen}::pg_snapshot)`,
+    sql<boolean>`pg_visible_in_snapshot(r.tx_id, ${upTo}::pg_snapshot)`,
+    after(progress),
+  ];
+}
+
 async function firstKey(db: Kysely<Tables>, conditions: RawBuilder<boolean>[], offset = 0): Promise<Key | undefined> {
   const result = await sql<{ tx_id: string; seq: number | string }>`
     SELECT r.tx_id::text AS tx_id, r.seq FROM telemetry_records r
@@ -134,12 +155,6 @@ async function firstKey(db: Kysely<Tables>, conditions: RawBuilder<boolean>[], o
   return row ? { txId: row.tx_id, seq: Number(row.seq) } : undefined;
 }
 
-function compareKeys(a: Key, b: Key): number {
-  const tx = BigInt(a.txId) - BigInt(b.txId);
-  if (tx !== 0n) return tx < 0n ? -1 : 1;
-  return a.seq - b.seq;
-}
-
 async function readPostgresTail(
   db: Kysely<Tables>,
   tenantId: number,
@@ -147,18 +162,22 @@ async function readPostgresTail(
   from: TailPosition,
   bounds: TailBounds,
 ): Promise<TailRead> {
-  const horizon = await visibilityHorizon(db);
-  const visible = sql<boolean>`r.tx_id < ${horizon}::xid8`;
-  const window = [after(from), visible];
-  // The window ends at the scan bound, or else at the horizon: (horizon, 0) is behind every
-  // record of the horizon's transaction and ahead of every older one.
-  const cap = await firstKey(db, window, bounds.scan - 1);
-  let end: Key = cap ?? { txId: horizon, seq: 0 };
-  let caughtUp = cap === undefined;
+  // A position from before snapshots were kept is a (transaction id, sequence) key: everything
+  // at or before it was looked at, which is what "seen by a snapshot at that id" plus the key says.
+  const seen = from.seen ?? `${from.txId}:${from.txId}:`;
+  const upTo = from.upTo ?? (await currentSnapshot(db));
+  const window = windowConditions(seen, upTo, { txId: from.txId, seq: from.seq });
+  // A window too large for one read is cut at the scan bound and continued from there.
+  let end = await firstKey(db, window, bounds.scan - 1);
+  let caughtUp = end === undefined;
   if (hasText(match)) {
     // Stop just before the first record the index has not reached; it is read once indexed.
     const indexed = await indexedUpTo(db);
-    const blocker = await firstKey(db, [...window, atOrBefore(end), sql<boolean>`r.seq > ${indexed}`]);
+    const blocker = await firstKey(db, [
+      ...window,
+      ...(end ? [atOrBefore(end)] : []),
+      sql<boolean>`r.seq > ${indexed}`,
+    ]);
     if (blocker) {
       end = { txId: blocker.txId, seq: blocker.seq - 1 };
       caughtUp = true;
@@ -167,10 +186,8 @@ async function readPostgresTail(
   let select = db
     .selectFrom('telemetry_records as r')
     .select([...recordColumns, sql<string>`r.tx_id::text`.as('tx_id')])
-    .where('r.tenant_id', '=', tenantId)
-    .where(after(from))
-    .where(atOrBefore(end))
-    .where(visible);
+    .where('r.tenant_id', '=', tenantId);
+  for (const condition of [...window, ...(end ? [atOrBefore(end)] : [])]) select = select.where(condition);
   for (const condition of matchConditions('postgres', tenantId, match, { kind: 'each' }))
     select = select.where(condition);
   const rows = await select
@@ -191,11 +208,11 @@ async function readPostgresTail(
     if (!last) throw new Error(`readTail: bounds.limit must be at least 1 (got ${bounds.limit})`);
     return {
       rows: rows.slice(0, bounds.limit).map(present),
-      position: { seq: last.seq, txId: last.tx_id },
+      position: { seq: last.seq, txId: last.tx_id, seen, upTo },
       caughtUp: false,
     };
   }
-  // Never behind where the caller was (a horizon can trail a position handed out elsewhere).
-  const position = compareKeys(end, from) > 0 ? end : from;
-  return { rows: rows.map(present), position: { seq: position.seq, txId: position.txId }, caughtUp };
+  // The window is read up to `end`, or through: then the next window starts where this one ended.
+  const position: TailPosition = end ? { seq: end.seq, txId: end.txId, seen, upTo } : { seq: 0, txId: '0', seen: upTo };
+  return { rows: rows.map(present), position, caughtUp };
 }

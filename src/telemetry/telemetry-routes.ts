@@ -93,7 +93,7 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
       schema: {
         tags: ['Telemetry'],
         summary: 'Follow new records (live tail)',
-        description: `Records matching the criteria that the log gained after \`tail_cursor\` (from a search or the previous tail call), in the order they were stored, each exactly once: poll with the \`tail_cursor\` of each answer. Without \`tail_cursor\` the tail starts at the log's current end and answers no records yet. ${matching} A record is returned once it is readable: on PostgreSQL, once every write transaction older than its own has ended (a record committing late is never skipped; a long write transaction delays the tail), and for a text query once the search index holds it. One call looks at ${TAIL_SCAN_RECORDS} log records at most; \`caught_up\` says whether to call again at once or after a pause.`,
+        description: `Records matching the criteria that the log gained after \`tail_cursor\` (from a search or the previous tail call), in the order they were stored, each exactly once: poll with the \`tail_cursor\` of each answer. Without \`tail_cursor\` the tail starts at the log's current end and answers no records yet. ${matching} A record is returned once it is readable: on PostgreSQL, once its transaction has committed (a record whose transaction commits after later ones is returned then, never skipped), and for a text query once the search index holds it. One call looks at ${TAIL_SCAN_RECORDS} log records at most; \`caught_up\` says whether to call again at once or after a pause.`,
         body: TailBody,
         response: { 200: TailResponse },
       },

@@ -96,7 +96,8 @@ export const SearchBody = Type.Object(
 );
 
 const TailCursor = Type.String({
-  maxLength: 512,
+  // On PostgreSQL a position holds two snapshots, each listing the transactions then running.
+  maxLength: 16_384,
   description:
     'A position in the log, as returned by a search or a tail call: everything matching after it is new. It does not depend on the criteria, so they may change between calls.',
 });

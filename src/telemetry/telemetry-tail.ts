@@ -11,7 +11,7 @@ import {
   type StoredRecord,
   type TelemetryReader,
 } from './telemetry-service.js';
-import { readTail, tailEnd, type TailPosition } from './tail-store.js';
+import { MAX_SNAPSHOT_CHARS, readTail, tailEnd, type TailPosition } from './tail-store.js';
 
 /** Log records (all tenants) one read looks at, at most: bounds the cost of an old position. */
 export const TAIL_SCAN_RECORDS = 10_000;
@@ -46,8 +46,17 @@ export async function tailTelemetry(
 }
 
 export function encodeTailCursor(position: TailPosition): string {
-  return encodeCursor({ t: 'tail', s: position.seq, x: position.txId });
+  return encodeCursor({
+    t: 'tail',
+    s: position.seq,
+    x: position.txId,
+    ...(position.seen ? { p: position.seen } : {}),
+    ...(position.upTo ? { w: position.upTo } : {}),
+  });
 }
+
+/** `pg_snapshot` text: xmin:xmax:xip,… (decimal xid8s). */
+const SNAPSHOT = /^\d{1,20}:\d{1,20}:(\d{1,20}(,\d{1,20})*)?$/;
 
 export function decodeTailCursor(cursor: string): TailPosition {
   const bad = () =>
@@ -56,7 +65,7 @@ export function decodeTailCursor(cursor: string): TailPosition {
       'tail_cursor is not one this API returned; pass the tail_cursor of the last answer unchanged',
       { extensions: { field: 'tail_cursor' } },
     );
-  let decoded: { t: string; s: number; x: string };
+  let decoded: { t: string; s: number; x: string; p?: unknown; w?: unknown };
   try {
     decoded = decodeCursor<{ t: string; s: number; x: string }>(cursor, { t: 'string', s: 'number', x: 'string' });
   } catch (error) {
@@ -66,5 +75,13 @@ export function decodeTailCursor(cursor: string): TailPosition {
   // xid8 is an unsigned 64-bit integer; SQLite positions carry '0'.
   if (decoded.t !== 'tail' || decoded.s < 0 || !/^\d{1,20}$/.test(decoded.x) || BigInt(decoded.x) >= 2n ** 64n)
     throw bad();
-  return { seq: decoded.s, txId: decoded.x };
+  const snapshot = (value: unknown): string | undefined => {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value.length > MAX_SNAPSHOT_CHARS || !SNAPSHOT.test(value)) throw bad();
+    return value;
+  };
+  const seen = snapshot(decoded.p);
+  const upTo = snapshot(decoded.w);
+  if (upTo && !seen) throw bad();
+  return { seq: decoded.s, txId: decoded.x, ...(seen ? { seen } : {}), ...(upTo ? { upTo } : {}) };
 }
