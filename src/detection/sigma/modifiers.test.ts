@@ -294,6 +294,19 @@ test('expand: a placeholder value is inserted as written, $ and all', () => {
   assert.equal(on("F|expand: '%share%'", 'C$$&', { placeholders: { share: ['C$$&'] } }), true);
 });
 
+test('expand: a placeholder the site left empty matches nothing, so a filter naming it excludes nothing', () => {
+  const options = { placeholders: { known_cdcs: [] } };
+  assert.equal(on("F|contains|expand: '%known_cdcs%'", 'cdc:dc01.corp.example', options), false);
+  const rule = compileRuleText(
+    ruleYaml(
+      "selection:\n  F|contains: 'cdc:'\nfilter:\n  F|contains|expand: '%known_cdcs%'\ncondition: selection and not filter",
+    ),
+    'empty_placeholder.yml',
+    options,
+  ).rules[0];
+  assert.equal(rule?.match(withFields({ F: 'cdc:dc01.corp.example' })), true);
+});
+
 test('time parts: minute, hour, day, week, month, year of ISO text and epoch numbers', () => {
   const iso = '2024-03-05T10:15:30Z'; // a Tuesday in ISO week 10
   const ms = Date.parse(iso);
