@@ -9,18 +9,15 @@ import {
   addHistory,
   caseDeviceIds,
   countCasesByStatus,
-  findComment,
-  insertComment,
-  listComments,
   listHistory,
   lockCases,
   moveCaseParts,
   replaceCaseTags,
   updateCase,
-  updateComment,
   type CaseRow,
   type Db,
 } from './case-store.js';
+import { findComment, insertComment, listComments, updateComment } from './case-comment-store.js';
 import { searchCases, sortValue, type CaseFilter, type CasePage, type TotalTracking } from './case-search.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
 import {

@@ -4,15 +4,8 @@
 import { AppError } from '../core/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
-import {
-  addHistory,
-  caseDeviceIds,
-  insertComment,
-  replaceCaseTags,
-  updateCase,
-  type CaseRow,
-  type Db,
-} from './case-store.js';
+import { addHistory, caseDeviceIds, replaceCaseTags, updateCase, type CaseRow, type Db } from './case-store.js';
+import { insertComment } from './case-comment-store.js';
 import { checkTransition, type CaseStatus } from './case-workflow.js';
 import { searchText } from './case-derive.js';
 import type { CaseRequest } from './case-context.js';

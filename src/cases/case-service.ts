@@ -5,15 +5,8 @@ import { AppError } from '../core/errors.js';
 import { presentDevices } from '../devices/device-service.js';
 import { findDevicesByIds } from '../devices/device-store.js';
 import { presentObservation } from '../observations/observation-service.js';
-import {
-  caseDeviceIds,
-  casesMergedInto,
-  findCase,
-  listComments,
-  type CaseRow,
-  type CommentRow,
-  type Db,
-} from './case-store.js';
+import { caseDeviceIds, casesMergedInto, findCase, type CaseRow, type Db } from './case-store.js';
+import { listComments, type CommentRow } from './case-comment-store.js';
 import type { CaseStatus, Resolution } from './case-workflow.js';
 import { newId } from '../core/ids.js';
 import type { CaseReader } from './case-context.js';

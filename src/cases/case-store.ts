@@ -1,12 +1,11 @@
 // SQL for cases and their parts. Every function takes the tenant and every query filters on it;
 // writers run inside the caller's transaction (grouping runs in the detection worker's).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { CaseCommentsTable, CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
+import type { CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import { emitCaseEvents } from './case-events.js';
 
 export type CaseRow = Selectable<CasesTable>;
-export type CommentRow = Selectable<CaseCommentsTable>;
 export type HistoryRow = Selectable<CaseHistoryTable>;
 export type Db = Kysely<Tables> | Transaction<Tables>;
 
@@ -325,46 +324,6 @@ export function listHistory(
   let query = db.selectFrom('case_history').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId);
   if (page.after !== undefined) query = query.where('seq', order === 'asc' ? '>' : '<', page.after);
   return query.orderBy('seq', order).limit(page.limit).execute();
-}
-
-export async function insertComment(db: Db, row: Omit<CommentRow, 'seq'>): Promise<void> {
-  await db.insertInto('case_comments').values(row).execute();
-}
-
-export function findComment(db: Db, tenantId: number, caseId: string, id: string): Promise<CommentRow | undefined> {
-  return db
-    .selectFrom('case_comments')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('case_id', '=', caseId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-}
-
-export async function updateComment(
-  db: Db,
-  tenantId: number,
-  id: string,
-  changes: { body?: string; updated_at?: number; deleted_at?: number },
-): Promise<void> {
-  await db.updateTable('case_comments').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-}
-
-export function listComments(
-  db: Db,
-  tenantId: number,
-  caseId: string,
-  page: { limit: number; after?: number },
-): Promise<CommentRow[]> {
-  let query = db
-    .selectFrom('case_comments')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('case_id', '=', caseId)
-    .where('deleted_at', 'is', null);
-  if (page.after !== undefined) query = query.where('seq', '>', page.after);
-  return query.orderBy('seq').limit(page.limit).execute();
 }
 
 /**
