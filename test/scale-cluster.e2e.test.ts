@@ -3,7 +3,9 @@
 // processes. Over 100,000 records of three tenants go through both collectors while a worker, a
 // collector and a NATS server are killed -9 and restarted. Every acknowledged record must be
 // stored exactly once (the rest at most once), each sender's order kept within its tenant, and
-// the observations and cases must equal those the embedded single process makes of the same input.
+// the observations and cases (detected per partition inside each batch's apply) must equal those
+// the embedded single process makes of the same input, including an event_count correlation whose
+// window holds records applied before and after the kill of the worker that owned its tenant.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { createTenant } from '../src/identity/tenant-service.js';
+import { tenantPartition } from '../src/record-log/jetstream-codec.js';
 import { tempDir } from './helpers/databases.js';
 import { dropSchema, freshSchema } from './helpers/postgres.js';
 import { NatsCluster, natsServerBinary } from './helpers/nats.js';
@@ -32,6 +35,36 @@ const REQUEST_RECORDS = 250;
 const PACE_MS = 250;
 const pgBase = process.env.SIGHTLINE_TEST_DATABASE_URL ?? '';
 const binary = natsServerBinary('the scale-out cluster tests are');
+const PARTITIONS = 8;
+/**
+ * Every 100 answered web requests of a tenant within 10 minutes: fires again and again through
+ * the run, so each hit rests on the window state carried across every batch, and across the kill.
+ */
+const WEB_VOLUME_ID = 'a54e6c3e-2f1b-4d55-9c1e-3b0f6f4f8a10';
+const WEB_VOLUME_RULES = `title: Web Request Answered
+id: 0f1d8f8e-4a53-4c63-9a4e-3cf6d1f2b7a1
+name: test_web_answered
+status: test
+logsource:
+  category: webserver
+detection:
+  selection:
+    sc-status: 200
+  condition: selection
+level: informational
+---
+title: Web Request Volume
+id: ${WEB_VOLUME_ID}
+status: test
+correlation:
+  type: event_count
+  rules:
+    - test_web_answered
+  timespan: 10m
+  condition:
+    gte: 100
+level: low
+`;
 
 test(
   'scale-out cluster: every acknowledged record exactly once through kills, order kept, detection as embedded',
@@ -53,7 +86,11 @@ test(
       await dropSchema(fresh.baseUrl, fresh.schema);
       fs.rmSync(dir, { recursive: true, force: true });
     });
-    const common = ['--queue', nats.urls, '--database', fresh.url, '--queue-partitions', '8'];
+    const rules = path.join(dir, 'rules');
+    fs.mkdirSync(rules);
+    fs.writeFileSync(path.join(rules, 'web_volume.yml'), WEB_VOLUME_RULES);
+    const common = ['--queue', nats.urls, '--database', fresh.url, '--queue-partitions', String(PARTITIONS)];
+    common.push('--rule-paths', rules);
     const node = async (name: string, role: string, port?: number) => {
       const started = await startNode(name, ['--role', role, ...common, '--data', path.join(dir, name)], port);
       nodes.push(started);
@@ -63,8 +100,11 @@ test(
     // The API node first: it migrates the schema and creates the first tenant; then the tenants.
     await node('api', 'api');
     const database = await openDatabase({ databaseUrl: fresh.url, dataDir: dir });
-    for (const codeName of TENANTS) await createTenant(database.db, { codeName });
+    const tenantIds = new Map<string, number>();
+    for (const codeName of TENANTS) tenantIds.set(codeName, (await createTenant(database.db, { codeName })).id);
     await database.close();
+    const watchedTenant = tenantIds.get(TENANTS[0] ?? '') ?? 0;
+    const watchedPartition = tenantPartition(watchedTenant, PARTITIONS);
     const [colA, colB, workA, workB] = await Promise.all([
       node('col-a', 'collector'),
       node('col-b', 'collector'),
@@ -103,11 +143,18 @@ test(
     };
     // Each fault strikes while records are flowing; the restarts run beside the senders.
     const restarts: Promise<unknown>[] = [];
+    // The records of the watched tenant committed before its worker died (by sequence).
+    let appliedBeforeKill = 0;
     const faults = (async () => {
       await until(() => requests >= totalRequests * 0.15);
-      await killNode(workers[0]!);
-      phase('killed worker a (kill -9)');
-      restarts.push(sleep(1_000).then(async () => (workers[0] = await node('work-a2', 'worker'))));
+      // The worker that owns the watched tenant's partition: its windows must survive the move.
+      const owners = await Promise.all(workers.map(async (worker) => (await readiness(worker)).scale));
+      const victim = owners.findIndex((owner) => owner?.partitions_owned.includes(watchedPartition));
+      assert.ok(victim >= 0, `a worker owns partition ${watchedPartition}: ${JSON.stringify(owners)}`);
+      await killNode(workers[victim]!);
+      appliedBeforeKill = await lastSeqOf(fresh.url, watchedTenant);
+      phase(`killed worker ${victim} (kill -9), owner of partition ${watchedPartition} (seq ${appliedBeforeKill})`);
+      restarts.push(sleep(1_000).then(async () => (workers[victim] = await node('work-a2', 'worker'))));
       await until(() => requests >= totalRequests * 0.35);
       const collectorPort = collectors[0]?.port;
       await killNode(collectors[0]!);
@@ -154,18 +201,40 @@ test(
         );
       }
     }
-    const status = await readiness(workers[1]!);
-    assert.equal(status.status, 'ready', JSON.stringify(status));
+    for (const worker of workers) {
+      const status = await readiness(worker);
+      assert.equal(status.status, 'ready', JSON.stringify(status));
+    }
 
-    // Detection catches up, then the embedded single process gets the same input in the same order.
-    await waitForDetection(fresh.url, 120_000);
-    phase('cluster detection caught up');
+    // Detection runs in each batch's apply: once the workers are idle it has seen every record
+    // stored. Then the embedded single process gets the same input in the same order.
+    await waitForIdle(fresh.url, workers, 120_000);
+    stored = (await storedRecords(fresh.url)).filter((row) => row.id !== '');
+    phase('cluster workers idle');
     const embedded = await embeddedOutcome(dir, stored, t);
     phase('embedded run done');
     const cluster = await openDatabase({ databaseUrl: fresh.url, dataDir: dir });
     try {
       const outcome = await detectionOutcome(cluster);
       assert.ok(outcome.observations.length > 0, 'the input triggers rules');
+      const volume = await cluster.db
+        .selectFrom('observations')
+        .select('record_seqs')
+        .where('rule_id', '=', WEB_VOLUME_ID)
+        .where('tenant_id', '=', watchedTenant)
+        .execute();
+      const spanning = volume.filter((row) => {
+        const seqs = JSON.parse(row.record_seqs) as number[];
+        return seqs.some((seq) => seq <= appliedBeforeKill) && seqs.some((seq) => seq > appliedBeforeKill);
+      });
+      assert.ok(appliedBeforeKill > 0 && spanning.length > 0, 'an event_count window spans the kill');
+      const missing = embedded.observations.filter((item) => !outcome.observations.includes(item));
+      const extra = outcome.observations.filter((item) => !embedded.observations.includes(item));
+      assert.deepEqual(
+        { missing: missing.slice(0, 5), extra: extra.slice(0, 5) },
+        { missing: [], extra: [] },
+        'observations equal the embedded ones',
+      );
       assert.deepEqual(outcome.observations, embedded.observations, 'observations equal the embedded ones');
       assert.deepEqual(outcome.cases, embedded.cases, 'cases equal the embedded ones');
     } finally {
@@ -182,21 +251,46 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await sleep(50);
 }
 
-async function readiness(node: NodeProcess): Promise<{ status: string }> {
+async function readiness(
+  node: NodeProcess,
+): Promise<{ status: string; scale?: { partitions_owned: number[]; consumer_lag: Record<string, number> } }> {
   const response = await fetch(`http://127.0.0.1:${node.port}/readyz`);
-  return (await response.json()) as { status: string };
+  return (await response.json()) as {
+    status: string;
+    scale?: { partitions_owned: number[]; consumer_lag: Record<string, number> };
+  };
 }
 
-async function waitForDetection(databaseUrl: string, timeoutMs: number): Promise<void> {
+async function lastSeqOf(databaseUrl: string, tenantId: number): Promise<number> {
+  const database = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const { rows } = await sql<{ last: string | null }>`
+      SELECT max(seq)::text AS last FROM telemetry_records WHERE tenant_id = ${tenantId}`.execute(database.db);
+    return Number(rows[0]?.last ?? 0);
+  } finally {
+    await database.close();
+  }
+}
+
+/** Until no owned partition has messages left and the record count has stood still for 3 s. */
+async function waitForIdle(databaseUrl: string, workers: NodeProcess[], timeoutMs: number): Promise<void> {
   const database = await openDatabase({ databaseUrl, dataDir: '' });
   try {
     const deadline = Date.now() + timeoutMs;
+    let last = -1;
+    let still = 0;
     for (;;) {
-      const { rows } = await sql<{ last: string | null; done: string | null }>`
-        SELECT (SELECT max(seq) FROM telemetry_records)::text AS last,
-               (SELECT seq FROM log_cursors WHERE name = 'detection')::text AS done`.execute(database.db);
-      if (rows[0]?.last && rows[0].done === rows[0].last) return;
-      if (Date.now() > deadline) assert.fail(`detection did not catch up: ${JSON.stringify(rows[0])}`);
+      const lags = await Promise.all(
+        workers.map(async (worker) =>
+          Object.values((await readiness(worker)).scale?.consumer_lag ?? {}).reduce((sum, n) => sum + n, 0),
+        ),
+      );
+      const { rows } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM telemetry_records`.execute(database.db);
+      const count = Number(rows[0]?.n ?? 0);
+      still = count === last && lags.every((lag) => lag === 0) ? still + 1 : 0;
+      last = count;
+      if (still >= 3) return;
+      if (Date.now() > deadline) assert.fail(`the workers did not become idle: lag ${JSON.stringify(lags)}`);
       await sleep(1_000);
     }
   } finally {
@@ -207,7 +301,7 @@ async function waitForDetection(databaseUrl: string, timeoutMs: number): Promise
 /** The embedded single process (SQLite) fed the stored records, tenant by tenant in log order. */
 async function embeddedOutcome(dir: string, stored: StoredRow[], t: { after(fn: () => Promise<void>): void }) {
   const dataDir = path.join(dir, 'embedded');
-  const server = await startNode('embedded', ['--data', dataDir]);
+  const server = await startNode('embedded', ['--data', dataDir, '--rule-paths', path.join(dir, 'rules')]);
   t.after(async () => {
     await stopChild(server.child, 5_000);
   });

@@ -32,7 +32,8 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
-import { PartitionIndexing } from './partition-indexing.js';
+import { PartitionDetection } from './partition-detection.js';
+import { geoIpFromConfig } from '../devices/geoip.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
@@ -158,10 +159,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
         startedDetection?.poke();
       },
     });
-    let leasedWorker: DetectionWorker | undefined;
     let leasedIndex: PostgresSearchIndexLoop | undefined;
-    // Scale-out: each worker indexes its records for search inside each batch's apply; detection
-    // (and the search index cursor) run on the one worker holding the detection lease.
+    // Scale-out: each worker detects and indexes for the partitions it owns, inside each batch's
+    // apply transaction; the one worker holding the maintenance lease moves the index cursor on.
     scale = scaled
       ? new ScaleNode(
           config,
@@ -169,19 +169,28 @@ export async function createSightline(config: Config): Promise<Sightline> {
           metrics,
           () => log,
           {
-            start: async () => {
+            start: () => {
               leasedIndex = new PostgresSearchIndexLoop(database.db, reportIndexError);
               leasedIndex.start();
-              if (config.detection === 'on') leasedWorker = await startDetectionWorker();
+              return Promise.resolve();
             },
             stop: async () => {
               await leasedIndex?.stop();
-              await leasedWorker?.stop();
               leasedIndex = undefined;
-              leasedWorker = undefined;
             },
           },
-          new PartitionIndexing(),
+          new PartitionDetection({
+            build: config.detection === 'on' ? detection.buildProcessor : undefined,
+            upkeep: {
+              kind: database.kind,
+              policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
+              catalogue: detection.catalogue,
+              geo: geoIpFromConfig(config.geoipDatabase),
+            },
+            partitions: config.queuePartitions,
+            metrics,
+            log: () => log,
+          }),
         )
       : undefined;
     const recordQueue: RecordQueue = scale?.queue ?? queue;

@@ -3,8 +3,9 @@
 // the normalised process and network rows, the logsources the events produced, the records
 // detection could not evaluate, the counts of records no shape recognised, the new observations
 // and their cases, and the correlation state. A crash before the commit redoes the chunk; after
-// it, the chunk is never read again; observations are also deduplicated by key.
-import type { Kysely } from 'kysely';
+// it, the chunk is never read again; observations are also deduplicated by key. A scale-out
+// worker stores the same inside each batch's apply (partition-detection.ts).
+import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import type { RecordLogReader } from '../record-log/record-log.js';
@@ -13,7 +14,7 @@ import type { GeoIpSource } from '../devices/geoip.js';
 import { deviceKey, upsertSightings } from '../devices/device-store.js';
 import { hostKey } from '../devices/device-sightings.js';
 import type { AttackCatalogue } from '../detection/attack.js';
-import { DETECTION_CURSOR, type CommitDetection } from '../detection/detection-loop.js';
+import { DETECTION_CURSOR, type CommitDetection, type DetectionCommit } from '../detection/detection-loop.js';
 import { recordDetectionFailures, saveCorrelationState } from '../detection/detection-store.js';
 import { upsertLogsourceSightings } from '../detection/logsource-store.js';
 import { insertObservations } from '../observations/observation-store.js';
@@ -37,25 +38,37 @@ export function detectionCommitter(db: Kysely<Tables>, log: RecordLogReader, upk
       .setAccessMode('read write')
       .execute(async (trx) => {
         await log.acknowledge(trx, DETECTION_CURSOR, input.from, input.to);
-        const { processRows, networkRows, observations, sightings, failures, unrecognised } = input.output;
-        // Cases and devices are stamped now that the write lock is held (the chunk's `now` was
-        // taken before it was read), so a case's updated_at follows commit order for syncs.
-        const stamp = Math.max(input.now, Date.now());
-        // Devices first: the normalised rows and the observations' cases refer to them.
-        const deviceIds = await upsertSightings(trx, sightings, upkeep.geo, stamp);
-        const deviceOf = (row: { tenantId: number; host: string | null }) =>
-          row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null);
-        await insertProcessEvents(trx, processRows, deviceOf);
-        await insertNetworkEvents(trx, networkRows, deviceOf);
-        await recordDetectionFailures(trx, failures, input.now);
-        await addUnrecognised(trx, unrecognised ?? []);
-        await upsertLogsourceSightings(trx, input.output.logsources);
-        const created = await insertObservations(trx, observations, input.now, null);
-        await groupObservations(
-          { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
-          created,
-        );
-        await saveCorrelationState(trx, input.correlationChanges, input.now);
-        return created.length;
+        return storeDetection(trx, upkeep, input);
       });
+}
+
+/**
+ * Stores a chunk's output inside the caller's transaction (the embedded detection chunk's, or a
+ * scale-out worker's batch apply); returns how many observations were new.
+ */
+export async function storeDetection(
+  trx: Transaction<Tables>,
+  upkeep: CaseUpkeep,
+  input: Pick<DetectionCommit, 'output' | 'correlationChanges' | 'now'>,
+): Promise<number> {
+  const { processRows, networkRows, observations, sightings, failures, unrecognised } = input.output;
+  // Cases and devices are stamped now that the write lock is held (the chunk's `now` was
+  // taken before it was read), so a case's updated_at follows commit order for syncs.
+  const stamp = Math.max(input.now, Date.now());
+  // Devices first: the normalised rows and the observations' cases refer to them.
+  const deviceIds = await upsertSightings(trx, sightings, upkeep.geo, stamp);
+  const deviceOf = (row: { tenantId: number; host: string | null }) =>
+    row.host === null ? null : (deviceIds.get(deviceKey(row.tenantId, hostKey(row.host))) ?? null);
+  await insertProcessEvents(trx, processRows, deviceOf);
+  await insertNetworkEvents(trx, networkRows, deviceOf);
+  await recordDetectionFailures(trx, failures, input.now);
+  await addUnrecognised(trx, unrecognised ?? []);
+  await upsertLogsourceSightings(trx, input.output.logsources);
+  const created = await insertObservations(trx, observations, input.now, null);
+  await groupObservations(
+    { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
+    created,
+  );
+  await saveCorrelationState(trx, input.correlationChanges, input.now);
+  return created.length;
 }

@@ -39,7 +39,10 @@ const ReadinessSchema = Type.Object({
   }),
   reasons: Type.Array(Type.String(), { description: 'What is wrong, one line per failing component' }),
   queue_bytes: Type.Integer(),
-  detection_lag_records: Type.Integer({ description: 'Records the detection worker has not processed yet' }),
+  detection_lag_records: Type.Integer({
+    description:
+      'Records the detection worker has not processed yet (scale-out: 0, detection runs in each batch apply; see scale.consumer_lag)',
+  }),
   scale: Type.Optional(
     Type.Object(
       {
@@ -49,7 +52,9 @@ const ReadinessSchema = Type.Object({
         }),
         worker: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')]),
         partitions_owned: Type.Array(Type.Integer(), { description: 'Record-log partitions this worker holds' }),
-        detection_lease: Type.Boolean({ description: 'Whether this worker runs detection and search indexing' }),
+        detection_lease: Type.Boolean({
+          description: 'Whether this worker holds the maintenance lease (it moves the search index cursor on)',
+        }),
         consumer_lag: Type.Record(Type.String(), Type.Integer(), {
           description: 'Per owned partition: messages not yet applied',
         }),
@@ -85,7 +90,8 @@ export async function metricsText(
   // Refreshes the scale-out gauges (connection, consumer lag).
   await deps.scale?.status();
   deps.metrics.searchIndexLag.set(await searchIndexLag(deps.db));
-  deps.metrics.detectionLag.set(await deps.log.lag(DETECTION_CURSOR));
+  // Scale-out: detection runs inside each batch's apply, so its lag is the consumers' lag.
+  deps.metrics.detectionLag.set(deps.scale ? 0 : await deps.log.lag(DETECTION_CURSOR));
   return { contentType: deps.metrics.registry.contentType, text: await deps.metrics.registry.metrics() };
 }
 
@@ -131,7 +137,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
         checks.record_writer === 'ok' &&
         checks.write_queue === 'ok' &&
         checks.detection !== 'failing';
-      const lag = database === 'ok' ? await deps.log.lag(DETECTION_CURSOR) : 0;
+      const lag = database === 'ok' && !deps.scale ? await deps.log.lag(DETECTION_CURSOR) : 0;
       const scale = await deps.scale?.status();
       const allReady = ready && (scale?.ready ?? true);
       return reply.code(allReady ? 200 : 503).send({

@@ -1,7 +1,7 @@
 // The scale-out parts of one process (README: Running at scale): the JetStream link, the
 // collector's publisher when it is a collector, and when it is a worker the partition workers
-// (which index their records for search inside each batch's apply), plus detection and the
-// search index cursor while it holds the detection lease. Readiness and metrics of these parts are reported here; the
+// (which detect and index inside each batch's apply), plus the search index cursor while it
+// holds the maintenance lease. Readiness and metrics of these parts are reported here; the
 // embedded single process has none of them.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
@@ -13,7 +13,7 @@ import { PartitionWorkers } from '../record-log/partition-worker.js';
 import type { BatchApplier } from '../record-log/partition-apply.js';
 import { ScaleMetrics } from '../record-log/scale-metrics.js';
 
-/** What the worker starts while it holds the detection lease, and stops when it loses it. */
+/** What the worker starts while it holds the maintenance lease, and stops when it loses it. */
 export interface LeasedDuties {
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -84,10 +84,12 @@ export class ScaleNode {
         metrics: this.metrics,
         onDetectionLease: (held) => {
           this.detectionLease = held;
-          // Serialised: a lease lost and won again quickly never runs two detections at once.
+          // Serialised: a lease lost and won again quickly never runs two index loops at once.
           this.duties = this.duties
             .then(() => (held ? leased.start() : leased.stop()))
-            .catch((error: unknown) => log()?.error({ err: error }, 'detection could not be started or stopped'));
+            .catch((error: unknown) =>
+              log()?.error({ err: error }, 'the search index cursor could not be started or stopped'),
+            );
           log()?.info(
             held ? 'holding the maintenance lease: moving the search index cursor' : 'maintenance lease released',
           );

@@ -36,14 +36,9 @@ export type ProcessorFactory = () => { processor: DetectionProcessor; correlatio
 
 export const DEFAULT_CHUNK = 1_000;
 
-/** How far ahead of its receive time a record's own time may move correlation windows. */
-export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
-
 export class DetectionLoop {
   private processor: DetectionProcessor | undefined;
   private correlations: CorrelationEngine | undefined;
-  /** Per tenant: the newest event time seen, capped at receive time plus MAX_CLOCK_SKEW_MS. */
-  private readonly watermarks = new Map<number, number>();
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -66,15 +61,9 @@ export class DetectionLoop {
       const last = records.at(-1);
       if (!last) return { records: 0, observations: 0, failures: [] };
       const output = processor.process(records);
-      // Windows slide on event time, so expiry follows the newest event seen, not the clock:
-      // a replay of old records correlates exactly as it did live.
-      // A record's own time is the sender's word: capped, so a record dated in the future
-      // cannot push its tenant's windows past the present.
-      for (const record of records) {
-        const time = Math.min(record.eventTime, record.receivedAt + MAX_CLOCK_SKEW_MS);
-        if (time > (this.watermarks.get(record.tenantId) ?? 0)) this.watermarks.set(record.tenantId, time);
-      }
-      correlations.expire(this.watermarks);
+      // Windows slide on event time (the engine's per-tenant watermarks, saved with them), so a
+      // replay of old records correlates exactly as it did live, however it is chunked.
+      correlations.expire();
       const observations = await this.commit({
         from,
         to: { seq: last.seq, txId: last.txId },

@@ -85,6 +85,8 @@ export class DetectionProcessor {
     const unrecognised = new UnrecognisedCounter();
     const logsources = new LogsourceCollector();
     for (const record of records) {
+      // Before its matches are fed: windows slide on the record's time as it stands here.
+      this.parts.correlations.advance(record);
       let event: NormalisedEvent;
       try {
         event = this.parts.normaliser.normalise(record);

@@ -58,8 +58,19 @@ export async function saveCorrelationState(
   }
 }
 
-export async function loadCorrelationState(db: Kysely<Tables>): Promise<{ key: string; value: string }[]> {
-  return db.selectFrom('correlation_state').select(['key', 'value']).orderBy('key').execute();
+/**
+ * The saved correlation state (windows and watermarks), of every tenant or of the tenants given
+ * (a scale-out partition's): each key starts with its tenant id, `<tenant>:…`.
+ */
+export async function loadCorrelationState(
+  db: Kysely<Tables>,
+  tenantIds?: readonly number[],
+): Promise<{ key: string; value: string }[]> {
+  if (tenantIds?.length === 0) return [];
+  let query = db.selectFrom('correlation_state').select(['key', 'value']);
+  if (tenantIds)
+    query = query.where((eb) => eb.or(tenantIds.map((tenantId) => eb('key', 'like', `${Math.trunc(tenantId)}:%`))));
+  return query.orderBy('key').execute();
 }
 
 function* chunks<T>(items: readonly T[]): Generator<T[]> {

@@ -14,7 +14,7 @@ export function lockClass(stream: string, schema: string): number {
   return hash | 0;
 }
 
-/** The lock held by the one worker that runs detection and moves the search index cursor. */
+/** The maintenance lease: held by the one worker that moves the search index cursor (detection runs per partition). */
 export const DETECTION_LOCK = -1;
 
 export async function tryLock(client: pg.ClientBase, lock: number, key: number): Promise<boolean> {

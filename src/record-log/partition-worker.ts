@@ -43,11 +43,11 @@ export interface PartitionWorkerOptions {
   pgSchema: string;
   /** Where batches are applied (the node's database). */
   db: Kysely<Tables>;
-  /** Work derived from each batch inside its apply transaction (the search index). */
+  /** Work derived from each batch inside its apply transaction (detection, the search index). */
   applier?: BatchApplier;
   log: QueueLog;
   metrics: ScaleMetrics;
-  /** Told when this worker gains or loses the detection lease (one worker runs detection). */
+  /** Told when this worker gains or loses the maintenance lease (one worker moves the search index cursor). */
   onDetectionLease(held: boolean): void;
 }
 
@@ -117,7 +117,7 @@ export class PartitionWorkers {
     return lags;
   }
 
-  /** One round: heartbeat, keep the detection lease, and move towards this worker's fair share. */
+  /** One round: heartbeat, keep the maintenance lease, and move towards this worker's fair share. */
   private async runRound(): Promise<void> {
     try {
       const client = await this.leases();

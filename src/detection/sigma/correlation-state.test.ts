@@ -1,11 +1,26 @@
 // The Sigma correlation engine's saved state: changes taken and restored into a new engine,
-// windows expired by each tenant's watermark, and state of correlations that no longer exist.
+// windows expired by each tenant's watermark (saved too, and moved record by record, so the
+// outcome does not depend on where the log was cut), and state of correlations that no longer exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NormalisedEvent } from '../../telemetry/normalise/event.js';
 import { CorrelationEngine, type CorrelationHit } from './correlation.js';
 import { bruteForce, compile, correlationYaml, event, MINUTE, run } from './test-correlations.js';
 import { T0 } from './test-events.js';
+
+/** A record with its own time `minutes` after T0, received a second later. */
+function timed(minutes: number, tenantId = 1) {
+  const eventTime = T0 + minutes * MINUTE;
+  return { tenantId, eventTime, receivedAt: eventTime + 1_000 };
+}
+
+/** Feeds matches as the processor does: each record moves its tenant's watermark first. */
+function feed(engine: CorrelationEngine, matches: [string, NormalisedEvent][]): CorrelationHit[] {
+  return matches.flatMap(([ruleId, item]) => {
+    engine.advance({ tenantId: item.tenantId, eventTime: item.time, receivedAt: item.time + 1_000 });
+    return engine.observe(ruleId, item);
+  });
+}
 
 test('state saved with takeChanges and restored into a new engine behaves as one engine', () => {
   const correlations = [
@@ -52,8 +67,9 @@ test('expire drops windows older than the watermark minus the timespan, and repo
     ['id-failed', event(8, { User: 'new' })],
   ]);
   engine.takeChanges();
-  engine.expire(new Map([[1, T0 + 12 * MINUTE]]));
-  const changes = engine.takeChanges();
+  engine.advance(timed(12));
+  engine.expire();
+  const changes = engine.takeChanges().filter((change) => change.key !== '1:watermark');
   assert.equal(changes.length, 1);
   assert.equal(changes[0]?.value, null);
   // The surviving group still counts its match; the expired one starts over.
@@ -81,7 +97,10 @@ test("one tenant's watermark never expires another tenant's windows", () => {
   ]);
   engine.takeChanges();
   // Tenant 2 is far ahead (say, a record dated years ahead): tenant 1's window is untouched.
-  engine.expire(new Map([[2, T0 + 1_000_000 * MINUTE]]));
+  engine.advance(timed(1_000_000, 2));
+  engine.expire();
+  assert.deepEqual(engine.takeChanges(), [{ key: '2:watermark', value: String(timed(1_000_000, 2).eventTime) }]);
+  engine.expire();
   assert.deepEqual(engine.takeChanges(), []);
   assert.equal(
     run(engine, [['id-failed', event(2, { User: 'a' }, 1)]]).length,
@@ -96,7 +115,62 @@ test('restored state of a correlation that no longer exists is deleted at the ne
   const saved = engine.takeChanges().map((row) => ({ key: row.key, value: row.value ?? '' }));
   const changed = new CorrelationEngine([{ ...bruteForce, timespanMs: 20 * MINUTE }]);
   changed.restore(saved);
-  changed.expire(new Map());
+  changed.expire();
   assert.deepEqual(changed.takeChanges(), [{ key: saved[0]?.key, value: null }]);
   assert.throws(() => changed.restore([{ key: 'k', value: '{"broken":true}' }]), /malformed/);
+});
+
+test('a late match is fed against the watermark as it stands, so chunking the records changes nothing', () => {
+  // alice fails at 0 and 1; bob's record at 12 moves the watermark; alice's late failure at 2 is
+  // in a window of its own (12 - 10 = 2), so her earlier two no longer count with it.
+  const matches: [string, NormalisedEvent][] = [
+    ['id-failed', event(0, { User: 'alice' })],
+    ['id-failed', event(1, { User: 'alice' })],
+    ['id-failed', event(12, { User: 'bob' })],
+    ['id-failed', event(2, { User: 'alice' })],
+    ['id-failed', event(3, { User: 'alice' })],
+    ['id-failed', event(4, { User: 'alice' })],
+  ];
+  const whole = feed(new CorrelationEngine([bruteForce]), matches);
+  assert.deepEqual(
+    whole.map((hit) => hit.events.map((item) => item.time)),
+    [[T0 + 2 * MINUTE, T0 + 3 * MINUTE, T0 + 4 * MINUTE]],
+  );
+  // Cut after every record, state saved and restored into a fresh engine each time.
+  let saved = new Map<string, string>();
+  const cut: CorrelationHit[] = [];
+  for (const match of matches) {
+    const engine = new CorrelationEngine([bruteForce]);
+    engine.restore([...saved].map(([key, value]) => ({ key, value })));
+    cut.push(...feed(engine, [match]));
+    engine.expire();
+    saved = new Map(saved);
+    for (const change of engine.takeChanges())
+      if (change.value === null) saved.delete(change.key);
+      else saved.set(change.key, change.value);
+  }
+  assert.deepEqual(
+    cut.map((hit) => [hit.dedupeKey, hit.events]),
+    whole.map((hit) => [hit.dedupeKey, hit.events]),
+  );
+});
+
+test('a record without a time of its own (its receive time stands in) moves no window', () => {
+  const engine = new CorrelationEngine([bruteForce]);
+  feed(engine, [
+    ['id-failed', event(0, { User: 'alice' })],
+    ['id-failed', event(1, { User: 'alice' })],
+  ]);
+  // Received weeks later without a time: the stand-in must not expire alice's window.
+  const received = T0 + 30 * 24 * 60 * MINUTE;
+  engine.advance({ tenantId: 1, eventTime: received, receivedAt: received });
+  engine.expire();
+  assert.equal(feed(engine, [['id-failed', event(2, { User: 'alice' })]]).length, 1);
+});
+
+test('a record dated ahead of its receive time moves the watermark only to the allowed skew', () => {
+  const engine = new CorrelationEngine([bruteForce]);
+  feed(engine, [['id-failed', event(0, { User: 'alice' })]]);
+  engine.advance({ tenantId: 1, eventTime: T0 + 1_000 * MINUTE, receivedAt: T0 + MINUTE });
+  assert.deepEqual(engine.takeChanges().at(-1), { key: '1:watermark', value: String(T0 + 6 * MINUTE) });
 });

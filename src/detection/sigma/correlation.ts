@@ -1,6 +1,11 @@
 // The correlation engine: folds detection matches into per-group sliding windows (semantics in
 // correlation-compile.ts, which compiles the rules), and hands the caller the changed state to
 // commit in the same transaction as its cursor.
+//
+// Windows slide on event time: each tenant has a watermark, the newest record time seen, and a
+// match is fed against it as it stands at that record. So the outcome depends only on each
+// tenant's record order, never on how the log was cut into chunks (an embedded chunk, a scale-out
+// worker's batch, the batch after a partition moved): the watermark is saved with the windows.
 import { createHash } from 'node:crypto';
 import type { NormalisedEvent, FieldValue } from '../../telemetry/normalise/event.js';
 import { RuleError } from './errors.js';
@@ -46,6 +51,19 @@ interface GroupState {
   chains: (Entry[] | null)[];
 }
 
+/** How far ahead of its receive time a record's own time may move its tenant's windows. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** What moves a tenant's watermark: a record's own time, and when it was received. */
+export interface TimedRecord {
+  tenantId: number;
+  /** The record's own time, or its receive time when it had none. */
+  eventTime: number;
+  receivedAt: number;
+}
+
+const WATERMARK_KEY = 'watermark';
+
 export class CorrelationEngine {
   private readonly byId = new Map<string, CompiledCorrelation>();
   private readonly byRule = new Map<string, CompiledCorrelation[]>();
@@ -55,6 +73,9 @@ export class CorrelationEngine {
   private readonly suppressed = new Set<string>();
   private states = new Map<string, GroupState>();
   private dirty = new Set<string>();
+  /** Per tenant: the newest record time seen (capped), against which windows slide. */
+  private watermarks = new Map<number, number>();
+  private dirtyWatermarks = new Set<number>();
   /** Restored keys of correlations that no longer exist or changed: deleted at the next expire. */
   private orphans = new Set<string>();
 
@@ -95,36 +116,64 @@ export class CorrelationEngine {
   }
 
   /**
-   * Drops matches older than their tenant's watermark minus the timespan. Watermarks are per
-   * tenant, so one tenant's clock (or a record dated in the future) never expires another's
-   * windows; a tenant without a watermark keeps its state as it is.
+   * Moves the record's tenant's watermark; called for every record before its matches are fed.
+   * A record's own time is the sender's word, so it is capped at its receive time plus
+   * MAX_CLOCK_SKEW_MS (a record dated in the future cannot push windows past the present). A
+   * record without a time of its own (its receive time stands in) moves nothing: the clock of
+   * the receiving server is not event time, and a replay of old records mixed with such records
+   * would otherwise see every window of its tenant expire at once.
    */
-  expire(watermarks: ReadonlyMap<number, number>): void {
+  advance(record: TimedRecord): void {
+    if (record.eventTime === record.receivedAt) return;
+    const time = Math.min(record.eventTime, record.receivedAt + MAX_CLOCK_SKEW_MS);
+    if (time <= (this.watermarks.get(record.tenantId) ?? Number.NEGATIVE_INFINITY)) return;
+    this.watermarks.set(record.tenantId, time);
+    this.dirtyWatermarks.add(record.tenantId);
+  }
+
+  /**
+   * Drops matches older than their tenant's watermark minus the timespan, so state does not
+   * grow with groups that are never fed again (a group fed again slides by the watermark anyway).
+   * Watermarks are per tenant, so one tenant's clock never expires another's windows.
+   */
+  expire(): void {
     for (const key of this.orphans) this.dirty.add(key);
     this.orphans.clear();
     for (const [key, state] of this.states) {
       const correlation = this.byId.get(state.correlationId);
-      const watermark = watermarks.get(state.tenantId);
+      const watermark = this.watermarks.get(state.tenantId);
       if (!correlation || watermark === undefined || !slide(state, watermark - correlation.timespanMs)) continue;
       this.dirty.add(key);
       if (isEmpty(state)) this.states.delete(key);
     }
   }
 
+  /** The windows and watermarks changed since the last call (value null: delete the key). */
   takeChanges(): { key: string; value: string | null }[] {
     const changes = [...this.dirty].map((key) => {
       const state = this.states.get(key);
       return { key, value: state ? JSON.stringify(state) : null };
     });
+    for (const tenantId of this.dirtyWatermarks)
+      changes.push({ key: `${tenantId}:${WATERMARK_KEY}`, value: String(this.watermarks.get(tenantId)) });
     this.dirty = new Set();
+    this.dirtyWatermarks = new Set();
     return changes;
   }
 
+  /** Replaces all state by saved rows (keys start with their tenant id: `<tenant>:…`). */
   restore(rows: { key: string; value: string }[]): void {
     this.states = new Map();
     this.dirty = new Set();
     this.orphans = new Set();
+    this.watermarks = new Map();
+    this.dirtyWatermarks = new Set();
     for (const row of rows) {
+      const watermark = parseWatermark(row.key, row.value);
+      if (watermark) {
+        this.watermarks.set(watermark.tenantId, watermark.time);
+        continue;
+      }
       const state = parseState(row.key, row.value);
       if (this.fingerprints.get(state.correlationId) === state.fingerprint) this.states.set(row.key, state);
       else this.orphans.add(row.key);
@@ -160,7 +209,8 @@ export class CorrelationEngine {
     this.states.set(key, state);
     this.dirty.add(key);
     state.newest = Math.max(state.newest, event.time);
-    const cutoff = state.newest - correlation.timespanMs;
+    const watermark = this.watermarks.get(event.tenantId) ?? Number.NEGATIVE_INFINITY;
+    const cutoff = Math.max(state.newest, watermark) - correlation.timespanMs;
     slide(state, cutoff);
     if (event.time >= cutoff) add(correlation, state, entry);
     const value = valueOf(correlation, state);
@@ -265,6 +315,17 @@ function fingerprint(correlation: CompiledCorrelation): string {
     .update(JSON.stringify([type, rules, groupBy, timespanMs, condition, valueField ?? null, aliases]))
     .digest('hex')
     .slice(0, 16);
+}
+
+/** A stored watermark row (`<tenant>:watermark`), or undefined when the row is a window. */
+function parseWatermark(key: string, value: string): { tenantId: number; time: number } | undefined {
+  const [tenant, name, rest] = key.split(':');
+  if (name !== WATERMARK_KEY || rest !== undefined) return undefined;
+  const tenantId = Number(tenant);
+  const time = Number(value);
+  if (!Number.isSafeInteger(tenantId) || !Number.isFinite(time))
+    throw new Error(`correlation watermark ${key} is malformed: ${value.slice(0, 200)}`);
+  return { tenantId, time };
 }
 
 /** A stored row back to state; a malformed one is an error, never silently dropped. */
