@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { hex, ipv4, pick, seededRandom, type Random } from '../src/core/random.js';
 import type { Database } from '../src/storage/database.js';
 import { parseBody } from '../src/collector/parse.js';
-import { insertRecords } from '../src/record-log/postgres-record-writer.js';
+import { insertRecords } from '../src/record-log/postgres-insert.js';
 import type { RecordBatch } from '../src/record-log/record-log.js';
 import { createDays, listPartitions } from '../src/retention/partitions.js';
 

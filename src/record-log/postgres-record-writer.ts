@@ -1,18 +1,10 @@
-// PostgreSQL record-log writer: each group is one INSERT … SELECT FROM unnest(…) statement, so
-// one round trip and one commit (durable under the server's synchronous_commit) per group.
+// PostgreSQL record-log writer: each group is one INSERT statement (postgres-insert.ts), so one
+// round trip and one commit (durable under the server's synchronous_commit) per group.
 import type pg from 'pg';
 import { createPool } from '../storage/database.js';
 import { storageFault, storageUnavailable, type StorageFault } from '../storage/storage-errors.js';
+import { insertRecords, type InsertedPosition } from './postgres-insert.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
-
-// One statement is one transaction: its id and the largest sequence it took are the position
-// of the group's last record (record-follower.ts orders by (tx_id, seq)).
-const INSERT = `WITH written AS (
-    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta)
-    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])
-    RETURNING seq
-  )
-  SELECT max(seq)::text AS seq, pg_current_xact_id()::text AS tx_id FROM written`;
 
 export class PostgresRecordWriter implements RecordLogWriter {
   private readonly pool: pg.Pool;
@@ -36,7 +28,7 @@ export class PostgresRecordWriter implements RecordLogWriter {
   }
 
   async append(batches: RecordBatch[]): Promise<LogPosition> {
-    let written: pg.QueryResult<{ seq: string | null; tx_id: string }>;
+    let written: InsertedPosition;
     try {
       written = await insertRecords(this.pool, batches);
     } catch (error) {
@@ -51,28 +43,4 @@ export class PostgresRecordWriter implements RecordLogWriter {
   close(): Promise<void> {
     return this.pool.end();
   }
-}
-
-/** Inserts the batches' records in one statement (on a pool, or a client inside a transaction). */
-export function insertRecords(
-  target: pg.Pool | pg.PoolClient,
-  batches: RecordBatch[],
-): Promise<pg.QueryResult<{ seq: string | null; tx_id: string }>> {
-  const tenantIds: number[] = [];
-  const receivedAts: number[] = [];
-  const eventTimes: number[] = [];
-  const records: string[] = [];
-  const metas: (string | null)[] = [];
-  for (const batch of batches) {
-    for (const [i, record] of batch.records.entries()) {
-      // No event time of its own (NaN): the receive time stands in.
-      const eventTime = batch.eventTimes[i] ?? Number.NaN;
-      tenantIds.push(batch.tenantId);
-      receivedAts.push(batch.receivedAt);
-      eventTimes.push(Number.isNaN(eventTime) ? batch.receivedAt : eventTime);
-      records.push(record);
-      metas.push(batch.metas[i] ?? null);
-    }
-  }
-  return target.query(INSERT, [tenantIds, receivedAts, eventTimes, records, metas]);
 }

@@ -1,0 +1,132 @@
+// The PostgreSQL record-log writer against a real server: a group of batches from several
+// tenants is one transaction whose position is its last record; every column is stored exactly
+// as given, whether the group travels as split text (JSON records) or, for text the split
+// cannot carry, as arrays.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
+import { closeOpened } from '../../test/helpers/suite.js';
+import { openDatabase, type PostgresDatabase } from '../storage/database.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { createTenant } from '../identity/tenant-service.js';
+import { PostgresRecordWriter } from './postgres-record-writer.js';
+import type { RecordBatch } from './record-log.js';
+
+const postgres = databaseTargets.find((target) => target.kind === 'postgres')!;
+
+interface StoredRow {
+  seq: number;
+  tx_id: string;
+  tenant_id: number;
+  received_at: number;
+  event_time: number;
+  record: string;
+  meta: string | null;
+}
+
+describe('PostgreSQL record writer', { skip: postgres.skip }, () => {
+  let testDb: TestDatabase;
+  let database: PostgresDatabase;
+  let writer: PostgresRecordWriter;
+  let acme: number;
+  let globex: number;
+
+  before(async () => {
+    testDb = await postgres.create();
+    database = (await openDatabase(testDb)) as PostgresDatabase;
+    await migrateToLatest(database);
+    acme = (await createTenant(database.db, { codeName: 'acme', name: 'Acme' })).id;
+    globex = (await createTenant(database.db, { codeName: 'globex', name: 'Globex' })).id;
+    writer = new PostgresRecordWriter(database.pgConfig);
+    await writer.ready();
+  });
+  after(() => closeOpened(writer, database, testDb));
+
+  /** Appends one group and reads back what it stored, in log order. */
+  async function appendAndRead(batches: RecordBatch[]): Promise<{ rows: StoredRow[]; seq: number; txId: string }> {
+    const position = await writer.append(batches);
+    const { rows } = await sql<StoredRow>`
+      SELECT seq, tx_id::text AS tx_id, tenant_id, received_at, event_time, record, meta
+      FROM telemetry_records WHERE tx_id = ${position.txId}::xid8 ORDER BY seq`.execute(database.db);
+    return { rows, ...position };
+  }
+
+  const expected = (batches: RecordBatch[]) =>
+    batches.flatMap((batch) =>
+      batch.records.map((record, i) => ({
+        tenant_id: batch.tenantId,
+        received_at: batch.receivedAt,
+        event_time: Number.isNaN(batch.eventTimes[i]) ? batch.receivedAt : batch.eventTimes[i],
+        record,
+        meta: batch.metas[i],
+      })),
+    );
+  const columns = (rows: StoredRow[]) =>
+    rows.map(({ tenant_id, received_at, event_time, record, meta }) => ({
+      tenant_id,
+      received_at,
+      event_time,
+      record,
+      meta,
+    }));
+
+  test('a group from two tenants is one transaction; its records keep their tenant, times, text and metadata', async () => {
+    const now = Date.now();
+    const batches: RecordBatch[] = [
+      {
+        tenantId: acme,
+        receivedAt: now,
+        records: [
+          '{"msg":"nul escape \\u0000 and record separator escape \\u001e","path":"C:\\\\Windows\\\\System32"}',
+          '{\r\n\t"pretty": true,\n  "quote": "say \\"hi\\"",  "emoji": "\\ud83d\\ude00 😀" }',
+        ],
+        eventTimes: [Number.NaN, now - 60_000],
+        metas: [null, '{"stream":"stderr","time":"2026-11-22T09:00:00.5Z"}'],
+      },
+      {
+        tenantId: globex,
+        receivedAt: now + 1,
+        records: ['{"a":1}', '{"b":"ünïcödé, comma, {braces}"}', '{"c":null}'],
+        eventTimes: [now - 1, Number.NaN, now - 3],
+        metas: ['{"stream":"stdout","time":"2026-11-22T09:00:01Z"}', null, null],
+      },
+    ];
+    const { rows, seq } = await appendAndRead(batches);
+    assert.deepEqual(columns(rows), expected(batches));
+    assert.equal(seq, rows.at(-1)!.seq, "the position is the group's last record");
+  });
+
+  test('text that the split cannot carry (the separator, an empty text) is stored as given too', async () => {
+    const now = Date.now();
+    const batches: RecordBatch[] = [
+      {
+        tenantId: acme,
+        receivedAt: now,
+        records: ['not JSON: a\x1eb', '', '{"ok":true}'],
+        eventTimes: [Number.NaN, Number.NaN, Number.NaN],
+        metas: ['', null, 'x\x1ey'],
+      },
+      { tenantId: globex, receivedAt: now, records: ['{"z":0}'], eventTimes: [now], metas: [null] },
+    ];
+    const { rows, seq } = await appendAndRead(batches);
+    assert.deepEqual(columns(rows), expected(batches));
+    assert.equal(seq, rows.at(-1)!.seq);
+  });
+
+  test('consecutive groups take increasing positions, each its own transaction', async () => {
+    const batch = (record: string): RecordBatch => ({
+      tenantId: acme,
+      receivedAt: Date.now(),
+      records: [record],
+      eventTimes: [Number.NaN],
+      metas: [null],
+    });
+    const first = await appendAndRead([batch('{"n":1}'), batch('{"n":2}')]);
+    const second = await appendAndRead([batch('{"n":3}')]);
+    assert.equal(first.rows.length, 2);
+    assert.equal(second.rows.length, 1);
+    assert.ok(second.seq > first.seq);
+    assert.notEqual(second.txId, first.txId);
+  });
+});
