@@ -17,6 +17,7 @@ import { verifySignature } from '../src/webhooks/webhook-signature.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../src/webhooks/webhook-secrets.js';
 import { claimDue } from '../src/webhooks/webhook-store.js';
+import { emitEvents } from '../src/webhooks/webhook-events.js';
 import { writeTransaction } from '../src/storage/write-transaction.js';
 import type { DeliveryView, WebhookView } from '../src/webhooks/webhook-service.js';
 
@@ -287,11 +288,16 @@ for (const target of databaseTargets) {
       const start = receiver.received.length;
       const { webhook } = await subscribe(['observation.created']);
       // A dispatcher that claimed a delivery and died: nothing is sent until its lease runs out.
-      await observe(`orphan-${target.kind}`);
+      // Queued and claimed in one transaction: the server's own dispatcher, woken by the
+      // commit, must not send it first.
+      const tenantId = suite.acme.id;
       const orphaned = (
-        await writeTransaction(db, kind, (trx) =>
-          claimDue(trx, kind, { owner: 'dead', now: Date.now(), leaseUntil: Date.now() + 1_500, limit: 50 }),
-        )
+        await writeTransaction(db, kind, async (trx) => {
+          await emitEvents(trx, tenantId, [
+            { type: 'observation.created', subject: `orphan-${target.kind}`, data: { observation: {} } },
+          ]);
+          return claimDue(trx, kind, { owner: 'dead', now: Date.now(), leaseUntil: Date.now() + 1_500, limit: 50 });
+        })
       ).filter((item) => item.subscription.id === webhook.id);
       assert.equal(orphaned.length, 1, 'the dead dispatcher holds the delivery');
       const errors: unknown[] = [];

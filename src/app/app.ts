@@ -37,6 +37,7 @@ import { geoIpFromConfig } from '../devices/geoip.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
+import { startOutboxWake } from '../webhooks/outbox-wake.js';
 import { webhookPolicy } from './reactions.js';
 import { startRetention } from './retention-wiring.js';
 import type { RetentionPurger } from '../retention/purger.js';
@@ -268,6 +269,11 @@ export async function createSightline(config: Config): Promise<Sightline> {
     });
     diagnostics.start();
     dispatcher.start();
+    const outboxWake = startOutboxWake(
+      database,
+      () => dispatcher.poke(),
+      (error) => log?.warn({ error: errorMessage(error) }, 'webhook wake-up listener failed; the dispatcher polls'),
+    );
     log = server.log;
     // The same summary `sightline rules test` prints: rules no parsed input can make fire are named here.
     const reach = assessReach(detection.compilation, detection.pipeline).summary;
@@ -331,7 +337,10 @@ export async function createSightline(config: Config): Promise<Sightline> {
       await step('queue', () => queue.drain());
       await step('scale', () => scale?.close());
       await step('collector_diagnostics', () => diagnostics.stop());
-      await step('webhooks', () => dispatcher.stop());
+      await step('webhooks', async () => {
+        await outboxWake.stop();
+        await dispatcher.stop();
+      });
       clearInterval(cachePurge);
       await step('retention', () => retention.stop());
       await step('summary_sink', () => summarySink.close());

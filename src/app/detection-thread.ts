@@ -11,6 +11,7 @@ import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { detectionCommitter } from './detection-commit.js';
 import { describeFault, storageFault, type StorageFault } from '../storage/storage-errors.js';
 import { errorMessage } from '../core/errors.js';
+import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
 
 export interface DetectionThreadData {
   databaseUrl: string;
@@ -28,7 +29,14 @@ export type ToDetectionThread = { type: 'poke' } | { type: 'stop' };
 
 export type FromDetectionThread =
   | { type: 'ready'; rules: number; correlations: number; rejected: number }
-  | { type: 'progress'; records: number; observations: number; failures: { seq: number; message: string }[] }
+  | {
+      type: 'progress';
+      records: number;
+      observations: number;
+      failures: { seq: number; message: string }[];
+      /** The chunk's commit queued webhook deliveries (SQLite; on PostgreSQL the commit notifies). */
+      webhooks: boolean;
+    }
   | { type: 'error'; message: string; fault?: StorageFault; retryInMs: number }
   | { type: 'recovered' }
   | { type: 'stopped' };
@@ -70,9 +78,17 @@ post({
   rejected: setup.compilation.rejected.length,
 });
 
+// This thread's connection is its own: the server's dispatcher hears of deliveries a chunk
+// queued from the progress message, which is sent after the commit.
+let webhooksQueued = false;
+onDeliveriesQueued(() => {
+  webhooksQueued = true;
+});
+
 let failuresInARow = 0;
 while (!stopping()) {
   let pause = POLL_MS;
+  webhooksQueued = false;
   try {
     const result = await loop.runChunk();
     if (failuresInARow > 0) post({ type: 'recovered' });
@@ -87,6 +103,7 @@ while (!stopping()) {
           seq: failure.seq,
           message: failure.error instanceof Error ? failure.error.message : String(failure.error),
         })),
+        webhooks: webhooksQueued,
       });
     }
   } catch (error) {

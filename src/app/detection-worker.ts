@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../observability/metrics.js';
 import type { DetectionThreadData, FromDetectionThread, ToDetectionThread } from './detection-thread.js';
 import type { StorageFault } from '../storage/storage-errors.js';
+import { deliveriesQueued } from '../webhooks/outbox-wake.js';
 
 function startThread(data: DetectionThreadData): Worker {
   if (!import.meta.url.endsWith('.ts'))
@@ -112,6 +113,7 @@ export class DetectionWorker {
         break;
       case 'progress':
         this.lastError = null;
+        if (message.webhooks) deliveriesQueued();
         this.metrics.detectionRecords.inc(message.records);
         this.metrics.observationsCreated.inc(message.observations);
         if (message.failures.length > 0) {

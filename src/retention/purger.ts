@@ -42,14 +42,23 @@ import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/we
 export const PURGER_LEASE = 'purger';
 /** How often a long purge counts its progress and renews its lease. */
 const PROGRESS_MS = 1_000;
+/** SQLite: search index pages one reclaim step writes, and the most steps a pass takes. */
+const RECLAIM_PAGES = 100;
+const RECLAIM_STEPS = 5_000;
 
 export interface PurgerSettings {
   db: Kysely<Tables>;
   kind: DatabaseKind;
   /** This node's name in the lease. */
   holder: string;
-  /** Records per delete transaction. */
+  /**
+   * Records per delete transaction. On SQLite this is where a purge starts: the batch then
+   * doubles while a batch holds the write lock for less than `targetHoldMs` (up to
+   * `maxBatchSize`), and halves when one holds it for more than twice that, down to it again.
+   */
   batchSize?: number;
+  maxBatchSize?: number;
+  targetHoldMs?: number;
   /** Pause after a batch, as a multiple of the batch's duration (at least minPauseMs). */
   pauseFactor?: number;
   minPauseMs?: number;
@@ -80,6 +89,8 @@ export interface PassReport {
 
 export class RetentionPurger {
   private readonly batchSize: number;
+  private readonly maxBatchSize: number;
+  private readonly targetHoldMs: number;
   private readonly pauseFactor: number;
   private readonly minPauseMs: number;
   private readonly sweepChunk: number;
@@ -92,6 +103,8 @@ export class RetentionPurger {
 
   constructor(private readonly settings: PurgerSettings) {
     this.batchSize = settings.batchSize ?? 1_000;
+    this.maxBatchSize = Math.max(this.batchSize, settings.maxBatchSize ?? 8_000);
+    this.targetHoldMs = settings.targetHoldMs ?? 40;
     this.pauseFactor = settings.pauseFactor ?? 9;
     this.minPauseMs = settings.minPauseMs ?? 20;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
@@ -151,6 +164,7 @@ export class RetentionPurger {
         report.purged[tenant.code_name] = purged;
         report.webhookLog[tenant.code_name] = await this.purgeWebhookLog(tenant.id, now - this.webhookLogMs);
       }
+      if (this.sqlite && Object.values(report.purged).some((count) => count > 0)) await this.reclaimSearchIndex();
       if (!this.stopping) await this.measure(tenants.map((tenant) => ({ id: tenant.id, code: tenant.code_name })));
     } finally {
       await releaseLease(db, PURGER_LEASE, holder).catch((error: unknown) => this.settings.onError?.(error));
@@ -174,6 +188,7 @@ export class RetentionPurger {
     // write of its own on the server's connection, which waits for the record writer's lock.
     let uncounted = 0;
     let countedAt = performance.now();
+    let size = this.batchSize;
     const progress = async (): Promise<boolean> => {
       if (uncounted > 0) await this.count(tenant, uncounted);
       uncounted = 0;
@@ -182,7 +197,7 @@ export class RetentionPurger {
       return takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now());
     };
     while (!this.stopping) {
-      const batch = await expiredBatch(db, tenantId, cutoff, after, floor, this.batchSize);
+      const batch = await expiredBatch(db, tenantId, cutoff, after, floor, size);
       const last = batch.at(-1);
       if (!last) break;
       after = { receivedAt: last.received_at, seq: last.seq };
@@ -196,6 +211,10 @@ export class RetentionPurger {
           tenantId,
           expired.map((row) => row.seq),
         ));
+        // A commit costs about the same whatever its size, so a bigger batch purges more per
+        // millisecond of lock; the bound keeps any one wait of the record writer short.
+        if (took < this.targetHoldMs && batch.length === size) size = Math.min(this.maxBatchSize, size * 2);
+        else if (took > 2 * this.targetHoldMs) size = Math.max(this.batchSize, Math.floor(size / 2));
       } else {
         deleted = await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
         if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
@@ -208,6 +227,25 @@ export class RetentionPurger {
     }
     await progress();
     return purged;
+  }
+
+  /**
+   * SQLite: rewrites the search index a few pages at a time until the entries this pass
+   * deleted (tombstones until then) are gone, paced like the deletes.
+   */
+  private async reclaimSearchIndex(): Promise<void> {
+    const sqlite = this.sqlite;
+    if (!sqlite) return;
+    let renewedAt = performance.now();
+    for (let step = 0; step < RECLAIM_STEPS && !this.stopping; step++) {
+      const { more, heldMs } = await sqlite.reclaim(RECLAIM_PAGES);
+      if (!more) return;
+      if (performance.now() - renewedAt >= PROGRESS_MS) {
+        if (!(await takeLease(this.settings.db, PURGER_LEASE, this.settings.holder, this.leaseMs, Date.now()))) return;
+        renewedAt = performance.now();
+      }
+      await sleep(Math.max(this.minPauseMs, heldMs * this.pauseFactor));
+    }
   }
 
   /** Finished deliveries first: an event goes once no delivery refers to it. */

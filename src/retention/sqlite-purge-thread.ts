@@ -5,19 +5,28 @@
 // index: on the tenant's index a batch would scan all of the tenant's rows, so each batch of a
 // large backlog cost tens of milliseconds of write lock). Commits skip the fsync (synchronous =
 // NORMAL, as the search indexer's chunks do): a purge lost in a crash is simply done again, and
-// the record writer's next commit makes it durable anyway.
+// the record writer's next commit makes it durable anyway. Deleting a search index entry only
+// writes a tombstone (the index does not merge on deletes, migration 0041); `reclaim` requests
+// then rewrite the index a few pages at a time, dropping the deleted entries, and give the
+// freed pages back.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
 
-export interface PurgeRequest {
-  id: number;
-  tenantId: number;
-  seqs: number[];
-}
+export type PurgeRequest =
+  | { id: number; type: 'delete'; tenantId: number; seqs: number[] }
+  /** One step of search index merging: about `pages` pages written. */
+  | { id: number; type: 'reclaim'; pages: number };
 
 export type PurgeResponse =
-  | { id: number; ok: true; deleted: number; /** Time the write lock was held, not waited for. */ heldMs: number }
+  | {
+      id: number;
+      ok: true;
+      /** Records deleted; for a reclaim step, 1 when it changed the index and 0 when there was nothing left to merge. */
+      deleted: number;
+      /** Time the write lock was held, not waited for. */
+      heldMs: number;
+    }
   | { id: number; ok: false; message: string };
 
 const port = parentPort;
@@ -47,7 +56,7 @@ const statements = (count: number): Statements => {
     connection.prepare(`DELETE FROM telemetry_records WHERE +tenant_id = ? AND seq IN (${list})`),
   ];
   // Odd sizes (a tenant's last batch) are not worth keeping.
-  if (prepared.size < 4) prepared.set(count, made);
+  if (prepared.size < 8) prepared.set(count, made);
   return made;
 };
 
@@ -62,10 +71,30 @@ const purge = connection.transaction((tenantId: number, seqs: number[]): number 
   return deleted;
 });
 
+const mergeStep = connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`);
+const indexShape = connection.prepare('SELECT count(*) AS pages, max(id) AS top FROM telemetry_fts_data');
+/** Whether the step changed the index: a merge with nothing to do writes no page. */
+const reclaim = connection.transaction((pages: number): number => {
+  lockedAt = performance.now();
+  const before = JSON.stringify(indexShape.get());
+  // Negative: merge even a level holding a single segment, which is where a purged day's
+  // tombstones sit once ingest has moved on.
+  mergeStep.run(-pages);
+  if (incremental) connection.pragma(`incremental_vacuum(${pages})`);
+  return JSON.stringify(indexShape.get()) === before ? 0 : 1;
+});
+
 port.on('message', (request: PurgeRequest) => {
   try {
-    const deleted = request.seqs.length === 0 ? 0 : purge.immediate(request.tenantId, request.seqs);
-    const heldMs = request.seqs.length === 0 ? 0 : performance.now() - lockedAt;
+    let deleted = 0;
+    let heldMs = 0;
+    if (request.type === 'reclaim') {
+      deleted = reclaim.immediate(request.pages);
+      heldMs = performance.now() - lockedAt;
+    } else if (request.seqs.length > 0) {
+      deleted = purge.immediate(request.tenantId, request.seqs);
+      heldMs = performance.now() - lockedAt;
+    }
     port.postMessage({ id: request.id, ok: true, deleted, heldMs } satisfies PurgeResponse);
   } catch (error) {
     port.postMessage({ id: request.id, ok: false, message: (error as Error).message } satisfies PurgeResponse);

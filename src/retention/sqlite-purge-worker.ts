@@ -42,11 +42,19 @@ export class SqlitePurgeWorker {
 
   /** Deletes the tenant's records `seqs` and what derives from them; how many, and how long it held the lock. */
   delete(tenantId: number, seqs: number[]): Promise<{ deleted: number; heldMs: number }> {
+    return this.send({ id: ++this.next, type: 'delete', tenantId, seqs });
+  }
+
+  /** One step of reclaiming the search index's deleted entries; whether there was any left. */
+  async reclaim(pages: number): Promise<{ more: boolean; heldMs: number }> {
+    const { deleted, heldMs } = await this.send({ id: ++this.next, type: 'reclaim', pages });
+    return { more: deleted > 0, heldMs };
+  }
+
+  private send(request: PurgeRequest): Promise<{ deleted: number; heldMs: number }> {
     const worker = (this.worker ??= this.start());
-    const id = ++this.next;
-    const request: PurgeRequest = { id, tenantId, seqs };
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      this.waiting.set(request.id, { resolve, reject });
       worker.postMessage(request);
     });
   }

@@ -2,7 +2,8 @@
 // inside the transaction of the change it reports: it writes the event to the outbox and one
 // delivery per enabled subscription of the tenant that wants it, so an event exists exactly
 // when its change committed, and a restart loses none. Tenants without a matching
-// subscription cost one indexed read and write nothing.
+// subscription cost one indexed read and write nothing. Queued deliveries wake the dispatcher
+// once they commit (outbox-wake.ts).
 import { newId } from '../core/ids.js';
 import type { Db } from '../storage/database.js';
 import {
@@ -12,6 +13,7 @@ import {
   type DeliveryRow,
   type EventRow,
 } from './webhook-store.js';
+import { announceQueued } from './outbox-wake.js';
 
 export const eventTypes = [
   'case.created',
@@ -76,6 +78,7 @@ export async function emitEvents(
   }
   await insertEvents(trx, rows);
   await insertDeliveries(trx, deliveries);
+  if (deliveries.length > 0) await announceQueued(trx);
 }
 
 export function newDelivery(
