@@ -12,6 +12,7 @@ import { RuleError } from './errors.js';
 import { EventView } from './event-view.js';
 import {
   bestRequirement,
+  clausesOf,
   ModifierError,
   type CompiledItem,
   type ItemContext,
@@ -88,7 +89,7 @@ export function compileDetection(
       }
       case 'not': {
         const inner = build(node.child);
-        return { match: (view) => !inner.match(view), requirement: null, fields: inner.fields };
+        return { match: (view) => !inner.match(view), requirement: null, fields: inner.fields, clauses: [] };
       }
       case 'and':
         return allOf(node.children.map(build));
@@ -138,6 +139,8 @@ function allOf(items: CompiledItem[]): CompiledItem {
     match,
     requirement: bestRequirement(items.map((item) => item.requirement)),
     fields: items.flatMap((item) => item.fields),
+    // Each item must match, so each item's requirements must all hold.
+    clauses: items.flatMap(clausesOf),
   };
 }
 
@@ -152,7 +155,13 @@ function anyOf(items: CompiledItem[]): CompiledItem {
   const requirement = requirements.some((entry) => entry === null)
     ? null
     : dedupe(requirements.flatMap((entry) => entry ?? []));
-  return { match, requirement, fields: items.flatMap((item) => item.fields) };
+  // One of the items matches: one of their best requirements holds (one clause, not a product).
+  return {
+    match,
+    requirement,
+    fields: items.flatMap((item) => item.fields),
+    clauses: requirement === null || requirement.length === 0 ? [] : [requirement],
+  };
 }
 
 function atLeast(count: number, items: CompiledItem[]): CompiledItem {
@@ -253,6 +262,7 @@ export function compileRule(doc: Doc, file: string, context: ItemContext): Compi
     fields: [...new Set(item.fields)],
     file,
     requirement: item.requirement,
+    clauses: clausesOf(item),
     test: item.match,
     match: (event) => item.match(new EventView(event)),
   };
@@ -261,11 +271,15 @@ export function compileRule(doc: Doc, file: string, context: ItemContext): Compi
 
 /** The rule with a filter's condition ANDed onto it. */
 export function applyFilter(rule: CompiledRule, filter: CompiledFilter): CompiledRule {
-  const combined = allOf([{ match: rule.test, requirement: rule.requirement, fields: rule.fields }, filter.item]);
+  const combined = allOf([
+    { match: rule.test, requirement: rule.requirement, fields: rule.fields, clauses: rule.clauses },
+    filter.item,
+  ]);
   return {
     ...rule,
     fields: [...new Set(combined.fields)],
     requirement: combined.requirement,
+    clauses: clausesOf(combined),
     test: combined.match,
     match: (event) => combined.match(new EventView(event)),
   };

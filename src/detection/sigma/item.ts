@@ -7,10 +7,26 @@ export type Matcher = (view: EventView) => boolean;
 /** At least one of these (field, folded literal) must occur in the event; null: no requirement. */
 export type Requirement = { field: string; literal: string }[] | null;
 
+/** Requirements that must all hold, each by one of its literals; empty: none. */
+export type Clauses = NonNullable<Requirement>[];
+
 export interface CompiledItem {
   match: Matcher;
   requirement: Requirement;
   fields: string[];
+  /** Every requirement an ANDed condition implies (absent: just `requirement`). */
+  clauses?: Clauses;
+}
+
+/** What the pre-filter may require of an event for the item to match: all of these. */
+export function clausesOf(item: CompiledItem): Clauses {
+  if (item.clauses) return item.clauses;
+  return item.requirement === null || item.requirement.length === 0 ? [] : [item.requirement];
+}
+
+/** How well a requirement prunes, as `bestRequirement` ranks them: the longest shortest literal, then fewer. */
+export function requirementScore(requirement: NonNullable<Requirement>): number {
+  return Math.min(...requirement.map((entry) => entry.literal.length)) * 1000 - requirement.length;
 }
 
 /** Thrown for what a rule may not say; the compiler wraps it with the file and rule. */
@@ -33,7 +49,7 @@ export function bestRequirement(requirements: Requirement[]): Requirement {
   let bestScore = -1;
   for (const requirement of requirements) {
     if (requirement === null || requirement.length === 0) continue;
-    const score = Math.min(...requirement.map((entry) => entry.literal.length)) * 1000 - requirement.length;
+    const score = requirementScore(requirement);
     if (score > bestScore) {
       best = requirement;
       bestScore = score;

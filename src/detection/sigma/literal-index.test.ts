@@ -102,3 +102,21 @@ test('literal index: one literal for several rules marks each rule once', () => 
   index.scan('mimi', candidates);
   assert.deepEqual(candidates.list, []);
 });
+
+test('candidates: a rule needing several clauses is listed once all of them are marked', () => {
+  // Three rules: rule 0 needs one clause; rule 1 three (marks 1, 1 + 3, 1 + 2 * 3); rule 2 two (2, 2 + 3).
+  const candidates = new Candidates(3, [1, 3, 2]);
+  candidates.reset();
+  candidates.mark([1, 4]);
+  candidates.mark([4, 2, 0]);
+  assert.deepEqual(candidates.list, [0]);
+  candidates.mark([7]);
+  assert.deepEqual(candidates.list, [0, 1]);
+  candidates.mark([1, 7]);
+  assert.deepEqual(candidates.list, [0, 1], 'listed once');
+  candidates.reset();
+  candidates.mark([4, 7]);
+  assert.deepEqual(candidates.list, [], "the last event's marks are forgotten");
+  candidates.mark([5, 2]);
+  assert.deepEqual(candidates.list, [2]);
+});

@@ -6,14 +6,31 @@
 // Cyrillic look-alikes) are anchored on their first such character and looked for only when the
 // text has one: logs are nearly all ASCII.
 
-/** The rules an event may match, each marked once: rule index → the event generation that marked it. */
+/**
+ * The rules an event may match, each listed once. A rule may require several clauses (each: one
+ * of its literals) and is listed when all of them were marked. A mark is a number: the rule's
+ * index for its first clause (or a rule with one), `index + clause * rules` for the others.
+ */
 export class Candidates {
   readonly list: number[] = [];
+  /** Per rule: the event generation of its marks; the clauses marked; the mask of all its clauses. */
   private readonly marks: Uint32Array;
+  private readonly marked: Uint32Array;
+  private readonly complete: Uint32Array;
   private generation = 0;
 
-  constructor(rules: number) {
+  /** `clauses[rule]`: how many clauses the rule needs (1 when not given; at most 32). */
+  constructor(
+    private readonly rules: number,
+    clauses?: readonly number[],
+  ) {
     this.marks = new Uint32Array(rules);
+    this.marked = new Uint32Array(rules);
+    this.complete = new Uint32Array(rules).fill(1);
+    clauses?.forEach((count, rule) => {
+      if (count < 1 || count > 32) throw new Error(`candidates: rule ${rule} needs ${count} clauses (1 to 32)`);
+      this.complete[rule] = count === 32 ? 0xffffffff : (1 << count) - 1;
+    });
   }
 
   /** Starts a new event: nothing marked. */
@@ -27,13 +44,20 @@ export class Candidates {
     this.list.length = 0;
   }
 
-  mark(rules: readonly number[]): void {
-    const { marks, generation, list } = this;
-    for (const index of rules) {
+  mark(keys: readonly number[]): void {
+    const { marks, marked, complete, generation, list, rules } = this;
+    for (const key of keys) {
+      const clause = key < rules ? 0 : Math.floor(key / rules);
+      const index = key - clause * rules;
       if (marks[index] !== generation) {
         marks[index] = generation;
-        list.push(index);
+        marked[index] = 0;
       }
+      const before = marked[index] ?? 0;
+      const after = (before | (1 << clause)) >>> 0;
+      if (after === before) continue;
+      marked[index] = after;
+      if (after === complete[index]) list.push(index);
     }
   }
 }

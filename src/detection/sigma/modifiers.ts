@@ -3,9 +3,10 @@
 // value transformations (expand, windash, utf16*, wide, base64, base64offset; transforms.ts) left to right,
 // then one match type (contains/startswith/endswith, re, cidr, lt…gte, neq, exists, fieldref,
 // the time parts), with `all` and `cased` as flags. Anything else rejects the rule.
+import type { FieldValue } from '../../telemetry/normalise/event.js';
 import { KEYWORDS, scalars, type EventView } from './event-view.js';
 import { fold } from './fold.js';
-import { compilePattern, SigmaString, type TextTest } from './pattern.js';
+import { compileAnyPattern, SigmaString, type TextTest } from './pattern.js';
 import {
   ModifierError,
   type CompiledItem,
@@ -235,15 +236,33 @@ function numericItem(
     }
     return null;
   };
+  const anyOf = (numbers: readonly number[]) => {
+    for (const limit of limits) for (const number of numbers) if (compare(number, limit)) return true;
+    return false;
+  };
+  const test = (value: FieldValue | undefined): boolean => {
+    // The common case, one number or one numeric string: no list built.
+    if (value === undefined || value === null) return false;
+    if (!Array.isArray(value)) {
+      const number = read(value);
+      if (number === null) return false;
+      if (all) {
+        for (const limit of limits) if (!compare(number, limit)) return false;
+        return true;
+      }
+      for (const limit of limits) if (compare(number, limit)) return true;
+      return false;
+    }
+    const numbers: number[] = [];
+    for (const scalar of scalars(value)) {
+      const number = read(scalar);
+      if (number !== null) numbers.push(number);
+    }
+    if (numbers.length === 0) return false;
+    return all ? limits.every((limit) => numbers.some((number) => compare(number, limit))) : anyOf(numbers);
+  };
   return {
-    match: (view) => {
-      const numbers = scalars(view.raw(field))
-        .map(read)
-        .filter((number): number is number => number !== null);
-      if (numbers.length === 0) return false;
-      const test = (limit: number) => numbers.some((number) => compare(number, limit));
-      return all ? limits.every(test) : limits.some(test);
-    },
+    match: (view) => test(view.raw(field)),
     requirement: null,
     fields: [],
   };
@@ -287,8 +306,14 @@ function stringItem(
           : pattern;
   };
   const patterns = groups.map((group) => group.map(toPattern));
-  const tests = patterns.map((group) => group.map((pattern) => compilePattern(pattern, cased)));
-  const anyTest = (texts: string[], group: TextTest[]) => texts.some((text) => group.some((test) => test(text)));
+  // Without `all`, any value's variant will do: one test over all of them. With `all`, one per value.
+  const anyValue = compileAnyPattern(patterns.flat(), cased);
+  const perValue = all ? patterns.map((group) => compileAnyPattern(group, cased)) : [];
+  const empty = patterns.every((group) => group.length === 0);
+  const anyText = (texts: readonly string[], test: TextTest) => {
+    for (const text of texts) if (test(text)) return true;
+    return false;
+  };
   const read = (view: EventView) => (cased ? view.texts(field) : view.folded(field));
 
   let match: Matcher;
@@ -296,15 +321,17 @@ function stringItem(
     // neq: present, and no value equal to any of the given ones.
     match = (view) => {
       const texts = read(view);
-      return texts !== null && !tests.some((group) => anyTest(texts, group));
+      return texts !== null && !anyText(texts, anyValue);
     };
   } else {
     match = (view) => {
       if (hasNull && isNull(view, field)) return true;
-      if (tests.length === 0) return false;
+      if (empty) return false;
       const texts = read(view);
       if (texts === null) return false;
-      return all ? tests.every((group) => anyTest(texts, group)) : tests.some((group) => anyTest(texts, group));
+      if (!all) return anyText(texts, anyValue);
+      for (const test of perValue) if (!anyText(texts, test)) return false;
+      return true;
     };
   }
   return { match, requirement: negate || hasNull ? null : stringRequirement(field, patterns, all), fields: [] };

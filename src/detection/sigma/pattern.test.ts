@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fold } from './fold.js';
-import { compilePattern, SigmaString } from './pattern.js';
+import { compileAnyPattern, compilePattern, SigmaString } from './pattern.js';
 import { compileItem, withFields } from './test-events.js';
 
 /** Whether `Field: <value>` (value in YAML single quotes, so backslashes are literal) matches. */
@@ -157,6 +157,21 @@ test('compilePattern picks equality, prefix, suffix, substring or a regex, with 
   // Case-insensitive patterns expect folded text; cased ones compare as written.
   assert.equal(compilePattern(SigmaString.parse('ABC'), false)('abc'), true);
   assert.equal(compilePattern(SigmaString.parse('ABC'), true)('abc'), false);
+});
+
+test('compileAnyPattern answers as any of the patterns compiled one by one', () => {
+  const values = ['abc', 'abc*', '*\\CMD.EXE', '*net user*', 'a*c', '?x', '', '**'];
+  const texts = ['abc', 'abcd', 'c:\\windows\\cmd.exe', 'x net user bob', 'abbc', 'yx', '', 'zz', 'cmd.exe'];
+  for (let mask = 1; mask < 1 << values.length; mask += 7) {
+    const chosen = values.filter((_, bit) => mask & (1 << bit)).map((value) => SigmaString.parse(value));
+    const any = compileAnyPattern(chosen, false);
+    for (const text of texts) {
+      const expected = chosen.some((pattern) => compilePattern(pattern, false)(text));
+      assert.equal(any(text), expected, `${chosen.map((pattern) => JSON.stringify(pattern.tokens)).join(' ')} on ${text}`);
+    }
+  }
+  assert.equal(compileAnyPattern([], false)('abc'), false);
+  assert.equal(compileAnyPattern([SigmaString.parse('ABC')], true)('abc'), false);
 });
 
 test('wrap adds a star only where there is none', () => {

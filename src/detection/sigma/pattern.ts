@@ -76,32 +76,83 @@ export type TextTest = (text: string) => boolean;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+interface Plain {
+  kind: 'equals' | 'startsWith' | 'endsWith' | 'includes';
+  value: string;
+}
+
+/** The pattern as one native string test when it has one literal and only `*` around it; else null. */
+function plainForm(tokens: readonly Token[]): Plain | null {
+  if (tokens.length === 0 || tokens.length > 3) return null;
+  const literals = tokens.map((token) => ('literal' in token ? token.literal : null));
+  if (tokens.some((token) => 'wildcard' in token && token.wildcard !== '*')) return null;
+  const inner = literals.filter((literal): literal is string => literal !== null);
+  const value = inner[0];
+  if (inner.length !== 1 || value === undefined) return null;
+  const starStart = literals[0] === null;
+  const starEnd = literals.at(-1) === null;
+  const kind = starStart && starEnd ? 'includes' : starStart ? 'endsWith' : starEnd ? 'startsWith' : 'equals';
+  return { kind, value };
+}
+
+function foldTokens(pattern: SigmaString, cased: boolean): readonly Token[] {
+  return cased
+    ? pattern.tokens
+    : pattern.tokens.map((token) => ('literal' in token ? { literal: fold(token.literal) } : token));
+}
+
 /**
  * Compiles a pattern to a test over event text. Case-insensitive patterns expect the text
  * folded (the caller folds each event value once and reuses it across rules).
  */
 export function compilePattern(pattern: SigmaString, cased: boolean): TextTest {
-  const tokens = cased
-    ? pattern.tokens
-    : pattern.tokens.map((token) => ('literal' in token ? { literal: fold(token.literal) } : token));
-  const literals = tokens.map((token) => ('literal' in token ? token.literal : null));
-  const onlyStars = tokens.every((token) => 'literal' in token || token.wildcard === '*');
-  if (onlyStars) {
-    const inner = literals.filter((literal): literal is string => literal !== null);
-    const starStart = literals[0] === null;
-    const starEnd = literals.length > 0 && literals.at(-1) === null;
-    if (inner.length === 0) return literals.length === 0 ? (text) => text === '' : () => true;
-    const value = inner[0];
-    if (inner.length === 1 && value !== undefined) {
-      if (starStart && starEnd) return (text) => text.includes(value);
-      if (starStart) return (text) => text.endsWith(value);
-      if (starEnd) return (text) => text.startsWith(value);
-      return (text) => text === value;
+  const tokens = foldTokens(pattern, cased);
+  const plain = plainForm(tokens);
+  if (plain !== null) {
+    const value = plain.value;
+    switch (plain.kind) {
+      case 'includes':
+        return (text) => text.includes(value);
+      case 'endsWith':
+        return (text) => text.endsWith(value);
+      case 'startsWith':
+        return (text) => text.startsWith(value);
+      case 'equals':
+        return (text) => text === value;
     }
   }
+  if (tokens.length === 0) return (text) => text === '';
+  if (tokens.every((token) => 'wildcard' in token && token.wildcard === '*')) return () => true;
   const source = tokens
     .map((token) => ('literal' in token ? escapeRegExp(token.literal) : token.wildcard === '*' ? '.*' : '.'))
     .join('');
   const regex = new RegExp(`^${source}$`, 'su');
   return (text) => regex.test(text);
+}
+
+/**
+ * One test for "any of these patterns": the plain ones grouped by native string method (equal
+ * values in a Set), so that a rule's list of sixty `|endswith` values is one tight loop rather
+ * than sixty closures; the others (inner wildcards) tried one by one.
+ */
+export function compileAnyPattern(patterns: readonly SigmaString[], cased: boolean): TextTest {
+  const equals = new Set<string>();
+  const starts: string[] = [];
+  const ends: string[] = [];
+  const includes: string[] = [];
+  const others: TextTest[] = [];
+  for (const pattern of patterns) {
+    const plain = plainForm(foldTokens(pattern, cased));
+    if (plain === null) others.push(compilePattern(pattern, cased));
+    else if (plain.kind === 'equals') equals.add(plain.value);
+    else (plain.kind === 'startsWith' ? starts : plain.kind === 'endsWith' ? ends : includes).push(plain.value);
+  }
+  return (text) => {
+    if (equals.has(text)) return true;
+    for (const value of ends) if (text.endsWith(value)) return true;
+    for (const value of starts) if (text.startsWith(value)) return true;
+    for (const value of includes) if (text.includes(value)) return true;
+    for (const test of others) if (test(text)) return true;
+    return false;
+  };
 }

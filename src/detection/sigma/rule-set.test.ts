@@ -168,6 +168,27 @@ test('the pre-filter prunes: rules whose literal is absent are not evaluated', (
   assert.deepEqual(evaluated.sort(), ['not-only', 'short']);
 });
 
+test('the pre-filter needs every ANDed requirement: a rule is evaluated only when each occurs', () => {
+  const evaluated: string[] = [];
+  const rule = ruleWith(
+    'both',
+    '  product: linux',
+    "selection:\n  type: 'EXECVE'\n  a0|contains: 'tcpdump'\nfilter:\n  a1: '-D'\ncondition: selection and not filter",
+  );
+  assert.deepEqual(rule.clauses, [
+    [{ field: 'type', literal: 'execve' }],
+    [{ field: 'a0', literal: 'tcpdump' }],
+  ]);
+  const set = new RuleSet([{ ...rule, test: (view) => (evaluated.push(rule.id), rule.test(view)) }]);
+  const on = (fields: Record<string, FieldValue>) => makeEvent({ logsources: [{ product: 'linux' }], fields });
+  assert.deepEqual(ids(set.match(on({ type: 'EXECVE', a0: 'ls' }))), []);
+  assert.deepEqual(ids(set.match(on({ type: 'SYSCALL', a0: 'tcpdump' }))), []);
+  assert.deepEqual(evaluated, [], 'one requirement alone does not make the rule a candidate');
+  assert.deepEqual(ids(set.match(on({ type: 'EXECVE', a0: '/usr/sbin/tcpdump', a1: '-i' }))), ['both']);
+  assert.deepEqual(ids(set.match(on({ type: 'EXECVE', a0: 'tcpdump', a1: '-D' }))), []);
+  assert.deepEqual(evaluated, ['both', 'both']);
+});
+
 // Property test: random rules and events; the RuleSet must answer exactly as matchNaively.
 
 const random = seededRandom;

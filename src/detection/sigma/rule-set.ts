@@ -7,9 +7,32 @@ import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event
 import { EventView } from './event-view.js';
 import type { CompiledRule } from './types.js';
 import { Candidates, LiteralIndex } from './literal-index.js';
+import { requirementScore, type Clauses } from './item.js';
 
 const KEYS = ['category', 'product', 'service'] as const;
 const MAX_ROUTES = 1_024;
+/**
+ * Of the requirements a rule's condition implies, how many the pre-filter indexes: a second and
+ * a third one turn "an event with `type: EXECVE`" into "an EXECVE event naming tcpdump", and more
+ * add literals to scan for without pruning much more.
+ */
+const MAX_CLAUSES = 3;
+
+/** The rule's best requirements (at most MAX_CLAUSES, each once), the best first. */
+function indexedClauses(rule: CompiledRule): Clauses {
+  const seen = new Set<string>();
+  const distinct = rule.clauses.filter((clause) => {
+    const key = JSON.stringify(clause);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return distinct
+    .map((clause) => ({ clause, score: requirementScore(clause) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, MAX_CLAUSES)
+    .map((entry) => entry.clause);
+}
 
 function bucketKey(source: LogSource): string {
   return `${source.category ?? ''}\u0001${source.product ?? ''}\u0001${source.service ?? ''}`;
@@ -34,13 +57,16 @@ export function matchNaively(rules: readonly CompiledRule[], event: NormalisedEv
  */
 interface Route {
   always: number[];
-  fields: Map<string, LiteralIndex>;
+  /** Each field with required literals, beside its index (arrays: walked on every event). */
+  fieldNames: string[];
+  indexes: LiteralIndex[];
 }
 
 export class RuleSet {
   private readonly buckets = new Map<string, number[]>();
   private readonly frozenRoutes = new WeakMap<readonly LogSource[], Route>();
   private readonly routes = new Map<string, Route>();
+  private readonly clauses: Clauses[];
   /** Reused across events (one event is matched at a time). */
   private readonly candidates: Candidates;
 
@@ -51,7 +77,11 @@ export class RuleSet {
       if (bucket) bucket.push(index);
       else this.buckets.set(key, [index]);
     });
-    this.candidates = new Candidates(rules.length);
+    this.clauses = rules.map(indexedClauses);
+    this.candidates = new Candidates(
+      rules.length,
+      this.clauses.map((clauses) => Math.max(1, clauses.length)),
+    );
   }
 
   get size(): number {
@@ -65,9 +95,11 @@ export class RuleSet {
     candidates.reset();
     const route = this.route(event.logsources);
     candidates.mark(route.always);
-    for (const [field, literals] of route.fields) {
-      const texts = view.folded(field);
-      if (texts === null) continue;
+    const { fieldNames, indexes } = route;
+    for (let at = 0; at < fieldNames.length; at++) {
+      const texts = view.folded(fieldNames[at] ?? '');
+      const literals = indexes[at];
+      if (texts === null || literals === undefined) continue;
       for (const text of texts) literals.scan(text, candidates);
     }
     const list = candidates.list.sort((a, b) => a - b);
@@ -119,24 +151,27 @@ export class RuleSet {
         for (const index of this.buckets.get(bucketKey(partial)) ?? []) reached.add(index);
       }
     }
-    const route: Route = { always: [], fields: new Map() };
+    const always: number[] = [];
+    const fields = new Map<string, LiteralIndex>();
     for (const index of [...reached].sort((a, b) => a - b)) {
       const rule = this.rules[index];
       if (rule === undefined) throw new Error(`rule set: bucket entry ${index} is not a rule index`);
-      const requirement = rule.requirement;
-      if (requirement === null) {
-        route.always.push(index);
+      const clauses = this.clauses[index] ?? [];
+      if (clauses.length === 0) {
+        always.push(index);
         continue;
       }
-      for (const { field, literal } of requirement) {
-        let literals = route.fields.get(field);
-        if (!literals) {
-          literals = new LiteralIndex();
-          route.fields.set(field, literals);
+      clauses.forEach((clause, number) => {
+        for (const { field, literal } of clause) {
+          let literals = fields.get(field);
+          if (!literals) {
+            literals = new LiteralIndex();
+            fields.set(field, literals);
+          }
+          literals.add(literal, index + number * this.rules.length);
         }
-        literals.add(literal, index);
-      }
+      });
     }
-    return route;
+    return { always, fieldNames: [...fields.keys()], indexes: [...fields.values()] };
   }
 }

@@ -2,7 +2,7 @@
 // and what a directory of rule files compiled to (with every rejected rule and why).
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
 import type { EventView } from './event-view.js';
-import type { Requirement } from './item.js';
+import type { Clauses, Requirement } from './item.js';
 
 /** What every compiled rule, detection or correlation, says about itself. */
 export interface RuleMetadata {
@@ -31,6 +31,11 @@ export interface CompiledRule extends RuleMetadata {
    * possibly match (the pre-filter); null when the rule can match without any (`not`, `lt`, …).
    */
   requirement: Requirement;
+  /**
+   * Every such requirement the condition implies (`requirement` is the best of them): the
+   * pre-filter evaluates the rule only when all of the ones it indexes hold.
+   */
+  clauses: Clauses;
   /** Whether the event matches the rule's condition (the logsource is not checked here). */
   match: (event: NormalisedEvent) => boolean;
   /** The same over a shared view, so that many rules fold each field once. */
