@@ -253,7 +253,12 @@ async function runOne(kind: 'sqlite' | 'postgres', flags: Flags): Promise<Figure
     const response = await post(server, token, '/v1/telemetry/export', { order, max_records: flags.exportRecords });
     if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}`);
     let lines = 0;
-    for await (const chunk of response.body) for (const byte of chunk as Uint8Array) if (byte === 10) lines++;
+    // indexOf, not a loop over every byte: that cost this client more CPU than the server spent
+    // on the export, on the same two cores.
+    for await (const chunk of response.body) {
+      const bytes = chunk as Uint8Array;
+      for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) lines++;
+    }
     const expected = Math.min(flags.exportRecords, Math.floor(flags.records / 4));
     if (lines < expected) throw new Error(`export ${order} streamed ${lines} records, expected at least ${expected}`);
     return lines / ((performance.now() - began) / 1000);

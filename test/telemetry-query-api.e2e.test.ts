@@ -132,6 +132,40 @@ for (const target of databaseTargets) {
       assert.deepEqual(await keys('_exists_:v', { v: '{"a":1}' }), [6]);
     });
 
+    test('equality finds a value however the record writes it: escapes, exponents, trailing zeros', async () => {
+      const written = randomUUID();
+      await ingest(server, [
+        `{"written":"${written}","k":1,"host":"web\\u002d01","n":1}`,
+        `{"written":"${written}","k":2,"host":"web\\/01","n":5.03e2}`,
+        `{"written":"${written}","k":3,"host":"web-01","n":50.3e1}`,
+        `{"written":"${written}","k":4,"host":"web-011","n":5030e-1}`,
+        `{"written":"${written}","k":5,"host":"Web-01","n":0.0503e4}`,
+        `{"written":"${written}","k":6,"n":503.000,"b" : true}`,
+        `{"written":"${written}","k":7,"n":5031,"x":-1.25e-3}`,
+        `{"written":"${written}","k":8,"n":"5.03","x":-0.00125,"b":"true"}`,
+      ]);
+      const keys = async (query: string, filters?: Record<string, unknown>) => {
+        const found = (await searchAll(reader, { query: `written:${written} AND (${query})`, limit: 100, filters }))
+          .records;
+        return found.map((record) => record.record.k as number).sort((a, b) => a - b);
+      };
+      assert.deepEqual(await keys('host:web-01'), [1, 3]);
+      assert.deepEqual(await keys('host:"web/01"'), [2]);
+      assert.deepEqual(await keys('_exists_:k', { host: 'web-01' }), [1, 3]);
+      assert.deepEqual(await keys('n:503'), [2, 3, 4, 5, 6]);
+      assert.deepEqual(await keys('_exists_:k', { n: 503 }), [2, 3, 4, 5, 6]);
+      assert.deepEqual(await keys('x:-0.00125'), [7, 8]);
+      assert.deepEqual(await keys('b:true'), [6, 8]);
+      assert.deepEqual(await keys('_exists_:k', { b: true }), [6]);
+      assert.deepEqual(await keys('host:web-01 OR n:5031'), [1, 3, 7]);
+      assert.deepEqual(await keys('NOT host:web-01'), [2, 4, 5, 6, 7, 8]);
+      const histogram = await reader.post<{ total: number }>('/v1/telemetry/histogram', {
+        since: new Date(Date.now() - 3_600_000).toISOString(),
+        query: `written:${written} AND n:503`,
+      });
+      assert.equal(histogram.body.total, 5);
+    });
+
     test('the histogram counts what the query matches', async () => {
       const since = new Date(Date.now() - 3_600_000).toISOString();
       const count = async (query: string) => {

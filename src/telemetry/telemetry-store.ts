@@ -8,6 +8,7 @@ import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import { usesFullText, type QueryNode } from './telemetry-query.js';
 import { notJsonbCastable, queryCondition, sqliteEquals, type TextScope } from './telemetry-query-sql.js';
+import { equalityClause, queryClauses, textPrefilter, type Wanted } from './telemetry-prefilter.js';
 
 export type { TextScope } from './telemetry-query-sql.js';
 
@@ -117,10 +118,26 @@ export function matchConditions(
   const conditions: RawBuilder<boolean>[] = [];
   if (match.since !== undefined) conditions.push(sql<boolean>`r.received_at >= ${match.since}`);
   if (match.until !== undefined) conditions.push(sql<boolean>`r.received_at < ${match.until}`);
+  // Before the conditions that parse the record, so that most records are turned away unparsed.
+  const prefilter = textPrefilter(kind, [
+    ...(match.query ? queryClauses(match.query) : []),
+    ...(match.fields ?? []).flatMap(({ value }) => {
+      const clause = equalityClause(wantedOf(value));
+      return clause ? [clause] : [];
+    }),
+  ]);
+  if (prefilter) conditions.push(prefilter);
   if (match.query) conditions.push(queryCondition(kind, tenantId, match.query, scope));
   if (match.fields && match.fields.length > 0)
     conditions.push(kind === 'sqlite' ? sqliteFieldsMatch(match.fields) : postgresFieldsMatch(match.fields));
   return conditions;
+}
+
+/** A filter value as an equality wants it: strings as strings only. */
+function wantedOf(value: FieldValue): Wanted {
+  if (value === null) return { json: 'null' };
+  if (typeof value === 'boolean') return { json: value ? 'true' : 'false' };
+  return typeof value === 'number' ? { number: value } : { text: value };
 }
 
 /** Whether the match needs the full-text index. */
@@ -215,12 +232,9 @@ export async function receivedSpan(
  * SQLite: typed equality (so "500" never equals 500, see sqliteEquals). Quoted path labels (`$."a"."b"`) look up object keys only, as the PostgreSQL side does.
  */
 function sqliteFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
-  const conditions = fields.map(({ path, value }) => {
-    const jsonPath = `$${path.map((segment) => `."${segment}"`).join('')}`;
-    if (value === null) return sqliteEquals(jsonPath, { json: 'null' });
-    if (typeof value === 'boolean') return sqliteEquals(jsonPath, { json: value ? 'true' : 'false' });
-    return sqliteEquals(jsonPath, typeof value === 'number' ? { number: value } : { text: value });
-  });
+  const conditions = fields.map(({ path, value }) =>
+    sqliteEquals(`$${path.map((segment) => `."${segment}"`).join('')}`, wantedOf(value)),
+  );
   return sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
 }
 

@@ -1,0 +1,102 @@
+// A cheap test on a record's stored JSON text that every record matching a field equality
+// passes: the text must contain the value as written. Searching raw text for a few bytes costs a
+// fraction of parsing the record (SQLite's `->>`, PostgreSQL's jsonb cast), so most records in a
+// time range are turned away before they are parsed; the exact, typed test still decides for the
+// few that pass. It is only ever ANDed in front of that test, so it narrows nothing by itself.
+//
+// What a matching record's text must contain:
+// - a string: the string itself, unless the record holds a backslash (an escape such as `\u0041`
+//   or `\/` writes the same string differently); strings that JSON must escape get no test;
+// - a number: its significant digits, possibly with the decimal point inside them (`503` is
+//   written `503`, `503.0`, `5.03e2`, `50.3e1` or `5030e-1`, all holding `503`, `5.03` or `50.3`).
+//   A record number with more significant digits than a double holds (over 15) that only rounds
+//   to the value is not found on SQLite; PostgreSQL compares numbers exactly and never found it;
+// - true, false or null: the literal itself.
+import { sql, type RawBuilder } from 'kysely';
+import type { DatabaseKind } from '../storage/database.js';
+import { asNumber, type QueryNode } from './telemetry-query.js';
+
+/** Substrings of which a matching record's text holds at least one. */
+type Clause = string[];
+
+/** Wider clauses would cost more than parsing the record; beyond these, tests are left out. */
+const MAX_NEEDLES = 8;
+const MAX_CLAUSES = 4;
+
+/** What an equality's value may be, as sqliteEquals takes it. */
+export interface Wanted {
+  text?: string;
+  number?: number;
+  json?: 'true' | 'false' | 'null';
+}
+
+/** The clause for one equality, or undefined when no substring test is sound for it. */
+export function equalityClause(wanted: Wanted): Clause | undefined {
+  const needles: string[] = [];
+  if (wanted.text !== undefined) {
+    // An object or array compares as its JSON text, which whitespace in the record may change.
+    // eslint-disable-next-line no-control-regex -- control characters are what JSON must escape
+    if (wanted.text === '' || /^[[{]/.test(wanted.text) || /["\\\u0000-\u001f]/.test(wanted.text)) return undefined;
+    needles.push(wanted.text, '\\');
+  }
+  if (wanted.number !== undefined) {
+    const digits = significantDigits(wanted.number);
+    needles.push(digits);
+    for (let i = 1; i < digits.length; i++) needles.push(`${digits.slice(0, i)}.${digits.slice(i)}`);
+  }
+  if (wanted.json) needles.push(wanted.json);
+  const unique = [...new Set(needles)];
+  return unique.length > 0 && unique.length <= MAX_NEEDLES ? unique : undefined;
+}
+
+/** `503` → "503", `-0.0125` → "125", `5e-7` → "5". */
+function significantDigits(value: number): string {
+  const [mantissa = ''] = Math.abs(value).toExponential().split('e');
+  return mantissa.replace('.', '');
+}
+
+/** Clauses all of which a record matching the query meets (none when nothing is known). */
+export function queryClauses(node: QueryNode): Clause[] {
+  switch (node.type) {
+    case 'and':
+      return node.children.flatMap(queryClauses);
+    case 'or': {
+      // (a1 AND a2) OR b needs (a1 OR b): one clause of each alternative, joined.
+      const firsts = node.children.map((child) => queryClauses(child)[0]);
+      if (firsts.some((clause) => clause === undefined)) return [];
+      const joined = [...new Set(firsts.flatMap((clause) => clause ?? []))];
+      return joined.length <= MAX_NEEDLES ? [joined] : [];
+    }
+    case 'equals': {
+      const number = node.quoted ? undefined : asNumber(node.value);
+      const literal = node.quoted ? undefined : node.value;
+      const clause = equalityClause({
+        text: node.value,
+        ...(number !== undefined ? { number } : {}),
+        ...(literal === 'true' || literal === 'false' || literal === 'null' ? { json: literal } : {}),
+      });
+      return clause ? [clause] : [];
+    }
+    default:
+      // Negations, full text (tokenised, case-folded), patterns, ranges and existence: no test.
+      return [];
+  }
+}
+
+/**
+ * The clauses as one SQL condition on `r.record`, or undefined when there are none. SQLite: GLOB
+ * (a byte scan; instr compares at every character and cost more than the parse it would save),
+ * and only clauses of one value (a string and the backslash), as each further scan of a record
+ * costs about what SQLite's JSON lookup does. PostgreSQL: strpos, all clauses, as its jsonb
+ * parse (and the guard before it) costs many scans.
+ */
+export function textPrefilter(kind: DatabaseKind, clauses: Clause[]): RawBuilder<boolean> | undefined {
+  const kept = clauses.filter((clause) => kind === 'postgres' || clause.length <= 2).slice(0, MAX_CLAUSES);
+  if (kept.length === 0) return undefined;
+  const contains = (needle: string) =>
+    kind === 'sqlite'
+      ? sql`r.record GLOB ${`*${needle.replace(/[*?[]/g, (char) => `[${char}]`)}*`}`
+      : sql`strpos(r.record, ${needle}) > 0`;
+  const parts = kept.map((clause) => sql`(${sql.join(clause.map(contains), sql` OR `)})`);
+  return sql<boolean>`(${sql.join(parts, sql` AND `)})`;
+}
