@@ -33,7 +33,11 @@ test('a string is its own needle; an escaped writing passes on the backslash', (
 });
 
 test('clauses follow AND, OR and NOT', () => {
-  const clauses = (query: string) => queryClauses(parseTelemetryQuery(query));
+  const clauses = (query: string) => {
+    const node = parseTelemetryQuery(query);
+    assert.ok(node, `${query} parses`);
+    return queryClauses(node);
+  };
   assert.deepEqual(clauses('host:web-01 AND level:"error"'), [
     ['web-01', '\\'],
     ['error', '\\'],
