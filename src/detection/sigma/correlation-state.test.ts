@@ -168,6 +168,23 @@ test('a record without a time of its own (its receive time stands in) moves no w
   assert.equal(feed(engine, [['id-failed', event(2, { User: 'alice' })]]).length, 1);
 });
 
+test('windows fed only by records in receive time expire by the receive clock, so their state does not grow', () => {
+  const engine = new CorrelationEngine([bruteForce]);
+  // No record of this tenant has a time of its own: each carries its receive time.
+  for (const minutes of [0, 1]) {
+    const item = event(minutes, { User: 'old' });
+    engine.advance({ tenantId: 1, eventTime: item.time, receivedAt: item.time });
+    engine.observe('id-failed', item);
+  }
+  assert.equal(engine.takeChanges().length, 1, 'one window, no watermark');
+  const later = T0 + 30 * MINUTE;
+  engine.advance({ tenantId: 1, eventTime: later, receivedAt: later });
+  engine.expire();
+  const changes = engine.takeChanges();
+  assert.equal(changes.length, 1);
+  assert.equal(changes[0]?.value, null, 'the idle window is deleted');
+});
+
 test('a record dated ahead of its receive time moves the watermark only to the allowed skew', () => {
   const engine = new CorrelationEngine([bruteForce]);
   feed(engine, [['id-failed', event(0, { User: 'alice' })]]);

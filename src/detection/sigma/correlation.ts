@@ -76,6 +76,8 @@ export class CorrelationEngine {
   /** Per tenant: the newest record time seen (capped), against which windows slide. */
   private watermarks = new Map<number, number>();
   private dirtyWatermarks = new Set<number>();
+  /** Per tenant: the newest receive time seen, the clock of a tenant without an event watermark. */
+  private receiveClocks = new Map<number, number>();
   /** Restored keys of correlations that no longer exist or changed: deleted at the next expire. */
   private orphans = new Set<string>();
 
@@ -124,6 +126,8 @@ export class CorrelationEngine {
    * would otherwise see every window of its tenant expire at once.
    */
   advance(record: TimedRecord): void {
+    if (record.receivedAt > (this.receiveClocks.get(record.tenantId) ?? Number.NEGATIVE_INFINITY))
+      this.receiveClocks.set(record.tenantId, record.receivedAt);
     if (record.eventTime === record.receivedAt) return;
     const time = Math.min(record.eventTime, record.receivedAt + MAX_CLOCK_SKEW_MS);
     if (time <= (this.watermarks.get(record.tenantId) ?? Number.NEGATIVE_INFINITY)) return;
@@ -142,7 +146,10 @@ export class CorrelationEngine {
     for (const [key, state] of this.states) {
       const correlation = this.byId.get(state.correlationId);
       const watermark = this.watermarks.get(state.tenantId);
-      if (!correlation || watermark === undefined || !slide(state, watermark - correlation.timespanMs)) continue;
+      // A tenant none of whose records had a time of its own lives in receive time: its windows
+      // slide on the receive clock, as feeding them again would slide them anyway.
+      const clock = watermark ?? this.receiveClocks.get(state.tenantId);
+      if (!correlation || clock === undefined || !slide(state, clock - correlation.timespanMs)) continue;
       this.dirty.add(key);
       if (isEmpty(state)) this.states.delete(key);
     }
@@ -168,6 +175,7 @@ export class CorrelationEngine {
     this.orphans = new Set();
     this.watermarks = new Map();
     this.dirtyWatermarks = new Set();
+    this.receiveClocks = new Map();
     for (const row of rows) {
       const watermark = parseWatermark(row.key, row.value);
       if (watermark) {
