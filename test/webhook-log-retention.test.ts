@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+import { insertSubscriptionRow } from './helpers/webhook-rows.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { RetentionPurger } from '../src/retention/purger.js';
@@ -37,25 +38,7 @@ for (const target of databaseTargets) {
           purged_records: 0,
         })
         .execute();
-      await db
-        .insertInto('webhook_subscriptions')
-        .values({
-          id: `whk_${code}`,
-          tenant_id: row.id,
-          url: 'https://receiver.example/hook',
-          description: '',
-          events: '["case.created"]',
-          secret_sealed: 'sealed',
-          secret_prefix: 'whsec_test',
-          enabled: 1,
-          disabled_reason: null,
-          disabled_at: null,
-          failing_since: null,
-          created_at: OLD,
-          created_by: 'test',
-          updated_at: OLD,
-        })
-        .execute();
+      await insertSubscriptionRow(db, { id: `whk_${code}`, tenantId: row.id, at: OLD });
       tenants.set(code, row.id);
       return row.id;
     }

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
+import { insertSubscriptionRow } from './helpers/webhook-rows.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { writeTransaction } from '../src/storage/write-transaction.js';
@@ -29,25 +30,7 @@ for (const target of databaseTargets) {
         .returning('id')
         .executeTakeFirstOrThrow();
       tenantId = row.id;
-      await database.db
-        .insertInto('webhook_subscriptions')
-        .values({
-          id: 'whk_wake',
-          tenant_id: tenantId,
-          url: 'https://receiver.example/hook',
-          description: '',
-          events: '["case.created"]',
-          secret_sealed: 'sealed',
-          secret_prefix: 'whsec_test',
-          enabled: 1,
-          disabled_reason: null,
-          disabled_at: null,
-          failing_since: null,
-          created_at: now,
-          created_by: 'test',
-          updated_at: now,
-        })
-        .execute();
+      await insertSubscriptionRow(database.db, { id: 'whk_wake', tenantId, at: now });
     });
 
     after(async () => {
@@ -55,7 +38,9 @@ for (const target of databaseTargets) {
       await testDb.cleanup();
     });
 
-    const caseCreated = (subject: string) => [{ type: 'case.created' as const, subject, data: { case: { id: subject } } }];
+    const caseCreated = (subject: string) => [
+      { type: 'case.created' as const, subject, data: { case: { id: subject } } },
+    ];
 
     /** Subjects of the pending deliveries' events, as the dispatcher would find them now. */
     const pendingSubjects = async () =>
