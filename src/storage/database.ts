@@ -157,17 +157,25 @@ async function openPostgres(url: string): Promise<PostgresDatabase> {
 }
 
 /**
- * A pool that survives its idle connections being dropped (server restart, failover, idle
- * timeout): pg emits 'error' on the pool for those, which would otherwise crash the process.
- * The broken client is discarded by pg; the next query opens a new one.
+ * A pool that survives its connections being dropped (server restart, failover, idle timeout,
+ * an operator's pg_terminate_backend), idle or lent out: pg emits 'error' for those, which
+ * would otherwise crash the process. The broken client is discarded by pg; the next query
+ * opens a new one.
  */
 export function createPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);
-  pool.on('error', (error) => {
+  const lost = (error: Error & { code?: string }) =>
     process.emitWarning(
-      `PostgreSQL connection lost (${(error as Error & { code?: string }).code ?? 'error'}); it will be reopened`,
+      `PostgreSQL connection lost (${error.code ?? 'error'}); it will be reopened`,
       'SightlineDatabaseWarning',
     );
+  // An idle client's error comes here too (its own listener below has said so already).
+  pool.on('error', () => undefined);
+  // A client checked out between two queries (a transaction doing work in between) has no
+  // pool listener: without one of its own, its dropped connection would be an uncaught error.
+  // Its next query fails instead, and the pool discards it when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', lost);
   });
   return pool;
 }
