@@ -93,6 +93,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
   const database = await openWhenReachable(config);
   let writer: RecordLogWriter | undefined;
   let detectionWorker: DetectionWorker | undefined;
+  // Started before the start-up checks: a failed start stops them, or their connection and
+  // timers would keep the process from exiting.
+  let started: { stop(): Promise<void> }[] = [];
   let scale: ScaleNode | undefined;
   try {
     await migrateToLatest(database);
@@ -274,6 +277,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       () => dispatcher.poke(),
       (error) => log?.warn({ error: errorMessage(error) }, 'webhook wake-up listener failed; the dispatcher polls'),
     );
+    started = [outboxWake, dispatcher, diagnostics];
     log = server.log;
     // The same summary `sightline rules test` prints: rules no parsed input can make fire are named here.
     const reach = assessReach(detection.compilation, detection.pipeline).summary;
@@ -362,6 +366,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       close,
     };
   } catch (error) {
+    for (const part of started) await part.stop();
     await scale?.close();
     await detectionWorker?.stop();
     await writer?.close();

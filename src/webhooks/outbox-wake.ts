@@ -60,6 +60,8 @@ export function startOutboxWake(database: Database, poke: () => void, onError: (
       if (message.channel === channel) poke();
     });
     opened.on('error', (error) => {
+      // Ending it on stop is no failure to report.
+      if (stopped) return;
       onError(error);
       relisten(opened);
     });
