@@ -63,7 +63,9 @@ async function setup(
     baseUrl: llm.baseUrl,
     model: 'claude-test',
     apiKey: KEY,
-    timeoutMs: 200,
+    // Generous, so that a loaded machine never turns a local answer into a timeout and a retry;
+    // the timeout test sets its own.
+    timeoutMs: 10_000,
     maxRetries: 2,
     ...overrides,
   });
@@ -126,7 +128,7 @@ describe('AnthropicProvider', () => {
   });
 
   test('a provider slower than timeoutMs is a timeout, after maxRetries retries', async () => {
-    const { llm, provider } = await setup(() => ({ delayMs: 2_000 }));
+    const { llm, provider } = await setup(() => ({ delayMs: 2_000 }), { timeoutMs: 200 });
     const started = Date.now();
     const error = await providerError(provider.generate(request()));
     assert.equal(error.kind, 'timeout');
@@ -202,11 +204,17 @@ describe('AnthropicProvider', () => {
     const timedOut = await providerError(provider.generate(request({ signal: AbortSignal.timeout(100) })));
     assert.equal(timedOut.kind, 'timeout');
 
+    // Aborted once the request has arrived (a fixed delay could fire before it is sent).
+    const before = llm.requests.length;
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    const arrived = (async () => {
+      while (llm.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      controller.abort();
+    })();
     const aborted = await providerError(provider.generate(request({ signal: controller.signal })));
+    await arrived;
     assert.equal(aborted.kind, 'error');
-    assert.equal(llm.requests.length, 2, 'an abort is not retried');
+    assert.equal(llm.requests.length, before + 1, 'an abort is not retried');
   });
 
   test('createProvider builds it from settings and describeProvider reports it as an LLM', () => {
