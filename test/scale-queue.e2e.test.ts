@@ -90,7 +90,7 @@ function workers(r: Rig, metrics: ScaleMetrics, applier?: BatchApplier): Partiti
     applier,
     log: quiet,
     metrics,
-    onDetectionLease: () => undefined,
+    onMaintenanceLease: () => undefined,
   });
   r.running.push(worker);
   return worker;
