@@ -171,8 +171,12 @@ test(
       restarts.push(sleep(1_000).then(async () => (workers[victim] = await node('work-a2', 'worker'))));
       await until(() => requests >= totalRequests * 0.35);
       const collectorPort = collectors[0]?.port;
+      // Frozen first, as a hung node is: what it had sent JetStream reaches it and is stored, but
+      // the answers never leave, so those requests' resends find their first attempt stored.
+      collectors[0]?.child.process.kill('SIGSTOP');
+      await sleep(1_000);
       await killNode(collectors[0]!);
-      phase('killed collector a (kill -9)');
+      phase('froze collector a for 1 s, then killed it (kill -9)');
       restarts.push(sleep(1_000).then(async () => (collectors[0] = await node('col-a2', 'collector', collectorPort))));
       await until(() => requests >= totalRequests * 0.55);
       nats.kill(0);
