@@ -78,8 +78,11 @@ test(
     } finally {
       await client.end();
     }
-    const ready = (await (await fetch(`${base}/readyz`)).json()) as { scale: { partitions_owned: number[] } };
+    const ready = (await (await fetch(`${base}/readyz`)).json()) as {
+      scale: { partitions_owned: number[]; maintenance_lease: boolean };
+    };
     assert.equal(ready.scale.partitions_owned.length, 16, 'the only worker owns every partition');
+    assert.equal(ready.scale.maintenance_lease, true, 'the only worker holds the maintenance lease');
     const metrics = await (
       await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
     ).text();

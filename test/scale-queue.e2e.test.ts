@@ -1,6 +1,6 @@
 // The scale-out record log's parts against a real nats-server (a standalone JetStream server on
 // a free loopback port) and real PostgreSQL (a schema of the test's): a request retried with its
-// Idempotency-Key after the collector died is stored once; a message no worker can apply is set aside as a dead
+// Idempotency-Key after the collector died is stored once (and told so); a message no worker can apply is set aside as a dead
 // letter and its partition moves on; two workers applying at once leave every record indexed
 // for search, and the search index cursor then reaches the end of the log.
 import { test } from 'node:test';
@@ -90,7 +90,7 @@ function workers(r: Rig, metrics: ScaleMetrics, applier?: BatchApplier): Partiti
     applier,
     log: quiet,
     metrics,
-    onDetectionLease: () => undefined,
+    onMaintenanceLease: () => undefined,
   });
   r.running.push(worker);
   return worker;
@@ -124,11 +124,17 @@ test(
     // with the same Idempotency-Key, which is stored once; another key, or the same key for another
     // tenant, is another request.
     const other = Buffer.from('{"a":3}\n');
-    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-1' });
-    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-1' });
-    await publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: 'req-2' });
-    await publisher().append(batch(8, ['{"a":3}']), other.length, { idempotencyKey: 'req-1' });
+    const sends = [
+      [7, 'req-1'],
+      [7, 'req-1'],
+      [7, 'req-2'],
+      [8, 'req-1'],
+    ] as const;
+    const answers: boolean[] = [];
+    for (const [tenant, key] of sends)
+      answers.push((await publisher().append(batch(tenant, ['{"a":3}']), other.length, { idempotencyKey: key })).duplicate);
     assert.equal(await streamMessages(r.link, r.stream), 5, 'the retried key is stored once');
+    assert.deepEqual(answers, [false, true, false, false], 'only the retry is told its first attempt had been stored');
     await assert.rejects(
       publisher().append(batch(7, ['{"a":3}']), other.length, { idempotencyKey: ['a', 'b'] }),
       /Idempotency-Key header must be one value/,

@@ -52,7 +52,7 @@ const ReadinessSchema = Type.Object({
         }),
         worker: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')]),
         partitions_owned: Type.Array(Type.Integer(), { description: 'Record-log partitions this worker holds' }),
-        detection_lease: Type.Boolean({
+        maintenance_lease: Type.Boolean({
           description: 'Whether this worker holds the maintenance lease (it moves the search index cursor on)',
         }),
         consumer_lag: Type.Record(Type.String(), Type.Integer(), {

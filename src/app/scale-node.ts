@@ -24,7 +24,7 @@ export interface ScaleStatus {
   queue: 'ok' | 'unavailable';
   worker: 'ok' | 'failing' | 'off';
   partitions_owned: number[];
-  detection_lease: boolean;
+  maintenance_lease: boolean;
   consumer_lag: Record<string, number>;
   dead_letters: number;
 }
@@ -34,7 +34,7 @@ export class ScaleNode {
   readonly queue: JetStreamRecordQueue | undefined;
   readonly workers: PartitionWorkers | undefined;
   private readonly metrics: ScaleMetrics;
-  private detectionLease = false;
+  private maintenanceLease = false;
   private duties: Promise<void> = Promise.resolve();
 
   constructor(
@@ -82,8 +82,8 @@ export class ScaleNode {
         applier,
         log: queueLog,
         metrics: this.metrics,
-        onDetectionLease: (held) => {
-          this.detectionLease = held;
+        onMaintenanceLease: (held) => {
+          this.maintenanceLease = held;
           // Serialised: a lease lost and won again quickly never runs two index loops at once.
           this.duties = this.duties
             .then(() => (held ? leased.start() : leased.stop()))
@@ -137,7 +137,7 @@ export class ScaleNode {
         queue: unavailable ? 'unavailable' : 'ok',
         worker: this.workers ? (workerProblem ? 'failing' : 'ok') : 'off',
         partitions_owned: this.workers?.partitions ?? [],
-        detection_lease: this.detectionLease,
+        maintenance_lease: this.maintenanceLease,
         consumer_lag: Object.fromEntries([...lag].map(([partition, messages]) => [String(partition), messages])),
         dead_letters: deadLetters,
       },

@@ -76,7 +76,9 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       summary: 'Send log records',
       description:
         'One JSON object, or JSON objects one per line (NDJSON). The tenant comes from the Host header ' +
-        '<code_name>-collector.<base-domain>. Answered 201 only once the records are durable.',
+        '<code_name>-collector.<base-domain>. Answered 201 only once the records are durable. In the scale-out ' +
+        'mode a retry carrying the Idempotency-Key of a request already stored is stored once and answered 201 ' +
+        'with Idempotent-Replayed: true.',
       response: { 201: AcceptedSchema, ...problemResponses },
     },
     onRequest: async (request, reply) => {
@@ -111,14 +113,16 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       if (!tenant) throw new Error('POST /log_sink: the onRequest hook resolves the tenant before the handler runs');
       const parsed = parseBody(body, { maxRecordBytes: config.maxRecordBytes });
       const { records, eventTimes, metas } = parsed;
-      // The identity lets the scale-out record log store a retried request once (README: Running at scale).
-      await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes, {
+      // The identity lets the scale-out record log store a retried request once (README: Running at
+      // scale); the forwarder learns from Idempotent-Replayed that its earlier attempt had landed.
+      const appended = await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes, {
         idempotencyKey: request.headers['idempotency-key'],
       });
       metrics.collectorRecords.inc(records.length);
       diagnostics.accepted(tenant.id, senderOf(request), records.length, receivedAt);
       metrics.collectorBytes.inc({ stage: 'wire' }, wireBytes);
       metrics.collectorBytes.inc({ stage: 'decoded' }, body.length);
+      if (appended.duplicate) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({ accepted: records.length });
     },
   });

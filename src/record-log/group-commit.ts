@@ -3,7 +3,9 @@
 // with no added delay when the system is idle. Memory is bounded: past `maxPendingBytes` the
 // queue refuses new work (the collector answers 503 with Retry-After).
 import { overloaded } from '../core/errors.js';
-import type { RecordBatch, RecordLogWriter } from './record-log.js';
+import type { Appended, RecordBatch, RecordLogWriter } from './record-log.js';
+
+const STORED: Appended = Object.freeze({ duplicate: false });
 
 export interface GroupCommitOptions {
   maxPendingBytes: number;
@@ -51,18 +53,21 @@ export class GroupCommitQueue {
     return this.pendingBytes >= this.options.maxPendingBytes;
   }
 
-  /** Resolves when the batch is durable. Throws `overloaded` at once when the queue is full. */
-  append(batch: RecordBatch, bytes: number): Promise<void> {
+  /**
+   * Resolves when the batch is durable. Throws `overloaded` at once when the queue is full. Never
+   * a duplicate: the embedded log does not read Idempotency-Key (it answers only after its commit).
+   */
+  append(batch: RecordBatch, bytes: number): Promise<Appended> {
     // An empty queue always takes one batch, so a body at the size limit can never be refused
     // for good; otherwise the queue's memory stays under its limit.
     if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.options.maxPendingBytes) {
       return Promise.reject(overloaded('the collector is writing as fast as it can and its queue is full'));
     }
-    return new Promise((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       this.queue.push({ batch, bytes, resolve, reject });
       this.queuedBytes += bytes;
       this.pump();
-    });
+    }).then(() => STORED);
   }
 
   /** Resolves once everything accepted so far is committed (or failed). */

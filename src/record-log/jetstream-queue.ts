@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { AppError, overloaded } from '../core/errors.js';
-import type { RecordBatch, RecordQueue, RequestIdentity } from './record-log.js';
+import type { Appended, RecordBatch, RecordQueue, RequestIdentity } from './record-log.js';
 import { encodeBatches, partitionSubject, tenantPartition } from './jetstream-codec.js';
 import type { JetStreamLink } from './jetstream-connection.js';
 
@@ -48,7 +48,7 @@ export class JetStreamRecordQueue implements RecordQueue {
     return this.inFlightBytes >= this.maxPendingBytes;
   }
 
-  async append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<void> {
+  async append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<Appended> {
     const msgID = (identity && messageId(batch.tenantId, identity)) ?? `${this.idPrefix}.${(this.nextId += 1)}`;
     const unavailable = this.link.unavailable;
     if (unavailable) throw overloaded(`the record log is unavailable (${unavailable})`);
@@ -65,7 +65,7 @@ export class JetStreamRecordQueue implements RecordQueue {
     this.inFlightBytes += bytes;
     try {
       const partition = tenantPartition(batch.tenantId, this.link.settings.partitions);
-      await this.publish(partition, msgID, data, batch.records.length);
+      return { duplicate: await this.publish(partition, msgID, data, batch.records.length) };
     } finally {
       this.inFlight -= 1;
       this.inFlightBytes -= bytes;
@@ -78,12 +78,18 @@ export class JetStreamRecordQueue implements RecordQueue {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Publishes one request's message, retrying with the same id until the deadline; throws 503 when it cannot. */
-  private async publish(partition: number, msgID: string, data: Uint8Array, records: number): Promise<void> {
+  /**
+   * Publishes one request's message, retrying with the same id until the deadline; throws 503
+   * when it cannot. True when JetStream had the message id already at this request's first
+   * attempt: an earlier request (the client's, by Idempotency-Key) stored it. A later attempt's
+   * duplicate may be this request's own earlier attempt whose acknowledgement was lost: false.
+   */
+  private async publish(partition: number, msgID: string, data: Uint8Array, records: number): Promise<boolean> {
     const subject = partitionSubject(this.link.settings.stream, partition);
     const started = performance.now();
     const deadline = Date.now() + PUBLISH_DEADLINE_MS;
     let lastError = 'not attempted';
+    let attempts = 0;
     while (Date.now() < deadline) {
       const js = this.link.js;
       if (!js) {
@@ -91,14 +97,15 @@ export class JetStreamRecordQueue implements RecordQueue {
         await new Promise((resolve) => setTimeout(resolve, 250));
         continue;
       }
+      attempts += 1;
       try {
-        await js.publish(subject, data, {
+        const ack = await js.publish(subject, data, {
           msgID,
           timeout: ATTEMPT_TIMEOUT_MS,
           expect: { streamName: this.link.settings.stream },
         });
         this.observer.published(records, (performance.now() - started) / 1000);
-        return;
+        return ack.duplicate && attempts === 1;
       } catch (error) {
         lastError = (error as Error).message;
         // The stream answered with a refusal (full, too large): retrying would not help now.

@@ -15,7 +15,7 @@ export function lockClass(stream: string, schema: string): number {
 }
 
 /** The maintenance lease: held by the one worker that moves the search index cursor (detection runs per partition). */
-export const DETECTION_LOCK = -1;
+export const MAINTENANCE_LOCK = -1;
 
 export async function tryLock(client: pg.ClientBase, lock: number, key: number): Promise<boolean> {
   const result = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [lock, key]);

@@ -48,7 +48,7 @@ export interface PartitionWorkerOptions {
   log: QueueLog;
   metrics: ScaleMetrics;
   /** Told when this worker gains or loses the maintenance lease (one worker moves the search index cursor). */
-  onDetectionLease(held: boolean): void;
+  onMaintenanceLease(held: boolean): void;
 }
 
 export class PartitionWorkers {
@@ -56,7 +56,7 @@ export class PartitionWorkers {
   private readonly pool: pg.Pool;
   private leaseClient: pg.Client | undefined;
   private readonly owned = new Map<number, Owned>();
-  private detectionHeld = false;
+  private maintenanceHeld = false;
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -96,7 +96,7 @@ export class PartitionWorkers {
     await this.round;
     await Promise.all(this.partitions.map((partition) => this.release(partition)));
     await store.leaveWorkers(this.pool, this.stream, this.id).catch(() => undefined);
-    this.setDetection(false);
+    this.setMaintenance(false);
     await this.leaseClient?.end().catch(() => undefined);
     await this.pool.end();
   }
@@ -122,8 +122,8 @@ export class PartitionWorkers {
     try {
       const client = await this.leases();
       const live = await store.heartbeat(this.pool, this.stream, this.id, Date.now(), ALIVE_MS);
-      if (!this.detectionHeld && (await store.tryLock(client, this.lockClass, store.DETECTION_LOCK)))
-        this.setDetection(true);
+      if (!this.maintenanceHeld && (await store.tryLock(client, this.lockClass, store.MAINTENANCE_LOCK)))
+        this.setMaintenance(true);
       const unavailable = this.options.link.unavailable;
       if (unavailable) {
         this.problem = unavailable;
@@ -160,7 +160,7 @@ export class PartitionWorkers {
       if (this.leaseClient !== client) return;
       this.leaseClient = undefined;
       this.options.log.warn(`lease connection lost (${error.message}): stopping every partition until it is back`);
-      this.setDetection(false);
+      this.setMaintenance(false);
       for (const partition of this.partitions) void this.release(partition, false);
     });
     await client.connect();
@@ -168,10 +168,10 @@ export class PartitionWorkers {
     return client;
   }
 
-  private setDetection(held: boolean): void {
-    if (held === this.detectionHeld) return;
-    this.detectionHeld = held;
-    this.options.onDetectionLease(held);
+  private setMaintenance(held: boolean): void {
+    if (held === this.maintenanceHeld) return;
+    this.maintenanceHeld = held;
+    this.options.onMaintenanceLease(held);
   }
 
   private acquire(partition: number): void {

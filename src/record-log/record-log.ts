@@ -76,6 +76,15 @@ export interface RequestIdentity {
   idempotencyKey: string | string[] | undefined;
 }
 
+/** What the log did with an appended request. */
+export interface Appended {
+  /**
+   * The log had stored this very request already (a retry with the same Idempotency-Key within
+   * the duplicate window) and added nothing: the first attempt had landed although its answer was lost.
+   */
+  duplicate: boolean;
+}
+
 /**
  * Where the collector hands a request's records: resolves once they are durable in the log
  * (the embedded group-commit queue, or the JetStream publisher of the scale-out mode).
@@ -85,7 +94,7 @@ export interface RecordQueue {
    * Resolves when the batch is durable; rejects (503/413 AppError) when it cannot be, storing
    * none of it. `identity` lets a log that de-duplicates (JetStream) store a retried request once.
    */
-  append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<void>;
+  append(batch: RecordBatch, bytes: number, identity?: RequestIdentity): Promise<Appended>;
   /** Bytes accepted but not yet durable. */
   readonly pendingBytes: number;
   /** Whether new requests are refused up front (503) until the backlog shrinks. */

@@ -78,6 +78,11 @@ export class NatsCluster {
     await waitForPort(node.port, 20_000);
   }
 
+  /** The running servers' process ids (for resource figures). */
+  pids(): number[] {
+    return this.nodes.flatMap((node) => (node.process?.pid === undefined ? [] : [node.process.pid]));
+  }
+
   logs(): string {
     return this.nodes.map((node) => `--- ${node.name}\n${node.log.slice(-3_000)}`).join('\n');
   }

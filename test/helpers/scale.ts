@@ -4,6 +4,8 @@
 import http from 'node:http';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createTraffic } from '../../src/demo/traffic.js';
 import { freePort, repoRoot, waitReady, type Child } from './processes.js';
@@ -67,7 +69,19 @@ export function generateRecords(tenants: string[], perTenant: number, start: num
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** POSTs NDJSON to a collector for a tenant; the status, or 0 when the connection failed. */
-export function postRecords(port: number, tenant: string, lines: string[]): Promise<number> {
+export async function postRecords(port: number, tenant: string, lines: string[]): Promise<number> {
+  return (await sendRequest(port, tenant, lines)).status;
+}
+
+export interface Answer {
+  /** The HTTP status, or 0 when the connection failed or timed out. */
+  status: number;
+  /** The collector said an earlier attempt with this Idempotency-Key had been stored already. */
+  replayed: boolean;
+}
+
+/** One POST of NDJSON to a collector for a tenant, with an Idempotency-Key when given. */
+export function sendRequest(port: number, tenant: string, lines: string[], idempotencyKey?: string): Promise<Answer> {
   return new Promise((resolve) => {
     const body = `${lines.join('\n')}\n`;
     const request = http.request(
@@ -82,17 +96,54 @@ export function postRecords(port: number, tenant: string, lines: string[]): Prom
           host: `${tenant}-collector.localhost`,
           'content-type': 'application/x-ndjson',
           'content-length': Buffer.byteLength(body),
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
         },
       },
       (response) => {
         response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
+        const replayed = response.headers['idempotent-replayed'] === 'true';
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, replayed }));
       },
     );
     request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(0));
+    request.on('error', () => resolve({ status: 0, replayed: false }));
     request.end(body);
   });
+}
+
+export interface Forwarded {
+  /** The final answer: 201, or the last refusal once the attempts ran out (or a 4xx, never retried). */
+  answer: Answer;
+  /** The refused attempts before it, by status (0: no answer). */
+  refused: number[];
+  /** The collector (index into the ports) that answered last: the next request starts there. */
+  target: number;
+}
+
+/**
+ * Sends one request as a log forwarder does: a fresh Idempotency-Key, and when the collector
+ * gives no answer or a 5xx, the same request with the same key to the next collector after a
+ * growing pause, up to `attempts` times. A 4xx is final: resending would not change it.
+ */
+export async function forward(
+  ports: () => number[],
+  start: number,
+  tenant: string,
+  lines: string[],
+  attempts = 8,
+): Promise<Forwarded> {
+  const key = randomUUID();
+  const refused: number[] = [];
+  let target = start;
+  for (let attempt = 1; ; attempt += 1) {
+    const all = ports();
+    const answer = await sendRequest(all[target % all.length] ?? 0, tenant, lines, key);
+    const retriable = answer.status === 0 || answer.status >= 500;
+    if (!retriable || attempt >= attempts) return { answer, refused, target };
+    refused.push(answer.status);
+    target = (target + 1) % all.length;
+    await sleep(Math.min(250 * 2 ** (attempt - 1), 4_000));
+  }
 }
 
 export interface StoredRow {
