@@ -1,17 +1,28 @@
 // PostgreSQL time partitions of the record log (migration 0030): one partition per UTC day of
 // receive time, made a week ahead, plus a default partition that catches anything else. Upkeep
 // creates the days ahead and drops whole days that every tenant's retention has passed: their
-// derived rows (search entries, process/network rows) go first in batches, then the partition
-// is detached and dropped in one short transaction that gives up rather than queue behind long
-// queries (lock_timeout; the next pass retries). Rows an open case cites are moved to the
+// derived rows (search entries, process/network rows) go first in paced batches, then the
+// partition is detached and dropped in one short transaction. Detaching needs an exclusive lock
+// on the whole log (as creating one does), and while it waits for one every insert queues
+// behind it: so it waits at most a fifth of a second (lock_timeout), and tries again a few times
+// a little later; a day still busy after that is left for the next pass. Rows an open case cites are moved to the
 // default partition first; a day holding rows of a tenant under legal hold is never dropped.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
 import { DAY_MS } from './retention-rules.js';
 import { citedByOpenCases, followerFloor } from './purge-store.js';
 
 export const DAYS_AHEAD = 7;
 const DERIVED_BATCH = 5_000;
+/** Longest wait for the lock that detaching a partition takes: inserts queue behind it meanwhile. */
+export const DETACH_LOCK_TIMEOUT_MS = 200;
+/** Tries per day and pass: the n-th retry comes n × `retryMs` after the last failure. */
+export interface DetachRetry {
+  attempts: number;
+  retryMs: number;
+}
+const DETACH_RETRY: DetachRetry = { attempts: 8, retryMs: 500 };
 
 export interface Partition {
   name: string;
@@ -26,10 +37,20 @@ export interface UpkeepPass {
   cutoffs: Map<number, number>;
   /** Tenants under legal hold. */
   held: Set<number>;
+  /** Called after each dropped day with its records per tenant, so a long upkeep shows progress. */
+  onDropped?: (counted: Dropped) => Promise<void>;
+  /** Called after each batch of derived rows deleted, with how long it took: the caller's pause. */
+  pace?: (tookMs: number) => Promise<void>;
 }
 
 /** Records dropped, per tenant id. */
 export type Dropped = Map<number, number>;
+
+export interface UpkeepResult {
+  dropped: Dropped;
+  /** Expired days left in place this pass: the lock to detach them stayed busy. */
+  busy: string[];
+}
 
 export function dayPartitionName(dayStart: number): string {
   return `telemetry_records_p${new Date(dayStart).toISOString().slice(0, 10).replaceAll('-', '')}`;
@@ -74,11 +95,17 @@ export async function listPartitions(db: Kysely<Tables>): Promise<Partition[]> {
  * Rows of such a day already in the default partition (the upkeep did not run for a week, or a
  * clock jumped) move into the new partition in the same transaction.
  */
-export async function createDays(db: Kysely<Tables>, from: number, days: number): Promise<string[]> {
+export async function createDays(
+  db: Kysely<Tables>,
+  from: number,
+  days: number,
+  retry: DetachRetry = DETACH_RETRY,
+): Promise<{ made: string[]; busy: string[] }> {
   const partitions = await listPartitions(db);
   const existing = partitions.filter((partition) => !partition.isDefault);
   const fallback = partitions.find((partition) => partition.isDefault);
   const made: string[] = [];
+  const busy: string[] = [];
   for (let day = utcDayStart(from), i = 0; i < days; i++, day += DAY_MS) {
     const end = day + DAY_MS;
     if (existing.some((partition) => partition.from < end && partition.to > day)) continue;
@@ -88,44 +115,83 @@ export async function createDays(db: Kysely<Tables>, from: number, days: number)
           db,
         )
       : { rows: [] };
-    if (!fallback || stray.rows.length === 0) {
-      await sql`CREATE TABLE ${name} PARTITION OF telemetry_records FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
-        db,
-      );
-    } else {
-      await db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL lock_timeout = '2s'`.execute(trx);
-        await sql`CREATE TABLE ${name} (LIKE telemetry_records INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
-        await sql`WITH moved AS (
-            DELETE FROM ${sql.id(fallback.name)} WHERE received_at >= ${day} AND received_at < ${end} RETURNING *
-          ) INSERT INTO ${name} SELECT * FROM moved`.execute(trx);
-        await sql`ALTER TABLE telemetry_records ATTACH PARTITION ${name} FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
+    // Creating a partition locks the whole log too, so it waits as briefly as a detach does.
+    const created = await withShortLock(db, retry, async (trx) => {
+      if (!fallback || stray.rows.length === 0) {
+        await sql`CREATE TABLE ${name} PARTITION OF telemetry_records FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
           trx,
         );
-      });
-    }
-    made.push(dayPartitionName(day));
+        return;
+      }
+      await sql`CREATE TABLE ${name} (LIKE telemetry_records INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
+      await sql`WITH moved AS (
+          DELETE FROM ${sql.id(fallback.name)} WHERE received_at >= ${day} AND received_at < ${end} RETURNING *
+        ) INSERT INTO ${name} SELECT * FROM moved`.execute(trx);
+      await sql`ALTER TABLE telemetry_records ATTACH PARTITION ${name} FOR VALUES FROM (${sql.lit(day)}) TO (${sql.lit(end)})`.execute(
+        trx,
+      );
+    });
+    (created ? made : busy).push(dayPartitionName(day));
   }
-  return made;
+  return { made, busy };
 }
 
 /** The upkeep a purge pass runs first (PostgreSQL, partitioned log only). */
-export function partitionUpkeep(db: Kysely<Tables>): (pass: UpkeepPass) => Promise<Dropped> {
+export function partitionUpkeep(
+  db: Kysely<Tables>,
+  retry: DetachRetry = DETACH_RETRY,
+): (pass: UpkeepPass) => Promise<UpkeepResult> {
   return async (pass) => {
-    const dropped: Dropped = new Map();
-    if (!(await isPartitioned(db))) return dropped;
-    await createDays(db, pass.now - DAY_MS, DAYS_AHEAD + 2);
-    if (pass.cutoffs.size === 0) return dropped;
+    const result: UpkeepResult = { dropped: new Map(), busy: [] };
+    if (!(await isPartitioned(db))) return result;
+    // A day ahead left busy now is made by a later pass, days before its first record.
+    result.busy.push(...(await createDays(db, pass.now - DAY_MS, DAYS_AHEAD + 2, retry)).busy);
+    if (pass.cutoffs.size === 0) return result;
     // A day goes only when it has expired for every tenant; shorter retentions delete by rows.
     const cutoff = Math.min(...pass.cutoffs.values());
     const floor = await followerFloor(db);
     for (const partition of await listPartitions(db)) {
       if (partition.isDefault || partition.to > cutoff) continue;
-      const counted = await dropPartition(db, partition, pass, floor);
-      for (const [tenantId, count] of counted) dropped.set(tenantId, (dropped.get(tenantId) ?? 0) + count);
+      const counted = await dropPartition(db, partition, pass, floor, retry);
+      if (counted === 'busy') {
+        result.busy.push(partition.name);
+        continue;
+      }
+      for (const [tenantId, count] of counted)
+        result.dropped.set(tenantId, (result.dropped.get(tenantId) ?? 0) + count);
+      if (counted.size > 0) await pass.onDropped?.(counted);
     }
-    return dropped;
+    return result;
   };
+}
+
+/** SQLSTATE 55P03 (lock_not_available): lock_timeout ran out. */
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '55P03';
+}
+
+/**
+ * Runs `change` in a transaction that waits at most DETACH_LOCK_TIMEOUT_MS for each lock, and
+ * tries again later while that runs out; false when the lock stayed busy every time.
+ */
+async function withShortLock(
+  db: Kysely<Tables>,
+  retry: DetachRetry,
+  change: (trx: Transaction<Tables>) => Promise<void>,
+): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = ${sql.lit(`${DETACH_LOCK_TIMEOUT_MS}ms`)}`.execute(trx);
+        await change(trx);
+      });
+      return true;
+    } catch (error) {
+      if (!isLockTimeout(error)) throw error;
+      if (attempt >= retry.attempts) return false;
+    }
+    await sleep(attempt * retry.retryMs);
+  }
 }
 
 async function dropPartition(
@@ -133,7 +199,8 @@ async function dropPartition(
   partition: Partition,
   pass: UpkeepPass,
   floor: number,
-): Promise<Dropped> {
+  retry: DetachRetry,
+): Promise<Dropped | 'busy'> {
   const table = sql.id(partition.name);
   const tenants = await sql<{ tenant_id: number; records: number; max_seq: number }>`
     SELECT tenant_id, count(*) AS records, max(seq) AS max_seq FROM ${table} GROUP BY tenant_id`.execute(db);
@@ -160,27 +227,31 @@ async function dropPartition(
       if (!last) break;
       after = last.seq;
       const seqs = batch.rows.map((row) => row.seq);
+      const started = performance.now();
       await sql`DELETE FROM ${sql.id(derived.table)} WHERE ${sql.id(derived.column)} = ANY(${seqs}::bigint[])`.execute(
         db,
       );
+      await pass.pace?.(performance.now() - started);
     }
   }
-  let moved = 0;
-  await db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL lock_timeout = '2s'`.execute(trx);
+  const kept = new Map<number, number>();
+  const done = await withShortLock(db, retry, async (trx) => {
+    kept.clear();
     await sql`ALTER TABLE telemetry_records DETACH PARTITION ${table}`.execute(trx);
     // What an open case cites lands in the default partition (no day partition covers it now).
-    const kept =
+    const moved =
       await sql`INSERT INTO telemetry_records SELECT * FROM ${table} WHERE seq = ANY(${cited}::bigint[])`.execute(trx);
-    moved = Number(kept.numAffectedRows ?? 0);
-    if (moved > 0) {
+    if (Number(moved.numAffectedRows ?? 0) > 0) {
       const perTenant = await sql<{ tenant_id: number; records: number }>`
         SELECT tenant_id, count(*) AS records FROM ${table} WHERE seq = ANY(${cited}::bigint[]) GROUP BY tenant_id`.execute(
         trx,
       );
-      for (const row of perTenant.rows) counted.set(row.tenant_id, (counted.get(row.tenant_id) ?? 0) - row.records);
+      for (const row of perTenant.rows) kept.set(row.tenant_id, row.records);
     }
     await sql`DROP TABLE ${table}`.execute(trx);
   });
+  if (!done) return 'busy';
+  // Rows kept because an open case cites them are not counted as dropped.
+  for (const [tenantId, records] of kept) counted.set(tenantId, (counted.get(tenantId) ?? 0) - records);
   return counted;
 }

@@ -2,7 +2,8 @@
 // many run), then for each tenant not under legal hold deletes raw records older than its
 // retention in small batches, oldest first, skipping records an open case cites and records the
 // log's followers have not processed yet. After each batch it pauses for several times the
-// batch's own duration, so writers and searchers keep nearly all of the database's time. On
+// batch's own duration, so writers and searchers keep nearly all of the database's time; on
+// SQLite, when nobody else wrote since the previous batch, for at most 100 ms instead. On
 // PostgreSQL whole expired time partitions are dropped first (partitions.ts). Then the same way
 // it deletes finished webhook deliveries and unreferenced events past the webhook log's
 // retention. Finally it sweeps the log in chunks to measure each tenant's records, bytes and
@@ -35,7 +36,7 @@ import {
 } from './purge-store.js';
 import { effectiveDays, DAY_MS } from './retention-rules.js';
 import type { RetentionMetrics } from './retention-metrics.js';
-import type { Dropped, UpkeepPass } from './partitions.js';
+import type { UpkeepPass, UpkeepResult } from './partitions.js';
 import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
 import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/webhook-log-retention.js';
 
@@ -62,6 +63,11 @@ export interface PurgerSettings {
   /** Pause after a batch, as a multiple of the batch's duration (at least minPauseMs). */
   pauseFactor?: number;
   minPauseMs?: number;
+  /**
+   * SQLite: the longest pause after a batch when nobody else wrote since the previous one (the
+   * purge then takes most of an idle database's time, and gives way again once anyone writes).
+   */
+  idlePauseMs?: number;
   /** Sequences per usage-sweep query. */
   sweepChunk?: number;
   leaseMs?: number;
@@ -71,7 +77,7 @@ export interface PurgerSettings {
   /** SQLite: the database file; deletes then run on a thread of their own (sqlite-purge-thread.ts). */
   sqlitePath?: string;
   /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
-  partitions?: (pass: UpkeepPass) => Promise<Dropped>;
+  partitions?: (pass: UpkeepPass) => Promise<UpkeepResult>;
   /** How long finished webhook deliveries and their events are kept (default 30 days). */
   webhookLogMs?: number;
 }
@@ -83,6 +89,8 @@ export interface PassReport {
   held: string[];
   /** Records dropped with whole partitions (PostgreSQL). */
   partitionRecords: number;
+  /** Expired partitions left for the next pass: their detach lock stayed busy (PostgreSQL). */
+  busyPartitions: string[];
   /** Webhook deliveries and events deleted, per tenant code name. */
   webhookLog: Record<string, { deliveries: number; events: number }>;
 }
@@ -93,6 +101,7 @@ export class RetentionPurger {
   private readonly targetHoldMs: number;
   private readonly pauseFactor: number;
   private readonly minPauseMs: number;
+  private readonly idlePauseMs: number;
   private readonly sweepChunk: number;
   private readonly leaseMs: number;
   private readonly webhookLogMs: number;
@@ -103,10 +112,13 @@ export class RetentionPurger {
 
   constructor(private readonly settings: PurgerSettings) {
     this.batchSize = settings.batchSize ?? 1_000;
-    this.maxBatchSize = Math.max(this.batchSize, settings.maxBatchSize ?? 8_000);
+    this.maxBatchSize = Math.max(this.batchSize, settings.maxBatchSize ?? 16_000);
     this.targetHoldMs = settings.targetHoldMs ?? 40;
     this.pauseFactor = settings.pauseFactor ?? 9;
     this.minPauseMs = settings.minPauseMs ?? 20;
+    // SQLite's busy handler sleeps at most 100 ms between tries: a pause that long lets in a
+    // writer that started waiting during the batch, which then makes the purge contended.
+    this.idlePauseMs = settings.idlePauseMs ?? 100;
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
     this.webhookLogMs = settings.webhookLogMs ?? 30 * DAY_MS;
@@ -134,7 +146,14 @@ export class RetentionPurger {
   /** One pass over every tenant, if this node gets the lease. */
   async runPass(now = Date.now()): Promise<PassReport> {
     const { db, holder } = this.settings;
-    const report: PassReport = { ran: false, purged: {}, held: [], partitionRecords: 0, webhookLog: {} };
+    const report: PassReport = {
+      ran: false,
+      purged: {},
+      held: [],
+      partitionRecords: 0,
+      busyPartitions: [],
+      webhookLog: {},
+    };
     if (!(await takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now()))) return report;
     report.ran = true;
     try {
@@ -146,10 +165,23 @@ export class RetentionPurger {
         if (tenant.legal_hold === 1) held.add(tenant.id);
         cutoffs.set(tenant.id, now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS);
       }
-      const dropped: Dropped = this.settings.partitions
-        ? await this.settings.partitions({ now, cutoffs, held })
-        : new Map<number, number>();
+      const byId = new Map(tenants.map((tenant) => [tenant.id, tenant]));
+      const upkeep = await this.settings.partitions?.({
+        now,
+        cutoffs,
+        held,
+        // Counted day by day, as the row deletes count batch by batch.
+        onDropped: async (counted) => {
+          for (const [tenantId, records] of counted) {
+            const tenant = byId.get(tenantId);
+            if (tenant && records > 0) await this.count(tenant, records);
+          }
+        },
+        pace: (tookMs) => sleep(Math.max(this.minPauseMs, tookMs * this.pauseFactor)),
+      });
+      const dropped = upkeep?.dropped ?? new Map<number, number>();
       for (const count of dropped.values()) report.partitionRecords += count;
+      report.busyPartitions = upkeep?.busy ?? [];
       const floor = Math.min(await followerFloor(db), await logEnd(db));
       for (const tenant of tenants) {
         if (this.stopping) break;
@@ -159,7 +191,6 @@ export class RetentionPurger {
         }
         const cutoff = now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS;
         const fromPartitions = dropped.get(tenant.id) ?? 0;
-        if (fromPartitions > 0) await this.count(tenant, fromPartitions);
         const purged = fromPartitions + (await this.purgeTenant(tenant, cutoff, floor));
         report.purged[tenant.code_name] = purged;
         report.webhookLog[tenant.code_name] = await this.purgeWebhookLog(tenant.id, now - this.webhookLogMs);
@@ -189,10 +220,13 @@ export class RetentionPurger {
     let uncounted = 0;
     let countedAt = performance.now();
     let size = this.batchSize;
+    // This pass's own progress writes also count as another connection's commit for the thread.
+    let wrote = false;
     const progress = async (): Promise<boolean> => {
       if (uncounted > 0) await this.count(tenant, uncounted);
       uncounted = 0;
       countedAt = performance.now();
+      wrote = true;
       // Renewed as it goes: a pass over millions of records outlasts one lease period.
       return takeLease(db, PURGER_LEASE, holder, this.leaseMs, Date.now());
     };
@@ -205,12 +239,15 @@ export class RetentionPurger {
       const started = performance.now();
       let deleted: number;
       let took: number;
+      let contended = true;
       if (this.sqlite) {
         // Paced by the time the write lock was held: waiting for it took nothing from writers.
-        ({ deleted, heldMs: took } = await this.sqlite.delete(
+        ({ deleted, heldMs: took, contended } = await this.sqlite.delete(
           tenantId,
           expired.map((row) => row.seq),
         ));
+        contended &&= !wrote;
+        wrote = false;
         // A commit costs about the same whatever its size, so a bigger batch purges more per
         // millisecond of lock; the bound keeps any one wait of the record writer short.
         if (took < this.targetHoldMs && batch.length === size) size = Math.min(this.maxBatchSize, size * 2);
@@ -223,10 +260,16 @@ export class RetentionPurger {
       uncounted += deleted;
       purged += deleted;
       if (performance.now() - countedAt >= PROGRESS_MS && !(await progress())) return purged;
-      await sleep(Math.max(this.minPauseMs, took * this.pauseFactor));
+      await this.pause(took, contended);
     }
     await progress();
     return purged;
+  }
+
+  /** After a batch: a tenth of the write time when others write, most of it when nobody does. */
+  private pause(heldMs: number, contended: boolean): Promise<void> {
+    const paced = heldMs * this.pauseFactor;
+    return sleep(Math.max(this.minPauseMs, contended ? paced : Math.min(paced, this.idlePauseMs)));
   }
 
   /**
@@ -237,14 +280,18 @@ export class RetentionPurger {
     const sqlite = this.sqlite;
     if (!sqlite) return;
     let renewedAt = performance.now();
+    let renewed = false;
     for (let step = 0; step < RECLAIM_STEPS && !this.stopping; step++) {
-      const { more, heldMs } = await sqlite.reclaim(RECLAIM_PAGES);
+      const { more, heldMs, contended } = await sqlite.reclaim(RECLAIM_PAGES);
       if (!more) return;
+      const others = contended && !renewed;
+      renewed = false;
       if (performance.now() - renewedAt >= PROGRESS_MS) {
         if (!(await takeLease(this.settings.db, PURGER_LEASE, this.settings.holder, this.leaseMs, Date.now()))) return;
         renewedAt = performance.now();
+        renewed = true;
       }
-      await sleep(Math.max(this.minPauseMs, heldMs * this.pauseFactor));
+      await this.pause(heldMs, others);
     }
   }
 

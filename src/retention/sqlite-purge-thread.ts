@@ -8,7 +8,8 @@
 // the record writer's next commit makes it durable anyway. Deleting a search index entry only
 // writes a tombstone (the index does not merge on deletes, migration 0041); `reclaim` requests
 // then rewrite the index a few pages at a time, dropping the deleted entries, and give the
-// freed pages back.
+// freed pages back. Each answer says whether another connection committed since this thread's
+// last write (SQLite's data_version): the purger pauses longer when someone else is writing.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
@@ -26,6 +27,8 @@ export type PurgeResponse =
       deleted: number;
       /** Time the write lock was held, not waited for. */
       heldMs: number;
+      /** Whether another connection committed since this thread's previous write. */
+      contended: boolean;
     }
   | { id: number; ok: false; message: string };
 
@@ -61,10 +64,20 @@ const statements = (count: number): Statements => {
 };
 
 let lockedAt = 0;
+const dataVersion = () => connection.pragma('data_version', { simple: true }) as number;
+let seenVersion = dataVersion();
+let contended = false;
+/** Inside the write transaction: nobody else commits until it ends, so the version stays ours. */
+const locked = () => {
+  lockedAt = performance.now();
+  const version = dataVersion();
+  contended = version !== seenVersion;
+  seenVersion = version;
+};
 // The freed pages go back in the same transaction: one write lock (and its time counted in
 // heldMs, which paces the purger) rather than a second one for the vacuum.
 const purge = connection.transaction((tenantId: number, seqs: number[]): number => {
-  lockedAt = performance.now();
+  locked();
   let deleted = 0;
   for (const statement of statements(seqs.length)) deleted = statement.run(tenantId, ...seqs).changes;
   if (incremental) connection.pragma(`incremental_vacuum(${Math.max(64, seqs.length)})`);
@@ -75,7 +88,7 @@ const mergeStep = connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, 
 const indexShape = connection.prepare('SELECT count(*) AS pages, max(id) AS top FROM telemetry_fts_data');
 /** Whether the step changed the index: a merge with nothing to do writes no page. */
 const reclaim = connection.transaction((pages: number): number => {
-  lockedAt = performance.now();
+  locked();
   const before = JSON.stringify(indexShape.get());
   // Negative: merge even a level holding a single segment, which is where a purged day's
   // tombstones sit once ingest has moved on.
@@ -88,6 +101,7 @@ port.on('message', (request: PurgeRequest) => {
   try {
     let deleted = 0;
     let heldMs = 0;
+    contended = false;
     if (request.type === 'reclaim') {
       deleted = reclaim.immediate(request.pages);
       heldMs = performance.now() - lockedAt;
@@ -95,7 +109,7 @@ port.on('message', (request: PurgeRequest) => {
       deleted = purge.immediate(request.tenantId, request.seqs);
       heldMs = performance.now() - lockedAt;
     }
-    port.postMessage({ id: request.id, ok: true, deleted, heldMs } satisfies PurgeResponse);
+    port.postMessage({ id: request.id, ok: true, deleted, heldMs, contended } satisfies PurgeResponse);
   } catch (error) {
     port.postMessage({ id: request.id, ok: false, message: (error as Error).message } satisfies PurgeResponse);
   }

@@ -11,12 +11,20 @@ function startThread(path: string): Worker {
   return new Worker(bootstrap, { eval: true, workerData: { path } });
 }
 
+/** What a request did: records deleted (or 1 when a reclaim step changed the index), lock time, contention. */
+export interface Done {
+  deleted: number;
+  heldMs: number;
+  /** Another connection committed since the thread's previous write: someone else is writing. */
+  contended: boolean;
+}
+
 export class SqlitePurgeWorker {
   private worker: Worker | undefined;
   private next = 0;
   private readonly waiting = new Map<
     number,
-    { resolve: (done: { deleted: number; heldMs: number }) => void; reject: (e: Error) => void }
+    { resolve: (done: Done) => void; reject: (e: Error) => void }
   >();
 
   constructor(private readonly path: string) {}
@@ -26,7 +34,8 @@ export class SqlitePurgeWorker {
     worker.on('message', (response: PurgeResponse) => {
       const waiter = this.waiting.get(response.id);
       this.waiting.delete(response.id);
-      if (response.ok) waiter?.resolve({ deleted: response.deleted, heldMs: response.heldMs });
+      if (response.ok)
+        waiter?.resolve({ deleted: response.deleted, heldMs: response.heldMs, contended: response.contended });
       else waiter?.reject(new Error(`SQLite purge: ${response.message}`));
     });
     const fail = (error: Error) => {
@@ -41,17 +50,17 @@ export class SqlitePurgeWorker {
   }
 
   /** Deletes the tenant's records `seqs` and what derives from them; how many, and how long it held the lock. */
-  delete(tenantId: number, seqs: number[]): Promise<{ deleted: number; heldMs: number }> {
+  delete(tenantId: number, seqs: number[]): Promise<Done> {
     return this.send({ id: ++this.next, type: 'delete', tenantId, seqs });
   }
 
   /** One step of reclaiming the search index's deleted entries; whether there was any left. */
-  async reclaim(pages: number): Promise<{ more: boolean; heldMs: number }> {
-    const { deleted, heldMs } = await this.send({ id: ++this.next, type: 'reclaim', pages });
-    return { more: deleted > 0, heldMs };
+  async reclaim(pages: number): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
+    const { deleted, heldMs, contended } = await this.send({ id: ++this.next, type: 'reclaim', pages });
+    return { more: deleted > 0, heldMs, contended };
   }
 
-  private send(request: PurgeRequest): Promise<{ deleted: number; heldMs: number }> {
+  private send(request: PurgeRequest): Promise<Done> {
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject });
