@@ -5,9 +5,10 @@
 // A message that cannot be applied — it does not decode, or the database refuses its data — is
 // a dead letter: set aside in log_dead_letters and passed, so one bad message never stalls its
 // partition.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { decodeBatches } from './jetstream-codec.js';
+import { recordColumns, recordInsert } from './postgres-insert.js';
 import type { LoggedRecord, RecordBatch } from './record-log.js';
 
 /** A dead letter keeps this much of its message, so a huge message cannot bloat the table. */
@@ -150,34 +151,48 @@ async function lockPosition(trx: Transaction<Tables>, target: Target): Promise<n
 }
 
 /**
- * Inserts the records in one statement and returns them as stored. The sequence values are
- * drawn row by row in the order unnest yields the arrays, so sorted they line up with the input.
+ * Inserts the records in one statement and returns them as stored, in order (the sequences are
+ * drawn in the columns' order, so sorted they line up with the input).
  */
 async function insertAll(trx: Transaction<Tables>, batches: RecordBatch[]): Promise<LoggedRecord[]> {
-  const rows: Omit<LoggedRecord, 'seq' | 'txId'>[] = [];
-  for (const batch of batches) {
-    for (const [i, record] of batch.records.entries()) {
-      // No event time of its own (NaN): the receive time stands in.
-      const eventTime = batch.eventTimes[i] ?? Number.NaN;
-      rows.push({
-        tenantId: batch.tenantId,
-        receivedAt: batch.receivedAt,
-        eventTime: Number.isNaN(eventTime) ? batch.receivedAt : eventTime,
-        record,
-        meta: batch.metas[i] ?? null,
-      });
-    }
-  }
-  if (rows.length === 0) return [];
-  const result = await sql<{ seq: string }>`
-    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta)
-    SELECT * FROM unnest(${rows.map((row) => row.tenantId)}::bigint[], ${rows.map((row) => row.receivedAt)}::bigint[],
-      ${rows.map((row) => row.eventTime)}::bigint[], ${rows.map((row) => row.record)}::text[],
-      ${rows.map((row) => row.meta)}::text[])
-    RETURNING seq::text AS seq`.execute(trx);
+  const columns = recordColumns(batches);
+  if (columns.records.length === 0) return [];
+  await checkTenants(trx, columns.tenantIds);
+  const statement = recordInsert(columns, 'seqs');
+  const result = await trx.executeQuery<{ seq: string }>(CompiledQuery.raw(statement.text, statement.values));
   const seqs = result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
-  if (seqs.length !== rows.length) throw new Error(`inserted ${seqs.length} of ${rows.length} records`);
-  return rows.map((row, i) => ({ ...row, seq: seqs[i] ?? 0, txId: '0' }));
+  if (seqs.length !== columns.records.length)
+    throw new Error(`inserted ${seqs.length} of ${columns.records.length} records`);
+  return seqs.map((seq, i) => ({
+    seq,
+    tenantId: columns.tenantIds[i] ?? 0,
+    receivedAt: columns.receivedAts[i] ?? 0,
+    eventTime: columns.eventTimes[i] ?? 0,
+    record: columns.records[i] ?? '',
+    meta: columns.metas[i] ?? null,
+    txId: '0',
+  }));
+}
+
+/** A message names a tenant the database does not hold: its data is refused, like a broken reference. */
+class UnknownTenant extends Error {
+  override name = 'UnknownTenant';
+  /** SQLSTATE foreign_key_violation: what the refusal is, whoever found it. */
+  readonly code = '23503';
+}
+
+/**
+ * The record log keeps no foreign key to tenants (migration 0042: its per-row check cost a third
+ * of every insert), so the tenants of a batch are checked here, once each. A collector resolved
+ * them, but whatever can publish to the stream can name any tenant.
+ */
+async function checkTenants(trx: Transaction<Tables>, tenantIds: number[]): Promise<void> {
+  const named = [...new Set(tenantIds)];
+  const known = await trx.selectFrom('tenants').select('id').where('id', 'in', named).execute();
+  if (known.length === named.length) return;
+  const found = new Set(known.map((row) => row.id));
+  const missing = named.filter((id) => !found.has(id));
+  throw new UnknownTenant(`no tenant ${missing.join(', ')}: the records of a tenant that does not exist are refused`);
 }
 
 async function insertDeadLetters(trx: Transaction<Tables>, target: Target, letters: DeadLetter[]): Promise<void> {

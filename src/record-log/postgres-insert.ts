@@ -14,12 +14,17 @@ import type { RecordBatch } from './record-log.js';
  */
 const SEPARATOR = '\x1e';
 
-// One statement is one transaction: its id and the largest sequence it took are the position
-// of the group's last record (record-follower.ts orders by (tx_id, seq)). tx_id is left to its
-// column default (pg_current_xact_id()), the same value for every row of the statement.
+// A group is one transaction: its id and the largest sequence the statement took are the
+// position of the group's last record (record-follower.ts orders by (tx_id, seq)). tx_id is left to its
+// column default (pg_current_xact_id()), the same value for every row of the transaction.
 const RETURNING_POSITION = `RETURNING seq
   )
   SELECT max(seq)::text AS seq, pg_current_xact_id()::text AS tx_id FROM written`;
+
+// Every row's sequence, for callers that hand the stored records on (the scale-out worker).
+const RETURNING_SEQS = `RETURNING seq
+  )
+  SELECT seq::text AS seq FROM written`;
 
 // A meta of '' (never JSON text) stands for NULL: string_to_array's third argument.
 const INSERT_SPLIT = `WITH written AS (
@@ -28,40 +33,59 @@ const INSERT_SPLIT = `WITH written AS (
       string_to_array($1, ',')::bigint[], string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[],
       string_to_array($4, E'\\x1e'), string_to_array($5, E'\\x1e', '')
     )
-    ${RETURNING_POSITION}`;
+    `;
 
 const INSERT_ARRAYS = `WITH written AS (
     INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta)
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])
-    ${RETURNING_POSITION}`;
+    `;
+
+/** What an insert answers: the group's position, or each row's sequence. */
+export type Returning = 'position' | 'seqs';
+
+/** One statement inserting the batches' records, in order: its text and parameters. */
+export interface RecordInsert {
+  text: string;
+  values: unknown[];
+}
 
 export type InsertedPosition = pg.QueryResult<{ seq: string | null; tx_id: string }>;
 
 /** Inserts the batches' records in one statement (on a pool, or a client inside a transaction). */
 export function insertRecords(target: pg.Pool | pg.PoolClient, batches: RecordBatch[]): Promise<InsertedPosition> {
-  const columns = recordColumns(batches);
+  const statement = recordInsert(recordColumns(batches), 'position');
+  return target.query(statement.text, statement.values);
+}
+
+/**
+ * The statement inserting the records. Sequences are drawn row by row in the order unnest yields
+ * the columns, which is the columns' order.
+ */
+export function recordInsert(columns: RecordColumns, returning: Returning): RecordInsert {
+  const tail = returning === 'position' ? RETURNING_POSITION : RETURNING_SEQS;
   const splittable = [...columns.records, ...columns.metas].every(
     (text) => text === null || (text !== '' && !text.includes(SEPARATOR)),
   );
   if (!splittable) {
-    return target.query(INSERT_ARRAYS, [
-      columns.tenantIds,
-      columns.receivedAts,
-      columns.eventTimes,
-      columns.records,
-      columns.metas,
-    ]);
+    return {
+      text: INSERT_ARRAYS + tail,
+      values: [columns.tenantIds, columns.receivedAts, columns.eventTimes, columns.records, columns.metas],
+    };
   }
-  return target.query(INSERT_SPLIT, [
-    columns.tenantIds.join(','),
-    columns.receivedAts.join(','),
-    columns.eventTimes.join(','),
-    columns.records.join(SEPARATOR),
-    columns.metas.map((meta) => meta ?? '').join(SEPARATOR),
-  ]);
+  return {
+    text: INSERT_SPLIT + tail,
+    values: [
+      columns.tenantIds.join(','),
+      columns.receivedAts.join(','),
+      columns.eventTimes.join(','),
+      columns.records.join(SEPARATOR),
+      columns.metas.map((meta) => meta ?? '').join(SEPARATOR),
+    ],
+  };
 }
 
-interface RecordColumns {
+/** The batches' records as columns, one entry per record, in order. */
+export interface RecordColumns {
   tenantIds: number[];
   receivedAts: number[];
   eventTimes: number[];
@@ -69,7 +93,7 @@ interface RecordColumns {
   metas: (string | null)[];
 }
 
-function recordColumns(batches: RecordBatch[]): RecordColumns {
+export function recordColumns(batches: RecordBatch[]): RecordColumns {
   const columns: RecordColumns = { tenantIds: [], receivedAts: [], eventTimes: [], records: [], metas: [] };
   for (const batch of batches) {
     for (const [i, record] of batch.records.entries()) {

@@ -32,6 +32,7 @@ import * as m0034 from './migrations/0034-unrecognised-shapes.js';
 import * as m0035 from './migrations/0035-logsource-sightings.js';
 import * as m0038 from './migrations/0038-log-dead-letters.js';
 import * as m0041 from './migrations/0041-search-index-delete-merge.js';
+import * as m0042 from './migrations/0042-record-log-without-tenant-key.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -67,6 +68,7 @@ const migrations: Record<string, MigrationModule> = {
   '0036-contentless-search-index': m0036,
   '0038-log-dead-letters': m0038,
   '0041-search-index-delete-merge': m0041,
+  '0042-record-log-without-tenant-key': m0042,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */
