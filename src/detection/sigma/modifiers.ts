@@ -12,8 +12,10 @@ import {
   type CompiledItem,
   type ItemContext,
   type Matcher,
+  type Needed,
   type Requirement,
   bestRequirement,
+  distinct,
 } from './item.js';
 import { applyTransforms, TRANSFORMS } from './transforms.js';
 import { cidrItem } from './cidr.js';
@@ -137,7 +139,7 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
     return false;
   };
   const requirements = compiled.map(
-    ({ literals }): Requirement => literals?.map((literal) => ({ field, literal })) ?? null,
+    ({ literals }): Requirement => literals?.map((literal) => ({ field, literal, at: 'anywhere' as const })) ?? null,
   );
   return {
     match: (view) => {
@@ -344,12 +346,16 @@ function isNull(view: EventView, field: string): boolean {
 
 /** OR over values: each needs its longest literal; `all`: the one value with the best literal. */
 function stringRequirement(field: string, patterns: SigmaString[][], all: boolean): Requirement {
-  const literalsOf = (group: SigmaString[]) => group.map((pattern) => fold(pattern.longestLiteral()));
+  const literalsOf = (group: SigmaString[]): Needed[] =>
+    group.map((pattern) => {
+      const { literal, at } = pattern.longestLiteralAt();
+      return { field, literal: fold(literal), at };
+    });
   if (all) {
-    const usable = patterns.map(literalsOf).filter((literals) => literals.every((literal) => literal !== ''));
-    return bestRequirement(usable.map((literals) => literals.map((literal) => ({ field, literal }))));
+    const usable = patterns.map(literalsOf).filter((needed) => needed.every((entry) => entry.literal !== ''));
+    return bestRequirement(usable.map(distinct));
   }
-  const literals = patterns.flatMap(literalsOf);
-  if (literals.length === 0 || literals.some((literal) => literal === '')) return null;
-  return [...new Set(literals)].map((literal) => ({ field, literal }));
+  const needed = patterns.flatMap(literalsOf);
+  if (needed.length === 0 || needed.some((entry) => entry.literal === '')) return null;
+  return distinct(needed);
 }

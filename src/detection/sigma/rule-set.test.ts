@@ -89,31 +89,44 @@ test('a logsource key stated as empty text is refused, not routed as if absent',
 
 test('requirement: a literal rule needs a literal; not, lt, exists and null need none', () => {
   assert.deepEqual(compileOne("selection:\n  Image|endswith: '\\CMD.exe'\ncondition: selection").requirement, [
-    { field: 'Image', literal: '\\cmd.exe' },
+    { field: 'Image', literal: '\\cmd.exe', at: 'end' },
   ]);
-  assert.deepEqual(compileOne("selection:\n  Image: ['a*bcd', 'xy?z']\ncondition: selection").requirement, [
-    { field: 'Image', literal: 'bcd' },
-    { field: 'Image', literal: 'xy' },
+  // Where the longest literal run is: the whole value, its start, its end, or inside it.
+  assert.deepEqual(
+    compileOne("selection:\n  Image: ['a*bcd', 'xy?z', 'Q', 'st*u']\ncondition: selection").requirement,
+    [
+      { field: 'Image', literal: 'bcd', at: 'end' },
+      { field: 'Image', literal: 'xy', at: 'start' },
+      { field: 'Image', literal: 'q', at: 'whole' },
+      { field: 'Image', literal: 'st', at: 'start' },
+    ],
+  );
+  assert.deepEqual(compileOne("selection:\n  Image: ['*ab*cde*f', 'g?hij?k']\ncondition: selection").requirement, [
+    { field: 'Image', literal: 'cde', at: 'anywhere' },
+    { field: 'Image', literal: 'hij', at: 'anywhere' },
+  ]);
+  assert.deepEqual(compileOne("selection:\n  Image|startswith: 'C:\\Win'\ncondition: selection").requirement, [
+    { field: 'Image', literal: 'c:\\win', at: 'start' },
   ]);
   // AND: the best of the items; OR: all of them.
   assert.deepEqual(compileOne("selection:\n  A: 'ab'\n  B: 'abcdef'\ncondition: selection").requirement, [
-    { field: 'B', literal: 'abcdef' },
+    { field: 'B', literal: 'abcdef', at: 'whole' },
   ]);
   assert.deepEqual(compileOne("a:\n  A: 'one'\nb:\n  B: 'two'\ncondition: a or b").requirement, [
-    { field: 'A', literal: 'one' },
-    { field: 'B', literal: 'two' },
+    { field: 'A', literal: 'one', at: 'whole' },
+    { field: 'B', literal: 'two', at: 'whole' },
   ]);
   assert.deepEqual(compileOne("a:\n  A: 'one'\nb:\n  B: 'two'\ncondition: a and not b").requirement, [
-    { field: 'A', literal: 'one' },
+    { field: 'A', literal: 'one', at: 'whole' },
   ]);
   // contains|all: the one value whose literal is best.
   assert.deepEqual(compileOne("selection:\n  A|contains|all: ['ab', 'abcd']\ncondition: selection").requirement, [
-    { field: 'A', literal: 'abcd' },
+    { field: 'A', literal: 'abcd', at: 'anywhere' },
   ]);
   // re: the longest run of plain characters every match contains, per alternative.
   assert.deepEqual(compileOne("selection:\n  A|re: '(?i)IEX\\s*\\(|iwr '\ncondition: selection").requirement, [
-    { field: 'A', literal: 'iex' },
-    { field: 'A', literal: 'iwr ' },
+    { field: 'A', literal: 'iex', at: 'anywhere' },
+    { field: 'A', literal: 'iwr ', at: 'anywhere' },
   ]);
   for (const detection of [
     "selection:\n  A: 'one'\ncondition: not selection",
@@ -147,7 +160,14 @@ test('the pre-filter prunes: rules whose literal is absent are not evaluated', (
   const short = counted(
     ruleWith('short', '  product: windows', "selection:\n  Image|endswith: '.z'\ncondition: selection"),
   );
-  const set = new RuleSet([literal, notOnly, short]);
+  const longer = counted(
+    ruleWith(
+      'longer',
+      '  product: windows',
+      "selection:\n  Image|contains|all: ['mimi', 'katz.exe -']\ncondition: selection",
+    ),
+  );
+  const set = new RuleSet([literal, notOnly, short, longer]);
   const on = (image: string) => makeEvent({ logsources: [{ product: 'windows' }], fields: { Image: image } });
 
   evaluated.length = 0;
@@ -162,10 +182,15 @@ test('the pre-filter prunes: rules whose literal is absent are not evaluated', (
   assert.deepEqual(ids(set.match(on('archive.Z'))), ['not-only', 'short']);
   assert.deepEqual(evaluated.sort(), ['not-only', 'short']);
 
-  // A literal that occurs but does not satisfy the pattern: evaluated, and not matched.
+  // An endswith literal elsewhere in the text: not at the end, so not evaluated.
   evaluated.length = 0;
   assert.deepEqual(ids(set.match(on('a.z.b'))), ['not-only']);
-  assert.deepEqual(evaluated.sort(), ['not-only', 'short']);
+  assert.deepEqual(evaluated, ['not-only']);
+
+  // A literal that occurs but does not satisfy the pattern: evaluated, and not matched.
+  evaluated.length = 0;
+  assert.deepEqual(ids(set.match(on('katz.exe -x'))), ['not-only']);
+  assert.deepEqual(evaluated.sort(), ['longer', 'not-only']);
 });
 
 test('the pre-filter needs every ANDed requirement: a rule is evaluated only when each occurs', () => {
@@ -176,8 +201,8 @@ test('the pre-filter needs every ANDed requirement: a rule is evaluated only whe
     "selection:\n  type: 'EXECVE'\n  a0|contains: 'tcpdump'\nfilter:\n  a1: '-D'\ncondition: selection and not filter",
   );
   assert.deepEqual(rule.clauses, [
-    [{ field: 'type', literal: 'execve' }],
-    [{ field: 'a0', literal: 'tcpdump' }],
+    [{ field: 'type', literal: 'execve', at: 'whole' }],
+    [{ field: 'a0', literal: 'tcpdump', at: 'anywhere' }],
   ]);
   const set = new RuleSet([{ ...rule, test: (view) => (evaluated.push(rule.id), rule.test(view)) }]);
   const on = (fields: Record<string, FieldValue>) => makeEvent({ logsources: [{ product: 'linux' }], fields });

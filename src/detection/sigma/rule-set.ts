@@ -6,7 +6,8 @@
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
 import { EventView } from './event-view.js';
 import type { CompiledRule } from './types.js';
-import { Candidates, LiteralIndex } from './literal-index.js';
+import { Candidates } from './candidates.js';
+import { LiteralIndex } from './literal-index.js';
 import { requirementScore, type Clauses } from './item.js';
 
 const KEYS = ['category', 'product', 'service'] as const;
@@ -162,13 +163,13 @@ export class RuleSet {
         continue;
       }
       clauses.forEach((clause, number) => {
-        for (const { field, literal } of clause) {
+        for (const { field, literal, at } of clause) {
           let literals = fields.get(field);
           if (!literals) {
             literals = new LiteralIndex();
             fields.set(field, literals);
           }
-          literals.add(literal, index + number * this.rules.length);
+          literals.add(literal, index + number * this.rules.length, at);
         }
       });
     }
