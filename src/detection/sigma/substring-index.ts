@@ -64,6 +64,7 @@ export class SubstringIndex {
     };
     // Shortest first: they have the fewest trigrams to choose from.
     const ordered = [...this.entries.values()].sort((a, b) => a.literal.length - b.literal.length);
+    const common = trigramCounts(ordered.map((entry) => entry.literal));
     for (const entry of ordered) {
       const text = entry.literal;
       if (text === '') this.everywhere.push(...entry.rules);
@@ -83,13 +84,19 @@ export class SubstringIndex {
         this.shortStarts[code] = (this.shortStarts[code] ?? 0) | PAIR_START;
         anchor(PAIR_KEYS + ((code << 7) | text.charCodeAt(1)), entry, 0);
       } else {
+        // Every position of a text whose trigram is an anchor costs a lookup and a comparison:
+        // anchor on the trigram fewest literals have (a stand-in for how rare it is in logs),
+        // and on one already anchored when that is as rare (`\windows\temp\` on `\te`, and
+        // every literal inside `windows` on the same trigram of it, not on each of the seven).
         let best = 0;
-        let bestCount = Infinity;
+        let bestCost = Infinity;
         for (let offset = 0; offset + 3 <= text.length; offset++) {
-          const count = byKey.get(trigramAt(text, offset))?.length ?? 0;
-          if (count < bestCount) {
+          const key = trigramAt(text, offset);
+          const count = common.get(key) ?? 1;
+          const cost = byKey.has(key) ? count : 2 * count;
+          if (cost < bestCost) {
             best = offset;
-            bestCount = count;
+            bestCost = cost;
           }
         }
         anchor(trigramAt(text, best), entry, best);
@@ -200,6 +207,18 @@ export class SubstringIndex {
       }
     }
   }
+}
+
+/** Per trigram of the ASCII literals, how many of them have it. */
+function trigramCounts(literals: readonly string[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const literal of literals) {
+    if (!isAscii(literal)) continue;
+    const seen = new Set<number>();
+    for (let offset = 0; offset + 3 <= literal.length; offset++) seen.add(trigramAt(literal, offset));
+    for (const key of seen) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** Three ASCII characters as 21 bits. */
