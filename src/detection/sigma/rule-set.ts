@@ -103,14 +103,20 @@ export class RuleSet {
       if (texts === null || literals === undefined) continue;
       for (const text of texts) literals.scan(text, candidates);
     }
-    const list = candidates.list.sort((a, b) => a - b);
-    const matched: CompiledRule[] = [];
-    for (const index of list) {
+    // Evaluated as marked; only the (few) matches are put in load order.
+    const matched: number[] = [];
+    for (const index of candidates.list) {
       const rule = this.rules[index];
       if (rule === undefined) throw new Error(`rule set: candidate ${index} is not a rule index`);
-      if (rule.test(view)) matched.push(rule);
+      if (rule.test(view)) matched.push(index);
     }
-    return matched;
+    if (matched.length > 1) matched.sort((a, b) => a - b);
+    const rules: CompiledRule[] = [];
+    for (const index of matched) {
+      const rule = this.rules[index];
+      if (rule !== undefined) rules.push(rule);
+    }
+    return rules;
   }
 
   private route(logsources: readonly LogSource[]): Route {
