@@ -4,13 +4,24 @@
 // finds, in one pass over the event's values, which literals occur, hence which rules can match.
 // Only those rules (and the few that require no literal) are evaluated.
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
-import { EventView } from './event-view.js';
+import { EventView, fieldKey, type FieldKey } from './event-view.js';
 import type { CompiledRule } from './types.js';
 import { Candidates } from './candidates.js';
 import { LiteralIndex } from './literal-index.js';
 import { requirementScore, type Clauses } from './item.js';
 
 const KEYS = ['category', 'product', 'service'] as const;
+/** What the reused view holds before the first event. */
+const EMPTY_EVENT: NormalisedEvent = {
+  seq: 0,
+  tenantId: 0,
+  time: 0,
+  family: 'other',
+  logsources: [],
+  host: null,
+  fields: {},
+  keywords: '',
+};
 const MAX_ROUTES = 1_024;
 /**
  * Of the requirements a rule's condition implies, how many the pre-filter indexes: a second and
@@ -59,7 +70,7 @@ export function matchNaively(rules: readonly CompiledRule[], event: NormalisedEv
 interface Route {
   always: number[];
   /** Each field with required literals, beside its index (arrays: walked on every event). */
-  fieldNames: string[];
+  fields: FieldKey[];
   indexes: LiteralIndex[];
 }
 
@@ -70,6 +81,7 @@ export class RuleSet {
   private readonly clauses: Clauses[];
   /** Reused across events (one event is matched at a time). */
   private readonly candidates: Candidates;
+  private readonly view = new EventView(EMPTY_EVENT);
 
   constructor(readonly rules: readonly CompiledRule[]) {
     rules.forEach((rule, index) => {
@@ -91,17 +103,19 @@ export class RuleSet {
 
   /** The rules the event matches, in load order. */
   match(event: NormalisedEvent): CompiledRule[] {
-    const view = new EventView(event);
+    const view = this.view;
+    view.reset(event);
     const candidates = this.candidates;
     candidates.reset();
     const route = this.route(event.logsources);
     candidates.mark(route.always);
-    const { fieldNames, indexes } = route;
-    for (let at = 0; at < fieldNames.length; at++) {
-      const texts = view.folded(fieldNames[at] ?? '');
+    const { fields, indexes } = route;
+    for (let at = 0; at < fields.length; at++) {
+      const field = fields[at];
       const literals = indexes[at];
-      if (texts === null || literals === undefined) continue;
-      for (const text of texts) literals.scan(text, candidates);
+      if (field === undefined || literals === undefined) continue;
+      const texts = view.folded(field);
+      if (texts !== null) for (const text of texts) literals.scan(text, candidates);
     }
     // Evaluated as marked; only the (few) matches are put in load order.
     const matched: number[] = [];
@@ -179,6 +193,6 @@ export class RuleSet {
         }
       });
     }
-    return { always, fieldNames: [...fields.keys()], indexes: [...fields.values()] };
+    return { always, fields: [...fields.keys()].map(fieldKey), indexes: [...fields.values()] };
   }
 }
