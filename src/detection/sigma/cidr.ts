@@ -5,7 +5,7 @@
 import net from 'node:net';
 import type { CompiledItem } from './item.js';
 import { ModifierError } from './item.js';
-import type { EventView } from './event-view.js';
+import { fieldKey, type EventView } from './event-view.js';
 
 const IPV4_SPACE = 2 ** 32;
 
@@ -120,9 +120,10 @@ export function cidrItem(field: string, values: unknown[], key: string, all: boo
     for (let i = 0; i < texts.length; i++) if (contains(network, texts[i] ?? '', numbers[i])) return true;
     return false;
   };
+  const ref = fieldKey(field);
   return {
     match: (view: EventView) => {
-      const texts = view.texts(field);
+      const texts = view.texts(ref);
       if (texts === null) return false;
       const numbers = texts.map(ipv4Number);
       if (all) {

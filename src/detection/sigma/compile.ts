@@ -13,11 +13,11 @@ import { EventView } from './event-view.js';
 import {
   bestRequirement,
   clausesOf,
+  distinct,
   ModifierError,
   type CompiledItem,
   type ItemContext,
   type Matcher,
-  type Requirement,
 } from './item.js';
 import { compileItem } from './modifiers.js';
 import type { CompiledRule } from './types.js';
@@ -154,7 +154,7 @@ function anyOf(items: CompiledItem[]): CompiledItem {
   const requirements = items.map((item) => item.requirement);
   const requirement = requirements.some((entry) => entry === null)
     ? null
-    : dedupe(requirements.flatMap((entry) => entry ?? []));
+    : distinct(requirements.flatMap((entry) => entry ?? []));
   // One of the items matches: one of their best requirements holds (one clause, not a product).
   return {
     match,
@@ -172,16 +172,6 @@ function atLeast(count: number, items: CompiledItem[]): CompiledItem {
     return false;
   };
   return { ...anyOf(items), match };
-}
-
-function dedupe(requirement: { field: string; literal: string }[]): Requirement {
-  const seen = new Set<string>();
-  return requirement.filter((entry) => {
-    const key = `${entry.field}\u0000${entry.literal}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /** A meta filter, compiled: which rules it names and the condition it ANDs onto them. */

@@ -1,53 +1,100 @@
 // One event as the compiled rules read it: each field's values as text (numbers and booleans
 // as written, arrays flattened so that any element can match), and case-folded, each computed
-// once per event however many rules look at it.
+// once per event however many rules look at it. Rules name fields by a FieldKey, a number given
+// to each field name once, so the per-event caches are arrays, and one view is reused from event
+// to event (reset clears only what the last event filled in).
 import type { NormalisedEvent, FieldValue } from '../../telemetry/normalise/event.js';
 import { fold } from './fold.js';
 
+/** A field name and the number views cache it under. */
+export interface FieldKey {
+  readonly name: string;
+  readonly id: number;
+}
+
+const keys = new Map<string, FieldKey>();
+
+/** The key of a field name: the same object for the same name, for the life of the process. */
+export function fieldKey(name: string): FieldKey {
+  let key = keys.get(name);
+  if (key === undefined) {
+    key = { name, id: keys.size };
+    keys.set(name, key);
+  }
+  return key;
+}
+
 /** The pseudo-field keyword (field-less) searches read: the event's free text. */
-export const KEYWORDS = '\u0000keywords';
+export const KEYWORDS = fieldKey('\u0000keywords');
 
 export class EventView {
-  private readonly textCache = new Map<string, string[] | null>();
-  private readonly foldedCache = new Map<string, string[] | null>();
+  private readonly textCache: (string[] | null | undefined)[] = [];
+  private readonly foldedCache: (string[] | null | undefined)[] = [];
+  /** The ids whose texts this event has cached. */
+  private readonly filled: number[] = [];
 
-  constructor(readonly event: NormalisedEvent) {}
+  constructor(public event: NormalisedEvent) {}
+
+  /** The same view over another event, nothing cached. */
+  reset(event: NormalisedEvent): void {
+    const { textCache, foldedCache, filled } = this;
+    for (const id of filled) {
+      textCache[id] = undefined;
+      foldedCache[id] = undefined;
+    }
+    filled.length = 0;
+    this.event = event;
+  }
 
   /** Whether the field is present (a null value counts as present). */
-  has(field: string): boolean {
-    return field === KEYWORDS ? this.event.keywords !== '' : this.event.fields[field] !== undefined;
+  has(key: FieldKey): boolean {
+    return key === KEYWORDS ? this.event.keywords !== '' : this.event.fields[key.name] !== undefined;
   }
 
   /** The raw value, for numeric and null tests. */
-  raw(field: string): FieldValue | undefined {
-    return field === KEYWORDS ? this.event.keywords : this.event.fields[field];
+  raw(key: FieldKey): FieldValue | undefined {
+    return key === KEYWORDS ? this.event.keywords : this.event.fields[key.name];
   }
 
   /** The field's non-null values as text; null when absent or only null. */
-  texts(field: string): string[] | null {
-    let texts = this.textCache.get(field);
-    if (texts === undefined) {
-      const out: string[] = [];
-      if (field === KEYWORDS) {
-        if (this.event.keywords !== '') out.push(this.event.keywords);
-      } else {
-        const value = this.event.fields[field];
-        if (value !== undefined) collect(value, out);
-      }
-      texts = out.length === 0 ? null : out;
-      this.textCache.set(field, texts);
+  texts(key: FieldKey): string[] | null {
+    const id = key.id;
+    const cache = this.textCache;
+    while (cache.length <= id) {
+      cache.push(undefined);
+      this.foldedCache.push(undefined);
     }
+    const cached = cache[id];
+    if (cached !== undefined) return cached;
+    let texts: string[] | null = null;
+    if (key === KEYWORDS) {
+      if (this.event.keywords !== '') texts = [this.event.keywords];
+    } else {
+      const value = this.event.fields[key.name];
+      // The common case, one string: no flattening.
+      if (typeof value === 'string') texts = [value];
+      else if (value !== undefined && value !== null) {
+        const out: string[] = [];
+        collect(value, out);
+        if (out.length > 0) texts = out;
+      }
+    }
+    cache[id] = texts;
+    this.filled.push(id);
     return texts;
   }
 
-  /** `texts(field)`, case-folded. */
-  folded(field: string): string[] | null {
-    let folded = this.foldedCache.get(field);
-    if (folded === undefined) {
-      const texts = this.texts(field);
-      folded = texts === null ? null : texts.map(fold);
-      this.foldedCache.set(field, folded);
+  /** `texts(key)`, case-folded. */
+  folded(key: FieldKey): string[] | null {
+    const texts = this.texts(key);
+    const cached = this.foldedCache[key.id];
+    if (cached !== undefined) return cached;
+    let folded: string[] | null = null;
+    if (texts !== null) {
+      folded = [];
+      for (const text of texts) folded.push(fold(text));
     }
+    this.foldedCache[key.id] = folded;
     return folded;
   }
 }

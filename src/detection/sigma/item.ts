@@ -4,8 +4,22 @@ import type { EventView } from './event-view.js';
 
 export type Matcher = (view: EventView) => boolean;
 
-/** At least one of these (field, folded literal) must occur in the event; null: no requirement. */
-export type Requirement = { field: string; literal: string }[] | null;
+/**
+ * Where the literal must be in one of the field's folded texts: anywhere in it, at its start, at
+ * its end, or the whole text. A pattern like `*\cmd.exe` puts its literal at the end: the
+ * pre-filter then looks at the text's end instead of searching all of it.
+ */
+export type Anchor = 'anywhere' | 'start' | 'end' | 'whole';
+
+/** One literal the pre-filter can look for: in this field, folded, at this place. */
+export interface Needed {
+  field: string;
+  literal: string;
+  at: Anchor;
+}
+
+/** At least one of these must occur in the event; null: no requirement. */
+export type Requirement = Needed[] | null;
 
 /** Requirements that must all hold, each by one of its literals; empty: none. */
 export type Clauses = NonNullable<Requirement>[];
@@ -56,4 +70,15 @@ export function bestRequirement(requirements: Requirement[]): Requirement {
     }
   }
   return best;
+}
+
+/** The entries without repeats (the same literal at the same place in the same field). */
+export function distinct(requirement: Needed[]): Needed[] {
+  const seen = new Set<string>();
+  return requirement.filter((entry) => {
+    const key = `${entry.field}\u0000${entry.at}\u0000${entry.literal}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

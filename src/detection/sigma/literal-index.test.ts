@@ -1,8 +1,12 @@
-// The literal pre-filter against the obvious reference (text.includes for every literal): the
-// same rules marked for every text, whatever the literals' lengths, overlaps and characters.
+// The literal pre-filter against the obvious reference (text.includes, startsWith, endsWith or
+// equality for every literal, as it is anchored): the same rules marked for every text, whatever
+// the literals' lengths, overlaps, places and characters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Candidates, LiteralIndex } from './literal-index.js';
+import { Candidates } from './candidates.js';
+import type { Anchor } from './item.js';
+import { LiteralIndex } from './literal-index.js';
+import { pick, seededRandom } from '../../core/random.js';
 
 const LITERALS = [
   'c',
@@ -119,4 +123,84 @@ test('candidates: a rule needing several clauses is listed once all of them are 
   assert.deepEqual(candidates.list, [], "the last event's marks are forgotten");
   candidates.mark([5, 2]);
   assert.deepEqual(candidates.list, [2]);
+});
+
+const holds = (text: string, literal: string, at: Anchor) =>
+  at === 'whole'
+    ? text === literal
+    : at === 'start'
+      ? text.startsWith(literal)
+      : at === 'end'
+        ? text.endsWith(literal)
+        : text.includes(literal);
+
+test('literal index: anchored literals are found at the start, at the end or as the whole text, never elsewhere', () => {
+  const index = new LiteralIndex();
+  const literals: [string, Anchor][] = [
+    ['\\cmd.exe', 'end'],
+    ['cmd.exe', 'end'],
+    ['\\system32\\cmd.exe', 'end'],
+    ['c:\\windows\\', 'start'],
+    ['c:\\', 'start'],
+    ['4688', 'whole'],
+    ['', 'whole'],
+    ['', 'end'],
+  ];
+  literals.forEach(([literal, at], rule) => index.add(literal, rule, at));
+  const candidates = new Candidates(literals.length);
+  const found = (text: string) => {
+    candidates.reset();
+    index.scan(text, candidates);
+    return [...candidates.list].sort((a, b) => a - b);
+  };
+  assert.deepEqual(found('c:\\windows\\system32\\cmd.exe'), [0, 1, 2, 3, 4, 7]);
+  assert.deepEqual(found('c:\\tools\\xcmd.exe'), [1, 4, 7]);
+  assert.deepEqual(found('d:\\c:\\windows\\cmd.exe /c x'), [7]);
+  assert.deepEqual(found('4688'), [5, 7]);
+  assert.deepEqual(found('46880'), [7]);
+  assert.deepEqual(found(''), [6, 7]);
+});
+
+test('property: the literal index marks exactly what its anchors say, over random literals and texts', () => {
+  const next = seededRandom(17);
+  const PIECES = [
+    '\\',
+    '/',
+    'c:',
+    'windows',
+    'system32',
+    'cmd',
+    '.exe',
+    'a',
+    'ab',
+    'aab',
+    ' ',
+    '-e',
+    'ß',
+    'σ',
+    '😀',
+    'x',
+  ];
+  const ANCHORS: Anchor[] = ['anywhere', 'start', 'end', 'whole'];
+  const words = (most: number) =>
+    Array.from({ length: Math.floor(next() * (most + 1)) }, () => pick(next, PIECES)).join('');
+  for (let round = 0; round < 30; round++) {
+    const literals: [string, Anchor][] = Array.from({ length: 40 }, () => [words(3), pick(next, ANCHORS)]);
+    const index = new LiteralIndex();
+    literals.forEach(([literal, at], rule) => index.add(literal, rule, at));
+    const candidates = new Candidates(literals.length);
+    for (let sample = 0; sample < 150; sample++) {
+      // Half the texts hold one of the literals somewhere, so that every anchor is exercised.
+      const [literal] = pick(next, literals);
+      const text = next() < 0.5 ? words(6) : `${words(2)}${literal}${words(2)}`;
+      candidates.reset();
+      index.scan(text, candidates);
+      const expected = literals.flatMap(([literal, at], rule) => (holds(text, literal, at) ? [rule] : []));
+      assert.deepEqual(
+        [...candidates.list].sort((a, b) => a - b),
+        expected,
+        `round ${round}: ${JSON.stringify(text)}`,
+      );
+    }
+  }
 });

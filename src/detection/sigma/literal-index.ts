@@ -1,263 +1,49 @@
-// Which of one field's required literals occur in an event's (folded) text, in one pass over it.
-// An ASCII literal is found by one anchor: a trigram of it (chosen so that few literals share an
-// anchor), or the whole literal when it is one or two characters long. At each position of the
-// text the anchor starting there is looked up in an open-addressing table of integers, and each
-// literal anchored on it is confirmed with startsWith. Literals with other characters (emoji,
-// Cyrillic look-alikes) are anchored on their first such character and looked for only when the
-// text has one: logs are nearly all ASCII.
-
-/**
- * The rules an event may match, each listed once. A rule may require several clauses (each: one
- * of its literals) and is listed when all of them were marked. A mark is a number: the rule's
- * index for its first clause (or a rule with one), `index + clause * rules` for the others.
- */
-export class Candidates {
-  readonly list: number[] = [];
-  /** Per rule: the event generation of its marks; the clauses marked; the mask of all its clauses. */
-  private readonly marks: Uint32Array;
-  private readonly marked: Uint32Array;
-  private readonly complete: Uint32Array;
-  private generation = 0;
-
-  /** `clauses[rule]`: how many clauses the rule needs (1 when not given; at most 32). */
-  constructor(
-    private readonly rules: number,
-    clauses?: readonly number[],
-  ) {
-    this.marks = new Uint32Array(rules);
-    this.marked = new Uint32Array(rules);
-    this.complete = new Uint32Array(rules).fill(1);
-    clauses?.forEach((count, rule) => {
-      if (count < 1 || count > 32) throw new Error(`candidates: rule ${rule} needs ${count} clauses (1 to 32)`);
-      this.complete[rule] = count === 32 ? 0xffffffff : (1 << count) - 1;
-    });
-  }
-
-  /** Starts a new event: nothing marked. */
-  reset(): void {
-    if (this.generation === 0xffffffff) {
-      // Wrapped: marks from the last cycle would read as this event's.
-      this.marks.fill(0);
-      this.generation = 0;
-    }
-    this.generation += 1;
-    this.list.length = 0;
-  }
-
-  mark(keys: readonly number[]): void {
-    const { marks, marked, complete, generation, list, rules } = this;
-    for (const key of keys) {
-      const clause = key < rules ? 0 : Math.floor(key / rules);
-      const index = key - clause * rules;
-      if (marks[index] !== generation) {
-        marks[index] = generation;
-        marked[index] = 0;
-      }
-      const before = marked[index] ?? 0;
-      const after = (before | (1 << clause)) >>> 0;
-      if (after === before) continue;
-      marked[index] = after;
-      if (after === complete[index]) list.push(index);
-    }
-  }
-}
-
-interface LiteralEntry {
-  literal: string;
-  rules: number[];
-}
-
-/** An anchor's key: trigrams below 2^21, pairs and single characters above, never colliding. */
-const PAIR_KEYS = 1 << 21;
-const CHAR_KEYS = PAIR_KEYS + (1 << 14);
-const EMPTY = -1;
-/** Per ASCII character: whether a one-character literal is that character, or a pair literal starts with it. */
-const SINGLE = 1;
-const PAIR_START = 2;
-
-const isAscii = (text: string) => {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
-  return true;
-};
+// Which of one field's required literals occur in an event's (folded) text, each looked for
+// where the rule needs it: a whole-text literal (`Image: 'C:\x.exe'`, `EventID: 4688`) by one
+// map lookup, a leading or trailing one (`|startswith`, `|endswith`) at the text's edge
+// (affix-trie.ts), and only the rest by a search through the whole text (substring-index.ts).
+import { AffixTrie } from './affix-trie.js';
+import type { Candidates } from './candidates.js';
+import type { Anchor } from './item.js';
+import { SubstringIndex } from './substring-index.js';
 
 export class LiteralIndex {
-  private readonly entries = new Map<string, LiteralEntry>();
-  private built = false;
-  /** Rules requiring the empty literal: found in any text. */
-  private readonly everywhere: number[] = [];
-  // The ASCII literals' anchor table: keys, and per slot the range of its anchored literals.
-  private keys = new Int32Array(2).fill(EMPTY);
-  private starts = new Int32Array(2);
-  private ends = new Int32Array(2);
-  private shift = 31;
-  /** One bit per hashed trigram anchor (2^15 bits). */
-  private readonly filter = new Uint32Array(1024);
-  private anchored: LiteralEntry[] = [];
-  private offsets = new Int32Array(0);
-  private readonly shortStarts = new Uint8Array(128);
-  // Literals with a character above U+007F, by that character.
-  private readonly wide = new Map<number, { entry: LiteralEntry; offset: number }[]>();
+  private readonly whole = new Map<string, number[]>();
+  private readonly starts = new AffixTrie(false);
+  private readonly ends = new AffixTrie(true);
+  private readonly anywhere = new SubstringIndex();
+  private anywhereCount = 0;
+  // Which parts have literals: decided when the first text is scanned.
+  private parts: { whole: boolean; starts: boolean; ends: boolean; anywhere: boolean } | null = null;
 
-  add(literal: string, rule: number): void {
-    if (this.built) throw new Error('literal index: add after the first scan');
-    let entry = this.entries.get(literal);
-    if (!entry) {
-      entry = { literal, rules: [] };
-      this.entries.set(literal, entry);
-    }
-    if (entry.rules.at(-1) !== rule) entry.rules.push(rule);
+  /** `mark` is what the candidates are marked with when the literal is found. */
+  add(literal: string, mark: number, at: Anchor = 'anywhere'): void {
+    if (this.parts !== null) throw new Error('literal index: add after the first scan');
+    // The empty literal is in (and at either edge of) every text: the substring index marks it for each.
+    if (at === 'anywhere' || (literal === '' && at !== 'whole')) {
+      this.anywhere.add(literal, mark);
+      this.anywhereCount++;
+    } else if (at === 'whole') {
+      const marks = this.whole.get(literal);
+      if (marks === undefined) this.whole.set(literal, [mark]);
+      else if (!marks.includes(mark)) marks.push(mark);
+    } else (at === 'start' ? this.starts : this.ends).add(literal, mark);
   }
 
-  /** Lays out the lookup tables once every literal is in. */
-  private build(): void {
-    this.built = true;
-    const byKey = new Map<number, { entry: LiteralEntry; offset: number }[]>();
-    const anchor = (key: number, entry: LiteralEntry, offset: number) => {
-      const list = byKey.get(key);
-      if (list) list.push({ entry, offset });
-      else byKey.set(key, [{ entry, offset }]);
-    };
-    // Shortest first: they have the fewest trigrams to choose from.
-    const ordered = [...this.entries.values()].sort((a, b) => a.literal.length - b.literal.length);
-    for (const entry of ordered) {
-      const text = entry.literal;
-      if (text === '') this.everywhere.push(...entry.rules);
-      else if (!isAscii(text)) {
-        let offset = 0;
-        while (text.charCodeAt(offset) <= 127) offset++;
-        const code = text.charCodeAt(offset);
-        const list = this.wide.get(code);
-        if (list) list.push({ entry, offset });
-        else this.wide.set(code, [{ entry, offset }]);
-      } else if (text.length === 1) {
-        const code = text.charCodeAt(0);
-        this.shortStarts[code] = (this.shortStarts[code] ?? 0) | SINGLE;
-        anchor(CHAR_KEYS + code, entry, 0);
-      } else if (text.length === 2) {
-        const code = text.charCodeAt(0);
-        this.shortStarts[code] = (this.shortStarts[code] ?? 0) | PAIR_START;
-        anchor(PAIR_KEYS + ((code << 7) | text.charCodeAt(1)), entry, 0);
-      } else {
-        let best = 0;
-        let bestCount = Infinity;
-        for (let offset = 0; offset + 3 <= text.length; offset++) {
-          const count = byKey.get(trigramAt(text, offset))?.length ?? 0;
-          if (count < bestCount) {
-            best = offset;
-            bestCount = count;
-          }
-        }
-        anchor(trigramAt(text, best), entry, best);
-      }
-    }
-    let size = 2;
-    while (size < byKey.size * 2) size *= 2;
-    this.shift = 32 - Math.log2(size);
-    this.keys = new Int32Array(size).fill(EMPTY);
-    this.starts = new Int32Array(size);
-    this.ends = new Int32Array(size);
-    const offsets: number[] = [];
-    for (const [key, list] of byKey) {
-      let slot = Math.imul(key, 0x9e3779b1) >>> this.shift;
-      while (this.keys[slot] !== EMPTY) slot = (slot + 1) & (size - 1);
-      if (key < PAIR_KEYS) {
-        const bit = Math.imul(key, 0x2545f491) >>> 17;
-        this.filter[bit >>> 5] = (this.filter[bit >>> 5] ?? 0) | (1 << (bit & 31));
-      }
-      this.keys[slot] = key;
-      this.starts[slot] = this.anchored.length;
-      for (const { entry, offset } of list) {
-        this.anchored.push(entry);
-        offsets.push(offset);
-      }
-      this.ends[slot] = this.anchored.length;
-    }
-    this.offsets = Int32Array.from(offsets);
-  }
-
-  /** Marks the rules of every literal found in the text. */
+  /** Marks every literal found where it is needed in the text. */
   scan(text: string, candidates: Candidates): void {
-    if (!this.built) this.build();
-    if (this.everywhere.length > 0) candidates.mark(this.everywhere);
-    const length = text.length;
-    const { shortStarts, keys, shift, filter } = this;
-    const mask = keys.length - 1;
-    let wide = false;
-    let next = length > 0 ? text.charCodeAt(0) : 0;
-    let after = length > 1 ? text.charCodeAt(1) : 0;
-    for (let index = 0; index < length; index++) {
-      const code = next;
-      next = after;
-      after = index + 2 < length ? text.charCodeAt(index + 2) : 128;
-      if (code > 127) {
-        wide = true;
-        continue;
-      }
-      const flags = shortStarts[code] ?? 0;
-      if (flags !== 0) {
-        if (flags & SINGLE) this.find(CHAR_KEYS + code, text, index, candidates);
-        if (flags & PAIR_START && next <= 127) this.find(PAIR_KEYS + ((code << 7) | next), text, index, candidates);
-      }
-      // `after` is 128 past the end of the text, so the test also stops trigrams running off it.
-      if ((next | after) > 127) continue;
-      const key = (code << 14) | (next << 7) | after;
-      // Most positions anchor nothing: one bit, in a table small enough to stay in cache, says so.
-      const bit = Math.imul(key, 0x2545f491) >>> 17;
-      if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) === 0) continue;
-      let slot = Math.imul(key, 0x9e3779b1) >>> shift;
-      for (;;) {
-        const found = keys[slot];
-        if (found === key) {
-          this.confirm(slot, text, index, candidates);
-          break;
-        }
-        if (found === EMPTY || found === undefined) break;
-        slot = (slot + 1) & mask;
-      }
+    const parts = (this.parts ??= {
+      whole: this.whole.size > 0,
+      starts: !this.starts.empty,
+      ends: !this.ends.empty,
+      anywhere: this.anywhereCount > 0,
+    });
+    if (parts.whole) {
+      const marks = this.whole.get(text);
+      if (marks !== undefined) candidates.mark(marks);
     }
-    if (wide && this.wide.size > 0) this.scanWide(text, candidates);
+    if (parts.starts) this.starts.scan(text, candidates);
+    if (parts.ends) this.ends.scan(text, candidates);
+    if (parts.anywhere) this.anywhere.scan(text, candidates);
   }
-
-  /** Confirms the literals anchored on `key` at `index` (pairs and single characters). */
-  private find(key: number, text: string, index: number, candidates: Candidates): void {
-    const keys = this.keys;
-    const mask = keys.length - 1;
-    let slot = Math.imul(key, 0x9e3779b1) >>> this.shift;
-    for (;;) {
-      const found = keys[slot];
-      if (found === key) {
-        this.confirm(slot, text, index, candidates);
-        return;
-      }
-      if (found === EMPTY || found === undefined) return;
-      slot = (slot + 1) & mask;
-    }
-  }
-
-  /** Confirms each literal anchored in the slot against the text. */
-  private confirm(slot: number, text: string, index: number, candidates: Candidates): void {
-    const end = this.ends[slot] ?? 0;
-    for (let at = this.starts[slot] ?? 0; at < end; at++) {
-      const entry = this.anchored[at];
-      const start = index - (this.offsets[at] ?? 0);
-      if (entry !== undefined && start >= 0 && text.startsWith(entry.literal, start)) candidates.mark(entry.rules);
-    }
-  }
-
-  private scanWide(text: string, candidates: Candidates): void {
-    for (let index = 0; index < text.length; index++) {
-      const code = text.charCodeAt(index);
-      if (code <= 127) continue;
-      const list = this.wide.get(code);
-      if (list === undefined) continue;
-      for (const { entry, offset } of list) {
-        if (index >= offset && text.startsWith(entry.literal, index - offset)) candidates.mark(entry.rules);
-      }
-    }
-  }
-}
-
-/** Three ASCII characters as 21 bits. */
-function trigramAt(text: string, at: number): number {
-  return (text.charCodeAt(at) << 14) | (text.charCodeAt(at + 1) << 7) | text.charCodeAt(at + 2);
 }

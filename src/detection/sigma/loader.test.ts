@@ -245,7 +245,7 @@ test('a meta filter is ANDed onto the rules it names, by id or by name', () => {
     assert.equal(sevenZip.match(withFields({ Image: 'C:\\7z.exe', User: 'adm_bob' })), true, reference);
     // The filter's fields are evidence, and the pre-filter still needs the rule's literal.
     assert.deepEqual([...rar.fields].sort(), ['Image', 'User']);
-    assert.deepEqual(rar.requirement, [{ field: 'Image', literal: '\\rar.exe' }]);
+    assert.deepEqual(rar.requirement, [{ field: 'Image', literal: '\\rar.exe', at: 'end' }]);
   }
 });
 

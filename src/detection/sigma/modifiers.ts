@@ -4,7 +4,7 @@
 // then one match type (contains/startswith/endswith, re, cidr, lt…gte, neq, exists, fieldref,
 // the time parts), with `all` and `cased` as flags. Anything else rejects the rule.
 import type { FieldValue } from '../../telemetry/normalise/event.js';
-import { KEYWORDS, scalars, type EventView } from './event-view.js';
+import { fieldKey, KEYWORDS, scalars, type EventView, type FieldKey } from './event-view.js';
 import { fold } from './fold.js';
 import { compileAnyPattern, SigmaString, type TextTest } from './pattern.js';
 import {
@@ -12,8 +12,10 @@ import {
   type CompiledItem,
   type ItemContext,
   type Matcher,
+  type Needed,
   type Requirement,
   bestRequirement,
+  distinct,
 } from './item.js';
 import { applyTransforms, TRANSFORMS } from './transforms.js';
 import { cidrItem } from './cidr.js';
@@ -43,7 +45,7 @@ const KNOWN = new Set([
 export function compileItem(key: string, value: unknown, context: ItemContext): CompiledItem {
   const [rawField = '', ...modifiers] = key.split('|');
   const keyword = rawField === '';
-  const field = keyword ? KEYWORDS : rawField;
+  const field = keyword ? KEYWORDS.name : rawField;
   for (const modifier of modifiers) {
     if (!KNOWN.has(modifier))
       throw new ModifierError(`modifier '${modifier}'`, `unknown value modifier '${modifier}' on '${key}'`);
@@ -107,7 +109,8 @@ function existsItem(field: string, values: unknown[], key: string): CompiledItem
   if (values.length !== 1 || typeof values[0] !== 'boolean')
     throw new ModifierError("modifier 'exists'", `'${key}' takes true or false`);
   const wanted = values[0];
-  return { match: (view) => view.has(field) === wanted, requirement: null, fields: [] };
+  const ref = fieldKey(field);
+  return { match: (view) => view.has(ref) === wanted, requirement: null, fields: [] };
 }
 
 function regexItem(field: string, values: unknown[], key: string, modifiers: string[], all: boolean): CompiledItem {
@@ -137,11 +140,12 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
     return false;
   };
   const requirements = compiled.map(
-    ({ literals }): Requirement => literals?.map((literal) => ({ field, literal })) ?? null,
+    ({ literals }): Requirement => literals?.map((literal) => ({ field, literal, at: 'anywhere' as const })) ?? null,
   );
+  const ref = fieldKey(field);
   return {
     match: (view) => {
-      const texts = view.texts(field);
+      const texts = view.texts(ref);
       if (texts === null) return false;
       if (all) {
         for (const regex of regexes) if (!anyText(regex, texts)) return false;
@@ -182,15 +186,18 @@ function fieldrefItem(
         : wrap === 'endswith'
           ? text.endsWith(other)
           : text === other;
-  const test = (view: EventView, other: string) => {
-    const mine = cased ? view.texts(field) : view.folded(field);
+  const ref = fieldKey(field);
+  const otherKeys = others.map(fieldKey);
+  const test = (view: EventView, other: FieldKey) => {
+    const mine = cased ? view.texts(ref) : view.folded(ref);
     const theirs = cased ? view.texts(other) : view.folded(other);
     if (mine === null || theirs === null) return false;
     const same = mine.some((text) => theirs.some((value) => compare(text, value)));
     return negate ? !same : same;
   };
   return {
-    match: (view) => (all ? others.every((other) => test(view, other)) : others.some((other) => test(view, other))),
+    match: (view) =>
+      all ? otherKeys.every((other) => test(view, other)) : otherKeys.some((other) => test(view, other)),
     requirement: null,
     fields: others,
   };
@@ -261,8 +268,9 @@ function numericItem(
     if (numbers.length === 0) return false;
     return all ? limits.every((limit) => numbers.some((number) => compare(number, limit))) : anyOf(numbers);
   };
+  const ref = fieldKey(field);
   return {
-    match: (view) => test(view.raw(field)),
+    match: (view) => test(view.raw(ref)),
     requirement: null,
     fields: [],
   };
@@ -314,7 +322,8 @@ function stringItem(
     for (const text of texts) if (test(text)) return true;
     return false;
   };
-  const read = (view: EventView) => (cased ? view.texts(field) : view.folded(field));
+  const ref = fieldKey(field);
+  const read = (view: EventView) => (cased ? view.texts(ref) : view.folded(ref));
 
   let match: Matcher;
   if (negate) {
@@ -325,7 +334,7 @@ function stringItem(
     };
   } else {
     match = (view) => {
-      if (hasNull && isNull(view, field)) return true;
+      if (hasNull && isNull(view, ref)) return true;
       if (empty) return false;
       const texts = read(view);
       if (texts === null) return false;
@@ -337,19 +346,23 @@ function stringItem(
   return { match, requirement: negate || hasNull ? null : stringRequirement(field, patterns, all), fields: [] };
 }
 
-function isNull(view: EventView, field: string): boolean {
-  const value = view.raw(field);
+function isNull(view: EventView, ref: FieldKey): boolean {
+  const value = view.raw(ref);
   return value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 }
 
 /** OR over values: each needs its longest literal; `all`: the one value with the best literal. */
 function stringRequirement(field: string, patterns: SigmaString[][], all: boolean): Requirement {
-  const literalsOf = (group: SigmaString[]) => group.map((pattern) => fold(pattern.longestLiteral()));
+  const literalsOf = (group: SigmaString[]): Needed[] =>
+    group.map((pattern) => {
+      const { literal, at } = pattern.longestLiteralAt();
+      return { field, literal: fold(literal), at };
+    });
   if (all) {
-    const usable = patterns.map(literalsOf).filter((literals) => literals.every((literal) => literal !== ''));
-    return bestRequirement(usable.map((literals) => literals.map((literal) => ({ field, literal }))));
+    const usable = patterns.map(literalsOf).filter((needed) => needed.every((entry) => entry.literal !== ''));
+    return bestRequirement(usable.map(distinct));
   }
-  const literals = patterns.flatMap(literalsOf);
-  if (literals.length === 0 || literals.some((literal) => literal === '')) return null;
-  return [...new Set(literals)].map((literal) => ({ field, literal }));
+  const needed = patterns.flatMap(literalsOf);
+  if (needed.length === 0 || needed.some((entry) => entry.literal === '')) return null;
+  return distinct(needed);
 }

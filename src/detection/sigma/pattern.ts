@@ -3,6 +3,7 @@
 // backslash before anything else is itself. A pattern compiles to the cheapest test that
 // answers it: equality, startsWith/endsWith/includes, or a RegExp.
 import { fold } from './fold.js';
+import type { Anchor } from './item.js';
 
 export type Token = { literal: string } | { wildcard: '*' | '?' };
 
@@ -66,9 +67,35 @@ export class SigmaString {
 
   /** The longest literal run: what the pre-filter looks for. */
   longestLiteral(): string {
+    return this.longestLiteralAt().literal;
+  }
+
+  /**
+   * The longest literal run (the first of equal ones) and where every text matching the pattern
+   * has it: the whole text when it is the only token, its start or end when it is the first or
+   * last token, else anywhere.
+   */
+  longestLiteralAt(): { literal: string; at: Anchor } {
     let best = '';
-    for (const token of this.tokens) if ('literal' in token && token.literal.length > best.length) best = token.literal;
-    return best;
+    let position = -1;
+    this.tokens.forEach((token, index) => {
+      if ('literal' in token && token.literal.length > best.length) {
+        best = token.literal;
+        position = index;
+      }
+    });
+    const last = this.tokens.length - 1;
+    const at: Anchor =
+      position === -1
+        ? 'anywhere'
+        : last === 0
+          ? 'whole'
+          : position === 0
+            ? 'start'
+            : position === last
+              ? 'end'
+              : 'anywhere';
+    return { literal: best, at };
   }
 }
 

@@ -4,12 +4,24 @@
 // finds, in one pass over the event's values, which literals occur, hence which rules can match.
 // Only those rules (and the few that require no literal) are evaluated.
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
-import { EventView } from './event-view.js';
+import { EventView, fieldKey, type FieldKey } from './event-view.js';
 import type { CompiledRule } from './types.js';
-import { Candidates, LiteralIndex } from './literal-index.js';
+import { Candidates } from './candidates.js';
+import { LiteralIndex } from './literal-index.js';
 import { requirementScore, type Clauses } from './item.js';
 
 const KEYS = ['category', 'product', 'service'] as const;
+/** What the reused view holds before the first event. */
+const EMPTY_EVENT: NormalisedEvent = {
+  seq: 0,
+  tenantId: 0,
+  time: 0,
+  family: 'other',
+  logsources: [],
+  host: null,
+  fields: {},
+  keywords: '',
+};
 const MAX_ROUTES = 1_024;
 /**
  * Of the requirements a rule's condition implies, how many the pre-filter indexes: a second and
@@ -58,7 +70,7 @@ export function matchNaively(rules: readonly CompiledRule[], event: NormalisedEv
 interface Route {
   always: number[];
   /** Each field with required literals, beside its index (arrays: walked on every event). */
-  fieldNames: string[];
+  fields: FieldKey[];
   indexes: LiteralIndex[];
 }
 
@@ -69,6 +81,7 @@ export class RuleSet {
   private readonly clauses: Clauses[];
   /** Reused across events (one event is matched at a time). */
   private readonly candidates: Candidates;
+  private readonly view = new EventView(EMPTY_EVENT);
 
   constructor(readonly rules: readonly CompiledRule[]) {
     rules.forEach((rule, index) => {
@@ -90,26 +103,34 @@ export class RuleSet {
 
   /** The rules the event matches, in load order. */
   match(event: NormalisedEvent): CompiledRule[] {
-    const view = new EventView(event);
+    const view = this.view;
+    view.reset(event);
     const candidates = this.candidates;
     candidates.reset();
     const route = this.route(event.logsources);
     candidates.mark(route.always);
-    const { fieldNames, indexes } = route;
-    for (let at = 0; at < fieldNames.length; at++) {
-      const texts = view.folded(fieldNames[at] ?? '');
+    const { fields, indexes } = route;
+    for (let at = 0; at < fields.length; at++) {
+      const field = fields[at];
       const literals = indexes[at];
-      if (texts === null || literals === undefined) continue;
-      for (const text of texts) literals.scan(text, candidates);
+      if (field === undefined || literals === undefined) continue;
+      const texts = view.folded(field);
+      if (texts !== null) for (const text of texts) literals.scan(text, candidates);
     }
-    const list = candidates.list.sort((a, b) => a - b);
-    const matched: CompiledRule[] = [];
-    for (const index of list) {
+    // Evaluated as marked; only the (few) matches are put in load order.
+    const matched: number[] = [];
+    for (const index of candidates.list) {
       const rule = this.rules[index];
       if (rule === undefined) throw new Error(`rule set: candidate ${index} is not a rule index`);
-      if (rule.test(view)) matched.push(rule);
+      if (rule.test(view)) matched.push(index);
     }
-    return matched;
+    if (matched.length > 1) matched.sort((a, b) => a - b);
+    const rules: CompiledRule[] = [];
+    for (const index of matched) {
+      const rule = this.rules[index];
+      if (rule !== undefined) rules.push(rule);
+    }
+    return rules;
   }
 
   private route(logsources: readonly LogSource[]): Route {
@@ -162,16 +183,16 @@ export class RuleSet {
         continue;
       }
       clauses.forEach((clause, number) => {
-        for (const { field, literal } of clause) {
+        for (const { field, literal, at } of clause) {
           let literals = fields.get(field);
           if (!literals) {
             literals = new LiteralIndex();
             fields.set(field, literals);
           }
-          literals.add(literal, index + number * this.rules.length);
+          literals.add(literal, index + number * this.rules.length, at);
         }
       });
     }
-    return { always, fieldNames: [...fields.keys()], indexes: [...fields.values()] };
+    return { always, fields: [...fields.keys()].map(fieldKey), indexes: [...fields.values()] };
   }
 }
