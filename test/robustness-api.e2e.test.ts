@@ -28,6 +28,22 @@ function rawExchange(port: number, request: string): Promise<{ text: string; clo
   });
 }
 
+/** Waits until `condition` holds (polled every 20 ms), failing after 20 s with what it waited for. */
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The collector's body bytes being read now, from the Prometheus text. */
+function bodyBytes(metrics: string): number {
+  const line = /^sightline_collector_body_bytes (\d+)$/m.exec(metrics);
+  if (!line) throw new Error('/metrics has no sightline_collector_body_bytes');
+  return Number(line[1]);
+}
+
 /** A POST with node:http, the way forwarders send: status and Retry-After, or the socket error. */
 function postBody(url: string, body: Buffer): Promise<{ status: number; retryAfter?: string; error?: string }> {
   return new Promise((resolve) => {
@@ -160,7 +176,9 @@ for (const target of databaseTargets) {
         const release = await holdRecordLogLock(database);
         const filler = Buffer.from(ndjson(Array.from({ length: 40 }, () => appRecord({ padding: 'q'.repeat(200) }))));
         const queued = postBody(url, filler);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Until the filler is queued (a fixed pause let a loaded machine admit a big body first,
+        // which then waited out the held lock and failed as a storage fault).
+        await until(() => server.sightline.queue.overLimit, 'the filler to fill the queue');
         for (const answer of await Promise.all(Array.from({ length: 5 }, () => postBody(url, big)))) {
           assert.equal(answer.error, undefined, `the sender saw ${answer.error ?? ''} instead of an answer`);
           assert.equal(answer.status, 503);
@@ -183,7 +201,10 @@ for (const target of databaseTargets) {
           }),
         );
         slow.write(held.subarray(0, held.length - 10));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await until(
+          async () => bodyBytes(await server.metrics()) >= held.length - 10,
+          'the collector to hold the slow body',
+        );
         const chunked = await new Promise<{ status: number; error?: string }>((resolve) => {
           const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } });
           request.on('response', (response) => {

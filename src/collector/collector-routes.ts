@@ -57,6 +57,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
     const charge = (bytes: number) => {
       budget.take(bytes, request.heldBodyBytes);
       request.heldBodyBytes += bytes;
+      metrics.collectorBodyBytes.set(budget.bytesInUse);
     };
     return readBody(request.raw, request.headers, { maxBodyBytes: config.maxBodyBytes }, charge);
   });
@@ -86,6 +87,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       reply.raw.once('close', () => {
         budget.release(request.heldBodyBytes);
         request.heldBodyBytes = 0;
+        metrics.collectorBodyBytes.set(budget.bytesInUse);
       });
       // Reject early, before reading a body for a collector that does not exist, needs a key
       // the request lacks, or is full: the answer costs no memory and no waiting. An unknown

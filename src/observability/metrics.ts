@@ -58,6 +58,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly collectorBodyBytes = new Gauge({
+    name: 'sightline_collector_body_bytes',
+    help: 'Collector request body bytes being read and parsed now (held against --max-inflight-bytes).',
+    registers: [this.registry],
+  });
+
   readonly searchIndexLag = new Gauge({
     name: 'sightline_search_index_lag_records',
     help: 'Records in the log not yet in the full-text index (the indexer follows the log).',
