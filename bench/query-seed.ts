@@ -10,10 +10,10 @@ import { createUser } from '../src/identity/user-service.js';
 import { createToken } from '../src/identity/token-service.js';
 import { allPermissions } from '../src/identity/permissions.js';
 import { cliActor } from '../src/identity/principal.js';
-import { addContribution, deriveFields, emptyContents } from '../src/cases/case-derive.js';
+import { deriveFields } from '../src/cases/case-derive.js';
 import { severityForLevel } from '../src/cases/case-score.js';
 import { filedTechniques } from '../src/cases/case-store.js';
-import { between, pick, seededRandom, type Random } from '../src/core/random.js';
+import { between, pick, seededRandom } from '../src/core/random.js';
 import {
   criticalities,
   DAY,
@@ -33,8 +33,9 @@ import {
   type SeedDevice,
   type SeedUser,
 } from './query-model.js';
-import { openSink, type RowSink } from './query-sink.js';
-import { at, present } from './checked.js';
+import { openSink } from './query-sink.js';
+import { seedComments, seedObservations, type CaseSeed, type HistoryRow, type Load } from './query-seed-case.js';
+import { at } from './checked.js';
 
 /** The tenant, its users (ana … farid, weighted as assignees) and a token with every permission, through the identity code. */
 async function seedIdentity(db: Database['db']): Promise<{ tenantId: number; users: SeedUser[]; token: string }> {
@@ -61,15 +62,6 @@ async function seedIdentity(db: Database['db']): Promise<{ tenantId: number; use
     lifetime: { defaultMs: 30 * 86_400_000, maxMs: null },
   });
   return { tenantId, users, token: token.value };
-}
-
-/** What the bulk-loading steps share: where rows go, the seeded generator, and the row counts per table. */
-interface Load {
-  sink: RowSink;
-  random: Random;
-  tenantId: number;
-  now: number;
-  count: (table: string, n?: number) => void;
 }
 
 /** ~2k hosts in families, 1–3 addresses each (one private, sometimes public ones located). */
@@ -146,6 +138,7 @@ export async function seed(database: Database, count: number, now: number, analy
   const count1 = (table: string, n = 1) => (rows[table] = (rows[table] ?? 0) + n);
   const insert = (table: string, row: Record<string, unknown>) => sink.insert(table, row);
   const load: Load = { sink, random, tenantId, now, count: count1 };
+  const ctx: CaseSeed = { ...load, rules, ruleWeights, recordSeq: 1 };
 
   const devices = await seedDevices(load);
   // A few noisy hosts raise most cases (random()^2 skews towards the front of a shuffled list).
@@ -159,7 +152,6 @@ export async function seed(database: Database, count: number, now: number, analy
   const cases: ModelCase[] = [];
   const slot = (SPAN_DAYS * DAY) / count;
   const startTime = now - SPAN_DAYS * DAY;
-  let recordSeq = 1;
   const BATCH = 5_000;
   for (let from = 0; from < count; from += BATCH) {
     await sink.batch(() => {
@@ -178,75 +170,12 @@ export async function seed(database: Database, count: number, now: number, analy
             if (!caseDevices.includes(device)) caseDevices.push(device);
           }
         }
-        // Observations: 1–5, mostly one or two; later ones often repeat the first rule.
-        const observationCount = 1 + weighted(random, [40, 25, 15, 12, 8]);
-        const firstTime = createdAt - between(random, 1_000, 300_000);
-        const contents = emptyContents(number, firstTime);
-        const firstRule = at(rules, weighted(random, ruleWeights));
-        const observationIds: string[] = [];
-        const observationTimes: number[] = [];
-        for (let k = 0; k < observationCount; k++) {
-          const rule =
-            k === 0 || caseDevices.length === 0 || random() < 0.55
-              ? firstRule
-              : at(rules, weighted(random, ruleWeights));
-          const time = k === 0 ? firstTime : Math.min(now - 60_000, firstTime + between(random, 1_000, 12 * HOUR));
-          const seqs =
-            rule.type === 'correlation'
-              ? Array.from({ length: between(random, 5, 20) }, () => recordSeq++)
-              : [recordSeq++];
-          const lastTime = rule.type === 'correlation' ? time + between(random, 10_000, 300_000) : time;
-          const host = caseDevices.length > 0 ? at(caseDevices, k % caseDevices.length).hostName : null;
-          const id = seededId(random, 'obs');
-          const added = Math.min(now - 1_000, lastTime + between(random, 500, 5_000));
-          insert('observations', {
-            id,
-            tenant_id: tenantId,
-            dedupe_key:
-              rule.type === 'correlation' ? `correlation:${rule.id}:${seqs[0]}` : `rule:${rule.id}:${seqs[0]}`,
-            source: 'detection',
-            rule_id: rule.id,
-            rule_title: rule.title,
-            rule_author: rule.author,
-            rule_type: rule.type,
-            level: rule.level,
-            techniques: JSON.stringify(rule.techniques),
-            tactics: JSON.stringify(rule.tactics),
-            tags: JSON.stringify(rule.tags),
-            host,
-            first_time: time,
-            last_time: lastTime,
-            record_seqs: JSON.stringify(seqs),
-            evidence: JSON.stringify({
-              records: [
-                {
-                  seq: seqs.at(-1),
-                  fields: host
-                    ? { host, user: pick(random, ['root', 'deploy', 'www-data']) }
-                    : { source_ip: `198.51.100.${between(random, 1, 254)}` },
-                },
-              ],
-              ...(rule.type === 'correlation'
-                ? { correlation: { group: { host: host ?? 'unknown' }, value: seqs.length } }
-                : {}),
-            }),
-            created_at: added,
-            created_by: null,
-          });
-          count1('observations');
-          observationIds.push(id);
-          observationTimes.push(added);
-          addContribution(contents, {
-            ruleId: rule.id,
-            ruleTitle: rule.title,
-            level: rule.level,
-            techniques: rule.techniques,
-            tactics: rule.tactics,
-            firstTime: time,
-            lastTime,
-            count: 1,
-          });
-        }
+        const { contents, firstRule, observationIds, observationTimes, observationCount } = seedObservations(
+          ctx,
+          number,
+          createdAt,
+          caseDevices,
+        );
 
         // Workflow: old cases are mostly closed; the last week holds most of the open ones.
         const recent = age < 7 * DAY;
@@ -315,7 +244,7 @@ export async function seed(database: Database, count: number, now: number, analy
         const id = seededId(random, 'case');
         const groupKey = caseDevices.length > 0 ? `device:${at(caseDevices, 0).id}` : `rule:${firstRule.id}:detection`;
         let version = 1 + (observationCount > 1 ? 1 : 0);
-        const history: [number, string, string | null, string, string, string][] = [
+        const history: HistoryRow[] = [
           [createdAt, 'system', null, 'grouping', 'created', JSON.stringify({ number, group_key: groupKey })],
           [
             createdAt,
@@ -383,43 +312,7 @@ export async function seed(database: Database, count: number, now: number, analy
         for (const tag of tags) insert('case_tags', { case_id: id, tag, tenant_id: tenantId });
         count1('case_tags', tags.length);
 
-        // Comments: the closing comment, and now and then a note from the analyst.
-        let comments = 0;
-        const notes = status !== 'new' && random() < 0.12 ? between(random, 1, 3) : 0;
-        for (let k = 0; k < notes + (closingComment ? 1 : 0); k++) {
-          const body =
-            k < notes
-              ? pick(random, [
-                  'Looking into it.',
-                  'Checked the process tree; parent is the deploy agent.',
-                  'Asked the owner of the host.',
-                  'Isolated the host.',
-                ])
-              : present(closingComment, 'the closing comment');
-          const commentedAt = Math.min(updatedAt, createdAt + (k + 1) * 600_000);
-          const commentId = seededId(random, 'cmt');
-          insert('case_comments', {
-            id: commentId,
-            case_id: id,
-            tenant_id: tenantId,
-            author_type: 'user',
-            author_id: actor.id,
-            author_label: actor.email,
-            body,
-            created_at: commentedAt,
-            updated_at: commentedAt,
-            deleted_at: null,
-          });
-          history.push([
-            commentedAt,
-            'user',
-            actor.id,
-            actor.email,
-            'commented',
-            JSON.stringify({ comment_id: commentId }),
-          ]);
-          comments++;
-        }
+        const comments = seedComments(ctx, id, status, closingComment, actor, { createdAt, updatedAt }, history);
         count1('case_comments', comments);
         for (const [at, actorType, actorId, actorLabel, action, changes] of history) {
           insert('case_history', {
