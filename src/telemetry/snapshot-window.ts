@@ -133,15 +133,14 @@ function processedInWindow(position: SnapshotPosition): RawBuilder<boolean> {
 export async function unprocessedCount(db: Db, position: SnapshotPosition, cap: number): Promise<number> {
   const seen = seenOf(position);
   const done = processedInWindow(position);
+  // Per running transaction, a lookup of its own: a join would guess a thousand ids and scan the log.
   const result = await sql<{ n: number }>`SELECT
-      (SELECT count(*) FROM (
-        SELECT 1 FROM pg_snapshot_xip(${seen}::pg_snapshot) AS x(id)
-        JOIN telemetry_records r ON r.tx_id = x.id WHERE NOT ${done} LIMIT ${cap}) running)::int
+      (SELECT COALESCE(sum(c.n), 0) FROM pg_snapshot_xip(${seen}::pg_snapshot) AS x(id)
+        CROSS JOIN LATERAL (SELECT count(*) AS n FROM (
+          SELECT 1 FROM telemetry_records r WHERE r.tx_id = x.id AND NOT ${done} LIMIT ${cap}) one) c)::int
     + (SELECT count(*) FROM (
         SELECT 1 FROM telemetry_records r
-        WHERE r.tx_id >= pg_snapshot_xmax(${seen}::pg_snapshot) AND NOT ${done} LIMIT ${cap}) later)::int AS n`.execute(
-    db,
-  );
+        WHERE r.tx_id >= pg_snapshot_xmax(${seen}::pg_snapshot) AND NOT ${done} LIMIT ${cap}) later)::int AS n`.execute(db);
   return Math.min(cap, result.rows[0]?.n ?? 0);
 }
 
@@ -151,9 +150,11 @@ export async function unprocessedCount(db: Db, position: SnapshotPosition, cap: 
  */
 export async function unprocessedFloor(db: Db, position: SnapshotPosition): Promise<number | undefined> {
   const seen = seenOf(position);
+  // `+ 0` keeps min() off the sequence index, which would walk the log from its start.
   const result = await sql<{ seq: number | string | null }>`SELECT LEAST(
-      (SELECT min(r.seq) FROM pg_snapshot_xip(${seen}::pg_snapshot) AS x(id) JOIN telemetry_records r ON r.tx_id = x.id),
-      (SELECT min(r.seq) FROM telemetry_records r WHERE r.tx_id >= pg_snapshot_xmax(${seen}::pg_snapshot))
+      (SELECT min(f.seq) FROM pg_snapshot_xip(${seen}::pg_snapshot) AS x(id)
+        CROSS JOIN LATERAL (SELECT r.seq FROM telemetry_records r WHERE r.tx_id = x.id ORDER BY r.seq LIMIT 1) f),
+      (SELECT min(r.seq + 0) FROM telemetry_records r WHERE r.tx_id >= pg_snapshot_xmax(${seen}::pg_snapshot))
     ) AS seq`.execute(db);
   const seq = result.rows[0]?.seq;
   return seq === null || seq === undefined ? undefined : Number(seq) - 1;
