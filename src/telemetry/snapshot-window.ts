@@ -140,7 +140,9 @@ export async function unprocessedCount(db: Db, position: SnapshotPosition, cap: 
           SELECT 1 FROM telemetry_records r WHERE r.tx_id = x.id AND NOT ${done} LIMIT ${cap}) one) c)::int
     + (SELECT count(*) FROM (
         SELECT 1 FROM telemetry_records r
-        WHERE r.tx_id >= pg_snapshot_xmax(${seen}::pg_snapshot) AND NOT ${done} LIMIT ${cap}) later)::int AS n`.execute(db);
+        WHERE r.tx_id >= pg_snapshot_xmax(${seen}::pg_snapshot) AND NOT ${done} LIMIT ${cap}) later)::int AS n`.execute(
+    db,
+  );
   return Math.min(cap, result.rows[0]?.n ?? 0);
 }
 
