@@ -6,9 +6,10 @@
 // records read next are those of transactions it could not see that a later snapshot can
 // (telemetry/snapshot-window.ts). A transaction still writing is read once it commits, never
 // skipped, and one held open anywhere else on the server holds nothing back.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DatabaseKind } from '../storage/database.js';
 import type { Tables } from '../storage/schema.js';
+import type { TelemetryRecordsTable } from '../storage/tables/record-log.js';
 import { logEnd } from '../telemetry/telemetry-store.js';
 import { CursorMoved, type LoggedRecord, type LogPosition, type LogRead, type RecordLogReader } from './record-log.js';
 import { readSnapshotWindow, unprocessedCount } from '../telemetry/snapshot-window.js';
@@ -66,14 +67,7 @@ async function readPosition(db: Kysely<Tables>, name: string): Promise<LogPositi
 }
 
 /** int8 columns arrive as numbers from PostgreSQL too (storage/database.ts parses them). */
-interface RecordRow {
-  seq: number;
-  tenant_id: number;
-  received_at: number;
-  event_time: number;
-  record: string;
-  meta: string | null;
-}
+type RecordRow = Selectable<TelemetryRecordsTable>;
 
 function toLogged(row: RecordRow, txId: string): LoggedRecord {
   return {

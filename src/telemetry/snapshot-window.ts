@@ -6,9 +6,10 @@
 // `upTo` can: those it counted as running (pg_snapshot_xip) that have committed since, and
 // those at or past its xmax. Both are index ranges on (tx_id, seq), whatever else runs on the
 // server: a transaction held open elsewhere only stays in the running list, it holds nothing back.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../storage/database.js';
 import type { Tables } from '../storage/schema.js';
+import type { TelemetryRecordsTable } from '../storage/tables/record-log.js';
 
 /** A snapshot position (the fields LogPosition and the live tail's position share). */
 export interface SnapshotPosition {
@@ -48,16 +49,8 @@ export function seenOf(position: SnapshotPosition): string {
   return `${id}:${id}:`;
 }
 
-/** The columns a follower reads; int8 columns arrive as numbers (storage/database.ts parses them). */
-export interface WindowRow {
-  seq: number;
-  tx_id: string;
-  tenant_id: number;
-  received_at: number;
-  event_time: number;
-  record: string;
-  meta: string | null;
-}
+/** A record as a follower reads it; int8 columns arrive as numbers (storage/database.ts parses them). */
+export type WindowRow = Selectable<TelemetryRecordsTable> & { tx_id: string };
 
 export interface WindowRead {
   rows: WindowRow[];
