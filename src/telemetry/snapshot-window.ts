@@ -49,6 +49,16 @@ export function seenOf(position: SnapshotPosition): string {
   return `${id}:${id}:`;
 }
 
+/**
+ * The lowest transaction id a window from `seen` to `upTo` can hold, as one index range start:
+ * the oldest of seen's running transactions that upTo sees committed, else seen's xmax. One
+ * still running (held open anywhere on the server) does not lower it.
+ */
+export function windowStart(seen: string, upTo: string): RawBuilder<unknown> {
+  return sql`(SELECT LEAST(min(x.id), pg_snapshot_xmax(${seen}::pg_snapshot))
+    FROM pg_snapshot_xip(${seen}::pg_snapshot) AS x(id) WHERE pg_visible_in_snapshot(x.id, ${upTo}::pg_snapshot))`;
+}
+
 /** A record as a follower reads it; int8 columns arrive as numbers (storage/database.ts parses them). */
 export type WindowRow = Selectable<TelemetryRecordsTable> & { tx_id: string };
 

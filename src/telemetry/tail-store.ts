@@ -17,7 +17,7 @@ import {
   type RecordMatch,
   type StoredRecordRow,
 } from './telemetry-store.js';
-import { currentSnapshot, seenOf } from './snapshot-window.js';
+import { currentSnapshot, seenOf, windowStart } from './snapshot-window.js';
 
 export { MAX_SNAPSHOT_CHARS } from './snapshot-window.js';
 
@@ -126,7 +126,7 @@ function atOrBefore(position: Key): RawBuilder<boolean> {
 function windowConditions(seen: string, upTo: string, progress: Key): RawBuilder<boolean>[] {
   return [
     // Range bounds keep the (tx_id, seq) index walk short; the visibility tests decide.
-    sql<boolean>`r.tx_id >= pg_snapshot_xmin(${seen}::pg_snapshot)`,
+    sql<boolean>`r.tx_id >= ${windowStart(seen, upTo)}`,
     sql<boolean>`r.tx_id < pg_snapshot_xmax(${upTo}::pg_snapshot)`,
     sql<boolean>`NOT pg_visible_in_snapshot(r.tx_id, ${seen}::pg_snapshot)`,
     sql<boolean>`pg_visible_in_snapshot(r.tx_id, ${upTo}::pg_snapshot)`,
