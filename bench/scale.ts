@@ -93,9 +93,8 @@ async function waitStored(url: string, records: number): Promise<void> {
 const DETECTION_STALL_MS = 60_000;
 
 /**
- * The single process detects behind its inserts: until its detection lag is zero. Its follower
- * reads only below the oldest transaction running anywhere on the server, so a transaction left
- * open by another client (even in another database) stops it: then the reason, not a figure.
+ * The single process detects behind its inserts: until its detection lag is zero. Should it
+ * stand still all the same, the reason (the oldest open transaction on the server), not a figure.
  */
 async function waitDetected(port: number, url: string): Promise<string | undefined> {
   let lag = -1;

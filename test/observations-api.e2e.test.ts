@@ -188,7 +188,7 @@ for (const target of databaseTargets) {
       // Rewind the detection cursor as a crash between commit and acknowledgement could.
       await server.sightline.database.db
         .updateTable('log_cursors')
-        .set({ seq: 0, tx_id: '0' })
+        .set({ seq: 0, tx_id: '0', seen: null, up_to: null })
         .where('name', '=', 'detection')
         .execute();
       await ingest(server, [webAccessRecord()]);

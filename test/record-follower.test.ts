@@ -1,6 +1,7 @@
-// The detection follower on both databases: its reads, and on PostgreSQL the case it exists
-// for (a record whose transaction commits after a later-numbered record's must still be read,
-// in order, never skipped); and its commits (a record that could not be evaluated is kept in
+// The detection follower on both databases: its reads, and on PostgreSQL the cases it exists
+// for (a record whose transaction commits after a later-numbered record's is read once, never
+// skipped; a transaction held open elsewhere on the server holds nothing back; a restart inside
+// a window neither skips nor repeats); and its commits (a record that could not be evaluated is kept in
 // detection_failures; a commit from a stale position is refused rather than applied twice).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { createTenant } from '../src/identity/tenant-service.js';
 import { SqlRecordLogReader } from '../src/record-log/record-follower.js';
 import { CursorMoved, type LogPosition } from '../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../src/detection/detection-loop.js';
+import { followerFloor, logEnd } from '../src/retention/purge-store.js';
 import { detectionCommitter, type CaseUpkeep } from '../src/app/detection-commit.js';
 import { loadAttackCatalogue } from '../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../src/cases/case-grouping.js';
@@ -63,26 +65,34 @@ for (const target of databaseTargets) {
       const start = await log().position(DETECTION_CURSOR);
       assert.equal(await log().lag(DETECTION_CURSOR), 3);
       const first = await log().read(start, 2);
-      assert.deepEqual(
-        first.map((record) => markerOf(record)),
-        ['a', 'b'],
-      );
-      const last = first.at(-1)!;
-      const rest = await log().read({ seq: last.seq, txId: last.txId }, 10);
-      assert.deepEqual(
-        rest.map((record) => markerOf(record)),
-        ['c'],
-      );
-      assert.equal(rest[0]!.tenantId, tenantId);
+      assert.deepEqual(first.records.map(markerOf), ['a', 'b']);
+      const rest = await log().read(first.to, 10);
+      assert.deepEqual(rest.records.map(markerOf), ['c']);
+      assert.equal(rest.records[0]!.tenantId, tenantId);
+      assert.deepEqual((await log().read(rest.to, 10)).records, []);
     });
 
-    // SQLite assigns sequences under its single write lock, so sequence order is commit order there.
-    if (target.kind === 'postgres')
-      test('a record committed late is never skipped (sequence values are taken before commit)', async () => {
-        let position: LogPosition = await log().position(DETECTION_CURSOR);
-        // Catch up with what earlier tests wrote.
-        for (const record of await log().read(position, 100)) position = { seq: record.seq, txId: record.txId };
+    /** Moves the detection cursor from `from` to `to`, as a detection chunk's commit does. */
+    async function acknowledge(from: LogPosition, to: LogPosition): Promise<void> {
+      await database.db.transaction().execute((trx) => log().acknowledge(trx, DETECTION_CURSOR, from, to));
+    }
 
+    /** Reads and acknowledges everything readable now, in chunks of `limit`; returns the markers. */
+    async function drain(limit = 100): Promise<string[]> {
+      const markers: string[] = [];
+      for (;;) {
+        const from = await log().position(DETECTION_CURSOR);
+        const read = await log().read(from, limit);
+        if (read.records.length === 0) return markers;
+        markers.push(...read.records.map(markerOf));
+        await acknowledge(from, read.to);
+      }
+    }
+
+    // SQLite assigns sequences under its single write lock, so sequence order is commit order there.
+    if (target.kind === 'postgres') {
+      test('a record committed late is read once, after the later ones it waited behind', async () => {
+        await drain();
         const slow = await schemaClient(testDb.databaseUrl);
         try {
           await slow.query('BEGIN');
@@ -91,22 +101,80 @@ for (const target of databaseTargets) {
             [tenantId],
           );
           await insert('early'); // a higher sequence, committed first
-          const whileOpen = await log().read(position, 100);
-          assert.deepEqual(whileOpen, [], 'nothing is read past a transaction that may still commit an earlier record');
-          assert.equal((await log().lag(DETECTION_CURSOR)) >= 1, true);
+          assert.deepEqual(await drain(), ['early'], 'a committed record is read past one still being written');
+          assert.deepEqual(await drain(), []);
 
           await slow.query('COMMIT');
-          const after = await log().read(position, 100);
-          assert.deepEqual(
-            after.map((record) => markerOf(record)),
-            ['late', 'early'],
-          );
-          assert.equal(after[0]!.seq, Number(held.rows[0]!.seq));
-          assert.ok(after[0]!.seq < after[1]!.seq, 'the late record has the lower sequence');
+          // Retention may not purge the late record: the followers' floor stays below it.
+          const lateSeq = Number(held.rows[0]!.seq);
+          await database.db.updateTable('log_cursors').set({ seq: 1e12 }).where('name', '=', 'search_index').execute();
+          assert.equal(await followerFloor(database.db), lateSeq - 1);
+          const position = await log().position(DETECTION_CURSOR);
+          const late = await log().read(position, 100);
+          assert.deepEqual(late.records.map(markerOf), ['late']);
+          assert.equal(late.records[0]!.seq, lateSeq);
+          await acknowledge(position, late.to);
+          assert.deepEqual(await drain(), [], 'read exactly once');
+          assert.equal(await log().lag(DETECTION_CURSOR), 0);
+          assert.equal(await followerFloor(database.db), await logEnd(database.db));
         } finally {
           await slow.end();
         }
       });
+
+      test('a transaction held open elsewhere on the server does not hold the follower back', async () => {
+        await drain();
+        // Another application's transaction, in another schema, that has taken a transaction id.
+        const elsewhere = await schemaClient(testDb.databaseUrl.replace(/schema=[^&]*/, 'schema=public'));
+        try {
+          await elsewhere.query('BEGIN');
+          await elsewhere.query('SELECT pg_current_xact_id()');
+          for (const marker of ['after-1', 'after-2', 'after-3']) await insert(marker);
+          assert.equal(await log().lag(DETECTION_CURSOR), 3);
+          assert.deepEqual(await drain(2), ['after-1', 'after-2', 'after-3']);
+          assert.equal(await log().lag(DETECTION_CURSOR), 0);
+          await insert('after-4');
+          assert.deepEqual(await drain(), ['after-4']);
+        } finally {
+          await elsewhere.query('ROLLBACK');
+          await elsewhere.end();
+        }
+      });
+
+      test('a restart inside a window goes on from the persisted position: nothing skipped or repeated', async () => {
+        await drain();
+        const slow = await schemaClient(testDb.databaseUrl);
+        try {
+          await slow.query('BEGIN');
+          await slow.query(
+            `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, 0, 0, '{"marker":"w-late"}')`,
+            [tenantId],
+          );
+          for (const marker of ['w-1', 'w-2', 'w-3', 'w-4', 'w-5']) await insert(marker);
+          const from = await log().position(DETECTION_CURSOR);
+          const first = await log().read(from, 2);
+          assert.deepEqual(first.records.map(markerOf), ['w-1', 'w-2']);
+          assert.ok(first.to.upTo, 'the position stays inside the window');
+          await acknowledge(from, first.to);
+          // A stale reader of the same window cannot move the cursor again.
+          await assert.rejects(acknowledge(from, first.to), CursorMoved);
+          await insert('w-6'); // after the window: read in the next one
+          await slow.query('COMMIT');
+
+          // A new reader, as after a restart, starts from what was persisted.
+          const restarted = new SqlRecordLogReader(database.db, database.kind);
+          const resumed = await restarted.position(DETECTION_CURSOR);
+          assert.deepEqual(resumed, first.to);
+          const second = await restarted.read(resumed, 3);
+          assert.deepEqual(second.records.map(markerOf), ['w-3', 'w-4', 'w-5']);
+          await acknowledge(resumed, second.to);
+          assert.deepEqual((await drain(1)).sort(), ['w-6', 'w-late']);
+          assert.deepEqual(await drain(), []);
+        } finally {
+          await slow.end();
+        }
+      });
+    }
 
     test('a failed record is kept with its error, the cursor moves past it, and a stale commit is refused', async () => {
       for (const marker of ['ok', 'broken']) {
@@ -123,14 +191,8 @@ for (const target of databaseTargets) {
       }
       const commit = detectionCommitter(database.db, log(), upkeep(database.kind));
       const from = await log().position(DETECTION_CURSOR);
-      // Earlier tests left records behind the cursor too: this chunk is all of them, ending in ours.
-      // On PostgreSQL the log shows a record once every transaction older than its own has ended,
-      // across the whole server (other suites' schemas included): wait until ours are readable.
-      let records = await log().read(from, 1_000);
-      for (let i = 0; i < 300 && markerOf(records.at(-1)!) !== 'broken'; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        records = await log().read(from, 1_000);
-      }
+      // Earlier tests may have left records behind the cursor too: this chunk is all of them, ending in ours.
+      const { records, to } = await log().read(from, 1_000);
       const [first, broken] = records.slice(-2) as [(typeof records)[number], (typeof records)[number]];
       assert.equal(markerOf(broken), 'broken');
       const output = {
@@ -141,7 +203,6 @@ for (const target of databaseTargets) {
         logsources: [],
         failures: [{ seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) }],
       };
-      const to = { seq: broken.seq, txId: broken.txId };
       await commit({ from, to, output, correlationChanges: [], now: 1_000 });
 
       const failures = await database.db.selectFrom('detection_failures').selectAll().execute();

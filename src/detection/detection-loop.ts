@@ -57,16 +57,15 @@ export class DetectionLoop {
     try {
       const { processor, correlations } = await this.ready();
       const from = await this.log.position(DETECTION_CURSOR);
-      const records = await this.log.read(from, this.chunk);
-      const last = records.at(-1);
-      if (!last) return { records: 0, observations: 0, failures: [] };
+      const { records, to } = await this.log.read(from, this.chunk);
+      if (records.length === 0) return { records: 0, observations: 0, failures: [] };
       const output = processor.process(records);
       // Windows slide on event time (the engine's per-tenant watermarks, saved with them), so a
       // replay of old records correlates exactly as it did live, however it is chunked.
       correlations.expire();
       const observations = await this.commit({
         from,
-        to: { seq: last.seq, txId: last.txId },
+        to,
         output,
         correlationChanges: correlations.takeChanges(),
         now,

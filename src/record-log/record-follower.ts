@@ -2,16 +2,17 @@
 // SQLite has one writer and assigns sequences under its write lock, so sequence order is commit
 // order and a position is the last sequence read. PostgreSQL hands out sequence values before
 // commit: a transaction holding seq 5 can commit after one holding seq 6 was read. Each record
-// therefore carries its writing transaction's id (xid8), and the follower reads only records
-// whose transaction is older than the oldest one still running (pg_snapshot_xmin), in
-// (tx_id, seq) order: no running transaction can add a record before that position, so once
-// read, nothing earlier can appear. A long-running writing transaction holds the follower back
-// (lag grows) but never makes it skip.
-import { sql, type Kysely, type Transaction } from 'kysely';
+// therefore carries its writing transaction's id (xid8), and a position is a snapshot: the
+// records read next are those of transactions it could not see that a later snapshot can
+// (telemetry/snapshot-window.ts). A transaction still writing is read once it commits, never
+// skipped, and one held open anywhere else on the server holds nothing back.
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DatabaseKind } from '../storage/database.js';
 import type { Tables } from '../storage/schema.js';
+import type { TelemetryRecordsTable } from '../storage/tables/record-log.js';
 import { logEnd } from '../telemetry/telemetry-store.js';
-import { CursorMoved, type LoggedRecord, type LogPosition, type RecordLogReader } from './record-log.js';
+import { CursorMoved, type LoggedRecord, type LogPosition, type LogRead, type RecordLogReader } from './record-log.js';
+import { readSnapshotWindow, unprocessedCount } from '../telemetry/snapshot-window.js';
 
 /** Beyond this the lag is reported as this value: counting further would cost more than it tells. */
 export const LAG_COUNT_CAP = 10_000_000;
@@ -27,19 +28,22 @@ export class SqlRecordLogReader implements RecordLogReader {
     return readPosition(this.db, consumer);
   }
 
-  read(from: LogPosition, limit: number): Promise<LoggedRecord[]> {
+  read(from: LogPosition, limit: number): Promise<LogRead> {
     return readRecordsAfter(this.db, this.kind, from, limit);
   }
 
   async acknowledge(trx: Transaction<Tables>, consumer: string, from: LogPosition, to: LogPosition): Promise<void> {
     // On SQLite this takes the write lock before anything else in the transaction; on both it
     // fails the chunk if another consumer got there first.
+    // The whole position is compared: inside a window the key alone could repeat across windows.
     const moved = await trx
       .updateTable('log_cursors')
-      .set({ seq: to.seq, tx_id: to.txId })
+      .set({ seq: to.seq, tx_id: to.txId, seen: to.seen ?? null, up_to: to.upTo ?? null })
       .where('name', '=', consumer)
       .where('seq', '=', from.seq)
       .where('tx_id', '=', from.txId)
+      .where((eb) => (from.seen === undefined ? eb('seen', 'is', null) : eb('seen', '=', from.seen)))
+      .where((eb) => (from.upTo === undefined ? eb('up_to', 'is', null) : eb('up_to', '=', from.upTo)))
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved(`the ${consumer} cursor moved under this worker`);
   }
@@ -50,20 +54,20 @@ export class SqlRecordLogReader implements RecordLogReader {
 }
 
 async function readPosition(db: Kysely<Tables>, name: string): Promise<LogPosition> {
-  const row = await db.selectFrom('log_cursors').select(['seq', 'tx_id']).where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('log_cursors')
+    .select(['seq', 'tx_id', 'seen', 'up_to'])
+    .where('name', '=', name)
+    .executeTakeFirst();
   if (!row) throw new Error(`log cursor ${name} is missing (migration 0003 creates it)`);
-  return { seq: row.seq, txId: row.tx_id ?? '0' };
+  const position: LogPosition = { seq: row.seq, txId: row.tx_id ?? '0' };
+  if (row.seen !== null) position.seen = row.seen;
+  if (row.up_to !== null) position.upTo = row.up_to;
+  return position;
 }
 
 /** int8 columns arrive as numbers from PostgreSQL too (storage/database.ts parses them). */
-interface RecordRow {
-  seq: number;
-  tenant_id: number;
-  received_at: number;
-  event_time: number;
-  record: string;
-  meta: string | null;
-}
+type RecordRow = Selectable<TelemetryRecordsTable>;
 
 function toLogged(row: RecordRow, txId: string): LoggedRecord {
   return {
@@ -83,7 +87,7 @@ async function readRecordsAfter(
   kind: DatabaseKind,
   position: LogPosition,
   limit: number,
-): Promise<LoggedRecord[]> {
+): Promise<LogRead> {
   if (kind === 'sqlite') {
     const rows = await db
       .selectFrom('telemetry_records')
@@ -92,23 +96,11 @@ async function readRecordsAfter(
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map((row) => toLogged(row, '0'));
+    const last = rows.at(-1);
+    return { records: rows.map((row) => toLogged(row, '0')), to: last ? { seq: last.seq, txId: '0' } : position };
   }
-  const result = await sql<{
-    seq: number;
-    tx_id: string;
-    tenant_id: number;
-    received_at: number;
-    event_time: number;
-    record: string;
-    meta: string | null;
-  }>`SELECT seq, tx_id::text AS tx_id, tenant_id, received_at, event_time, record, meta
-     FROM telemetry_records
-     WHERE (tx_id, seq) > (${position.txId}::xid8, ${position.seq})
-       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-     ORDER BY tx_id, seq
-     LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => toLogged(row, row.tx_id));
+  const read = await readSnapshotWindow(db, position, limit);
+  return { records: read.rows.map((row) => toLogged(row, row.tx_id)), to: read.position };
 }
 
 /** How many records the follower at `name` has not processed yet (visible or still committing). */
@@ -116,8 +108,5 @@ async function followerLag(db: Kysely<Tables>, kind: DatabaseKind, name: string)
   const position = await readPosition(db, name);
   // One writer on SQLite: sequences commit in order, so the log's end tells the lag.
   if (kind === 'sqlite') return Math.max(0, (await logEnd(db)) - position.seq);
-  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (
-      SELECT 1 FROM telemetry_records WHERE (tx_id, seq) > (${position.txId}::xid8, ${position.seq}) LIMIT ${LAG_COUNT_CAP}
-    ) behind`.execute(db);
-  return result.rows[0]?.n ?? 0;
+  return unprocessedCount(db, position, LAG_COUNT_CAP);
 }

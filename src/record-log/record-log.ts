@@ -20,11 +20,24 @@ export interface RecordBatch {
   metas: (string | null)[];
 }
 
-/** A place in the log. Consumers read strictly after it. */
+/**
+ * A place in the log. Consumers read strictly after it. SQLite: the last sequence read.
+ * PostgreSQL: snapshots and a (transaction id, sequence) key (see telemetry/snapshot-window.ts).
+ */
 export interface LogPosition {
   seq: number;
-  /** PostgreSQL: the xid8 of the record's transaction, as text. SQLite: '0'. */
+  /** PostgreSQL: an xid8 as text, with `seq` the progress inside a window. SQLite: '0'. */
   txId: string;
+  /** PostgreSQL: every record this snapshot (`pg_snapshot` text) sees has been read. */
+  seen?: string;
+  /** PostgreSQL, while a window is read in parts: the snapshot it ends at. */
+  upTo?: string;
+}
+
+/** What a read returned, and the position after it (PostgreSQL's is not the last record's). */
+export interface LogRead {
+  records: LoggedRecord[];
+  to: LogPosition;
 }
 
 /** A record as a consumer reads it: the stored record and the position just past it. */
@@ -55,7 +68,7 @@ export interface RecordLogReader {
   /** The named consumer's acknowledged position. */
   position(consumer: string): Promise<LogPosition>;
   /** Up to `limit` records after `from`, in the order the consumer must apply them. */
-  read(from: LogPosition, limit: number): Promise<LoggedRecord[]>;
+  read(from: LogPosition, limit: number): Promise<LogRead>;
   /**
    * Moves the consumer from `from` to `to` inside the transaction that applied the records, so
    * that the effect and the position commit together. Throws CursorMoved when the consumer is

@@ -4,6 +4,7 @@
 // chunked usage sweep. Every query names the tenant, except the sweep, which groups by it.
 import { sql } from 'kysely';
 import type { Db, DatabaseKind } from '../storage/database.js';
+import { unprocessedFloor } from '../telemetry/snapshot-window.js';
 
 export interface Candidate {
   seq: number;
@@ -91,13 +92,28 @@ export async function deleteRecords(trx: Db, kind: DatabaseKind, tenantId: numbe
   return Number(deleted.numDeletedRows);
 }
 
-/** The lowest position every follower of the log (search index, detection) has passed. */
+/**
+ * The lowest position every follower of the log (search index, detection) has passed: every
+ * record at or below it has been processed by all of them. A PostgreSQL snapshot position
+ * answers with the lowest sequence it has not processed (less one), or the log's end.
+ */
 export async function followerFloor(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('log_cursors')
-    .select((eb) => eb.fn.min<number | null>('seq').as('seq'))
-    .executeTakeFirst();
-  return row?.seq ?? 0;
+  const cursors = await db.selectFrom('log_cursors').select(['seq', 'tx_id', 'seen', 'up_to']).execute();
+  let floor: number | undefined;
+  for (const cursor of cursors) {
+    let passed: number = cursor.seq;
+    if (cursor.seen !== null) {
+      const position = {
+        seq: cursor.seq,
+        txId: cursor.tx_id ?? '0',
+        seen: cursor.seen,
+        upTo: cursor.up_to ?? undefined,
+      };
+      passed = (await unprocessedFloor(db, position)) ?? (await logEnd(db));
+    }
+    floor = floor === undefined ? passed : Math.min(floor, passed);
+  }
+  return floor ?? 0;
 }
 
 export async function logEnd(db: Db): Promise<number> {

@@ -17,6 +17,9 @@ import {
   type RecordMatch,
   type StoredRecordRow,
 } from './telemetry-store.js';
+import { currentSnapshot, seenOf, windowStart } from './snapshot-window.js';
+
+export { MAX_SNAPSHOT_CHARS } from './snapshot-window.js';
 
 /** A place in the log: every record at or before it has been looked at. */
 export interface TailPosition {
@@ -106,21 +109,6 @@ async function readSqliteTail(
   return { rows, position: { seq: upTo, txId: '0' }, caughtUp: upTo === horizon };
 }
 
-/** Room for ≈ 450 running transactions; a tail cursor (16 KiB at most) holds two snapshots. */
-export const MAX_SNAPSHOT_CHARS = 5_000;
-
-/** What this moment can see: committed transactions below xmax and not among the running ones. */
-async function currentSnapshot(db: Kysely<Tables>): Promise<string> {
-  const result = await sql<{ snapshot: string }>`SELECT pg_current_snapshot()::text AS snapshot`.execute(db);
-  const row = result.rows[0];
-  if (!row) throw new Error('the snapshot query returned no row');
-  if (row.snapshot.length <= MAX_SNAPSHOT_CHARS) return row.snapshot;
-  // Too many running transactions to carry: "sees everything below xmin" sees less, never more,
-  // so what it leaves out is read by the next window instead of skipped.
-  const xmin = row.snapshot.slice(0, row.snapshot.indexOf(':'));
-  return `${xmin}:${xmin}:`;
-}
-
 interface Key {
   txId: string;
   seq: number;
@@ -138,7 +126,7 @@ function atOrBefore(position: Key): RawBuilder<boolean> {
 function windowConditions(seen: string, upTo: string, progress: Key): RawBuilder<boolean>[] {
   return [
     // Range bounds keep the (tx_id, seq) index walk short; the visibility tests decide.
-    sql<boolean>`r.tx_id >= pg_snapshot_xmin(${seen}::pg_snapshot)`,
+    sql<boolean>`r.tx_id >= ${windowStart(seen, upTo)}`,
     sql<boolean>`r.tx_id < pg_snapshot_xmax(${upTo}::pg_snapshot)`,
     sql<boolean>`NOT pg_visible_in_snapshot(r.tx_id, ${seen}::pg_snapshot)`,
     sql<boolean>`pg_visible_in_snapshot(r.tx_id, ${upTo}::pg_snapshot)`,
@@ -162,9 +150,8 @@ async function readPostgresTail(
   from: TailPosition,
   bounds: TailBounds,
 ): Promise<TailRead> {
-  // A position from before snapshots were kept is a (transaction id, sequence) key: everything
-  // at or before it was looked at, which is what "seen by a snapshot at that id" plus the key says.
-  const seen = from.seen ?? `${from.txId}:${from.txId}:`;
+  // A position from before snapshots were kept is a (transaction id, sequence) key (seenOf).
+  const seen = seenOf(from);
   const upTo = from.upTo ?? (await currentSnapshot(db));
   const window = windowConditions(seen, upTo, { txId: from.txId, seq: from.seq });
   // A window too large for one read is cut at the scan bound and continued from there.

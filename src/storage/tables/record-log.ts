@@ -21,6 +21,10 @@ export interface LogCursorsTable {
   seq: number;
   /** PostgreSQL followers that read in (transaction id, seq) order keep the xid8 here, as text. */
   tx_id: string | null;
+  /** PostgreSQL: the snapshot every record it sees has been read (pg_snapshot text). */
+  seen: string | null;
+  /** PostgreSQL, inside a window read in parts: the snapshot it ends at. */
+  up_to: string | null;
 }
 
 /** Scale-out: per JetStream partition, what the database has applied and whose lease may move it. */
