@@ -24,7 +24,7 @@ import { deploymentRulePaths } from '../detection/rule-import.js';
 import { DetectionWorker } from './detection-worker.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { describeFault, storageFault } from '../storage/storage-errors.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, overloaded } from '../core/errors.js';
 import { instanceKey, saveInstanceSetting } from '../storage/instance-settings.js';
 import { setCursorKey } from '../http/pagination.js';
 import { setRecordIdKey } from '../core/record-ids.js';
@@ -332,11 +332,19 @@ export async function createSightline(config: Config): Promise<Sightline> {
       // Requests in progress get a moment to finish; past it their connections are cut (the
       // sender resends what got no answer), so a stalled client cannot block shutdown.
       const deadline = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
-      // Detection follows the log and resumes where it stopped, so it stops now, beside the
-      // requests finishing, rather than after them.
+      // Detection and the search index follow the log and resume where they stopped, and a
+      // retention pass is redone by the next one: they stop now, beside the requests finishing,
+      // rather than after them (under load each waits for a chunk of work that can take seconds).
       const detectionStopped = step('detection', () => startedDetection?.stop());
+      const indexStopped = step('search_index', () => indexLoop?.stop());
+      clearInterval(cachePurge);
+      const retentionStopped = step('retention', () => retention.stop());
       await step('http', () => server.close());
       clearTimeout(deadline);
+      // No request can be answered any more: what is still queued was acknowledged to nobody
+      // (its connection was cut) and is refused rather than written, so the queue's wait is the
+      // one commit under way, not up to max-queue-bytes at the database's pace.
+      queue.stopTaking(() => overloaded('the server is shutting down'));
       await step('metrics_listener', () => metricsListener?.close());
       await step('queue', () => queue.drain());
       await step('scale', () => scale?.close());
@@ -345,10 +353,9 @@ export async function createSightline(config: Config): Promise<Sightline> {
         await outboxWake.stop();
         await dispatcher.stop();
       });
-      clearInterval(cachePurge);
-      await step('retention', () => retention.stop());
+      await retentionStopped;
       await step('summary_sink', () => summarySink.close());
-      await step('search_index', () => indexLoop?.stop());
+      await indexStopped;
       await detectionStopped;
       await step('record_writer', () => startedWriter.close());
       log.info({ steps_ms: steps }, 'closed');

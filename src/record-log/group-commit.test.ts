@@ -137,3 +137,20 @@ test('a group stops at its byte limit, and a batch larger than the limit still g
   await Promise.all(answers);
   assert.deepEqual(writer.calls, [['a'], ['b', 'c'], ['d'], ['e']]);
 });
+
+test('once it stops taking, queued batches are refused unwritten; the commit under way still finishes', async () => {
+  const writer = new ManualWriter();
+  const queue = new GroupCommitQueue(writer, { maxPendingBytes: 1_000_000 });
+  const committing = queue.append(batch('a'), 10);
+  const queued = [queue.append(batch('b'), 10), queue.append(batch('c'), 10)];
+  await tick();
+  queue.stopTaking(() => new Error('closing'));
+  const later = queue.append(batch('d'), 10);
+  const drained = queue.drain();
+  writer.release();
+  await drained;
+  assert.deepEqual(await committing, { duplicate: false }, 'the group being committed is still acknowledged');
+  for (const refused of [...queued, later]) await assert.rejects(refused, /closing/);
+  assert.deepEqual(writer.calls, [['a']], 'nothing queued or appended after the stop was written');
+  assert.equal(queue.pendingBytes, 0);
+});

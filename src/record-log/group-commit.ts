@@ -35,6 +35,8 @@ export class GroupCommitQueue {
   private idleWaiters: (() => void)[] = [];
   private readonly maxGroupRecords: number;
   private readonly maxGroupBytes: number;
+  /** Set by stopTaking: why batches are refused from then on. */
+  private refusal: (() => Error) | undefined;
 
   constructor(
     private readonly writer: RecordLogWriter,
@@ -58,6 +60,7 @@ export class GroupCommitQueue {
    * a duplicate: the embedded log does not read Idempotency-Key (it answers only after its commit).
    */
   append(batch: RecordBatch, bytes: number): Promise<Appended> {
+    if (this.refusal) return Promise.reject(this.refusal());
     // An empty queue always takes one batch, so a body at the size limit can never be refused
     // for good; otherwise the queue's memory stays under its limit.
     if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.options.maxPendingBytes) {
@@ -68,6 +71,21 @@ export class GroupCommitQueue {
       this.queuedBytes += bytes;
       this.pump();
     }).then(() => STORED);
+  }
+
+  /**
+   * Shutdown, once no request can be answered any more (their connections are closed): the
+   * batches still waiting for a commit are refused, not written, and so is anything appended
+   * later. Nobody was told they are stored, and their senders resend them. The group being
+   * committed finishes; drain() then waits for that one commit only, not for a queue of up to
+   * maxPendingBytes at whatever rate the database manages.
+   */
+  stopTaking(refusal: () => Error): void {
+    this.refusal = refusal;
+    const refused = this.queue.splice(0);
+    this.queuedBytes = 0;
+    for (const pending of refused) pending.reject(refusal());
+    if (!this.flushing) this.pump();
   }
 
   /** Resolves once everything accepted so far is committed (or failed). */

@@ -1,5 +1,6 @@
-// The PostgreSQL bulk insert of record-log groups: one INSERT … SELECT FROM unnest(…) statement,
-// so one round trip and one transaction per group. Each column travels as one text parameter that
+// The PostgreSQL bulk insert of record-log groups for the scale-out worker, which needs every
+// row's sequence back (the embedded writer uses COPY, postgres-copy.ts): one INSERT … SELECT FROM
+// unnest(…) statement, so one round trip per group. Each column travels as one text parameter that
 // PostgreSQL splits itself (string_to_array), not as a text[] parameter: pg escapes every element
 // of an array in JavaScript and PostgreSQL parses the escaped literal back, which for a group of
 // ~1 MB requests cost more CPU on both sides than the insert itself.

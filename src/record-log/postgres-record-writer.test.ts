@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
+import { schemaClient } from '../../test/helpers/postgres.js';
 import { closeOpened } from '../../test/helpers/suite.js';
 import { openDatabase, type PostgresDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -112,6 +113,73 @@ describe('PostgreSQL record writer', { skip: postgres.skip }, () => {
     const { rows, seq } = await appendAndRead(batches);
     assert.deepEqual(columns(rows), expected(batches));
     assert.equal(seq, rows.at(-1)!.seq);
+  });
+
+  test("text holding the COPY stream's own characters (unit separator, line ends, a lone \\.) is stored as given", async () => {
+    const now = Date.now();
+    const batches: RecordBatch[] = [
+      {
+        tenantId: acme,
+        receivedAt: now,
+        records: ['a\x1fb', 'line\nbreak', 'cr\rhere', '\\.', '\\N', '"quoted, with comma"', '\x1e\x1e', ' '],
+        eventTimes: [now, now, now, now, now, now, now, now],
+        metas: ['\x1f', '\n', null, '\\.', '', '""', null, '\\'],
+      },
+    ];
+    const { rows, seq } = await appendAndRead(batches);
+    assert.deepEqual(columns(rows), expected(batches));
+    assert.equal(seq, rows.at(-1)!.seq);
+  });
+
+  test('a group PostgreSQL refuses stores none of its records, and the writer goes on', async () => {
+    const now = Date.now();
+    const marker = `refused-${now}`;
+    const refused: RecordBatch[] = [
+      { tenantId: acme, receivedAt: now, records: [`{"m":"${marker}"}`], eventTimes: [now], metas: [null] },
+      // PostgreSQL text cannot hold NUL: the whole group fails.
+      { tenantId: globex, receivedAt: now, records: [`{"m":"${marker}\u0000"}`], eventTimes: [now], metas: [null] },
+    ];
+    await assert.rejects(writer.append(refused));
+    const { rows: kept } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM telemetry_records WHERE record LIKE ${`%${marker}%`}`.execute(database.db);
+    assert.equal(kept[0]?.n, 0, 'nothing of the refused group is stored');
+    const { rows, seq } = await appendAndRead([
+      { tenantId: acme, receivedAt: now, records: ['{"after":true}'], eventTimes: [now], metas: [null] },
+    ]);
+    assert.deepEqual(
+      rows.map((row) => row.record),
+      ['{"after":true}'],
+    );
+    assert.equal(seq, rows[0]!.seq);
+  });
+
+  test("large groups keep their records' order; the position is the group's own last record although another session took later sequences", async () => {
+    const other = await schemaClient(testDb.databaseUrl);
+    try {
+      const batch = (n: number): RecordBatch => ({
+        tenantId: acme,
+        receivedAt: Date.now(),
+        records: Array.from({ length: 2_000 }, (_, i) => `{"n":${n},"i":${i}}`),
+        eventTimes: Array.from({ length: 2_000 }, () => Number.NaN),
+        metas: Array.from({ length: 2_000 }, () => null),
+      });
+      // The other session takes sequence values between and after this writer's groups.
+      await appendAndRead([batch(1)]);
+      await other.query(
+        `SELECT nextval(pg_get_serial_sequence('telemetry_records', 'seq')) FROM generate_series(1, 10)`,
+      );
+      const { rows, seq } = await appendAndRead([batch(2), batch(3)]);
+      await other.query(`SELECT nextval(pg_get_serial_sequence('telemetry_records', 'seq'))`);
+      assert.equal(rows.length, 4_000);
+      assert.equal(seq, rows.at(-1)!.seq);
+      assert.deepEqual(
+        rows.map((row) => row.record),
+        [...batch(2).records, ...batch(3).records],
+        'sequences follow the order of the batches and their records',
+      );
+    } finally {
+      await other.end();
+    }
   });
 
   test('consecutive groups take increasing positions, each its own transaction', async () => {

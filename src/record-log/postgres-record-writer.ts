@@ -1,13 +1,15 @@
-// PostgreSQL record-log writer: each group is one INSERT statement (postgres-insert.ts), so one
-// round trip and one commit (durable under the server's synchronous_commit) per group.
+// PostgreSQL record-log writer: each group is one COPY in one transaction (postgres-copy.ts), so
+// one commit (durable under the server's synchronous_commit) per group.
 import type pg from 'pg';
 import { createPool } from '../storage/database.js';
 import { storageFault, storageUnavailable, type StorageFault } from '../storage/storage-errors.js';
-import { insertRecords, type InsertedPosition } from './postgres-insert.js';
+import { copyRecords } from './postgres-copy.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
 
 export class PostgresRecordWriter implements RecordLogWriter {
   private readonly pool: pg.Pool;
+  /** The record log's sequence, schema-qualified: read once, on the first write. */
+  private sequence: string | undefined;
 
   constructor(config: pg.PoolConfig) {
     // A 201 promises durability, so commits wait for the WAL flush whatever the server default.
@@ -28,16 +30,38 @@ export class PostgresRecordWriter implements RecordLogWriter {
   }
 
   async append(batches: RecordBatch[]): Promise<LogPosition> {
-    let written: InsertedPosition;
     try {
-      written = await insertRecords(this.pool, batches);
+      const position = await this.copy(batches);
+      this.lastFault = undefined;
+      return position;
     } catch (error) {
       this.lastFault = storageFault(error) ?? 'io_error';
       throw storageUnavailable(error);
     }
-    this.lastFault = undefined;
-    const row = written.rows[0];
-    return { seq: Number(row?.seq ?? 0), txId: row?.tx_id ?? '0' };
+  }
+
+  private async copy(batches: RecordBatch[]): Promise<LogPosition> {
+    this.sequence ??= await this.readSequence();
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
+    try {
+      return await copyRecords(client, this.sequence, batches);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      // A connection whose COPY failed part-way is not handed out again.
+      client.release(failure);
+    }
+  }
+
+  private async readSequence(): Promise<string> {
+    const { rows } = await this.pool.query<{ name: string | null }>(
+      `SELECT pg_get_serial_sequence('telemetry_records', 'seq') AS name`,
+    );
+    const name = rows[0]?.name;
+    if (!name) throw new Error('telemetry_records.seq has no sequence');
+    return name;
   }
 
   close(): Promise<void> {

@@ -108,6 +108,19 @@ async function inSavepoint(trx: Transaction<Tables>, work: () => Promise<unknown
 }
 
 const CHUNK = 5_000;
+const MIN_CHUNK = 250;
+/**
+ * A chunk is sized to take about this long at the pace of the last one: under load a chunk of
+ * CHUNK records can take seconds, and stop() (shutdown) waits for the chunk under way.
+ */
+const CHUNK_TARGET_MS = 250;
+
+/** The next chunk's size: what the last one's pace indexes in CHUNK_TARGET_MS, within bounds. */
+export function nextChunkSize(indexed: number, elapsedMs: number): number {
+  if (indexed === 0) return CHUNK;
+  const paced = Math.round((indexed * CHUNK_TARGET_MS) / Math.max(elapsedMs, 1));
+  return Math.min(CHUNK, Math.max(MIN_CHUNK, paced));
+}
 const IDLE_POLL_MS = 1_000;
 /**
  * While commits keep coming (one within ACTIVE_GAP_MS), a chunk that took d ms is followed by
@@ -173,6 +186,7 @@ export class PostgresSearchIndexLoop {
   }
 
   private failuresInARow = 0;
+  private chunk = CHUNK;
 
   private async run(): Promise<void> {
     do {
@@ -180,9 +194,13 @@ export class PostgresSearchIndexLoop {
       try {
         for (;;) {
           const started = Date.now();
-          const indexed = await indexPostgresChunk(this.db, CHUNK);
-          if (this.stopped || indexed < CHUNK) break;
-          await this.restWhileWriting(Date.now() - started);
+          const limit = this.chunk;
+          const indexed = await indexPostgresChunk(this.db, limit);
+          const elapsedMs = Date.now() - started;
+          // A short chunk (caught up) says nothing about the pace.
+          if (indexed === limit) this.chunk = nextChunkSize(indexed, elapsedMs);
+          if (this.stopped || indexed < limit) break;
+          await this.restWhileWriting(elapsedMs);
         }
         this.failuresInARow = 0;
       } catch (error) {
