@@ -130,7 +130,7 @@ describe('record follower under concurrent writers on postgres', { skip: target.
       let position: LogPosition = await reader.position(DETECTION_CURSOR);
       const stats = { restarts: 0, crashes: 0, floorChecks: 0 };
       const done = new Set<string>();
-      for (let idle = 0; idle < 3; ) {
+      for (let idle = 0; idle < 3;) {
         const read = await reader.read(position, 1 + Math.floor(random() * 7));
         const roll = random();
         if (roll < 0.05) {
@@ -157,7 +157,8 @@ describe('record follower under concurrent writers on postgres', { skip: target.
           // Committed records seen before the floor is taken: none unacknowledged may be at or below it.
           const lowest = await lowestUnacknowledged(done);
           const floor = await followerFloor(database.db);
-          if (lowest !== undefined) assert.ok(floor < lowest, `retention floor ${floor} reaches unread record ${lowest}`);
+          if (lowest !== undefined)
+            assert.ok(floor < lowest, `retention floor ${floor} reaches unread record ${lowest}`);
           stats.floorChecks++;
         }
         if (read.records.length === 0) {

@@ -25,8 +25,7 @@ describe('snapshots cut to a bounded size', { skip: postgres.skip }, () => {
     await testDb.cleanup();
   });
 
-  const snapshot = async () =>
-    (await main.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s')).rows[0]!.s;
+  const snapshot = async () => (await main.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s')).rows[0]!.s;
 
   /** A transaction left running with an id, then one that commits after it. */
   async function runningThenCommitted(): Promise<void> {
