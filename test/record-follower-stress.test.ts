@@ -21,7 +21,7 @@ import { followerFloor } from '../src/retention/purge-store.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 
 const WRITERS = 5;
-const TRANSACTIONS_PER_WRITER = 120;
+const TRANSACTIONS_PER_WRITER = 300;
 const SEED = Number(process.env.FOLLOWER_STRESS_SEED ?? Date.now() % 1_000_000);
 
 /** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
