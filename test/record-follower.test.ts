@@ -12,7 +12,7 @@ import { createTenant } from '../src/identity/tenant-service.js';
 import { SqlRecordLogReader } from '../src/record-log/record-follower.js';
 import { CursorMoved, type LogPosition } from '../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../src/detection/detection-loop.js';
-import { followerFloor, logEnd } from '../src/retention/purge-store.js';
+import { expiredBatch, followerFloor, logEnd, purgeFloor } from '../src/retention/purge-store.js';
 import { detectionCommitter, type CaseUpkeep } from '../src/app/detection-commit.js';
 import { loadAttackCatalogue } from '../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../src/cases/case-grouping.js';
@@ -117,6 +117,37 @@ for (const target of databaseTargets) {
           assert.deepEqual(await drain(), [], 'read exactly once');
           assert.equal(await log().lag(DETECTION_CURSOR), 0);
           assert.equal(await followerFloor(database.db), await logEnd(database.db));
+        } finally {
+          await slow.end();
+        }
+      });
+
+      test('a purge batch never takes a record whose transaction commits after the floor is taken', async () => {
+        await drain();
+        await database.db.updateTable('log_cursors').set({ seq: 1e12 }).where('name', '=', 'search_index').execute();
+        const slow = await schemaClient(testDb.databaseUrl);
+        try {
+          await slow.query('BEGIN');
+          const held = await slow.query<{ seq: string }>(
+            `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, 0, 0, '{"marker":"expired-late"}') RETURNING seq`,
+            [tenantId],
+          );
+          await insert('expired-early');
+          assert.deepEqual(await drain(), ['expired-early']);
+          // The follower has passed everything it can see: the floor is above the running record.
+          const floor = await purgeFloor(database.db, database.kind);
+          const lateSeq = Number(held.rows[0]!.seq);
+          assert.ok(floor.seq > lateSeq);
+          await slow.query('COMMIT');
+          const batch = await expiredBatch(database.db, tenantId, Date.now() + 1, undefined, floor, 1_000);
+          assert.ok(!batch.some((row) => row.seq === lateSeq), 'the record committed after the floor stays, unread');
+          assert.deepEqual(await drain(), ['expired-late']);
+          const next = await purgeFloor(database.db, database.kind);
+          const again = await expiredBatch(database.db, tenantId, Date.now() + 1, undefined, next, 1_000);
+          assert.ok(
+            again.some((row) => row.seq === lateSeq),
+            'read, it goes with the next pass',
+          );
         } finally {
           await slow.end();
         }

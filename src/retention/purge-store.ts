@@ -4,7 +4,7 @@
 // chunked usage sweep. Every query names the tenant, except the sweep, which groups by it.
 import { sql } from 'kysely';
 import type { Db, DatabaseKind } from '../storage/database.js';
-import { unprocessedFloor } from '../telemetry/snapshot-window.js';
+import { currentSnapshot, unprocessedFloor } from '../telemetry/snapshot-window.js';
 
 export interface Candidate {
   seq: number;
@@ -17,13 +17,30 @@ export interface After {
   seq: number;
 }
 
+/**
+ * The sequence every follower has passed, and on PostgreSQL the snapshot it holds for: a record
+ * whose transaction was still running when the floor was taken may hold a sequence below it and
+ * commit later, unread, so only records that snapshot sees are below the floor.
+ */
+export interface PurgeFloor {
+  seq: number;
+  committedBy?: string;
+}
+
+export async function purgeFloor(db: Db, kind: DatabaseKind): Promise<PurgeFloor> {
+  // Taken first: whatever it sees has committed, so the floor below counts it if it is unread.
+  const committedBy = kind === 'postgres' ? await currentSnapshot(db) : undefined;
+  const seq = Math.min(await followerFloor(db), await logEnd(db));
+  return committedBy === undefined ? { seq } : { seq, committedBy };
+}
+
 /** Up to `limit` of the tenant's records received before `cutoff`, oldest first, past `after`. */
 export async function expiredBatch(
   db: Db,
   tenantId: number,
   cutoff: number,
   after: After | undefined,
-  maxSeq: number,
+  floor: PurgeFloor,
   limit: number,
 ): Promise<Candidate[]> {
   let query = db
@@ -31,7 +48,10 @@ export async function expiredBatch(
     .select(['seq', 'received_at'])
     .where('tenant_id', '=', tenantId)
     .where('received_at', '<', cutoff)
-    .where('seq', '<=', maxSeq);
+    .where('seq', '<=', floor.seq);
+  const { committedBy } = floor;
+  if (committedBy !== undefined)
+    query = query.where(sql<boolean>`pg_visible_in_snapshot(tx_id, ${committedBy}::pg_snapshot)`);
   if (after)
     query = query.where((eb) =>
       eb.or([

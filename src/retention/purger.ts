@@ -26,12 +26,13 @@ import {
   citedByOpenCases,
   deleteRecords,
   expiredBatch,
-  followerFloor,
   logEnd,
   oldestReceivedAt,
+  purgeFloor,
   reclaimPages,
   usageChunk,
   type After,
+  type PurgeFloor,
   type UsageRow,
 } from './purge-store.js';
 import { effectiveDays, DAY_MS } from './retention-rules.js';
@@ -182,7 +183,7 @@ export class RetentionPurger {
       const dropped = upkeep?.dropped ?? new Map<number, number>();
       for (const count of dropped.values()) report.partitionRecords += count;
       report.busyPartitions = upkeep?.busy ?? [];
-      const floor = Math.min(await followerFloor(db), await logEnd(db));
+      const floor = await purgeFloor(db, this.settings.kind);
       for (const tenant of tenants) {
         if (this.stopping) break;
         if (held.has(tenant.id)) {
@@ -209,7 +210,11 @@ export class RetentionPurger {
     this.settings.metrics?.purged(tenant.code_name, purged);
   }
 
-  private async purgeTenant(tenant: { id: number; code_name: string }, cutoff: number, floor: number): Promise<number> {
+  private async purgeTenant(
+    tenant: { id: number; code_name: string },
+    cutoff: number,
+    floor: PurgeFloor,
+  ): Promise<number> {
     const { db, kind, holder } = this.settings;
     const tenantId = tenant.id;
     const cited = await citedByOpenCases(db, tenantId);
@@ -242,7 +247,11 @@ export class RetentionPurger {
       let contended = true;
       if (this.sqlite) {
         // Paced by the time the write lock was held: waiting for it took nothing from writers.
-        ({ deleted, heldMs: took, contended } = await this.sqlite.delete(
+        ({
+          deleted,
+          heldMs: took,
+          contended,
+        } = await this.sqlite.delete(
           tenantId,
           expired.map((row) => row.seq),
         ));

@@ -26,16 +26,37 @@ export interface SnapshotPosition {
 /** Room for ≈ 450 running transactions; a tail cursor (16 KiB at most) holds two snapshots. */
 export const MAX_SNAPSHOT_CHARS = 5_000;
 
-/** What this moment can see: committed transactions below xmax and not among the running ones. */
-export async function currentSnapshot(db: Kysely<Tables>): Promise<string> {
+/**
+ * What this moment can see: committed transactions below xmax and not among the running ones.
+ * Past `seen` (the snapshot a window starts from), so that the window never ends before it.
+ */
+export async function currentSnapshot(db: Kysely<Tables>, seen?: string): Promise<string> {
   const result = await sql<{ snapshot: string }>`SELECT pg_current_snapshot()::text AS snapshot`.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('the snapshot query returned no row');
-  if (row.snapshot.length <= MAX_SNAPSHOT_CHARS) return row.snapshot;
-  // Too many running transactions to carry: "sees everything below xmin" sees less, never more,
-  // so what it leaves out is read by the next window instead of skipped.
-  const xmin = row.snapshot.slice(0, row.snapshot.indexOf(':'));
-  return `${xmin}:${xmin}:`;
+  return boundedSnapshot(row.snapshot, seen, MAX_SNAPSHOT_CHARS);
+}
+
+/**
+ * A snapshot of at most about `maxChars` that sees no more than `snapshot` and no less than
+ * `seen`: too many running transactions to carry are cut by lowering xmax to the first running
+ * one left out. Lowering it to xmin alone would see less than `seen` when `seen` saw committed
+ * transactions above that xmin, and the next window would read them again; so xmax never goes
+ * below seen's, and the running ones below seen's xmax were running at `seen` too (the list is
+ * no longer than seen's own). What is cut off is read by a later window instead of skipped.
+ */
+export function boundedSnapshot(snapshot: string, seen: string | undefined, maxChars: number): string {
+  if (snapshot.length <= maxChars) return snapshot;
+  const [xmin = '', xmax = '', list = ''] = snapshot.split(':');
+  const running = list === '' ? [] : list.split(',');
+  const floor = seen === undefined ? 0n : BigInt(seen.slice(seen.indexOf(':') + 1, seen.lastIndexOf(':')));
+  // Keep the longest prefix of the running list that fits; its bound is the next running one.
+  let length = xmin.length + xmax.length + 2;
+  const cut = running.findIndex((id) => (length += id.length + 1) > maxChars);
+  let bound = BigInt(cut === -1 ? xmax : (running[cut] ?? xmax));
+  if (bound < floor) bound = floor < BigInt(xmax) ? floor : BigInt(xmax);
+  const below = running.filter((id) => BigInt(id) < bound);
+  return `${xmin}:${bound}:${below.join(',')}`;
 }
 
 /**
@@ -92,7 +113,7 @@ export async function readSnapshotWindow(
 
 async function readOneWindow(db: Kysely<Tables>, from: SnapshotPosition, limit: number): Promise<WindowRead> {
   const seen = seenOf(from);
-  const upTo = from.upTo ?? (await currentSnapshot(db));
+  const upTo = from.upTo ?? (await currentSnapshot(db, seen));
   const after = key(from);
   // Transactions running at `seen` that `upTo` sees committed: each an index range of its own,
   // at most `limit` rows from each, merged. All are below seen's xmax, so they come first.

@@ -152,7 +152,7 @@ async function readPostgresTail(
 ): Promise<TailRead> {
   // A position from before snapshots were kept is a (transaction id, sequence) key (seenOf).
   const seen = seenOf(from);
-  const upTo = from.upTo ?? (await currentSnapshot(db));
+  const upTo = from.upTo ?? (await currentSnapshot(db, seen));
   const window = windowConditions(seen, upTo, { txId: from.txId, seq: from.seq });
   // A window too large for one read is cut at the scan bound and continued from there.
   let end = await firstKey(db, window, bounds.scan - 1);
