@@ -15,9 +15,12 @@ import {
   clausesOf,
   distinct,
   ModifierError,
+  type Clauses,
   type CompiledItem,
   type ItemContext,
   type Matcher,
+  type Needed,
+  type Requirement,
 } from './item.js';
 import { compileItem } from './modifiers.js';
 import type { CompiledRule } from './types.js';
@@ -155,13 +158,39 @@ function anyOf(items: CompiledItem[]): CompiledItem {
   const requirement = requirements.some((entry) => entry === null)
     ? null
     : distinct(requirements.flatMap((entry) => entry ?? []));
-  // One of the items matches: one of their best requirements holds (one clause, not a product).
   return {
     match,
     requirement,
     fields: items.flatMap((item) => item.fields),
-    clauses: requirement === null || requirement.length === 0 ? [] : [requirement],
+    clauses: requirement === null || requirement.length === 0 ? [] : orClauses(items, requirement),
   };
+}
+
+/** Past this many combinations an OR's clauses are not multiplied out. */
+const MAX_COMBINATIONS = 8;
+
+/**
+ * What an OR of items requires, clause by clause: `(a1 and a2) or b` holds only where `a1 or b`
+ * and `a2 or b` both do, so each way of taking one clause from every item, joined, is a clause.
+ * A rule such as `1 of selection_*`, one selection naming `\rundll32.exe` and `.dat,#1`, is then
+ * tried only on events with both (or with another selection's literal), not on every rundll32.
+ * Past MAX_COMBINATIONS: one clause, the items' best requirements joined (`requirement`).
+ */
+function orClauses(items: CompiledItem[], requirement: NonNullable<Requirement>): Clauses {
+  const each: Clauses[] = [];
+  let combinations = 1;
+  for (const item of items) {
+    const clauses = clausesOf(item);
+    // An item whose clauses say nothing still has its requirement (or the OR has none).
+    const usable = clauses.length > 0 ? clauses : item.requirement ? [item.requirement] : null;
+    if (usable === null || usable.length === 0) return [requirement];
+    each.push(usable);
+    combinations *= usable.length;
+  }
+  if (combinations > MAX_COMBINATIONS) return [requirement];
+  let product: Needed[][] = [[]];
+  for (const clauses of each) product = product.flatMap((partial) => clauses.map((clause) => [...partial, ...clause]));
+  return product.map(distinct);
 }
 
 function atLeast(count: number, items: CompiledItem[]): CompiledItem {

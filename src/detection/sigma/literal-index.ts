@@ -9,6 +9,11 @@ import { SubstringIndex } from './substring-index.js';
 
 export class LiteralIndex {
   private readonly whole = new Map<string, number[]>();
+  /**
+   * The lengths of the whole-text literals, one bit each (63: that long or longer). Looking a
+   * text up hashes all of it: a command line is not hashed to learn it is not `4688`.
+   */
+  private readonly wholeLengths = new Uint32Array(2);
   private readonly starts = new AffixTrie(false);
   private readonly ends = new AffixTrie(true);
   private readonly anywhere = new SubstringIndex();
@@ -24,6 +29,8 @@ export class LiteralIndex {
       this.anywhere.add(literal, mark);
       this.anywhereCount++;
     } else if (at === 'whole') {
+      const bit = Math.min(literal.length, 63);
+      this.wholeLengths[bit >>> 5] = (this.wholeLengths[bit >>> 5] ?? 0) | (1 << (bit & 31));
       const marks = this.whole.get(literal);
       if (marks === undefined) this.whole.set(literal, [mark]);
       else if (!marks.includes(mark)) marks.push(mark);
@@ -39,8 +46,11 @@ export class LiteralIndex {
       anywhere: this.anywhereCount > 0,
     });
     if (parts.whole) {
-      const marks = this.whole.get(text);
-      if (marks !== undefined) candidates.mark(marks);
+      const bit = Math.min(text.length, 63);
+      if (((this.wholeLengths[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) {
+        const marks = this.whole.get(text);
+        if (marks !== undefined) candidates.mark(marks);
+      }
     }
     if (parts.starts) this.starts.scan(text, candidates);
     if (parts.ends) this.ends.scan(text, candidates);

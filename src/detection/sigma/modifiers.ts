@@ -20,6 +20,7 @@ import {
 import { applyTransforms, TRANSFORMS } from './transforms.js';
 import { cidrItem } from './cidr.js';
 import { regexLiterals } from './regex-literal.js';
+import { regexMinLength } from './regex-length.js';
 import { timeComponent } from './time-parts.js';
 
 const WRAPS = new Set(['contains', 'startswith', 'endswith']);
@@ -129,14 +130,15 @@ function regexItem(field: string, values: unknown[], key: string, modifiers: str
       for (const flag of inline[1]) if (!stated.includes(flag)) flags += flag;
     }
     try {
-      return { regex: new RegExp(source, flags), literals: regexLiterals(source) };
+      return { regex: new RegExp(source, flags), literals: regexLiterals(source), shortest: regexMinLength(source) };
     } catch (error) {
       throw new ModifierError("modifier 're'", `'${key}': ${(error as Error).message}`);
     }
   });
-  const regexes = compiled.map((entry) => entry.regex);
-  const anyText = (regex: RegExp, texts: readonly string[]) => {
-    for (const text of texts) if (regex.test(text)) return true;
+  const regexes = compiled.map(({ regex, shortest }) => ({ regex, shortest }));
+  // A text shorter than any match is not run through the regex.
+  const anyText = ({ regex, shortest }: { regex: RegExp; shortest: number }, texts: readonly string[]) => {
+    for (const text of texts) if (text.length >= shortest && regex.test(text)) return true;
     return false;
   };
   const requirements = compiled.map(

@@ -68,7 +68,7 @@ export function regexLiterals(source: string): string[] | null {
 }
 
 /** The index after the group opened at `open`, or -1 when it does not close. */
-function closing(source: string, open: number): number {
+export function closing(source: string, open: number): number {
   let depth = 0;
   for (let at = open; at < source.length; at++) {
     const char = source[at];
@@ -84,7 +84,7 @@ function closing(source: string, open: number): number {
 }
 
 /** The index after the character class opened at `open` (JavaScript: the first unescaped `]`). */
-function classEnd(source: string, open: number): number {
+export function classEnd(source: string, open: number): number {
   for (let at = open + 1; at < source.length; at++) {
     if (source[at] === '\\') at++;
     else if (source[at] === ']') return at + 1;

@@ -156,7 +156,14 @@ function randomValue(next: () => number): FieldValue {
 function randomEvent(next: () => number): NormalisedEvent {
   const fields: Record<string, FieldValue> = {};
   for (const field of FIELDS) if (next() < 0.7) fields[field] = randomValue(next);
-  const keywords = next() < 0.6 ? String(randomValue(next) ?? '') : '';
+  // The keywords text is often a field's own value (a process's command line).
+  const roll = next();
+  const keywords =
+    roll < 0.25 && typeof fields.CommandLine === 'string'
+      ? fields.CommandLine
+      : roll < 0.6
+        ? String(randomValue(next) ?? '')
+        : '';
   return makeEvent({
     logsources: pickWith(next, EVENT_LOGSOURCES),
     fields,

@@ -253,3 +253,39 @@ test('routes built for logsource values taken from records are bounded', () => {
     );
   assert.ok((set as unknown as { routes: Map<string, unknown> }).routes.size <= 1_024);
 });
+
+test('the pre-filter needs a literal of each ANDed item of every alternative of an OR', () => {
+  const evaluated: string[] = [];
+  const rule = ruleWith(
+    'either',
+    '  product: windows',
+    [
+      'selection_dll:',
+      "  Image|endswith: '\\rundll32.exe'",
+      "  CommandLine|endswith: '.dat,#1'",
+      'selection_name:',
+      "  CommandLine|contains: 'perfc'",
+      'condition: 1 of selection_*',
+    ].join('\n'),
+  );
+  // (image and dat) or perfc: (image or perfc) and (dat or perfc).
+  assert.deepEqual(rule.clauses, [
+    [
+      { field: 'Image', literal: '\\rundll32.exe', at: 'end' },
+      { field: 'CommandLine', literal: 'perfc', at: 'anywhere' },
+    ],
+    [
+      { field: 'CommandLine', literal: '.dat,#1', at: 'end' },
+      { field: 'CommandLine', literal: 'perfc', at: 'anywhere' },
+    ],
+  ]);
+  const set = new RuleSet([{ ...rule, test: (view) => (evaluated.push(rule.id), rule.test(view)) }]);
+  const on = (fields: Record<string, FieldValue>) => makeEvent({ logsources: [{ product: 'windows' }], fields });
+  const dll = 'C:\\Windows\\System32\\rundll32.exe';
+  assert.deepEqual(ids(set.match(on({ Image: dll, CommandLine: 'rundll32.exe shell32.dll,Control_RunDLL' }))), []);
+  assert.deepEqual(evaluated, [], 'the first selection half met: not a candidate');
+  assert.deepEqual(ids(set.match(on({ Image: dll, CommandLine: 'rundll32.exe c:\\x.dat,#1' }))), ['either']);
+  assert.deepEqual(ids(set.match(on({ Image: 'C:\\x.exe', CommandLine: 'x perfc y' }))), ['either']);
+  assert.deepEqual(ids(set.match(on({ Image: 'C:\\x.exe', CommandLine: 'x.dat,#1' }))), []);
+  assert.deepEqual(evaluated, ['either', 'either'], 'the second selection half met: not a candidate either');
+});

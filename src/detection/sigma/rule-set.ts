@@ -4,11 +4,11 @@
 // finds, in one pass over the event's values, which literals occur, hence which rules can match.
 // Only those rules (and the few that require no literal) are evaluated.
 import type { NormalisedEvent, LogSource } from '../../telemetry/normalise/event.js';
-import { EventView, fieldKey, type FieldKey } from './event-view.js';
+import { EventView, fieldKey, KEYWORDS, type FieldKey } from './event-view.js';
 import type { CompiledRule } from './types.js';
 import { Candidates } from './candidates.js';
 import { LiteralIndex } from './literal-index.js';
-import { requirementScore, type Clauses } from './item.js';
+import { requirementScore, type Anchor, type Clauses } from './item.js';
 
 const KEYS = ['category', 'product', 'service'] as const;
 /** What the reused view holds before the first event. */
@@ -69,9 +69,27 @@ export function matchNaively(rules: readonly CompiledRule[], event: NormalisedEv
  */
 interface Route {
   always: number[];
-  /** Each field with required literals, beside its index (arrays: walked on every event). */
+  /** Each field with required literals, beside its index (arrays: walked on every event); keywords last. */
   fields: FieldKey[];
   indexes: LiteralIndex[];
+  /** Whether the last field is the keywords text. */
+  keywords: boolean;
+  /** Per field, its literals: what an index of a field's and the keywords' literals is built from. */
+  entries: Entry[][];
+  /** Per field, that index, built the first time an event's keywords are the field's value. */
+  merged: (LiteralIndex | undefined)[];
+}
+
+interface Entry {
+  literal: string;
+  mark: number;
+  at: Anchor;
+}
+
+function indexOf(entries: readonly Entry[]): LiteralIndex {
+  const index = new LiteralIndex();
+  for (const { literal, mark, at } of entries) index.add(literal, mark, at);
+  return index;
 }
 
 export class RuleSet {
@@ -110,12 +128,29 @@ export class RuleSet {
     const route = this.route(event.logsources);
     candidates.mark(route.always);
     const { fields, indexes } = route;
-    for (let at = 0; at < fields.length; at++) {
+    // The keywords text is often a field's value (a process's command line): that field's text
+    // is then searched once for both its own and the keywords' literals.
+    const keywords = route.keywords && event.keywords !== '' ? event.keywords : null;
+    let keywordsFound = keywords === null;
+    const count = route.keywords ? fields.length - 1 : fields.length;
+    for (let at = 0; at < count; at++) {
       const field = fields[at];
-      const literals = indexes[at];
+      let literals = indexes[at];
       if (field === undefined || literals === undefined) continue;
+      if (!keywordsFound) {
+        const raw = view.texts(field);
+        if (raw !== null && raw.length === 1 && raw[0] === keywords) {
+          literals = route.merged[at] ??= indexOf([...(route.entries[at] ?? []), ...(route.entries[count] ?? [])]);
+          keywordsFound = true;
+        }
+      }
       const texts = view.folded(field);
       if (texts !== null) for (const text of texts) literals.scan(text, candidates);
+    }
+    if (!keywordsFound) {
+      const field = fields[count];
+      const texts = field === undefined ? null : view.folded(field);
+      if (texts !== null) for (const text of texts) indexes[count]?.scan(text, candidates);
     }
     // Evaluated as marked; only the (few) matches are put in load order.
     const matched: number[] = [];
@@ -173,7 +208,7 @@ export class RuleSet {
       }
     }
     const always: number[] = [];
-    const fields = new Map<string, LiteralIndex>();
+    const fields = new Map<string, Entry[]>();
     for (const index of [...reached].sort((a, b) => a - b)) {
       const rule = this.rules[index];
       if (rule === undefined) throw new Error(`rule set: bucket entry ${index} is not a rule index`);
@@ -184,15 +219,24 @@ export class RuleSet {
       }
       clauses.forEach((clause, number) => {
         for (const { field, literal, at } of clause) {
-          let literals = fields.get(field);
-          if (!literals) {
-            literals = new LiteralIndex();
-            fields.set(field, literals);
+          let entries = fields.get(field);
+          if (!entries) {
+            entries = [];
+            fields.set(field, entries);
           }
-          literals.add(literal, index + number * this.rules.length, at);
+          entries.push({ literal, mark: index + number * this.rules.length, at });
         }
       });
     }
-    return { always, fields: [...fields.keys()].map(fieldKey), indexes: [...fields.values()] };
+    const ordered = [...fields].sort(([a], [b]) => Number(a === KEYWORDS.name) - Number(b === KEYWORDS.name));
+    const entries = ordered.map(([, list]) => list);
+    return {
+      always,
+      fields: ordered.map(([name]) => fieldKey(name)),
+      indexes: entries.map(indexOf),
+      keywords: fields.has(KEYWORDS.name),
+      entries,
+      merged: entries.map(() => undefined),
+    };
   }
 }

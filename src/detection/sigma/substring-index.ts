@@ -1,10 +1,12 @@
 // Which of one field's required literals occur anywhere in an event's (folded) text, in one pass over it.
-// An ASCII literal is found by one anchor: a trigram of it (chosen so that few literals share an
-// anchor), or the whole literal when it is one or two characters long. At each position of the
-// text the anchor starting there is looked up in an open-addressing table of integers, and each
-// literal anchored on it is confirmed with startsWith. Literals with other characters (emoji,
-// Cyrillic look-alikes) are anchored on their first such character and looked for only when the
-// text has one: logs are nearly all ASCII.
+// An ASCII literal of three or more characters is found by one anchor, a trigram of it (chosen so
+// that few literals share an anchor): at each position of the text the trigram starting there is
+// looked up in an open-addressing table of integers, and each literal anchored on it is confirmed
+// with startsWith. A one- or two-character ASCII literal is its own key into a direct table (no
+// hashing, nothing to confirm), and is marked once per text however often it occurs: `\\`, `-`
+// or ` ` occur a dozen times in a command line. Literals with other characters (emoji, Cyrillic
+// look-alikes) are anchored on their first such character and looked for only when the text has
+// one: logs are nearly all ASCII.
 import type { Candidates } from './candidates.js';
 
 interface LiteralEntry {
@@ -12,10 +14,9 @@ interface LiteralEntry {
   rules: number[];
 }
 
-/** An anchor's key: trigrams below 2^21, pairs and single characters above, never colliding. */
-const PAIR_KEYS = 1 << 21;
-const CHAR_KEYS = PAIR_KEYS + (1 << 14);
 const EMPTY = -1;
+/** The short literals' keys: a pair is `(first << 7) | second`, a character is PAIRS + its code. */
+const PAIRS = 1 << 14;
 /** Per ASCII character: whether a one-character literal is that character, or a pair literal starts with it. */
 const SINGLE = 1;
 const PAIR_START = 2;
@@ -40,6 +41,12 @@ export class SubstringIndex {
   private anchored: LiteralEntry[] = [];
   private offsets = new Int32Array(0);
   private readonly shortStarts = new Uint8Array(128);
+  // The short literals (laid out only when there are some): per key, a number (0: none), and per
+  // number its rules and the scan that last marked it (a literal is marked once per text).
+  private shortIds = new Uint16Array(0);
+  private shortRules: number[][] = [[]];
+  private shortSeen = new Uint32Array(0);
+  private scans = 0;
   // Literals with a character above U+007F, by that character.
   private readonly wide = new Map<number, { entry: LiteralEntry; offset: number }[]>();
 
@@ -78,11 +85,11 @@ export class SubstringIndex {
       } else if (text.length === 1) {
         const code = text.charCodeAt(0);
         this.shortStarts[code] = (this.shortStarts[code] ?? 0) | SINGLE;
-        anchor(CHAR_KEYS + code, entry, 0);
+        this.addShort(PAIRS + code, entry.rules);
       } else if (text.length === 2) {
         const code = text.charCodeAt(0);
         this.shortStarts[code] = (this.shortStarts[code] ?? 0) | PAIR_START;
-        anchor(PAIR_KEYS + ((code << 7) | text.charCodeAt(1)), entry, 0);
+        this.addShort((code << 7) | text.charCodeAt(1), entry.rules);
       } else {
         // Every position of a text whose trigram is an anchor costs a lookup and a comparison:
         // anchor on the trigram fewest literals have (a stand-in for how rare it is in logs),
@@ -112,10 +119,8 @@ export class SubstringIndex {
     for (const [key, list] of byKey) {
       let slot = Math.imul(key, 0x9e3779b1) >>> this.shift;
       while (this.keys[slot] !== EMPTY) slot = (slot + 1) & (size - 1);
-      if (key < PAIR_KEYS) {
-        const bit = Math.imul(key, 0x2545f491) >>> 17;
-        this.filter[bit >>> 5] = (this.filter[bit >>> 5] ?? 0) | (1 << (bit & 31));
-      }
+      const bit = Math.imul(key, 0x2545f491) >>> 17;
+      this.filter[bit >>> 5] = (this.filter[bit >>> 5] ?? 0) | (1 << (bit & 31));
       this.keys[slot] = key;
       this.starts[slot] = this.anchored.length;
       for (const { entry, offset } of list) {
@@ -125,14 +130,29 @@ export class SubstringIndex {
       this.ends[slot] = this.anchored.length;
     }
     this.offsets = Int32Array.from(offsets);
+    this.shortSeen = new Uint32Array(this.shortRules.length);
+  }
+
+  /** Gives a one- or two-character literal (each is added once) its number. */
+  private addShort(key: number, rules: number[]): void {
+    if (this.shortIds.length === 0) this.shortIds = new Uint16Array(PAIRS + 128);
+    if (this.shortRules.length > 0xffff) throw new Error('substring index: more short literals than keys');
+    this.shortIds[key] = this.shortRules.length;
+    this.shortRules.push(rules);
   }
 
   /** Marks the rules of every literal found in the text. */
   scan(text: string, candidates: Candidates): void {
     if (!this.built) this.build();
     if (this.everywhere.length > 0) candidates.mark(this.everywhere);
+    if (this.scans === 0xffffffff) {
+      // Wrapped: a key marked in the last cycle would read as marked in this text.
+      this.shortSeen.fill(0);
+      this.scans = 0;
+    }
+    const scan = ++this.scans;
     const length = text.length;
-    const { shortStarts, keys, shift, filter } = this;
+    const { shortStarts, shortIds, shortSeen, keys, shift, filter } = this;
     const mask = keys.length - 1;
     let wide = false;
     let next = length > 0 ? text.charCodeAt(0) : 0;
@@ -147,8 +167,11 @@ export class SubstringIndex {
       }
       const flags = shortStarts[code] ?? 0;
       if (flags !== 0) {
-        if (flags & SINGLE) this.find(CHAR_KEYS + code, text, index, candidates);
-        if (flags & PAIR_START && next <= 127) this.find(PAIR_KEYS + ((code << 7) | next), text, index, candidates);
+        if (flags & SINGLE) this.markShort(shortIds[PAIRS + code] ?? 0, scan, candidates);
+        if (flags & PAIR_START && next <= 127) {
+          const id = shortIds[(code << 7) | next] ?? 0;
+          if (id !== 0 && shortSeen[id] !== scan) this.markShort(id, scan, candidates);
+        }
       }
       // `after` is 128 past the end of the text, so the test also stops trigrams running off it.
       if ((next | after) > 127) continue;
@@ -170,20 +193,12 @@ export class SubstringIndex {
     if (wide && this.wide.size > 0) this.scanWide(text, candidates);
   }
 
-  /** Confirms the literals anchored on `key` at `index` (pairs and single characters). */
-  private find(key: number, text: string, index: number, candidates: Candidates): void {
-    const keys = this.keys;
-    const mask = keys.length - 1;
-    let slot = Math.imul(key, 0x9e3779b1) >>> this.shift;
-    for (;;) {
-      const found = keys[slot];
-      if (found === key) {
-        this.confirm(slot, text, index, candidates);
-        return;
-      }
-      if (found === EMPTY || found === undefined) return;
-      slot = (slot + 1) & mask;
-    }
+  /** Marks the short literal numbered `id` unless this scan has marked it already. */
+  private markShort(id: number, scan: number, candidates: Candidates): void {
+    if (this.shortSeen[id] === scan) return;
+    this.shortSeen[id] = scan;
+    const rules = this.shortRules[id];
+    if (rules !== undefined) candidates.mark(rules);
   }
 
   /** Confirms each literal anchored in the slot against the text. */
