@@ -39,7 +39,7 @@ const LOAD_FLOWING = 'load flowing';
 
 export async function runLoad(
   url: string,
-  flags: { connections: number; duration: number },
+  flags: { connections: number; duration: number; rate?: number; bodyKb?: number },
   authorization?: string,
   onStarted?: (generator: Child) => void,
 ): Promise<LoadResult> {
@@ -50,6 +50,8 @@ export async function runLoad(
     String(flags.connections),
     '--duration',
     String(flags.duration),
+    ...(flags.rate === undefined ? [] : ['--rate', String(flags.rate)]),
+    ...(flags.bodyKb === undefined ? [] : ['--body-kb', String(flags.bodyKb)]),
     ...(authorization ? ['--authorization', authorization] : []),
   ]);
   active.add(generator);
