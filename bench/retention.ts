@@ -155,7 +155,9 @@ async function main(): Promise<void> {
        * flows; `until` (checked every 250 ms) ends it early.
        */
       const phase = async (seconds: number, hooks: { started?: () => void; until?: () => boolean } = {}) => {
+        const settling = performance.now();
         await settled();
+        const settleSeconds = (performance.now() - settling) / 1000;
         const first = samples.length;
         const result = await runLoad(
           url,
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
         // The samples while the load ran, less its first and last second (starting, stopping).
         const during = samples.slice(first + 1, -1);
         const lag = await searchIndexLag(dataDir, postgres);
-        return { result, during, lag };
+        return { result, during, lag, settleSeconds };
       };
       const steady = (during: PurgeProgress[]) => {
         const [from, to] = [during[0], during[during.length - 1]];
@@ -226,7 +228,8 @@ async function main(): Promise<void> {
       const purged = latest().purged;
       const after = await phase(flags.baselineSeconds);
       say(
-        `  without purge, after: ${whole(steady(after.during))} records/s (search index ${whole(after.lag)} behind at the end; load ${load1()})`,
+        `  without purge, after: ${whole(steady(after.during))} records/s (search index ${whole(after.lag)} behind at the end, ` +
+          `after ${after.settleSeconds.toFixed(0)} s catching up from the purge phase; load ${load1()})`,
       );
       const without = (steady(before.during) + steady(after.during)) / 2;
       const withPurge = steady(purging);
@@ -258,6 +261,7 @@ async function main(): Promise<void> {
           window_ratios: ratios.map((r) => Number(r.toFixed(3))),
           errors: before.result.errors + during.result.errors + after.result.errors,
           index_lag_at_end: { before: before.lag, during: during.lag, after: after.lag },
+          index_catch_up_after_purge_s: Math.round(after.settleSeconds),
           peak_rss_mb: peak ?? null,
           load_average_1m: load1(),
         }),
