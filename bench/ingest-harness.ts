@@ -78,7 +78,20 @@ export async function startServer(
 ): Promise<Child> {
   const server = spawnTsx(script, args);
   active.add(server);
-  await waitReady(server, `http://127.0.0.1:${port}/readyz`, readyTimeoutMs);
+  const url = `http://127.0.0.1:${port}/readyz`;
+  try {
+    await waitReady(server, url, readyTimeoutMs);
+  } catch (error) {
+    // The readiness answer names the check that held the server back (database, record writer,
+    // write queue); without it a timeout says nothing about why.
+    const said = await fetch(url, { signal: AbortSignal.timeout(5_000) })
+      .then(async (response) => `${response.status} ${await response.text()}`)
+      .catch((failure: unknown) => `no answer (${failure instanceof Error ? failure.message : String(failure)})`);
+    await stopServer(server, 'server that never became ready');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n/readyz last answered: ${said}`, {
+      cause: error,
+    });
+  }
   return server;
 }
 
