@@ -12,8 +12,8 @@
 // are sent as soon as a connection is free, as a buffering forwarder would: a stall shows as a
 // low window followed by a high one, and the phase's rate counts what was stored in the end.
 // Ingest is read from the database every second (the log's last sequence), so each phase's
-// rate is records stored per second over exactly that phase (the purge phase: from the sample
-// before the first record purged to the first after the pass ended), and its 10 s windows
+// rate is records stored per second over exactly that phase (the purge phase: from the
+// retention change to the first sample after the pass ended), and its 10 s windows
 // (--duration) show the worst stretch. The offered rate only means something if the server
 // sustains it without a purge: each phase reports how far behind the search index was at its
 // end (past 1M behind on SQLite, writes slow to the indexing rate). One closed-loop window
@@ -226,9 +226,11 @@ async function main(): Promise<void> {
       await retentionSet;
       const end = during.during.findIndex(done);
       if (end < 0) throw new Error(`the purge did not finish within ${flags.minutes} minutes`);
-      // From the sample before the first record purged to the first one after the pass ended.
-      const firstPurge = during.during.findIndex((sample) => sample.purged > 0);
-      const purging = during.during.slice(Math.max(0, firstPurge - 1), end + 1);
+      // From the retention change (up to one --retention-interval, 10 s, before the pass starts:
+      // on PostgreSQL a day's derived rows go before its records are counted) to the first
+      // sample after the pass ended.
+      const changed = during.during.findIndex((sample) => sample.at >= purgeStart);
+      const purging = during.during.slice(Math.max(0, changed - 1), end + 1);
       const purgeSeconds = ((latest().measuredAt ?? Date.now()) - purgeStart) / 1000;
       const purged = latest().purged;
       const after = await phase(flags.baselineSeconds);
