@@ -39,7 +39,7 @@ const LOAD_FLOWING = 'load flowing';
 
 export async function runLoad(
   url: string,
-  flags: { connections: number; duration: number },
+  flags: { connections: number; duration: number; rate?: number; bodyKb?: number },
   authorization?: string,
   onStarted?: (generator: Child) => void,
 ): Promise<LoadResult> {
@@ -50,6 +50,8 @@ export async function runLoad(
     String(flags.connections),
     '--duration',
     String(flags.duration),
+    ...(flags.rate === undefined ? [] : ['--rate', String(flags.rate)]),
+    ...(flags.bodyKb === undefined ? [] : ['--body-kb', String(flags.bodyKb)]),
     ...(authorization ? ['--authorization', authorization] : []),
   ]);
   active.add(generator);
@@ -76,7 +78,20 @@ export async function startServer(
 ): Promise<Child> {
   const server = spawnTsx(script, args);
   active.add(server);
-  await waitReady(server, `http://127.0.0.1:${port}/readyz`, readyTimeoutMs);
+  const url = `http://127.0.0.1:${port}/readyz`;
+  try {
+    await waitReady(server, url, readyTimeoutMs);
+  } catch (error) {
+    // The readiness answer names the check that held the server back (database, record writer,
+    // write queue); without it a timeout says nothing about why.
+    const said = await fetch(url, { signal: AbortSignal.timeout(5_000) })
+      .then(async (response) => `${response.status} ${await response.text()}`)
+      .catch((failure: unknown) => `no answer (${failure instanceof Error ? failure.message : String(failure)})`);
+    await stopServer(server, 'server that never became ready');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n/readyz last answered: ${said}`, {
+      cause: error,
+    });
+  }
   return server;
 }
 

@@ -1,6 +1,9 @@
 // Load generator for the ingestion benchmark: keeps N NDJSON posts in flight over keep-alive
 // connections for a fixed time and prints one JSON line of results. It runs in its own process
-// so that its CPU use is not charged to the server's event loop.
+// so that its CPU use is not charged to the server's event loop. With --rate R it offers a
+// steady R records per second instead: each post starts at its slot on a fixed schedule (or at
+// once, when the server has fallen behind it), so what the server accepts over a run is R when
+// it keeps up and less when it does not.
 import http from 'node:http';
 import { makeBody } from './records.js';
 import { seededRandom } from '../src/core/random.js';
@@ -11,6 +14,10 @@ interface Options {
   connections: number;
   durationS: number;
   bodies: number;
+  /** Size of each request body. */
+  bodyKb: number;
+  /** Records per second offered; undefined: as fast as the server answers. */
+  rate?: number;
   /** An Authorization header to send (a collector ingest key), if any. */
   authorization?: string;
 }
@@ -35,6 +42,8 @@ function parseOptions(argv: string[]): Options {
     connections: Math.floor(positive('--connections', 8)),
     durationS: positive('--duration', 10),
     bodies: Math.floor(positive('--bodies', 8)),
+    bodyKb: positive('--body-kb', 1024),
+    ...(value('--rate') ? { rate: positive('--rate', 1) } : {}),
     ...(value('--authorization') ? { authorization: value('--authorization') } : {}),
   };
 }
@@ -109,7 +118,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const random = seededRandom(20_261_122);
   // A few distinct bodies, so the server does not see byte-identical requests back to back.
-  const bodies = Array.from({ length: options.bodies }, () => makeBody(random, 1024 * 1024).body);
+  const bodies = Array.from({ length: options.bodies }, () => makeBody(random, options.bodyKb * 1024));
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
 
   const totals = { records: 0, bytes: 0, bytesSent: 0, requests: 0, errors: 0, retryLater: 0, failures: 0 };
@@ -122,12 +131,21 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => (deadline = 0));
   let next = 0;
   let answered = false;
+  /** With --rate: records whose slots have been handed out so far. */
+  let scheduled = 0;
 
   // Each worker issues requests back to back until the deadline; a request started before it
   // completes and counts, so the elapsed time is measured up to the last response.
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
-      const body = at(bodies, next++ % bodies.length);
+      const { body, records } = at(bodies, next++ % bodies.length);
+      if (options.rate !== undefined) {
+        const slot = started + (scheduled / options.rate) * 1000;
+        scheduled += records;
+        const waitMs = Math.min(slot, deadline) - performance.now();
+        if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+        if (performance.now() >= deadline) break;
+      }
       const sentAt = performance.now();
       totals.requests++;
       totals.bytesSent += body.length;

@@ -79,7 +79,11 @@ async function dayPartitions(database: Database, first: number, days: number): P
 }
 
 export interface PurgeProgress {
+  /** When this was read, ms. */
+  at: number;
   purged: number;
+  /** The log's last sequence: what ingest has stored so far. */
+  logEnd: number;
   /** When the purger last counted records purged, ms. */
   lastPurgeAt: number | null;
   /** When the purger last measured the tenant's usage (the end of a pass), ms. */
@@ -89,16 +93,21 @@ export interface PurgeProgress {
 /** Tenant demo's purge count and last usage measurement, read beside the running server. */
 export async function purgeProgress(dataDir: string, postgres: FreshSchema | undefined): Promise<PurgeProgress> {
   const query = (schema: string) =>
-    `SELECT r.purged_records AS purged, r.last_purge_at AS last_purge_at, r.measured_at AS measured_at FROM ${schema}tenant_retention r
-     JOIN ${schema}tenants t ON t.id = r.tenant_id WHERE t.code_name = 'demo'`;
+    `SELECT r.purged_records AS purged, r.last_purge_at AS last_purge_at, r.measured_at AS measured_at,
+       (SELECT coalesce(max(seq), 0) FROM ${schema}telemetry_records) AS log_end
+     FROM ${schema}tenant_retention r JOIN ${schema}tenants t ON t.id = r.tenant_id WHERE t.code_name = 'demo'`;
   interface Row {
     purged: number | string;
+    log_end: number | string;
     last_purge_at: number | string | null;
     measured_at: number | string | null;
   }
-  const time = (value: number | string | null | undefined) => (value === null || value === undefined ? null : Number(value));
+  const time = (value: number | string | null | undefined) =>
+    value === null || value === undefined ? null : Number(value);
   const parse = (row: Row | undefined): PurgeProgress => ({
+    at: Date.now(),
     purged: Number(row?.purged ?? 0),
+    logEnd: Number(row?.log_end ?? 0),
     lastPurgeAt: time(row?.last_purge_at),
     measuredAt: time(row?.measured_at),
   });
