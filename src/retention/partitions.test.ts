@@ -122,4 +122,38 @@ describe('day partitions dropped under a concurrent reader', { skip: postgres?.s
       if (!released) await blocker.release();
     }
   });
+
+  test('a record that commits into an expired day while its drop waits for the lock keeps the day', async () => {
+    const pass = await expiredDay(30, 2);
+    // The days ahead of the pass made first, so that the drop is the only change to wait.
+    await partitionUpkeep(database.db)({ ...pass, cutoffs: new Map() });
+    // An import of old records: its transaction is running when the day is checked.
+    const importer = await schemaClient(testDb.databaseUrl);
+    try {
+      await importer.query('BEGIN');
+      await importer.query(
+        `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, $2, $2, '{"imported":true}')`,
+        [tenantId, Date.now() + 2 * DAY_MS],
+      );
+      const upkeep = partitionUpkeep(database.db, { attempts: 40, retryMs: 25 })(pass);
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const waiting = await sql`SELECT 1 FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND query LIKE '%DETACH PARTITION%'`.execute(database.db);
+
+        if (waiting.rows.length > 0) break;
+        if (Date.now() > deadline) throw new Error('the drop never waited for the importer’s lock');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await importer.query('COMMIT');
+      const result = await upkeep;
+      assert.equal(result.dropped.get(tenantId) ?? 0, 0, 'nothing dropped');
+      assert.ok((await partitionNames()).includes(dayName(2)), 'the day stays for a later pass');
+      const imported = await sql<{ n: number }>`SELECT count(*)::int AS n FROM telemetry_records
+        WHERE record = '{"imported":true}'`.execute(database.db);
+      assert.equal(imported.rows[0]?.n, 1, 'the imported record is there for the followers');
+    } finally {
+      await importer.end();
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
 import { DAY_MS } from './retention-rules.js';
 import { citedByOpenCases, followerFloor } from './purge-store.js';
+import { currentSnapshot } from '../telemetry/snapshot-window.js';
 
 export const DAYS_AHEAD = 7;
 const DERIVED_BATCH = 5_000;
@@ -149,10 +150,13 @@ export function partitionUpkeep(
     if (pass.cutoffs.size === 0) return result;
     // A day goes only when it has expired for every tenant; shorter retentions delete by rows.
     const cutoff = Math.min(...pass.cutoffs.values());
+    // Taken before the floor: a record this snapshot does not see may have committed after the
+    // floor was worked out, unread; dropping checks for such records under its lock.
+    const checked = await currentSnapshot(db);
     const floor = await followerFloor(db);
     for (const partition of await listPartitions(db)) {
       if (partition.isDefault || partition.to > cutoff) continue;
-      const counted = await dropPartition(db, partition, pass, floor, retry);
+      const counted = await dropPartition(db, partition, pass, { floor, checked }, retry);
       if (counted === 'busy') {
         result.busy.push(partition.name);
         continue;
@@ -194,11 +198,20 @@ async function withShortLock(
   }
 }
 
+/** Thrown inside the detach transaction to undo it: the day gained a record since it was checked. */
+class ChangedSinceChecked extends Error {}
+
+/** What a day is checked against: the followers' floor, and the snapshot taken just before it. */
+interface DropCheck {
+  floor: number;
+  checked: string;
+}
+
 async function dropPartition(
   db: Kysely<Tables>,
   partition: Partition,
   pass: UpkeepPass,
-  floor: number,
+  { floor, checked }: DropCheck,
   retry: DetachRetry,
 ): Promise<Dropped | 'busy'> {
   const table = sql.id(partition.name);
@@ -235,21 +248,39 @@ async function dropPartition(
     }
   }
   const kept = new Map<number, number>();
-  const done = await withShortLock(db, retry, async (trx) => {
-    kept.clear();
-    await sql`ALTER TABLE telemetry_records DETACH PARTITION ${table}`.execute(trx);
-    // What an open case cites lands in the default partition (no day partition covers it now).
-    const moved =
-      await sql`INSERT INTO telemetry_records SELECT * FROM ${table} WHERE seq = ANY(${cited}::bigint[])`.execute(trx);
-    if (Number(moved.numAffectedRows ?? 0) > 0) {
-      const perTenant = await sql<{ tenant_id: number; records: number }>`
-        SELECT tenant_id, count(*) AS records FROM ${table} WHERE seq = ANY(${cited}::bigint[]) GROUP BY tenant_id`.execute(
+  let done: boolean;
+  try {
+    done = await withShortLock(db, retry, async (trx) => {
+      kept.clear();
+      await sql`ALTER TABLE telemetry_records DETACH PARTITION ${table}`.execute(trx);
+      // Under the lock nothing writes to the log. A transaction still running when the day was
+      // checked (one importing old records, say) may have committed into it since: its records
+      // may be unread by a follower or a held tenant's, so the day waits for a later pass.
+      // Both are ranges of the day's (tx_id, seq) index.
+      const late = await sql<{ late: boolean }>`SELECT
+          EXISTS (SELECT 1 FROM ${table} WHERE tx_id = ANY(ARRAY(SELECT pg_snapshot_xip(${checked}::pg_snapshot))))
+          OR EXISTS (SELECT 1 FROM ${table} WHERE tx_id >= pg_snapshot_xmax(${checked}::pg_snapshot)) AS late`.execute(
         trx,
       );
-      for (const row of perTenant.rows) kept.set(row.tenant_id, row.records);
-    }
-    await sql`DROP TABLE ${table}`.execute(trx);
-  });
+      if (late.rows[0]?.late) throw new ChangedSinceChecked();
+      // What an open case cites lands in the default partition (no day partition covers it now).
+      const moved =
+        await sql`INSERT INTO telemetry_records SELECT * FROM ${table} WHERE seq = ANY(${cited}::bigint[])`.execute(
+          trx,
+        );
+      if (Number(moved.numAffectedRows ?? 0) > 0) {
+        const perTenant = await sql<{ tenant_id: number; records: number }>`
+        SELECT tenant_id, count(*) AS records FROM ${table} WHERE seq = ANY(${cited}::bigint[]) GROUP BY tenant_id`.execute(
+          trx,
+        );
+        for (const row of perTenant.rows) kept.set(row.tenant_id, row.records);
+      }
+      await sql`DROP TABLE ${table}`.execute(trx);
+    });
+  } catch (error) {
+    if (error instanceof ChangedSinceChecked) return new Map();
+    throw error;
+  }
   if (!done) return 'busy';
   // Rows kept because an open case cites them are not counted as dropped.
   for (const [tenantId, records] of kept) counted.set(tenantId, (counted.get(tenantId) ?? 0) - records);
