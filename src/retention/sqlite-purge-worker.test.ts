@@ -77,6 +77,31 @@ describe('SQLite purge pacing', () => {
     }
   });
 
+  test('reclaim steps say there is more while the deleted entries are merged away, then that there is none', async () => {
+    const tenantId = await oldRecords(database, 'reclaim', 2_000);
+    const seqs = await seqsOf(database, tenantId);
+    const worker = new SqlitePurgeWorker(database.sqlitePath);
+    const pages = async () =>
+      (await sql<{ n: number }>`SELECT count(*) AS n FROM telemetry_fts_data`.execute(database.db)).rows[0]?.n ?? 0;
+    try {
+      for (let at = 0; at < seqs.length; at += 500) await worker.delete(tenantId, seqs.slice(at, at + 500));
+      const before = await pages();
+      let steps = 0;
+      let worked = 0;
+      for (; steps < 200; steps++) {
+        const step = await worker.reclaim(4);
+        if (!step.more) break;
+        worked++;
+      }
+      assert.ok(worked > 0, 'the deleted entries took at least one merge step');
+      assert.ok(steps < 200, 'the steps came to an end');
+      assert.equal((await worker.reclaim(4)).more, false, 'and another step has nothing to do');
+      assert.ok((await pages()) < before, `the index shrank (${before} pages before)`);
+    } finally {
+      await worker.close();
+    }
+  });
+
   test('with nobody else writing, a pass does not pause nine times each batch', { timeout: 120_000 }, async () => {
     const tenantId = await oldRecords(database, 'idle', 3_000);
     // Pauses as a multiple of each batch's lock time so long that 30 batches would take many
