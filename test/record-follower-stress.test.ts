@@ -18,23 +18,12 @@ import { SqlRecordLogReader } from '../src/record-log/record-follower.js';
 import type { LogPosition } from '../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../src/detection/detection-loop.js';
 import { followerFloor } from '../src/retention/purge-store.js';
+import { seededRandom } from '../src/core/random.js';
 import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 
 const WRITERS = 5;
 const TRANSACTIONS_PER_WRITER = 300;
 const SEED = Number(process.env.FOLLOWER_STRESS_SEED ?? Date.now() % 1_000_000);
-
-/** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const markerOf = (read: { record: string }) => (JSON.parse(read.record) as { marker: string }).marker;
@@ -69,7 +58,7 @@ describe('record follower under concurrent writers on postgres', { skip: target.
     SELECT $1, 0, 0, json_build_object('marker', m)::text FROM unnest($2::text[]) AS m`;
 
   test('every committed record is acknowledged exactly once', async () => {
-    const random = generator(SEED);
+    const random = seededRandom(SEED);
     const committed: string[] = [];
     // A position from before snapshots were kept, in the middle of a transaction's records:
     // the rest of that transaction is still to be read.
