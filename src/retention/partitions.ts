@@ -11,8 +11,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
 import { DAY_MS } from './retention-rules.js';
-import { citedByOpenCases, followerFloor } from './purge-store.js';
-import { currentSnapshot } from '../telemetry/snapshot-window.js';
+import { citedByOpenCases, purgeFloor } from './purge-store.js';
 
 export const DAYS_AHEAD = 7;
 const DERIVED_BATCH = 5_000;
@@ -150,10 +149,10 @@ export function partitionUpkeep(
     if (pass.cutoffs.size === 0) return result;
     // A day goes only when it has expired for every tenant; shorter retentions delete by rows.
     const cutoff = Math.min(...pass.cutoffs.values());
-    // Taken before the floor: a record this snapshot does not see may have committed after the
-    // floor was worked out, unread; dropping checks for such records under its lock.
-    const checked = await currentSnapshot(db);
-    const floor = await followerFloor(db);
+    // A record the floor's snapshot does not see may have committed after the floor was worked
+    // out, unread; dropping checks for such records under its lock.
+    const { seq: floor, committedBy: checked } = await purgeFloor(db, 'postgres');
+    if (checked === undefined) throw new Error('the purge floor on PostgreSQL comes with its snapshot');
     for (const partition of await listPartitions(db)) {
       if (partition.isDefault || partition.to > cutoff) continue;
       const counted = await dropPartition(db, partition, pass, { floor, checked }, retry);

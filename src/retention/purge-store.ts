@@ -120,6 +120,7 @@ export async function deleteRecords(trx: Db, kind: DatabaseKind, tenantId: numbe
 export async function followerFloor(db: Db): Promise<number> {
   const cursors = await db.selectFrom('log_cursors').select(['seq', 'tx_id', 'seen', 'up_to']).execute();
   let floor: number | undefined;
+  let end: number | undefined;
   for (const cursor of cursors) {
     let passed: number = cursor.seq;
     if (cursor.seen !== null) {
@@ -129,7 +130,7 @@ export async function followerFloor(db: Db): Promise<number> {
         seen: cursor.seen,
         upTo: cursor.up_to ?? undefined,
       };
-      passed = (await unprocessedFloor(db, position)) ?? (await logEnd(db));
+      passed = (await unprocessedFloor(db, position)) ?? (end ??= await logEnd(db));
     }
     floor = floor === undefined ? passed : Math.min(floor, passed);
   }
