@@ -8,22 +8,23 @@
 // the record writer's next commit makes it durable anyway. Deleting a search index entry only
 // writes a tombstone (the index does not merge on deletes, migration 0041); `reclaim` requests
 // then rewrite the index a few pages at a time, dropping the deleted entries, and give the
-// freed pages back. Each answer says whether another connection committed since this thread's
+// freed pages back (telemetry/sqlite-search-merging.ts). Each answer says whether another connection committed since this thread's
 // last write (SQLite's data_version): the purger pauses longer when someone else is writing.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';
+import { reclaimStep } from '../telemetry/sqlite-search-merging.js';
 
 export type PurgeRequest =
   | { id: number; type: 'delete'; tenantId: number; seqs: number[] }
-  /** One step of search index merging: about `pages` pages written. */
-  | { id: number; type: 'reclaim'; pages: number };
+  /** One step of search index merging: about `pages` pages written; `start`: a new reclaim may begin. */
+  | { id: number; type: 'reclaim'; pages: number; start: boolean };
 
 export type PurgeResponse =
   | {
       id: number;
       ok: true;
-      /** Records deleted; for a reclaim step, 1 when it changed the index and 0 when there was nothing left to merge. */
+      /** Records deleted; for a reclaim step, 1 while its merge goes on and 0 once it is complete (or none was under way). */
       deleted: number;
       /** Time the write lock was held, not waited for. */
       heldMs: number;
@@ -84,23 +85,16 @@ const purge = connection.transaction((tenantId: number, seqs: number[]): number 
   return deleted;
 });
 
-const mergeStep = connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`);
-const totalChanges = connection.prepare<[], number>('SELECT total_changes()').pluck();
 /**
- * Whether the step changed the index. A merge with nothing to do counts one change (its own
- * command row) and writes no page; one that did work also writes the pages it merged. Counting
- * the index's pages instead walked the whole index twice under the write lock: over a second
- * each at a million records, which starved the record writer for minutes after a large purge.
+ * One step of the search index's reclaim (sqlite-search-merging.ts); whether its merge goes on.
+ * `start`: whether a reclaim may begin here; without it a step only carries on one under way,
+ * maybe from before a restart.
  */
-const reclaim = connection.transaction((pages: number): number => {
+const reclaim = connection.transaction((pages: number, start: boolean): number => {
   locked();
-  const before = totalChanges.get() ?? 0;
-  // Negative: merge even a level holding a single segment, which is where a purged day's
-  // tombstones sit once ingest has moved on.
-  mergeStep.run(-pages);
-  const worked = (totalChanges.get() ?? 0) - before > 1;
+  const more = reclaimStep(connection, pages, start);
   if (incremental) connection.pragma(`incremental_vacuum(${pages})`);
-  return worked ? 1 : 0;
+  return more ? 1 : 0;
 });
 
 port.on('message', (request: PurgeRequest) => {
@@ -109,7 +103,7 @@ port.on('message', (request: PurgeRequest) => {
     let heldMs = 0;
     contended = false;
     if (request.type === 'reclaim') {
-      deleted = reclaim.immediate(request.pages);
+      deleted = reclaim.immediate(request.pages, request.start);
       heldMs = performance.now() - lockedAt;
     } else if (request.seqs.length > 0) {
       deleted = purge.immediate(request.tenantId, request.seqs);

@@ -11,9 +11,11 @@ import { migrateToLatest } from '../storage/migrate.js';
 import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
 import { RetentionPurger } from './purger.js';
 import { DAY_MS } from './retention-rules.js';
+import SQLite from 'better-sqlite3';
+import { AUTOMERGE, mergeUnderWay, readLevels } from '../telemetry/sqlite-search-merging.js';
 
 /** `count` records of one new tenant received 60 days ago, indexed and past every follower. */
-async function oldRecords(database: SqliteDatabase, code: string, count: number): Promise<number> {
+async function oldRecords(database: SqliteDatabase, code: string, count: number, indexChunks = 1): Promise<number> {
   const { db } = database;
   await sql`INSERT INTO tenants (code_name, name, created_at) VALUES (${code}, ${code}, ${Date.now()})`.execute(db);
   const tenant = await db.selectFrom('tenants').select('id').where('code_name', '=', code).executeTakeFirstOrThrow();
@@ -21,9 +23,16 @@ async function oldRecords(database: SqliteDatabase, code: string, count: number)
   await sql`WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${count})
     INSERT INTO telemetry_records (tenant_id, received_at, event_time, record)
     SELECT ${tenant.id}, ${at} + g, ${at} + g, '{"message":"old event ' || g || '"}' FROM s`.execute(db);
-  await sql`INSERT INTO telemetry_fts (rowid, record) SELECT seq, record FROM telemetry_records WHERE tenant_id = ${tenant.id}`.execute(
-    db,
-  );
+  // Indexed in chunks, as the record writer does: segments on several levels, like a real index.
+  const first = await db
+    .selectFrom('telemetry_records')
+    .select((eb) => eb.fn.min<number>('seq').as('seq'))
+    .where('tenant_id', '=', tenant.id)
+    .executeTakeFirstOrThrow();
+  const size = Math.ceil(count / indexChunks);
+  for (let from = first.seq; from < first.seq + count; from += size)
+    await sql`INSERT INTO telemetry_fts (rowid, record) SELECT seq, record FROM telemetry_records
+      WHERE tenant_id = ${tenant.id} AND seq >= ${from} AND seq < ${from + size}`.execute(db);
   const end = await db
     .selectFrom('telemetry_records')
     .select((eb) => eb.fn.max<number>('seq').as('seq'))
@@ -78,27 +87,77 @@ describe('SQLite purge pacing', () => {
   });
 
   test('reclaim steps say there is more while the deleted entries are merged away, then that there is none', async () => {
-    const tenantId = await oldRecords(database, 'reclaim', 2_000);
+    const tenantId = await oldRecords(database, 'reclaim', 10_000, 20);
     const seqs = await seqsOf(database, tenantId);
     const worker = new SqlitePurgeWorker(database.sqlitePath);
     const pages = async () =>
       (await sql<{ n: number }>`SELECT count(*) AS n FROM telemetry_fts_data`.execute(database.db)).rows[0]?.n ?? 0;
     try {
-      for (let at = 0; at < seqs.length; at += 500) await worker.delete(tenantId, seqs.slice(at, at + 500));
+      // Three quarters: a merge writes the entries left, so only they make it take steps.
+      for (let at = 0; at < 7_500; at += 2_500) await worker.delete(tenantId, seqs.slice(at, at + 2_500));
       const before = await pages();
       let steps = 0;
       let worked = 0;
       for (; steps < 200; steps++) {
-        const step = await worker.reclaim(4);
+        const step = await worker.reclaim(1);
         if (!step.more) break;
         worked++;
       }
       assert.ok(worked > 0, 'the deleted entries took at least one merge step');
       assert.ok(steps < 200, 'the steps came to an end');
-      assert.equal((await worker.reclaim(4)).more, false, 'and another step has nothing to do');
+      assert.equal((await worker.reclaim(1)).more, false, 'and another step has nothing to do');
       assert.ok((await pages()) < before, `the index shrank (${before} pages before)`);
     } finally {
       await worker.close();
+    }
+  });
+
+  test('while a reclaim merges, the index does not merge on others\' writes, and a new thread finishes it', async () => {
+    // A database of its own: the index this test grows would make the other tests' reclaims long.
+    const ownDir = tempDir();
+    const own = await openDatabase({ dataDir: ownDir, databaseUrl: '' });
+    if (own.kind !== 'sqlite') throw new Error('expected SQLite');
+    await migrateToLatest(own);
+    const tenantId = await oldRecords(own, 'merging', 4_000, 40);
+    const seqs = await seqsOf(own, tenantId);
+    const raw = new SQLite(own.sqlitePath);
+    const automerge = () =>
+      (raw.prepare(`SELECT v FROM telemetry_fts_config WHERE k = 'automerge'`).get() as { v: number } | undefined)?.v;
+    let worker = new SqlitePurgeWorker(own.sqlitePath);
+    try {
+      // Every other record: the merge has the rest to write, page by page.
+      await worker.delete(
+        tenantId,
+        seqs.filter((_seq, i) => i % 2 === 0),
+      );
+      assert.equal((await worker.reclaim(1, false)).more, false, 'without start, no reclaim begins');
+      assert.equal(mergeUnderWay(readLevels(raw)), false);
+      assert.equal((await worker.reclaim(1)).more, true, 'one page does not finish the merge');
+      assert.equal(automerge(), 0, 'automatic merging is off while the reclaim merges');
+      // Another connection indexes as the record writer does, in transactions of its own: with
+      // automatic merging on, FTS5 carries the merge under way forward in each of them.
+      const index = raw.prepare(`INSERT INTO telemetry_fts (rowid, record) VALUES (?, ?)`);
+      const chunk = raw.transaction((from: number) => {
+        for (let i = from; i < from + 500; i++) index.run(10_000_000 + i, `{"message":"new event ${i} from host-${i % 97}"}`);
+      });
+      for (let from = 0; from < 30_000; from += 500) chunk(from);
+      assert.equal(mergeUnderWay(readLevels(raw)), true, 'the writes did not carry the reclaim\'s merge on');
+      // Cut short (a restart): a new thread carries it on without being told to start one.
+      await worker.close();
+      worker = new SqlitePurgeWorker(own.sqlitePath);
+      let steps = 0;
+      while ((await worker.reclaim(50, false)).more) assert.ok(++steps < 500, 'the steps came to an end');
+      assert.equal(mergeUnderWay(readLevels(raw)), false);
+      assert.equal(automerge(), AUTOMERGE, 'automatic merging is back on');
+      const found = raw.prepare(`SELECT count(*) AS n FROM telemetry_fts WHERE telemetry_fts MATCH 'old'`).get() as {
+        n: number;
+      };
+      assert.equal(found.n, 2_000, 'the records kept are still found, the purged ones not');
+    } finally {
+      await worker.close();
+      raw.close();
+      await own.close();
+      fs.rmSync(ownDir, { recursive: true, force: true });
     }
   });
 

@@ -11,7 +11,7 @@ function startThread(path: string): Worker {
   return new Worker(bootstrap, { eval: true, workerData: { path } });
 }
 
-/** What a request did: records deleted (or 1 when a reclaim step changed the index), lock time, contention. */
+/** What a request did: records deleted (or 1 while a reclaim's merge goes on), lock time, contention. */
 export interface Done {
   deleted: number;
   heldMs: number;
@@ -34,6 +34,7 @@ export class SqlitePurgeWorker {
     worker.on('message', (response: PurgeResponse) => {
       const waiter = this.waiting.get(response.id);
       this.waiting.delete(response.id);
+      if (this.waiting.size === 0) worker.unref();
       if (response.ok)
         waiter?.resolve({ deleted: response.deleted, heldMs: response.heldMs, contended: response.contended });
       else waiter?.reject(new Error(`SQLite purge: ${response.message}`));
@@ -54,9 +55,12 @@ export class SqlitePurgeWorker {
     return this.send({ id: ++this.next, type: 'delete', tenantId, seqs });
   }
 
-  /** One step of reclaiming the search index's deleted entries; whether there was any left. */
-  async reclaim(pages: number): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
-    const { deleted, heldMs, contended } = await this.send({ id: ++this.next, type: 'reclaim', pages });
+  /**
+   * One step of reclaiming the search index's deleted entries; whether its merge goes on. With
+   * `start` false a step only carries on a reclaim already under way.
+   */
+  async reclaim(pages: number, start = true): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
+    const { deleted, heldMs, contended } = await this.send({ id: ++this.next, type: 'reclaim', pages, start });
     return { more: deleted > 0, heldMs, contended };
   }
 
@@ -64,6 +68,9 @@ export class SqlitePurgeWorker {
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject });
+      // An idle thread does not keep the process alive, one with a request to answer does (a
+      // one-off `retention purge` would otherwise exit while it waits).
+      worker.ref();
       worker.postMessage(request);
     });
   }
