@@ -196,10 +196,7 @@ export class RetentionPurger {
         report.purged[tenant.code_name] = purged;
         report.webhookLog[tenant.code_name] = await this.purgeWebhookLog(tenant.id, now - this.webhookLogMs);
       }
-      // Also when nothing was purged: a reclaim cut short (a restart, the lease lost, the step
-      // limit) is carried on, since the index does not merge on its own until it is complete.
-      if (this.sqlite && !this.stopping)
-        await this.reclaimSearchIndex(Object.values(report.purged).some((count) => count > 0));
+      if (this.sqlite && Object.values(report.purged).some((count) => count > 0)) await this.reclaimSearchIndex();
       if (!this.stopping) await this.measure(tenants.map((tenant) => ({ id: tenant.id, code: tenant.code_name })));
     } finally {
       await releaseLease(db, PURGER_LEASE, holder).catch((error: unknown) => this.settings.onError?.(error));
@@ -286,16 +283,16 @@ export class RetentionPurger {
 
   /**
    * SQLite: rewrites the search index a few pages at a time until the entries this pass
-   * deleted (tombstones until then) are gone, paced like the deletes. `start`: this pass deleted
-   * something; otherwise only a reclaim already under way is carried on.
+   * deleted (tombstones until then) are gone, paced like the deletes. Cut short (stopping, the
+   * lease lost, the step limit), its merge is carried on by the index's own automatic merging.
    */
-  private async reclaimSearchIndex(start: boolean): Promise<void> {
+  private async reclaimSearchIndex(): Promise<void> {
     const sqlite = this.sqlite;
     if (!sqlite) return;
     let renewedAt = performance.now();
     let renewed = false;
     for (let step = 0; step < RECLAIM_STEPS && !this.stopping; step++) {
-      const { more, heldMs, contended } = await sqlite.reclaim(RECLAIM_PAGES, start);
+      const { more, heldMs, contended } = await sqlite.reclaim(RECLAIM_PAGES, step === 0);
       if (!more) return;
       const others = contended && !renewed;
       renewed = false;

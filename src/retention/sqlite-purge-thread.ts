@@ -17,14 +17,14 @@ import { reclaimStep } from '../telemetry/sqlite-search-merging.js';
 
 export type PurgeRequest =
   | { id: number; type: 'delete'; tenantId: number; seqs: number[] }
-  /** One step of search index merging: about `pages` pages written; `start`: a new reclaim may begin. */
+  /** One step of search index merging: about `pages` pages written; `start`: a reclaim's first step. */
   | { id: number; type: 'reclaim'; pages: number; start: boolean };
 
 export type PurgeResponse =
   | {
       id: number;
       ok: true;
-      /** Records deleted; for a reclaim step, 1 while its merge goes on and 0 once it is complete (or none was under way). */
+      /** Records deleted; for a reclaim step, 1 while its merge goes on and 0 once it is complete. */
       deleted: number;
       /** Time the write lock was held, not waited for. */
       heldMs: number;
@@ -85,16 +85,14 @@ const purge = connection.transaction((tenantId: number, seqs: number[]): number 
   return deleted;
 });
 
-/**
- * One step of the search index's reclaim (sqlite-search-merging.ts); whether its merge goes on.
- * `start`: whether a reclaim may begin here; without it a step only carries on one under way,
- * maybe from before a restart.
- */
+/** Where the reclaim's merge is under way, between its steps (sqlite-search-merging.ts). */
+let reclaiming: number | undefined;
+/** One step of the search index's reclaim; whether its merge goes on. `start`: a new reclaim. */
 const reclaim = connection.transaction((pages: number, start: boolean): number => {
   locked();
-  const more = reclaimStep(connection, pages, start);
+  if (start || reclaiming !== undefined) reclaiming = reclaimStep(connection, pages, start ? undefined : reclaiming);
   if (incremental) connection.pragma(`incremental_vacuum(${pages})`);
-  return more ? 1 : 0;
+  return reclaiming === undefined ? 0 : 1;
 });
 
 port.on('message', (request: PurgeRequest) => {

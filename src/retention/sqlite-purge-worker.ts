@@ -56,10 +56,10 @@ export class SqlitePurgeWorker {
   }
 
   /**
-   * One step of reclaiming the search index's deleted entries; whether its merge goes on. With
-   * `start` false a step only carries on a reclaim already under way.
+   * One step of reclaiming the search index's deleted entries; whether its merge goes on. `start`:
+   * the first step of a reclaim; the others carry on the merge it started.
    */
-  async reclaim(pages: number, start = true): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
+  async reclaim(pages: number, start: boolean): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
     const { deleted, heldMs, contended } = await this.send({ id: ++this.next, type: 'reclaim', pages, start });
     return { more: deleted > 0, heldMs, contended };
   }

@@ -1,18 +1,15 @@
-// How the SQLite search index (FTS5) merges its segments while the retention purger reclaims the
-// space of purged entries. Deleting an entry only writes a tombstone; the space comes back when the
-// segments holding it are rewritten. The purger does that as one merge of every segment, in small
-// paced steps on its own thread (retention/sqlite-purge-thread.ts). FTS5 carries a merge under way
-// forward in every transaction that writes to the index, by several times the pages the
-// transaction wrote itself, so with automatic merging on, the record writer's indexing chunks did
-// most of that merge: ingest at 20,000 records/s fell to 2,600–4,700 for minutes after a purge of a
-// million records. Automatic merging is therefore off from the reclaim's first step until its
-// merge is complete. It is a setting stored in the index, so a reclaim interrupted by a restart is
-// still recognisable, and the purger's next pass finishes it. Meanwhile new segments merge once 16
-// pile up on a level (FTS5's crisis merge, which does not depend on the setting).
+// How the retention purger reclaims the SQLite search index's (FTS5) space for purged entries.
+// Deleting an entry only writes a tombstone; the space comes back when the segment holding it is
+// rewritten. The purger starts one merge of every segment into one (a negative `merge`: every
+// segment moves to one level first, so even a level holding a single segment, where an old day's
+// tombstones sit once ingest has moved on, is rewritten) and carries it on in small paced steps
+// on its own thread (retention/sqlite-purge-thread.ts), as the record writer's own automatic
+// merging does. Only the first step may be negative: each negative step moved the segments that
+// ingest had added since onto a new level and restarted the merge from there, the merged part
+// included, so under ingest the index was rewritten again and again, mostly by the writer's
+// indexing (ingest at 20,000 records/s fell to 2,600–4,700 for minutes after a 1M purge).
 import type SQLite from 'better-sqlite3';
 
-/** FTS5's default, which the index runs with except while a reclaim is under way. */
-export const AUTOMERGE = 4;
 /** FTS5's default for `merge` commands: a level is merged once it holds this many segments. */
 const USERMERGE = 4;
 /** The index's structure record: its levels, their segments and any merge under way. */
@@ -66,42 +63,35 @@ export function readLevels(connection: SQLite.Database): IndexLevel[] {
   return row ? decodeStructure(row.block) : [];
 }
 
-export const mergeUnderWay = (levels: IndexLevel[]): boolean => levels.some((level) => level.merging > 0);
-
-/** Whether a reclaim has started and not finished: automatic merging is off. */
-export function reclaimUnderWay(connection: SQLite.Database): boolean {
-  const row = connection.prepare(`SELECT v FROM telemetry_fts_config WHERE k = 'automerge'`).get() as
-    | { v: number | string }
-    | undefined;
-  return row !== undefined && Number(row.v) === 0;
-}
-
-function configure(connection: SQLite.Database, name: 'automerge' | 'usermerge', value: number): void {
+function configure(connection: SQLite.Database, name: 'usermerge', value: number): void {
   // A BigInt: FTS5 takes these settings only as SQL integers, and a JS number binds as a real.
   connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES (?, ?)`).run(name, BigInt(value));
 }
 
+const merge = (connection: SQLite.Database, pages: number) =>
+  connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`).run(pages);
+
+/** The level whose segments the reclaim's merge takes as inputs: the highest one merging. */
+const reclaimLevel = (levels: IndexLevel[]): number | undefined => {
+  const level = levels.findLastIndex((entry) => entry.merging > 0);
+  return level < 0 ? undefined : level;
+};
+
 /**
  * One step of a reclaim, inside the caller's write transaction: about `pages` pages merged.
- * `start`: whether a reclaim may begin here when none is under way (the purger deleted something).
- * Returns whether the reclaim's merge goes on after this step.
+ * `level`: where the reclaim's merge is under way (from the previous step), or undefined to start
+ * one. Returns that level while the merge goes on, undefined once it is complete.
  */
-export function reclaimStep(connection: SQLite.Database, pages: number, start: boolean): boolean {
-  if (!reclaimUnderWay(connection)) {
-    if (!start) return false;
-    configure(connection, 'automerge', 0);
-    // Negative: every segment moves to one level first, so the merge rewrites even a level holding
-    // a single segment, which is where an old day's tombstones sit once ingest has moved on.
-    connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`).run(-pages);
-  } else {
-    // Two for this step only (set back before the commit, so no other connection sees it): FTS5
-    // carries on the merge under way unless a lower level holds more segments than that merge has
-    // inputs, and then merges that level, which is progress too, rather than doing nothing.
-    configure(connection, 'usermerge', 2);
-    connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`).run(pages);
-    configure(connection, 'usermerge', USERMERGE);
+export function reclaimStep(connection: SQLite.Database, pages: number, level: number | undefined): number | undefined {
+  if (level === undefined) {
+    merge(connection, -pages);
+    return reclaimLevel(readLevels(connection));
   }
-  if (mergeUnderWay(readLevels(connection))) return true;
-  configure(connection, 'automerge', AUTOMERGE);
-  return false;
+  // Two for this step only (set back before the commit, so no other connection sees it): FTS5
+  // carries on the lowest merge under way unless a level below holds more segments than it has
+  // inputs, and then merges that level, which is progress too, rather than doing nothing.
+  configure(connection, 'usermerge', 2);
+  merge(connection, pages);
+  configure(connection, 'usermerge', USERMERGE);
+  return (readLevels(connection)[level]?.merging ?? 0) > 0 ? level : undefined;
 }
