@@ -284,7 +284,7 @@ export class RetentionPurger {
   /**
    * SQLite: rewrites the search index a few pages at a time until the entries this pass
    * deleted (tombstones until then) are gone, paced like the deletes. Cut short (stopping, the
-   * lease lost, the step limit), its merge is carried on by the index's own automatic merging.
+   * lease lost, the step limit), the next pass that deletes anything carries it on.
    */
   private async reclaimSearchIndex(): Promise<void> {
     const sqlite = this.sqlite;
@@ -292,7 +292,7 @@ export class RetentionPurger {
     let renewedAt = performance.now();
     let renewed = false;
     for (let step = 0; step < RECLAIM_STEPS && !this.stopping; step++) {
-      const { more, heldMs, contended } = await sqlite.reclaim(RECLAIM_PAGES, step === 0);
+      const { more, heldMs, contended } = await sqlite.reclaim(RECLAIM_PAGES);
       if (!more) return;
       const others = contended && !renewed;
       renewed = false;

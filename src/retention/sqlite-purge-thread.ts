@@ -17,14 +17,14 @@ import { reclaimStep } from '../telemetry/sqlite-search-merging.js';
 
 export type PurgeRequest =
   | { id: number; type: 'delete'; tenantId: number; seqs: number[] }
-  /** One step of search index merging: about `pages` pages written; `start`: a reclaim's first step. */
-  | { id: number; type: 'reclaim'; pages: number; start: boolean };
+  /** One step of search index merging: about `pages` pages written. */
+  | { id: number; type: 'reclaim'; pages: number };
 
 export type PurgeResponse =
   | {
       id: number;
       ok: true;
-      /** Records deleted; for a reclaim step, 1 while its merge goes on and 0 once it is complete. */
+      /** Records deleted; for a reclaim step, 1 while some of the index is still to be reclaimed, else 0. */
       deleted: number;
       /** Time the write lock was held, not waited for. */
       heldMs: number;
@@ -85,14 +85,12 @@ const purge = connection.transaction((tenantId: number, seqs: number[]): number 
   return deleted;
 });
 
-/** Where the reclaim's merge is under way, between its steps (sqlite-search-merging.ts). */
-let reclaiming: number | undefined;
-/** One step of the search index's reclaim; whether its merge goes on. `start`: a new reclaim. */
-const reclaim = connection.transaction((pages: number, start: boolean): number => {
+/** One step of the search index's reclaim (sqlite-search-merging.ts); whether there is more. */
+const reclaim = connection.transaction((pages: number): number => {
   locked();
-  if (start || reclaiming !== undefined) reclaiming = reclaimStep(connection, pages, start ? undefined : reclaiming);
+  const more = reclaimStep(connection, pages);
   if (incremental) connection.pragma(`incremental_vacuum(${pages})`);
-  return reclaiming === undefined ? 0 : 1;
+  return more ? 1 : 0;
 });
 
 port.on('message', (request: PurgeRequest) => {
@@ -101,7 +99,7 @@ port.on('message', (request: PurgeRequest) => {
     let heldMs = 0;
     contended = false;
     if (request.type === 'reclaim') {
-      deleted = reclaim.immediate(request.pages, request.start);
+      deleted = reclaim.immediate(request.pages);
       heldMs = performance.now() - lockedAt;
     } else if (request.seqs.length > 0) {
       deleted = purge.immediate(request.tenantId, request.seqs);

@@ -12,6 +12,7 @@ import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
 import { RetentionPurger } from './purger.js';
 import { DAY_MS } from './retention-rules.js';
 import SQLite from 'better-sqlite3';
+import { readLevels, reclaimPending } from '../telemetry/sqlite-search-merging.js';
 
 /** `count` records of one new tenant received 60 days ago, indexed and past every follower. */
 async function oldRecords(database: SqliteDatabase, code: string, count: number, indexChunks = 1): Promise<number> {
@@ -76,10 +77,10 @@ describe('SQLite purge pacing', () => {
       await sql`UPDATE tenants SET name = 'Renamed' WHERE id = ${tenantId}`.execute(database.db);
       const busy = await worker.delete(tenantId, seqs.slice(4, 6));
       assert.equal(busy.contended, true, 'the server connection committed in between');
-      const reclaim = await worker.reclaim(100, true);
+      const reclaim = await worker.reclaim(100);
       assert.equal(reclaim.contended, false, 'reclaim steps say so too');
       await sql`UPDATE tenants SET name = 'Again' WHERE id = ${tenantId}`.execute(database.db);
-      assert.equal((await worker.reclaim(100, true)).contended, true);
+      assert.equal((await worker.reclaim(100)).contended, true);
     } finally {
       await worker.close();
     }
@@ -98,13 +99,13 @@ describe('SQLite purge pacing', () => {
       let steps = 0;
       let worked = 0;
       for (; steps < 200; steps++) {
-        const step = await worker.reclaim(1, steps === 0);
+        const step = await worker.reclaim(1);
         if (!step.more) break;
         worked++;
       }
       assert.ok(worked > 0, 'the deleted entries took at least one merge step');
       assert.ok(steps < 200, 'the steps came to an end');
-      assert.equal((await worker.reclaim(1, false)).more, false, 'and another step has nothing to do');
+      assert.equal((await worker.reclaim(1)).more, false, 'and another step has nothing to do');
       assert.ok((await pages()) < before, `the index shrank (${before} pages before)`);
     } finally {
       await worker.close();
@@ -136,13 +137,14 @@ describe('SQLite purge pacing', () => {
         for (const end = next + 500; next < end; next++)
           index.run(next, `{"message":"new event ${next} from host-${next % 97}"}`);
       });
-      assert.equal((await worker.reclaim(2, true)).more, true, 'two pages do not finish the merge');
-      let steps = 1;
+      assert.ok(reclaimPending(readLevels(raw)), 'half of the entries are deleted');
+      let steps = 0;
       for (;;) {
-        chunk();
-        if (!(await worker.reclaim(2, false)).more) break;
+        if (!(await worker.reclaim(2)).more) break;
         assert.ok(++steps < 300, 'the steps came to an end');
+        chunk();
       }
+      assert.equal(reclaimPending(readLevels(raw)), false, JSON.stringify(readLevels(raw)));
       raw.prepare(`INSERT INTO telemetry_fts (telemetry_fts) VALUES ('integrity-check')`).run();
       const found = (term: string) =>
         (raw.prepare(`SELECT count(*) AS n FROM telemetry_fts WHERE telemetry_fts MATCH ?`).get(term) as { n: number }).n;

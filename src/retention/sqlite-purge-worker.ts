@@ -55,12 +55,9 @@ export class SqlitePurgeWorker {
     return this.send({ id: ++this.next, type: 'delete', tenantId, seqs });
   }
 
-  /**
-   * One step of reclaiming the search index's deleted entries; whether its merge goes on. `start`:
-   * the first step of a reclaim; the others carry on the merge it started.
-   */
-  async reclaim(pages: number, start: boolean): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
-    const { deleted, heldMs, contended } = await this.send({ id: ++this.next, type: 'reclaim', pages, start });
+  /** One step of reclaiming the search index's deleted entries; whether any are left to reclaim. */
+  async reclaim(pages: number): Promise<{ more: boolean; heldMs: number; contended: boolean }> {
+    const { deleted, heldMs, contended } = await this.send({ id: ++this.next, type: 'reclaim', pages });
     return { more: deleted > 0, heldMs, contended };
   }
 

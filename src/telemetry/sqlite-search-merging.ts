@@ -1,17 +1,22 @@
 // How the retention purger reclaims the SQLite search index's (FTS5) space for purged entries.
-// Deleting an entry only writes a tombstone; the space comes back when the segment holding it is
-// rewritten. The purger starts one merge of every segment into one (a negative `merge`: every
-// segment moves to one level first, so even a level holding a single segment, where an old day's
-// tombstones sit once ingest has moved on, is rewritten) and carries it on in small paced steps
-// on its own thread (retention/sqlite-purge-thread.ts), as the record writer's own automatic
-// merging does. Only the first step may be negative: each negative step moved the segments that
-// ingest had added since onto a new level and restarted the merge from there, the merged part
-// included, so under ingest the index was rewritten again and again, mostly by the writer's
-// indexing (ingest at 20,000 records/s fell to 2,600–4,700 for minutes after a 1M purge).
+// Deleting an entry only writes a tombstone (the index's `deletemerge` is 0, migration 0041, so
+// that the purge's own deletes never trigger merges); the space comes back when the segments
+// holding it are rewritten. After a pass that deleted anything, the purge thread merges, in small
+// paced steps on its own thread (retention/sqlite-purge-thread.ts), the levels of the index in
+// which at least a tenth of the entries are deleted: FTS5's delete-merge, switched on inside each
+// step's transaction only, so no other connection ever runs it of its own accord. A merge a step
+// leaves under way is carried on by the next one, and by the index's own automatic merging as the
+// record writer indexes. The whole index is never rewritten: merging every segment into one,
+// which the purger did before, rewrote the live entries of every day kept with each day purged
+// (a 12M-record index after a 1M purge), mostly on the writer's indexing time.
 import type SQLite from 'better-sqlite3';
 
 /** FTS5's default for `merge` commands: a level is merged once it holds this many segments. */
 const USERMERGE = 4;
+/** The most segments a level can hold: with it, a `merge` step chooses by deleted entries alone. */
+const MAX_USERMERGE = 16;
+/** A level in which at least this percentage of the entries is deleted is reclaimed (FTS5's default). */
+export const RECLAIM_PERCENT = 10;
 /** The index's structure record: its levels, their segments and any merge under way. */
 const STRUCTURE_ROWID = 10;
 const STRUCTURE_V2 = [0xff, 0x00, 0x00, 0x01];
@@ -20,6 +25,9 @@ export interface IndexLevel {
   /** Segments of this level that a merge under way takes as its inputs (0: none). */
   merging: number;
   segments: number;
+  /** Entries in its segments, and how many of them are deleted (tombstones). */
+  entries: number;
+  deleted: number;
 }
 
 /** SQLite's variable-length integer: seven bits a byte, big-endian, eight in a ninth byte. */
@@ -42,16 +50,25 @@ export function decodeStructure(data: Uint8Array): IndexLevel[] {
   at = afterCount;
   [, at] = varint(data, at); // segments in all
   [, at] = varint(data, at); // write counter
-  const perSegment = v2 ? 8 : 3;
   const levels: IndexLevel[] = [];
   for (let level = 0; level < levelCount; level++) {
     let merging: number;
     let segments: number;
     [merging, at] = varint(data, at);
     [segments, at] = varint(data, at);
-    for (let skip = 0; skip < segments * perSegment; skip++) [, at] = varint(data, at);
+    const entry: IndexLevel = { merging, segments, entries: 0, deleted: 0 };
+    for (let segment = 0; segment < segments; segment++) {
+      // id, first and last page; V2 adds origin (2), tombstone pages, tombstones, entries.
+      for (let skip = 0; skip < (v2 ? 6 : 3); skip++) [, at] = varint(data, at);
+      if (!v2) continue;
+      let value: number;
+      [value, at] = varint(data, at);
+      entry.deleted += value;
+      [value, at] = varint(data, at);
+      entry.entries += value;
+    }
     if (at > data.length) throw new Error('the search index structure record is truncated');
-    levels.push({ merging, segments });
+    levels.push(entry);
   }
   return levels;
 }
@@ -63,35 +80,27 @@ export function readLevels(connection: SQLite.Database): IndexLevel[] {
   return row ? decodeStructure(row.block) : [];
 }
 
-function configure(connection: SQLite.Database, name: 'usermerge', value: number): void {
+function configure(connection: SQLite.Database, name: 'usermerge' | 'deletemerge', value: number): void {
   // A BigInt: FTS5 takes these settings only as SQL integers, and a JS number binds as a real.
   connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES (?, ?)`).run(name, BigInt(value));
 }
 
-const merge = (connection: SQLite.Database, pages: number) =>
-  connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`).run(pages);
-
-/** The level whose segments the reclaim's merge takes as inputs: the highest one merging. */
-const reclaimLevel = (levels: IndexLevel[]): number | undefined => {
-  const level = levels.findLastIndex((entry) => entry.merging > 0);
-  return level < 0 ? undefined : level;
-};
+/** Whether some level still holds enough deleted entries to be reclaimed. */
+export function reclaimPending(levels: IndexLevel[]): boolean {
+  return levels.some((level) => level.entries > 0 && (level.deleted * 100) / level.entries >= RECLAIM_PERCENT);
+}
 
 /**
- * One step of a reclaim, inside the caller's write transaction: about `pages` pages merged.
- * `level`: where the reclaim's merge is under way (from the previous step), or undefined to start
- * one. Returns that level while the merge goes on, undefined once it is complete.
+ * One step of a reclaim, inside the caller's write transaction: about `pages` pages merged, in
+ * the levels with the most deleted entries (or a merge already under way, which FTS5 finishes
+ * first). Returns whether any level is still to be reclaimed.
  */
-export function reclaimStep(connection: SQLite.Database, pages: number, level: number | undefined): number | undefined {
-  if (level === undefined) {
-    merge(connection, -pages);
-    return reclaimLevel(readLevels(connection));
-  }
-  // Two for this step only (set back before the commit, so no other connection sees it): FTS5
-  // carries on the lowest merge under way unless a level below holds more segments than it has
-  // inputs, and then merges that level, which is progress too, rather than doing nothing.
-  configure(connection, 'usermerge', 2);
-  merge(connection, pages);
+export function reclaimStep(connection: SQLite.Database, pages: number): boolean {
+  // Both set back before the commit: no other connection sees them.
+  configure(connection, 'deletemerge', RECLAIM_PERCENT);
+  configure(connection, 'usermerge', MAX_USERMERGE);
+  connection.prepare(`INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ?)`).run(pages);
   configure(connection, 'usermerge', USERMERGE);
-  return (readLevels(connection)[level]?.merging ?? 0) > 0 ? level : undefined;
+  configure(connection, 'deletemerge', 0);
+  return reclaimPending(readLevels(connection));
 }
