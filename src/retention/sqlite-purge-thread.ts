@@ -7,9 +7,10 @@
 // NORMAL, as the search indexer's chunks do): a purge lost in a crash is simply done again, and
 // the record writer's next commit makes it durable anyway. Deleting a search index entry only
 // writes a tombstone (the index does not merge on deletes, migration 0041); `reclaim` requests
-// then rewrite the index a few pages at a time, dropping the deleted entries, and give the
-// freed pages back (telemetry/sqlite-search-merging.ts). Each answer says whether another connection committed since this thread's
-// last write (SQLite's data_version): the purger pauses longer when someone else is writing.
+// then rewrite the parts of the index holding many of them a few pages at a time, and give the
+// freed pages back (telemetry/sqlite-search-merging.ts). Each answer says whether another
+// connection committed since this thread's last write (SQLite's data_version): the purger
+// pauses longer when someone else is writing.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../storage/database.js';

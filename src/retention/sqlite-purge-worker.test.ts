@@ -147,7 +147,8 @@ describe('SQLite purge pacing', () => {
       assert.equal(reclaimPending(readLevels(raw)), false, JSON.stringify(readLevels(raw)));
       raw.prepare(`INSERT INTO telemetry_fts (telemetry_fts) VALUES ('integrity-check')`).run();
       const found = (term: string) =>
-        (raw.prepare(`SELECT count(*) AS n FROM telemetry_fts WHERE telemetry_fts MATCH ?`).get(term) as { n: number }).n;
+        (raw.prepare(`SELECT count(*) AS n FROM telemetry_fts WHERE telemetry_fts MATCH ?`).get(term) as { n: number })
+          .n;
       assert.equal(found('old'), 2_000, 'the records kept are still found, the purged ones not');
       assert.equal(found('new'), next - 10_000_000, 'and so is everything indexed meanwhile');
     } finally {

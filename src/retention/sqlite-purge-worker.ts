@@ -11,7 +11,7 @@ function startThread(path: string): Worker {
   return new Worker(bootstrap, { eval: true, workerData: { path } });
 }
 
-/** What a request did: records deleted (or 1 while a reclaim's merge goes on), lock time, contention. */
+/** What a request did: records deleted (or 1 while some of the index is left to reclaim), lock time, contention. */
 export interface Done {
   deleted: number;
   heldMs: number;
@@ -22,10 +22,7 @@ export interface Done {
 export class SqlitePurgeWorker {
   private worker: Worker | undefined;
   private next = 0;
-  private readonly waiting = new Map<
-    number,
-    { resolve: (done: Done) => void; reject: (e: Error) => void }
-  >();
+  private readonly waiting = new Map<number, { resolve: (done: Done) => void; reject: (e: Error) => void }>();
 
   constructor(private readonly path: string) {}
 

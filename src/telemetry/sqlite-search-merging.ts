@@ -42,7 +42,7 @@ function varint(data: Uint8Array, at: number): [value: number, next: number] {
 }
 
 /** Levels of an FTS5 structure record, in both of its formats (V2: contentless_delete tables). */
-export function decodeStructure(data: Uint8Array): IndexLevel[] {
+function decodeStructure(data: Uint8Array): IndexLevel[] {
   let at = 4; // the configuration cookie
   const v2 = STRUCTURE_V2.every((byte, i) => data[at + i] === byte);
   if (v2) at += 4;
@@ -75,8 +75,7 @@ export function decodeStructure(data: Uint8Array): IndexLevel[] {
 
 export function readLevels(connection: SQLite.Database): IndexLevel[] {
   const row = connection.prepare('SELECT block FROM telemetry_fts_data WHERE id = ?').get(STRUCTURE_ROWID) as
-    | { block: Uint8Array }
-    | undefined;
+    { block: Uint8Array } | undefined;
   return row ? decodeStructure(row.block) : [];
 }
 
