@@ -30,6 +30,7 @@ import {
   postRecords,
   startNode,
   storedRecords,
+  missingReport,
   type NodeProcess,
   type StoredRow,
 } from './helpers/scale.js';
@@ -123,6 +124,7 @@ test(
     const input = generateRecords(TENANTS, PER_TENANT, Date.UTC(2026, 10, 1));
     const acked = new Set<string>();
     const sentOrder = new Map<string, number>();
+    const tenantOfId = new Map<string, string>();
     let requests = 0;
     const refused = new Map<number, number>();
     const gaveUp = new Map<number, number>();
@@ -137,7 +139,10 @@ test(
       let target = which;
       for (let chunk = which; chunk * REQUEST_RECORDS < lines.length; chunk += 2) {
         const part = lines.slice(chunk * REQUEST_RECORDS, (chunk + 1) * REQUEST_RECORDS);
-        part.forEach((line, i) => sentOrder.set(idOf(line), chunk * REQUEST_RECORDS + i));
+        part.forEach((line, i) => {
+          sentOrder.set(idOf(line), chunk * REQUEST_RECORDS + i);
+          tenantOfId.set(idOf(line), tenant);
+        });
         const sent = await forward(ports, target, tenant, part);
         requests += 1;
         target = sent.target;
@@ -204,8 +209,16 @@ test(
       stored = (await storedRecords(fresh.url)).filter((row) => row.id !== '');
       const ids = new Set(stored.map((row) => row.id));
       if ([...acked].every((id) => ids.has(id))) break;
-      if (Date.now() > deadline)
-        assert.fail(`only ${ids.size} of ${acked.size} acknowledged records stored\n${nats.logs()}`);
+      if (Date.now() > deadline) {
+        const missing = [...acked]
+          .filter((id) => !ids.has(id))
+          .map((id) => ({
+            tenant: tenantOfId.get(id) ?? '?',
+            request: Math.floor((sentOrder.get(id) ?? 0) / REQUEST_RECORDS),
+          }));
+        const report = await missingReport(fresh.url, missing, nodes);
+        assert.fail(`only ${ids.size} of ${acked.size} acknowledged records stored\n${report}\n${nats.logs()}`);
+      }
       await sleep(1_000);
     }
     phase('every acknowledged record stored');

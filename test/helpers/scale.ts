@@ -183,3 +183,52 @@ export async function connect(databaseUrl: string): Promise<pg.Client> {
   await client.connect();
   return client;
 }
+
+/**
+ * What the cluster test prints when acknowledged records never arrive: the requests they came in,
+ * the partitions' applied positions and owners, any dead letters, each worker's own view
+ * (/readyz) and the log tails of every node started (the killed ones included).
+ */
+export async function missingReport(
+  databaseUrl: string,
+  missing: { tenant: string; request: number }[],
+  nodes: NodeProcess[],
+): Promise<string> {
+  const requests = new Map<string, number>();
+  for (const { tenant, request } of missing) {
+    const key = `${tenant} request ${request}`;
+    requests.set(key, (requests.get(key) ?? 0) + 1);
+  }
+  const client = await connect(databaseUrl);
+  try {
+    const partitions = await client.query(
+      'SELECT partition, applied_seq, owner_epoch, owner FROM log_partitions ORDER BY partition',
+    );
+    const letters = await client.query(
+      'SELECT partition, stream_seq, tenant_id, reason FROM log_dead_letters ORDER BY id',
+    );
+    const views = await Promise.all(
+      nodes.map(async (node) => {
+        if (node.child.process.exitCode !== null || node.child.process.signalCode !== null)
+          return `${node.name}: exited`;
+        try {
+          return `${node.name}: ${JSON.stringify(await (await fetch(`http://127.0.0.1:${node.port}/readyz`)).json())}`;
+        } catch (error) {
+          return `${node.name}: /readyz failed: ${(error as Error).message}`;
+        }
+      }),
+    );
+    const logs = nodes.map(
+      (node) => `--- ${node.name}\n${node.child.stderr().slice(-3_000)}${node.child.stdout().slice(-3_000)}`,
+    );
+    return [
+      `missing (records per request): ${JSON.stringify([...requests])}`,
+      `log_partitions: ${JSON.stringify(partitions.rows)}`,
+      `log_dead_letters: ${JSON.stringify(letters.rows)}`,
+      ...views,
+      ...logs,
+    ].join('\n');
+  } finally {
+    await client.end();
+  }
+}
