@@ -83,6 +83,10 @@ export class JetStreamRecordQueue implements RecordQueue {
    * when it cannot. True when JetStream had the message id already at this request's first
    * attempt: an earlier request (the client's, by Idempotency-Key) stored it. A later attempt's
    * duplicate may be this request's own earlier attempt whose acknowledgement was lost: false.
+   * A duplicate counts as stored only with a stream sequence: a clustered NATS server before 2.10
+   * (Debian's 2.9) answers a message id it has only proposed so far as a duplicate of sequence 0,
+   * and that proposal may still be lost with its leader (newer servers answer an error instead).
+   * Such an answer is retried until the message has a sequence, or the request gets 503.
    */
   private async publish(partition: number, msgID: string, data: Uint8Array, records: number): Promise<boolean> {
     const subject = partitionSubject(this.link.settings.stream, partition);
@@ -90,6 +94,7 @@ export class JetStreamRecordQueue implements RecordQueue {
     const deadline = Date.now() + PUBLISH_DEADLINE_MS;
     let lastError = 'not attempted';
     let attempts = 0;
+    let firstWasDuplicate = false;
     while (Date.now() < deadline) {
       const js = this.link.js;
       if (!js) {
@@ -104,8 +109,14 @@ export class JetStreamRecordQueue implements RecordQueue {
           timeout: ATTEMPT_TIMEOUT_MS,
           expect: { streamName: this.link.settings.stream },
         });
+        if (attempts === 1) firstWasDuplicate = ack.duplicate;
+        if (!confirmsStored(ack)) {
+          lastError = 'an earlier attempt with this message id is not stored yet (duplicate of sequence 0)';
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          continue;
+        }
         this.observer.published(records, (performance.now() - started) / 1000);
-        return ack.duplicate && attempts === 1;
+        return firstWasDuplicate;
       } catch (error) {
         lastError = (error as Error).message;
         // The stream answered with a refusal (full, too large): retrying would not help now.
@@ -116,6 +127,11 @@ export class JetStreamRecordQueue implements RecordQueue {
     this.observer.failed(lastError);
     throw overloaded(`the record log did not store the records (${lastError})`);
   }
+}
+
+/** Whether a publish acknowledgement says the message is in the stream (see publish). */
+export function confirmsStored(ack: { duplicate: boolean; seq: number }): boolean {
+  return !ack.duplicate || ack.seq > 0;
 }
 
 /**
