@@ -1,6 +1,6 @@
 // A publish acknowledgement counts as "stored" only when it names the message's place in the
-// stream: clustered NATS servers before 2.10 answer a message id they have only proposed so far
-// as a duplicate of sequence 0 (newer ones answer an error), and that proposal can still be lost.
+// stream: an older clustered NATS server could answer a message id it had only proposed so far as
+// a duplicate of sequence 0 (newer ones answer an error), and that proposal can still be lost.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { confirmsStored } from './jetstream-queue.js';

@@ -83,10 +83,10 @@ export class JetStreamRecordQueue implements RecordQueue {
    * when it cannot. True when JetStream had the message id already at this request's first
    * attempt: an earlier request (the client's, by Idempotency-Key) stored it. A later attempt's
    * duplicate may be this request's own earlier attempt whose acknowledgement was lost: false.
-   * A duplicate counts as stored only with a stream sequence: a clustered NATS server before 2.10
-   * (Debian's 2.9) answers a message id it has only proposed so far as a duplicate of sequence 0,
-   * and that proposal may still be lost with its leader (newer servers answer an error instead).
-   * Such an answer is retried until the message has a sequence, or the request gets 503.
+   * A duplicate counts as stored only with a stream sequence: an older clustered NATS server could
+   * answer a message id it had only proposed so far as a duplicate of sequence 0 (newer ones answer
+   * an error instead), and that proposal may still be lost with its leader. Such an answer is
+   * retried until the message has a sequence, or the request gets 503.
    */
   private async publish(partition: number, msgID: string, data: Uint8Array, records: number): Promise<boolean> {
     const subject = partitionSubject(this.link.settings.stream, partition);
