@@ -169,7 +169,9 @@ export async function monitoringLines(dataDir: string, kind: 'generations' | 'fe
   const lines: MonitoringLine[] = [];
   for (const name of names.filter((file) => file.startsWith(`${kind}-`) && file.endsWith('.ndjson')).sort()) {
     const text = await fs.readFile(path.join(dir, name), 'utf8');
-    for (const line of text.split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as MonitoringLine);
+    // The server may be writing the file while it is read: a last line without its newline is not complete yet.
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    for (const line of complete.split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as MonitoringLine);
   }
   return lines;
 }
