@@ -1,20 +1,22 @@
 // The scale-out record log's parts against a real nats-server (a standalone JetStream server on
 // a free loopback port) and real PostgreSQL (a schema of the test's): a request retried with its
 // Idempotency-Key after the collector died is stored once (and told so); a message no worker can apply is set aside as a dead
-// letter and its partition moves on; two workers applying at once leave every record indexed
+// letter and its partition moves on; a delivery that never reached the worker is applied in its
+// turn, not skipped as already applied; two workers applying at once leave every record indexed
 // for search, and the search index cursor then reaches the end of the log.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
+import { connect } from '@nats-io/transport-node';
 import { sql } from 'kysely';
 import { openDatabase, type PostgresDatabase } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { createTenant } from '../src/identity/tenant-service.js';
 import { JetStreamLink, type QueueLog } from '../src/record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../src/record-log/jetstream-queue.js';
-import { PartitionWorkers } from '../src/record-log/partition-worker.js';
+import { PartitionWorkers, consumerName } from '../src/record-log/partition-worker.js';
 import type { BatchApplier } from '../src/record-log/partition-apply.js';
 import { partitionSubject, tenantPartition } from '../src/record-log/jetstream-codec.js';
 import { ScaleMetrics } from '../src/record-log/scale-metrics.js';
@@ -34,6 +36,8 @@ interface Rig {
   database: PostgresDatabase;
   link: JetStreamLink;
   stream: string;
+  /** The NATS server's address. */
+  urls: string;
   /** Stopped before the servers and the schema go. */
   running: PartitionWorkers[];
 }
@@ -63,7 +67,7 @@ async function rig(t: { after(fn: () => Promise<void>): void }, stream: string):
     await dropSchema(fresh.baseUrl, fresh.schema);
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  return { database, link, stream, running };
+  return { database, link, stream, urls: nats.urls, running };
 }
 
 function batch(tenantId: number, lines: string[]): RecordBatch {
@@ -132,7 +136,9 @@ test(
     ] as const;
     const answers: boolean[] = [];
     for (const [tenant, key] of sends)
-      answers.push((await publisher().append(batch(tenant, ['{"a":3}']), other.length, { idempotencyKey: key })).duplicate);
+      answers.push(
+        (await publisher().append(batch(tenant, ['{"a":3}']), other.length, { idempotencyKey: key })).duplicate,
+      );
     assert.equal(await streamMessages(r.link, r.stream), 5, 'the retried key is stored once');
     assert.deepEqual(answers, [false, true, false, false], 'only the retry is told its first attempt had been stored');
     await assert.rejects(
@@ -213,6 +219,66 @@ test(
       text,
       new RegExp(`sightline_queue_dead_letters_total\\{partition="${tenantPartition(tenant, PARTITIONS)}"\\} 4`),
     );
+  },
+);
+
+test(
+  'a delivery that never reached the worker is applied in its turn, not skipped as already applied',
+  { skip: needs, timeout: 60_000 },
+  async (t) => {
+    const r = await rig(t, 'LOST');
+    const registry = new Registry();
+    const metrics = new ScaleMetrics(registry);
+    const tenant = 5;
+    const partition = tenantPartition(tenant, PARTITIONS);
+    const publisher = new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, {
+      published: () => undefined,
+      failed: () => undefined,
+    });
+    // The worker is held inside the apply of "second", so that it has no fetch outstanding.
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    const applier: BatchApplier = {
+      apply: async (_trx, applied) => {
+        if (applied.records.some((record) => record.record.includes('second'))) {
+          holding = true;
+          await held;
+        }
+      },
+      discard: () => undefined,
+    };
+    const worker = workers(r, metrics, applier);
+    worker.start();
+    await publisher.append(batch(tenant, ['{"n":"first"}']), 1);
+    await publisher.append(batch(tenant, ['{"n":"second"}']), 1);
+    await until('the worker is applying the second message', () => Promise.resolve(holding));
+    // The third message is delivered to a fetch that then goes away (as when a fetch ends, or a
+    // connection or NATS server is lost, while the message is on its way).
+    await publisher.append(batch(tenant, ['{"n":"third"}']), 1);
+    const thief = await connect({ servers: r.urls });
+    t.after(() => thief.close());
+    const inbox = thief.subscribe('_INBOX.lost', { max: 1 });
+    thief.publish(
+      `$JS.API.CONSUMER.MSG.NEXT.${r.stream}.${consumerName(r.stream, partition)}`,
+      JSON.stringify({ batch: 1 }),
+      {
+        reply: '_INBOX.lost',
+      },
+    );
+    for await (const message of inbox)
+      assert.match(message.string(), /third/, 'the lost delivery is the third message');
+    await publisher.append(batch(tenant, ['{"n":"fourth"}']), 1);
+    release();
+    // JetStream would send the lost delivery again only after the 30 s ack wait, behind "fourth".
+    await until('every record is stored', async () => (await logEnd(r.database.db)) >= 4, 20_000);
+    const stored = await r.database.db.selectFrom('telemetry_records').select('record').orderBy('seq').execute();
+    assert.deepEqual(
+      stored.map((row) => row.record),
+      ['{"n":"first"}', '{"n":"second"}', '{"n":"third"}', '{"n":"fourth"}'],
+      'in the order they were published',
+    );
+    assert.match(await registry.metrics(), /sightline_queue_consumer_restarts_total 1/);
   },
 );
 

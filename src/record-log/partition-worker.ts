@@ -5,7 +5,9 @@
 // through a durable consumer and applies each batch in one transaction with the partition's
 // applied sequence, then acknowledges it. Redeliveries at or below that sequence are skipped,
 // and the transaction checks the lease epoch, so a former owner can never write after a new
-// one took over: at-least-once delivery, exactly-once effect.
+// one took over: at-least-once delivery, exactly-once effect. Skipping is only sound when
+// nothing is applied out of order, so a delivery that never arrived (a gap in the consumer's
+// delivery sequence) restarts the consumer before anything after it is applied.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
@@ -208,6 +210,8 @@ export class PartitionWorkers {
     const claim = await store.claimPartition(this.pool, this.stream, partition, this.id, Date.now());
     owned.epoch = claim.epoch;
     let fresh = true;
+    /** Deliveries received from the current consumer, in order: the next one must be this + 1. */
+    let delivered = 0;
     for (let attempt = 0; !owned.stopping;) {
       const js = this.options.link.js;
       if (!js) {
@@ -218,7 +222,10 @@ export class PartitionWorkers {
       try {
         // A new owner starts a fresh consumer: what the former one fetched and never acknowledged
         // is still in the stream (work-queue retention) and comes again at once.
-        if (fresh) await this.resetConsumer(partition);
+        if (fresh) {
+          await this.resetConsumer(partition);
+          delivered = 0;
+        }
         fresh = false;
         const consumer = await js.consumers.get(this.stream, consumerName(this.stream, partition));
         messages = [];
@@ -231,10 +238,24 @@ export class PartitionWorkers {
         await sleep(backoffMs((attempt += 1)));
         continue;
       }
-      if (messages.length === 0) continue;
-      const applied = await this.applyUntilDone(partition, owned, messages);
+      const inOrder = inDeliveryOrder(messages, delivered);
+      if (inOrder.length < messages.length) {
+        // A delivery sent to this worker never reached it (a fetch that ended, a connection or
+        // server lost on the way). JetStream sends it again only after the ack wait, behind later
+        // messages, where the applied sequence would skip it: apply what came before the gap and
+        // start the consumer again, which delivers everything unacknowledged in stream order.
+        const gap = messages[inOrder.length]!.info.deliverySequence;
+        this.options.log.warn(
+          `partition ${partition}: delivery ${gap} came where ${delivered + inOrder.length + 1} was due; restarting its consumer to keep the partition in order`,
+        );
+        this.options.metrics.consumerRestarts.inc();
+        fresh = true;
+      }
+      delivered += inOrder.length;
+      if (inOrder.length === 0) continue;
+      const applied = await this.applyUntilDone(partition, owned, inOrder);
       if (!applied) return;
-      for (const message of messages) message.ack();
+      for (const message of inOrder) message.ack();
     }
   }
 
@@ -294,6 +315,19 @@ export class PartitionWorkers {
       max_ack_pending: 1_000,
     });
   }
+}
+
+/**
+ * The leading messages whose delivery sequences follow `delivered` without a gap. The consumer
+ * counts every delivery, redeliveries included, so a gap means one was sent and never received.
+ */
+export function inDeliveryOrder<M extends { info: { deliverySequence: number } }>(
+  messages: M[],
+  delivered: number,
+): M[] {
+  let count = 0;
+  while (count < messages.length && messages[count]!.info.deliverySequence === delivered + count + 1) count += 1;
+  return messages.slice(0, count);
 }
 
 export function consumerName(stream: string, partition: number): string {

@@ -1,6 +1,6 @@
 // Prometheus metrics of the scale-out record log, registered on the server's registry: the NATS
 // connection, publish latency, partitions owned, consumer lag per partition, records applied,
-// messages set aside as dead letters.
+// consumers restarted after a lost delivery, messages set aside as dead letters.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export class ScaleMetrics {
@@ -11,6 +11,7 @@ export class ScaleMetrics {
   readonly consumerLag: Gauge<'partition'>;
   readonly appliedRecords: Counter;
   readonly skippedMessages: Counter;
+  readonly consumerRestarts: Counter;
   readonly deadLetters: Counter<'partition'>;
 
   constructor(registry: Registry) {
@@ -50,6 +51,11 @@ export class ScaleMetrics {
     this.skippedMessages = new Counter({
       name: 'sightline_queue_redeliveries_skipped_total',
       help: 'Redelivered messages at or below their partition\u2019s applied sequence, skipped.',
+      registers,
+    });
+    this.consumerRestarts = new Counter({
+      name: 'sightline_queue_consumer_restarts_total',
+      help: 'Partition consumers started again because a delivery never reached this worker (order kept; nothing skipped).',
       registers,
     });
     this.deadLetters = new Counter({
