@@ -244,7 +244,7 @@ export class PartitionWorkers {
         // server lost on the way). JetStream sends it again only after the ack wait, behind later
         // messages, where the applied sequence would skip it: apply what came before the gap and
         // start the consumer again, which delivers everything unacknowledged in stream order.
-        const gap = messages[inOrder.length]!.info.deliverySequence;
+        const gap = messages[inOrder.length]?.info.deliverySequence;
         this.options.log.warn(
           `partition ${partition}: delivery ${gap} came where ${delivered + inOrder.length + 1} was due; restarting its consumer to keep the partition in order`,
         );
@@ -325,9 +325,8 @@ export function inDeliveryOrder<M extends { info: { deliverySequence: number } }
   messages: M[],
   delivered: number,
 ): M[] {
-  let count = 0;
-  while (count < messages.length && messages[count]!.info.deliverySequence === delivered + count + 1) count += 1;
-  return messages.slice(0, count);
+  const gap = messages.findIndex((message, i) => message.info.deliverySequence !== delivered + i + 1);
+  return gap === -1 ? messages : messages.slice(0, gap);
 }
 
 export function consumerName(stream: string, partition: number): string {
