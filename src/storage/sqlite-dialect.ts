@@ -1,7 +1,8 @@
-// Kysely's SQLite dialect with one difference: a transaction that SQLite has already rolled
-// back itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM and others end the transaction) is not
-// rolled back a second time. Kysely's explicit ROLLBACK would then fail with "no transaction is
-// active" and that error would replace the real one, so a full disk would never be reported.
+// Kysely's SQLite dialect with two differences. A transaction takes the write lock at BEGIN
+// (BEGIN IMMEDIATE) unless it is declared `read only`. And a transaction that SQLite has already
+// rolled back itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM and others end the transaction) is
+// not rolled back a second time: Kysely's explicit ROLLBACK would then fail with "no transaction
+// is active" and that error would replace the real one, so a full disk would never be reported.
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -28,12 +29,14 @@ class RollbackOnceDriver implements Driver {
   }
 
   /**
-   * A transaction declared `read write` takes the write lock at BEGIN (BEGIN IMMEDIATE): begun
-   * deferred, its first write would find a newer commit than the snapshot it read under and
-   * fail at once with SQLITE_BUSY (no busy_timeout wait), which under constant ingest is always.
+   * Every transaction not declared `read only` takes the write lock at BEGIN (BEGIN IMMEDIATE),
+   * waiting for it up to busy_timeout. Begun deferred, a transaction that reads before it writes
+   * fails at its first write with SQLITE_BUSY, at once and without waiting, whenever another
+   * connection (the record writer, the detection thread) committed since its first read: under
+   * ingest, often.
    */
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    if (settings.accessMode !== 'read write') return this.inner.beginTransaction(connection, settings);
+    if (settings.accessMode === 'read only') return this.inner.beginTransaction(connection, settings);
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
