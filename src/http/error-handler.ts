@@ -1,11 +1,13 @@
 // Maps every error to an RFC 9457 problem body. AppErrors carry their catalogue code; Fastify's
-// own client errors (4xx) become `invalid_request`; anything else is logged with the request
+// own client errors (4xx) become `invalid_request`; a storage fault (the database locked, its
+// disk full, its server unreachable) is a 503 to retry; anything else is logged with the request
 // id and answered as a masked 500, so internals never reach a client.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorMessage, toProblem } from '../core/errors.js';
 import { LogThrottle } from '../observability/log-throttle.js';
 import type { MethodIndex } from './method-not-allowed.js';
 import { describeProblem, fieldProblems } from './validation-messages.js';
+import { databaseUnavailable } from '../storage/storage-errors.js';
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -22,7 +24,8 @@ export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFa
   // Back-pressure and storage 503s come in floods (every sender retries): one line per
   // interval with a count, never a stack per request.
   const unavailable = new LogThrottle(() => app.log);
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((unknownError: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const error = unknownError instanceof AppError ? unknownError : (databaseUnavailable(unknownError) ?? unknownError);
     if (error instanceof AppError) {
       if (error.status === 503)
         unavailable.note(`answering 503 ${error.code}: ${error.detail}`, {

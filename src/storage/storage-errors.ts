@@ -86,3 +86,21 @@ export function searchIndexUnavailable(cause: unknown): AppError {
     },
   );
 }
+
+/**
+ * What a request that failed on a storage fault is answered (503 with Retry-After, the fault
+ * named), rather than a masked 500: the client should retry. Undefined for any other error.
+ */
+export function databaseUnavailable(cause: unknown): AppError | undefined {
+  const fault = storageFault(cause);
+  if (fault === undefined) return undefined;
+  return new AppError(
+    'storage_unavailable',
+    `the database could not complete this request (${describeFault(fault)}); retry later`,
+    {
+      headers: { 'Retry-After': retryAfter(fault) },
+      cause,
+      extensions: { fault },
+    },
+  );
+}
