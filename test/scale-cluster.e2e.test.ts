@@ -222,6 +222,10 @@ test(
       await sleep(1_000);
     }
     phase('every acknowledged record stored');
+    const consumerRestarts = nodes
+      .map((node) => (node.child.stdout() + node.child.stderr()).split('restarting its consumer').length - 1)
+      .reduce((a, b) => a + b, 0);
+    phase(`partition consumers restarted after a delivery was lost on its way: ${consumerRestarts}`);
     const counts = new Map<string, number>();
     for (const row of stored) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
     const duplicated = [...counts].filter(([, n]) => n > 1);
