@@ -6,18 +6,20 @@
 // The CSV dialect uses two control characters, unit separator (\x1f) between fields and record
 // separator (\x1e) as the quote, so that JSON text (full of '"', ',' and '\') goes as it is. A
 // field holding either of them, CR or LF, or an empty text (an unquoted empty field reads as
-// NULL) is quoted, its quote characters doubled. tx_id and seq are left to their column defaults:
+// NULL) is quoted, its quote characters doubled. jsonb_ok is 't' or NULL (jsonb-readable.ts).
+// tx_id and seq are left to their column defaults:
 // every row of the transaction takes its id, and sequences are drawn in the stream's order.
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { LogPosition, RecordBatch } from './record-log.js';
+import { surelyJsonbReadable } from './jsonb-readable.js';
 
 const DELIMITER = '\x1f';
 const QUOTE = '\x1e';
 
-export const COPY_RECORDS = `COPY telemetry_records (tenant_id, received_at, event_time, record, meta)
+export const COPY_RECORDS = `COPY telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok)
   FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')`;
 
 /** Rows are handed to the stream in chunks of about this many characters. */
@@ -45,6 +47,9 @@ export function* copyRows(batches: RecordBatch[]): Generator<string> {
         field(record) +
         DELIMITER +
         (meta === null ? '' : field(meta)) +
+        DELIMITER +
+        // "Not sure" is NULL (an unquoted empty field).
+        (surelyJsonbReadable(record) ? 't' : '') +
         '\n';
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;

@@ -6,6 +6,7 @@
 // ~1 MB requests cost more CPU on both sides than the insert itself.
 import type pg from 'pg';
 import type { RecordBatch } from './record-log.js';
+import { surelyJsonbReadable } from './jsonb-readable.js';
 
 /**
  * Splits records and metadata. JSON text holds no raw control character but tab, CR and LF
@@ -27,18 +28,19 @@ const RETURNING_SEQS = `RETURNING seq
   )
   SELECT seq::text AS seq FROM written`;
 
-// A meta of '' (never JSON text) stands for NULL: string_to_array's third argument.
+// A meta of '' (never JSON text) stands for NULL: string_to_array's third argument; so does a
+// jsonb_ok of '' ("not sure", jsonb-readable.ts).
 const INSERT_SPLIT = `WITH written AS (
-    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta)
+    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok)
     SELECT * FROM unnest(
       string_to_array($1, ',')::bigint[], string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[],
-      string_to_array($4, E'\\x1e'), string_to_array($5, E'\\x1e', '')
+      string_to_array($4, E'\\x1e'), string_to_array($5, E'\\x1e', ''), string_to_array($6, ',', '')::boolean[]
     )
     `;
 
 const INSERT_ARRAYS = `WITH written AS (
-    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta)
-    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])
+    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok)
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::boolean[])
     `;
 
 /** What an insert answers: the group's position, or each row's sequence. */
@@ -70,7 +72,14 @@ export function recordInsert(columns: RecordColumns, returning: Returning): Reco
   if (!splittable) {
     return {
       text: INSERT_ARRAYS + tail,
-      values: [columns.tenantIds, columns.receivedAts, columns.eventTimes, columns.records, columns.metas],
+      values: [
+        columns.tenantIds,
+        columns.receivedAts,
+        columns.eventTimes,
+        columns.records,
+        columns.metas,
+        columns.jsonbOk,
+      ],
     };
   }
   return {
@@ -81,6 +90,7 @@ export function recordInsert(columns: RecordColumns, returning: Returning): Reco
       columns.eventTimes.join(','),
       columns.records.join(SEPARATOR),
       columns.metas.map((meta) => meta ?? '').join(SEPARATOR),
+      columns.jsonbOk.map((sure) => (sure ? 't' : '')).join(','),
     ],
   };
 }
@@ -92,10 +102,19 @@ export interface RecordColumns {
   eventTimes: number[];
   records: string[];
   metas: (string | null)[];
+  /** true when PostgreSQL can surely read the record as jsonb, else null (jsonb-readable.ts). */
+  jsonbOk: (true | null)[];
 }
 
 export function recordColumns(batches: RecordBatch[]): RecordColumns {
-  const columns: RecordColumns = { tenantIds: [], receivedAts: [], eventTimes: [], records: [], metas: [] };
+  const columns: RecordColumns = {
+    tenantIds: [],
+    receivedAts: [],
+    eventTimes: [],
+    records: [],
+    metas: [],
+    jsonbOk: [],
+  };
   for (const batch of batches) {
     for (const [i, record] of batch.records.entries()) {
       // No event time of its own (NaN): the receive time stands in.
@@ -105,6 +124,7 @@ export function recordColumns(batches: RecordBatch[]): RecordColumns {
       columns.eventTimes.push(Number.isNaN(eventTime) ? batch.receivedAt : eventTime);
       columns.records.push(record);
       columns.metas.push(batch.metas[i] ?? null);
+      columns.jsonbOk.push(surelyJsonbReadable(record) ? true : null);
     }
   }
   return columns;

@@ -1,10 +1,12 @@
 // The PostgreSQL record-log writer against a real server: a group of batches from several
 // tenants is one transaction whose position is its last record; every column is stored exactly
 // as given, whether the group travels as split text (JSON records) or, for text the split
-// cannot carry, as arrays.
+// cannot carry, as arrays; each record is marked when PostgreSQL can surely read it as jsonb,
+// by COPY and by both forms of the INSERT.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import type pg from 'pg';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
 import { schemaClient } from '../../test/helpers/postgres.js';
 import { closeOpened } from '../../test/helpers/suite.js';
@@ -12,6 +14,7 @@ import { openDatabase, type PostgresDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { createTenant } from '../identity/tenant-service.js';
 import { PostgresRecordWriter } from './postgres-record-writer.js';
+import { insertRecords } from './postgres-insert.js';
 import type { RecordBatch } from './record-log.js';
 
 const postgres = databaseTargets.find((target) => target.kind === 'postgres')!;
@@ -179,6 +182,42 @@ describe('PostgreSQL record writer', { skip: postgres.skip }, () => {
       );
     } finally {
       await other.end();
+    }
+  });
+
+  test('each record is marked when PostgreSQL can surely read it as jsonb, and such records read as jsonb', async () => {
+    const records = [
+      '{"ordinary":"GET /x 200","n":1.5e3,"hex":"3fe12345"}',
+      '{"escape":"\\ud83d\\ude00"}',
+      '{"huge":1e140000}',
+      `{"digits":${'7'.repeat(16_400)}}`,
+    ];
+    const marks = [true, null, null, null];
+    const batch = (metas: (string | null)[]): RecordBatch => ({
+      tenantId: acme,
+      receivedAt: Date.now(),
+      records,
+      eventTimes: records.map(() => Number.NaN),
+      metas,
+    });
+    const marked = async (txId: string) => {
+      const { rows } = await sql<{ jsonb_ok: boolean | null; readable: boolean | null }>`
+        SELECT jsonb_ok, CASE WHEN jsonb_ok THEN (record::jsonb IS NOT NULL) END AS readable
+        FROM telemetry_records WHERE tx_id = ${txId}::xid8 ORDER BY seq`.execute(database.db);
+      assert.equal(rows[0]?.readable, true, 'a record marked readable reads as jsonb');
+      return rows.map((row) => row.jsonb_ok);
+    };
+    const none = records.map(() => null);
+    assert.deepEqual(await marked((await writer.append([batch(none)])).txId), marks, 'COPY');
+    const client = await schemaClient(testDb.databaseUrl);
+    try {
+      // The split statement, and the array one (which an empty meta, among others, takes).
+      for (const metas of [none, ['', null, null, null]]) {
+        const inserted = await insertRecords(client as unknown as pg.PoolClient, [batch(metas)]);
+        assert.deepEqual(await marked(inserted.rows[0]?.tx_id ?? ''), marks, metas[0] === '' ? 'arrays' : 'split');
+      }
+    } finally {
+      await client.end();
     }
   });
 

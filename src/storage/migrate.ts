@@ -34,6 +34,7 @@ import * as m0038 from './migrations/0038-log-dead-letters.js';
 import * as m0041 from './migrations/0041-search-index-delete-merge.js';
 import * as m0042 from './migrations/0042-record-log-without-tenant-key.js';
 import * as m0043 from './migrations/0043-log-cursor-snapshots.js';
+import * as m0044 from './migrations/0044-record-jsonb-flag.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -71,6 +72,7 @@ const migrations: Record<string, MigrationModule> = {
   '0041-search-index-delete-merge': m0041,
   '0042-record-log-without-tenant-key': m0042,
   '0043-log-cursor-snapshots': m0043,
+  '0044-record-jsonb-flag': m0044,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

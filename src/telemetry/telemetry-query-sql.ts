@@ -31,9 +31,17 @@ export function queryCondition(
   const condition = compile(node, postgresDialect(tenantId, scope));
   if (!usesFields(node)) return condition;
   // The record is read as jsonb once per row (OFFSET 0 keeps PostgreSQL from inlining the
-  // subquery, which would parse it again for every field condition). A record PostgreSQL
-  // cannot read as jsonb gets a NULL document: no field condition holds for it.
-  return sql<boolean>`EXISTS (SELECT 1 FROM (SELECT (CASE WHEN ${notJsonbCastable()} THEN NULL ELSE r.record::jsonb END) AS d OFFSET 0) j WHERE ${condition})`;
+  // subquery, which would parse it again for every field condition).
+  return sql<boolean>`EXISTS (SELECT 1 FROM (SELECT ${recordJsonb()} AS d OFFSET 0) j WHERE ${condition})`;
+}
+
+/**
+ * PostgreSQL: the record `r` as jsonb, or NULL when PostgreSQL cannot read it as jsonb (no field
+ * condition then holds for it). A record the writer marked surely readable (jsonb_ok) skips the
+ * test of its text, which costs as much as reading it.
+ */
+export function recordJsonb(): RawBuilder<unknown> {
+  return sql`(CASE WHEN r.jsonb_ok THEN r.record::jsonb WHEN r.jsonb_ok IS NULL AND NOT ${notJsonbCastable()} THEN r.record::jsonb END)`;
 }
 
 function compile(node: QueryNode, dialect: Dialect): RawBuilder<boolean> {
@@ -223,6 +231,6 @@ const HUGE_EXPONENT = String.raw`(:|,|\[)[[:space:]]*-?[0-9]+(\.[0-9]+)?[eE][+-]
 // slow, so it only runs on records long enough to hold such a number.
 const LONG_DIGIT_RUN = '([0-9]{128}){128}';
 
-export function notJsonbCastable(): RawBuilder<boolean> {
+function notJsonbCastable(): RawBuilder<boolean> {
   return sql<boolean>`((strpos(r.record, ${'\\u'}) > 0 AND r.record ~ ${UNSAFE_ESCAPE}) OR r.record ~ ${HUGE_EXPONENT} OR (octet_length(r.record) > 16384 AND r.record ~ ${LONG_DIGIT_RUN}))`;
 }

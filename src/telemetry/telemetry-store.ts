@@ -7,7 +7,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';
 import { usesFullText, type QueryNode } from './telemetry-query.js';
-import { notJsonbCastable, queryCondition, sqliteEquals, type TextScope } from './telemetry-query-sql.js';
+import { queryCondition, recordJsonb, sqliteEquals, type TextScope } from './telemetry-query-sql.js';
 import { equalityClause, queryClauses, textPrefilter, type Wanted } from './telemetry-prefilter.js';
 
 export type { TextScope } from './telemetry-query-sql.js';
@@ -246,7 +246,7 @@ function sqliteFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
 function postgresFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
   const wanted = containmentDocument(fields);
   if (!wanted) return sql<boolean>`false`;
-  return sql<boolean>`(CASE WHEN ${notJsonbCastable()} THEN NULL ELSE r.record::jsonb END) @> ${JSON.stringify(wanted)}::jsonb`;
+  return sql<boolean>`${recordJsonb()} @> ${JSON.stringify(wanted)}::jsonb`;
 }
 
 interface ContainmentNode {

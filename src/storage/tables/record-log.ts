@@ -13,6 +13,8 @@ export interface TelemetryRecordsTable {
   record: string;
   /** Transport metadata (container-runtime stream/time/logtag), JSON object text or null. */
   meta: string | null;
+  /** PostgreSQL: true when the writer found the record surely readable as jsonb; NULL when not sure (SQLite: always NULL). */
+  jsonb_ok: boolean | null;
 }
 
 /** Where each follower of the record log has got to (last sequence fully processed). */
