@@ -1,16 +1,17 @@
 // A transaction that reads and then writes, while another connection commits in between (as the
 // record writer and the detection thread do all the time under ingest), must wait for the write
 // lock rather than fail: begun deferred, SQLite fails its first write with SQLITE_BUSY at once.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { openDatabase } from './database.js';
+import { openDatabase, type Database } from './database.js';
 
-test('a transaction that reads, then writes after another connection committed, succeeds', async (t) => {
+/** A fresh embedded database with a one-row counter table, and a second connection to it that never waits for a lock. */
+async function counterDatabase(t: TestContext): Promise<{ database: Database; other: SQLite.Database }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-dialect-'));
   const database = await openDatabase({ databaseUrl: '', dataDir: dir });
   const other = new SQLite(path.join(dir, 'sightline.db'));
@@ -21,8 +22,13 @@ test('a transaction that reads, then writes after another connection committed, 
   });
   await sql`CREATE TABLE counter (n INTEGER NOT NULL)`.execute(database.db);
   await sql`INSERT INTO counter VALUES (0)`.execute(database.db);
-  // The other connection tries once, without waiting, as a commit landing at that moment would.
+  // It tries once, without waiting, as a commit landing at that moment would.
   other.pragma('busy_timeout = 0');
+  return { database, other };
+}
+
+test('a transaction that reads, then writes after another connection committed, succeeds', async (t) => {
+  const { database, other } = await counterDatabase(t);
   let otherCommitted = false;
   await database.db.transaction().execute(async (trx) => {
     const before = await sql<{ n: number }>`SELECT n FROM counter`.execute(trx);
@@ -39,17 +45,7 @@ test('a transaction that reads, then writes after another connection committed, 
 });
 
 test('a transaction declared read only leaves the write lock to others', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-dialect-'));
-  const database = await openDatabase({ databaseUrl: '', dataDir: dir });
-  const other = new SQLite(path.join(dir, 'sightline.db'));
-  t.after(async () => {
-    other.close();
-    await database.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  await sql`CREATE TABLE counter (n INTEGER NOT NULL)`.execute(database.db);
-  await sql`INSERT INTO counter VALUES (0)`.execute(database.db);
-  other.pragma('busy_timeout = 0');
+  const { database, other } = await counterDatabase(t);
   const seen = await database.db
     .transaction()
     .setAccessMode('read only')
