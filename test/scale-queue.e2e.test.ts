@@ -85,6 +85,11 @@ async function streamMessages(link: JetStreamLink, stream: string): Promise<numb
   return info?.state.messages ?? -1;
 }
 
+/** A collector's publisher on the rig's link (64 MiB per request), its metrics ignored. */
+function queue(r: Rig): JetStreamRecordQueue {
+  return new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, { published: () => undefined, failed: () => undefined });
+}
+
 function workers(r: Rig, metrics: ScaleMetrics, applier?: BatchApplier): PartitionWorkers {
   const worker = new PartitionWorkers({
     link: r.link,
@@ -116,8 +121,7 @@ test(
   async (t) => {
     const r = await rig(t, 'DEDUPE');
     const metrics = new ScaleMetrics(new Registry());
-    const publisher = () =>
-      new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, { published: () => undefined, failed: () => undefined });
+    const publisher = () => queue(r);
     const body = Buffer.from('{"a":1}\n{"a":2}\n');
     const records = ['{"a":1}', '{"a":2}'];
     // Identical bodies without a key are two requests: repeated log lines are data.
@@ -172,10 +176,7 @@ test(
     assert.ok(js);
     const tenant = 11;
     const subject = partitionSubject(r.stream, tenantPartition(tenant, PARTITIONS));
-    const publisher = new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, {
-      published: () => undefined,
-      failed: () => undefined,
-    });
+    const publisher = queue(r);
     await publisher.append(batch(tenant, ['{"n":1}']), 8);
     // Not JSON; the right format with a malformed batch; a record PostgreSQL refuses (a NUL byte).
     await js.publish(subject, Buffer.from('\u0001garbage'));
@@ -231,10 +232,7 @@ test(
     const metrics = new ScaleMetrics(registry);
     const tenant = 5;
     const partition = tenantPartition(tenant, PARTITIONS);
-    const publisher = new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, {
-      published: () => undefined,
-      failed: () => undefined,
-    });
+    const publisher = queue(r);
     // The worker is held inside the apply of "second", so that it has no fetch outstanding.
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -299,10 +297,7 @@ test(
     const [a, b] = [workers(r, metrics, indexing), workers(r, metrics, indexing)];
     a.start();
     b.start();
-    const publisher = new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, {
-      published: () => undefined,
-      failed: () => undefined,
-    });
+    const publisher = queue(r);
     const tenants = [1, 2, 3, 4, 5, 6, 7, 8];
     let total = 0;
     for (let round = 0; round < 40; round += 1) {

@@ -4,10 +4,9 @@
 // whole text that costs as much as reading the record as jsonb). The records are valid JSON:
 // the collector parsed every one, and JSON.parse refuses what PostgreSQL's JSON parser does (raw
 // control characters in strings among it); jsonb refuses besides only some escapes and numbers
-// beyond `numeric`. A record
-// with any `\u` escape, a number with an exponent of five or more digits, or a run of 16,384
-// digits is "not sure" (NULL in the column): the query's own test then decides for it. Each
-// test here matches at least what the query's does, so "sure" is never wrong.
+// beyond `numeric`. A record with any `\u` escape, a number with an exponent of five or more
+// digits, or a run of 16,384 digits is "not sure" (NULL in the column): the query's own test then
+// decides for it. Each test here matches at least what the query's does, so "sure" is never wrong.
 
 /** A number with an exponent of five or more digits, where a JSON number can start (hex ids are full of "e12345"). */
 const EXPONENT = /[:,[]\s*-?[0-9]+(\.[0-9]+)?[eE][+-]?0*[1-9][0-9]{4}/;

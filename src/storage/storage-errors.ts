@@ -59,31 +59,31 @@ function retryAfter(fault: StorageFault | undefined): string {
   return fault === 'disk_full' || fault === 'read_only' ? '30' : '5';
 }
 
-export function storageUnavailable(cause: unknown): AppError {
-  const fault = storageFault(cause);
+/** The 503 for a storage failure: `what` failed (the fault named when known); `then` what the client is told to do. */
+function unavailable(cause: unknown, fault: StorageFault | undefined, what: string, then: string): AppError {
   const why = fault ? ` (${describeFault(fault)})` : '';
-  return new AppError(
-    'storage_unavailable',
-    `the record log could not be written${why}; nothing of this request was stored, retry later`,
-    {
-      headers: { 'Retry-After': retryAfter(fault) },
-      cause,
-      ...(fault ? { extensions: { fault } } : {}),
-    },
+  return new AppError('storage_unavailable', `${what}${why}; ${then}`, {
+    headers: { 'Retry-After': retryAfter(fault) },
+    cause,
+    ...(fault ? { extensions: { fault } } : {}),
+  });
+}
+
+export function storageUnavailable(cause: unknown): AppError {
+  return unavailable(
+    cause,
+    storageFault(cause),
+    'the record log could not be written',
+    'nothing of this request was stored, retry later',
   );
 }
 
 export function searchIndexUnavailable(cause: unknown): AppError {
-  const fault = storageFault(cause);
-  const why = fault ? ` (${describeFault(fault)})` : '';
-  return new AppError(
-    'storage_unavailable',
-    `the search index could not be brought up to date for this text search${why}; retry later`,
-    {
-      headers: { 'Retry-After': retryAfter(fault) },
-      cause,
-      ...(fault ? { extensions: { fault } } : {}),
-    },
+  return unavailable(
+    cause,
+    storageFault(cause),
+    'the search index could not be brought up to date for this text search',
+    'retry later',
   );
 }
 
@@ -93,14 +93,5 @@ export function searchIndexUnavailable(cause: unknown): AppError {
  */
 export function databaseUnavailable(cause: unknown): AppError | undefined {
   const fault = storageFault(cause);
-  if (fault === undefined) return undefined;
-  return new AppError(
-    'storage_unavailable',
-    `the database could not complete this request (${describeFault(fault)}); retry later`,
-    {
-      headers: { 'Retry-After': retryAfter(fault) },
-      cause,
-      extensions: { fault },
-    },
-  );
+  return fault && unavailable(cause, fault, 'the database could not complete this request', 'retry later');
 }
