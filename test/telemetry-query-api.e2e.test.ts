@@ -143,6 +143,8 @@ for (const target of databaseTargets) {
         `{"written":"${written}","k":6,"n":503.000,"b" : true}`,
         `{"written":"${written}","k":7,"n":5031,"x":-1.25e-3}`,
         `{"written":"${written}","k":8,"n":"5.03","x":-0.00125,"b":"true"}`,
+        // Written plainly (no escape, no exponent): PostgreSQL's prefilter takes one substring.
+        `{"written":"${written}","k":9,"path":"/var/log/a","n":5.030,"x":-0.001250}`,
       ]);
       const keys = async (query: string, filters?: Record<string, unknown>) => {
         const found = (await searchAll(reader, { query: `written:${written} AND (${query})`, limit: 100, filters }))
@@ -154,11 +156,13 @@ for (const target of databaseTargets) {
       assert.deepEqual(await keys('_exists_:k', { host: 'web-01' }), [1, 3]);
       assert.deepEqual(await keys('n:503'), [2, 3, 4, 5, 6]);
       assert.deepEqual(await keys('_exists_:k', { n: 503 }), [2, 3, 4, 5, 6]);
-      assert.deepEqual(await keys('x:-0.00125'), [7, 8]);
+      assert.deepEqual(await keys('x:-0.00125'), [7, 8, 9]);
+      assert.deepEqual(await keys('n:5.03'), [8, 9]);
+      assert.deepEqual(await keys('path:"/var/log/a"'), [9]);
       assert.deepEqual(await keys('b:true'), [6, 8]);
       assert.deepEqual(await keys('_exists_:k', { b: true }), [6]);
       assert.deepEqual(await keys('host:web-01 OR n:5031'), [1, 3, 7]);
-      assert.deepEqual(await keys('NOT host:web-01'), [2, 4, 5, 6, 7, 8]);
+      assert.deepEqual(await keys('NOT host:web-01'), [2, 4, 5, 6, 7, 8, 9]);
       const histogram = await reader.post<{ total: number }>('/v1/telemetry/histogram', {
         since: new Date(Date.now() - 3_600_000).toISOString(),
         query: `written:${written} AND n:503`,

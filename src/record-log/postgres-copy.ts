@@ -6,7 +6,8 @@
 // The CSV dialect uses two control characters, unit separator (\x1f) between fields and record
 // separator (\x1e) as the quote, so that JSON text (full of '"', ',' and '\') goes as it is. A
 // field holding either of them, CR or LF, or an empty text (an unquoted empty field reads as
-// NULL) is quoted, its quote characters doubled. jsonb_ok is 't' or NULL (jsonb-readable.ts).
+// NULL) is quoted, its quote characters doubled. jsonb_ok and plain_text are 't' or NULL
+// (record-text-marks.ts).
 // tx_id and seq are left to their column defaults:
 // every row of the transaction takes its id, and sequences are drawn in the stream's order.
 import { pipeline } from 'node:stream/promises';
@@ -14,12 +15,12 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { LogPosition, RecordBatch } from './record-log.js';
-import { surelyJsonbReadable } from './jsonb-readable.js';
+import { JSONB_OK, PLAIN_TEXT, textMarks } from './record-text-marks.js';
 
 const DELIMITER = '\x1f';
 const QUOTE = '\x1e';
 
-export const COPY_RECORDS = `COPY telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok)
+export const COPY_RECORDS = `COPY telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok, plain_text)
   FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')`;
 
 /** Rows are handed to the stream in chunks of about this many characters. */
@@ -40,6 +41,7 @@ export function* copyRows(batches: RecordBatch[]): Generator<string> {
       // No event time of its own (NaN): the receive time stands in.
       const eventTime = batch.eventTimes[i] ?? Number.NaN;
       const meta = batch.metas[i] ?? null;
+      const marks = textMarks(record);
       chunk +=
         head +
         String(Number.isNaN(eventTime) ? batch.receivedAt : eventTime) +
@@ -49,7 +51,9 @@ export function* copyRows(batches: RecordBatch[]): Generator<string> {
         (meta === null ? '' : field(meta)) +
         DELIMITER +
         // "Not sure" is NULL (an unquoted empty field).
-        (surelyJsonbReadable(record) ? 't' : '') +
+        (marks & JSONB_OK ? 't' : '') +
+        DELIMITER +
+        (marks & PLAIN_TEXT ? 't' : '') +
         '\n';
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;

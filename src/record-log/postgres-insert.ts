@@ -6,7 +6,7 @@
 // ~1 MB requests cost more CPU on both sides than the insert itself.
 import type pg from 'pg';
 import type { RecordBatch } from './record-log.js';
-import { surelyJsonbReadable } from './jsonb-readable.js';
+import { JSONB_OK, PLAIN_TEXT, textMarks } from './record-text-marks.js';
 
 /**
  * Splits records and metadata. JSON text holds no raw control character but tab, CR and LF
@@ -29,18 +29,19 @@ const RETURNING_SEQS = `RETURNING seq
   SELECT seq::text AS seq FROM written`;
 
 // A meta of '' (never JSON text) stands for NULL: string_to_array's third argument; so does a
-// jsonb_ok of '' ("not sure", jsonb-readable.ts).
+// jsonb_ok or plain_text of '' ("not sure", record-text-marks.ts).
 const INSERT_SPLIT = `WITH written AS (
-    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok)
+    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok, plain_text)
     SELECT * FROM unnest(
       string_to_array($1, ',')::bigint[], string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[],
-      string_to_array($4, E'\\x1e'), string_to_array($5, E'\\x1e', ''), string_to_array($6, ',', '')::boolean[]
+      string_to_array($4, E'\\x1e'), string_to_array($5, E'\\x1e', ''), string_to_array($6, ',', '')::boolean[],
+      string_to_array($7, ',', '')::boolean[]
     )
     `;
 
 const INSERT_ARRAYS = `WITH written AS (
-    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok)
-    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::boolean[])
+    INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta, jsonb_ok, plain_text)
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::boolean[], $7::boolean[])
     `;
 
 /** What an insert answers: the group's position, or each row's sequence. */
@@ -79,6 +80,7 @@ export function recordInsert(columns: RecordColumns, returning: Returning): Reco
         columns.records,
         columns.metas,
         columns.jsonbOk,
+        columns.plainText,
       ],
     };
   }
@@ -91,6 +93,7 @@ export function recordInsert(columns: RecordColumns, returning: Returning): Reco
       columns.records.join(SEPARATOR),
       columns.metas.map((meta) => meta ?? '').join(SEPARATOR),
       columns.jsonbOk.map((sure) => (sure ? 't' : '')).join(','),
+      columns.plainText.map((sure) => (sure ? 't' : '')).join(','),
     ],
   };
 }
@@ -102,8 +105,10 @@ export interface RecordColumns {
   eventTimes: number[];
   records: string[];
   metas: (string | null)[];
-  /** true when PostgreSQL can surely read the record as jsonb, else null (jsonb-readable.ts). */
+  /** true when PostgreSQL can surely read the record as jsonb, else null (record-text-marks.ts). */
   jsonbOk: (true | null)[];
+  /** true when the record writes every string and number as itself, else null (record-text-marks.ts). */
+  plainText: (true | null)[];
 }
 
 export function recordColumns(batches: RecordBatch[]): RecordColumns {
@@ -114,6 +119,7 @@ export function recordColumns(batches: RecordBatch[]): RecordColumns {
     records: [],
     metas: [],
     jsonbOk: [],
+    plainText: [],
   };
   for (const batch of batches) {
     for (const [i, record] of batch.records.entries()) {
@@ -124,7 +130,9 @@ export function recordColumns(batches: RecordBatch[]): RecordColumns {
       columns.eventTimes.push(Number.isNaN(eventTime) ? batch.receivedAt : eventTime);
       columns.records.push(record);
       columns.metas.push(batch.metas[i] ?? null);
-      columns.jsonbOk.push(surelyJsonbReadable(record) ? true : null);
+      const marks = textMarks(record);
+      columns.jsonbOk.push(marks & JSONB_OK ? true : null);
+      columns.plainText.push(marks & PLAIN_TEXT ? true : null);
     }
   }
   return columns;

@@ -185,14 +185,24 @@ describe('PostgreSQL record writer', { skip: postgres.skip }, () => {
     }
   });
 
-  test('each record is marked when PostgreSQL can surely read it as jsonb, and such records read as jsonb', async () => {
+  test('each record is marked when PostgreSQL can surely read it as jsonb and when it is plain text', async () => {
     const records = [
       '{"ordinary":"GET /x 200","n":1.5e3,"hex":"3fe12345"}',
       '{"escape":"\\ud83d\\ude00"}',
       '{"huge":1e140000}',
       `{"digits":${'7'.repeat(16_400)}}`,
+      '{"path":"C:\\\\Windows\\\\cmd.exe","n":503.0}',
+      '{"url":"http:\\/\\/example.com"}',
     ];
-    const marks = [true, null, null, null];
+    // [jsonb_ok, plain_text] per record.
+    const marks = [
+      [true, null],
+      [null, null],
+      [null, null],
+      [null, true],
+      [true, true],
+      [true, null],
+    ];
     const batch = (metas: (string | null)[]): RecordBatch => ({
       tenantId: acme,
       receivedAt: Date.now(),
@@ -201,18 +211,18 @@ describe('PostgreSQL record writer', { skip: postgres.skip }, () => {
       metas,
     });
     const marked = async (txId: string) => {
-      const { rows } = await sql<{ jsonb_ok: boolean | null; readable: boolean | null }>`
-        SELECT jsonb_ok, CASE WHEN jsonb_ok THEN (record::jsonb IS NOT NULL) END AS readable
+      const { rows } = await sql<{ jsonb_ok: boolean | null; plain_text: boolean | null; readable: boolean | null }>`
+        SELECT jsonb_ok, plain_text, CASE WHEN jsonb_ok THEN (record::jsonb IS NOT NULL) END AS readable
         FROM telemetry_records WHERE tx_id = ${txId}::xid8 ORDER BY seq`.execute(database.db);
       assert.equal(rows[0]?.readable, true, 'a record marked readable reads as jsonb');
-      return rows.map((row) => row.jsonb_ok);
+      return rows.map((row) => [row.jsonb_ok, row.plain_text]);
     };
     const none = records.map(() => null);
     assert.deepEqual(await marked((await writer.append([batch(none)])).txId), marks, 'COPY');
     const client = await schemaClient(testDb.databaseUrl);
     try {
       // The split statement, and the array one (which an empty meta, among others, takes).
-      for (const metas of [none, ['', null, null, null]]) {
+      for (const metas of [none, ['', ...none.slice(1)]]) {
         const inserted = await insertRecords(client as unknown as pg.PoolClient, [batch(metas)]);
         assert.deepEqual(await marked(inserted.rows[0]?.tx_id ?? ''), marks, metas[0] === '' ? 'arrays' : 'split');
       }

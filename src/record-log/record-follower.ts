@@ -67,7 +67,7 @@ async function readPosition(db: Kysely<Tables>, name: string): Promise<LogPositi
 }
 
 /** int8 columns arrive as numbers from PostgreSQL too (storage/database.ts parses them). */
-type RecordRow = Omit<Selectable<TelemetryRecordsTable>, 'jsonb_ok'>;
+type RecordRow = Omit<Selectable<TelemetryRecordsTable>, 'jsonb_ok' | 'plain_text'>;
 
 function toLogged(row: RecordRow, txId: string): LoggedRecord {
   return {

@@ -35,6 +35,7 @@ import * as m0041 from './migrations/0041-search-index-delete-merge.js';
 import * as m0042 from './migrations/0042-record-log-without-tenant-key.js';
 import * as m0043 from './migrations/0043-log-cursor-snapshots.js';
 import * as m0044 from './migrations/0044-record-jsonb-flag.js';
+import * as m0045 from './migrations/0045-record-plain-text-flag.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -73,6 +74,7 @@ const migrations: Record<string, MigrationModule> = {
   '0042-record-log-without-tenant-key': m0042,
   '0043-log-cursor-snapshots': m0043,
   '0044-record-jsonb-flag': m0044,
+  '0045-record-plain-text-flag': m0045,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { equalityClause, queryClauses } from './telemetry-prefilter.js';
+import { equalityClause, queryClauses, type Clause } from './telemetry-prefilter.js';
 import { parseTelemetryQuery } from './telemetry-query.js';
 
-const holds = (clause: string[] | undefined, text: string) => clause?.some((needle) => text.includes(needle));
+const holds = (clause: Clause | undefined, text: string) => clause?.any.some((needle) => text.includes(needle));
+const holdsPlain = (clause: Clause | undefined, text: string) =>
+  clause?.plain.some((needle) => text.includes(needle));
 
 test('every way JSON can write an equal number holds one of its needles', () => {
   const writings: [number, string[]][] = [
@@ -20,6 +22,28 @@ test('every way JSON can write an equal number holds one of its needles', () => 
     }
     assert.ok(!holds(clause, '{"v":7}'), `7 is turned away for ${value}`);
   }
+});
+
+test('every plain decimal writing of an equal number holds one of its plain needles', () => {
+  const writings: [number, string[]][] = [
+    [503, ['503', '503.0', '503.000', '-503']],
+    [5.03, ['5.03', '5.030', '-5.03']],
+    [-0.00125, ['-0.00125', '0.001250']],
+    [5e-7, ['0.0000005', '0.00000050']],
+    [1.5e21, ['1500000000000000000000', '1500000000000000000000.0']],
+    [0, ['0', '0.0', '-0']],
+  ];
+  for (const [value, texts] of writings) {
+    const clause = equalityClause({ number: value });
+    assert.ok(clause?.plain.length === 1, `one plain needle for ${value}: ${JSON.stringify(clause)}`);
+    for (const text of texts) {
+      assert.equal(Math.abs(JSON.parse(text) as number), Math.abs(value), `${text} is ±${value}`);
+      assert.ok(holdsPlain(clause, `{"v":${text}}`), `${text} holds a plain needle of ${JSON.stringify(clause)}`);
+    }
+    assert.ok(!holdsPlain(clause, '{"v":7}'), `7 is turned away for ${value}`);
+  }
+  // A string that reads as a number: the string and the number share the needle.
+  assert.deepEqual(equalityClause({ text: '503', number: 503 })?.plain, ['503']);
 });
 
 test('a string is its own needle; an escaped writing passes on the backslash', () => {
@@ -39,13 +63,15 @@ test('clauses follow AND, OR and NOT', () => {
     return queryClauses(node);
   };
   assert.deepEqual(clauses('host:web-01 AND level:"error"'), [
-    ['web-01', '\\'],
-    ['error', '\\'],
+    { any: ['web-01', '\\'], plain: ['web-01'] },
+    { any: ['error', '\\'], plain: ['error'] },
   ]);
-  assert.deepEqual(clauses('host:web-01 OR host:web-02'), [['web-01', '\\', 'web-02']]);
+  assert.deepEqual(clauses('host:web-01 OR host:web-02'), [
+    { any: ['web-01', '\\', 'web-02'], plain: ['web-01', 'web-02'] },
+  ]);
   // An alternative without a needle (a negation, a word, a range) leaves the OR without one.
   assert.deepEqual(clauses('host:web-01 OR NOT host:web-02'), []);
   assert.deepEqual(clauses('host:web-01 OR quarantined'), []);
   assert.deepEqual(clauses('NOT host:web-01'), []);
-  assert.deepEqual(clauses('v:true'), [['true', '\\']]);
+  assert.deepEqual(clauses('v:true'), [{ any: ['true', '\\'], plain: ['true'] }]);
 });

@@ -12,12 +12,23 @@
 //   A record number with more significant digits than a double holds (over 15) that only rounds
 //   to the value is not found on SQLite; PostgreSQL compares numbers exactly and never found it;
 // - true, false or null: the literal itself.
+// A record the PostgreSQL writer marked plain_text (record-log/record-text-marks.ts: no `\u` or
+// `\/` escape, no number with an exponent) writes a string as itself and a number in plain
+// decimals (`503`, `503.0`; `5.03`), so for it one substring per value does: each further
+// strpos over a record costs about a quarter of what the search spends per record in a
+// one-day histogram.
 import { sql, type RawBuilder } from 'kysely';
 import type { DatabaseKind } from '../storage/database.js';
 import { asNumber, type QueryNode } from './telemetry-query.js';
 
-/** Substrings of which a matching record's text holds at least one. */
-type Clause = string[];
+/**
+ * Substrings of which a matching record's text holds at least one: `any` for every record,
+ * `plain` for a record marked plain_text.
+ */
+export interface Clause {
+  any: string[];
+  plain: string[];
+}
 
 /** Wider clauses would cost more than parsing the record; beyond these, tests are left out. */
 const MAX_NEEDLES = 8;
@@ -33,20 +44,37 @@ export interface Wanted {
 /** The clause for one equality, or undefined when no substring test is sound for it. */
 export function equalityClause(wanted: Wanted): Clause | undefined {
   const needles: string[] = [];
+  const plain: string[] = [];
   if (wanted.text !== undefined) {
     // An object or array compares as its JSON text, which whitespace in the record may change.
     // eslint-disable-next-line no-control-regex -- control characters are what JSON must escape
     if (wanted.text === '' || /^[[{]/.test(wanted.text) || /["\\\u0000-\u001f]/.test(wanted.text)) return undefined;
     needles.push(wanted.text, '\\');
+    plain.push(wanted.text);
   }
   if (wanted.number !== undefined) {
     const digits = significantDigits(wanted.number);
     needles.push(digits);
     for (let i = 1; i < digits.length; i++) needles.push(`${digits.slice(0, i)}.${digits.slice(i)}`);
+    plain.push(plainDecimal(wanted.number) ?? digits);
   }
-  if (wanted.json) needles.push(wanted.json);
+  if (wanted.json) {
+    needles.push(wanted.json);
+    plain.push(wanted.json);
+  }
   const unique = [...new Set(needles)];
-  return unique.length > 0 && unique.length <= MAX_NEEDLES ? unique : undefined;
+  if (unique.length === 0 || unique.length > MAX_NEEDLES) return undefined;
+  return { any: unique, plain: [...new Set(plain)] };
+}
+
+/**
+ * What every plain decimal writing of the value holds: `503` (`503.0`), `5.03`, `0.0125`;
+ * undefined when JavaScript writes it with an exponent (below 1e-6, from 1e21), whose plain
+ * writings all hold its significant digits (`0.0000005`, `1500000000000000000000`).
+ */
+function plainDecimal(value: number): string | undefined {
+  const text = String(Math.abs(value));
+  return text.includes('e') ? undefined : text;
 }
 
 /** `503` → "503", `-0.0125` → "125", `5e-7` → "5". */
@@ -64,8 +92,11 @@ export function queryClauses(node: QueryNode): Clause[] {
       // (a1 AND a2) OR b needs (a1 OR b): one clause of each alternative, joined.
       const firsts = node.children.map((child) => queryClauses(child)[0]);
       if (firsts.some((clause) => clause === undefined)) return [];
-      const joined = [...new Set(firsts.flatMap((clause) => clause ?? []))];
-      return joined.length <= MAX_NEEDLES ? [joined] : [];
+      const join = (pick: (clause: Clause) => string[]) => [
+        ...new Set(firsts.flatMap((clause) => (clause ? pick(clause) : []))),
+      ];
+      const any = join((clause) => clause.any);
+      return any.length <= MAX_NEEDLES ? [{ any, plain: join((clause) => clause.plain) }] : [];
     }
     case 'equals': {
       const number = node.quoted ? undefined : asNumber(node.value);
@@ -87,16 +118,22 @@ export function queryClauses(node: QueryNode): Clause[] {
  * The clauses as one SQL condition on `r.record`, or undefined when there are none. SQLite: GLOB
  * (a byte scan; instr compares at every character and cost more than the parse it would save),
  * and only clauses of one value (a string and the backslash), as each further scan of a record
- * costs about what SQLite's JSON lookup does. PostgreSQL: strpos, all clauses, as its jsonb
- * parse (and the guard before it) costs many scans.
+ * costs about what SQLite's JSON lookup does; its writer marks nothing plain. PostgreSQL:
+ * strpos, all clauses, as its jsonb parse (and the guard before it) costs many scans; the
+ * `plain` needles for records marked plain_text, the `any` ones for the rest.
  */
 export function textPrefilter(kind: DatabaseKind, clauses: Clause[]): RawBuilder<boolean> | undefined {
-  const kept = clauses.filter((clause) => kind === 'postgres' || clause.length <= 2).slice(0, MAX_CLAUSES);
+  const kept = clauses.filter((clause) => kind === 'postgres' || clause.any.length <= 2).slice(0, MAX_CLAUSES);
   if (kept.length === 0) return undefined;
   const contains = (needle: string) =>
     kind === 'sqlite'
       ? sql`r.record GLOB ${`*${needle.replace(/[*?[]/g, (char) => `[${char}]`)}*`}`
       : sql`strpos(r.record, ${needle}) > 0`;
-  const parts = kept.map((clause) => sql`(${sql.join(clause.map(contains), sql` OR `)})`);
-  return sql<boolean>`(${sql.join(parts, sql` AND `)})`;
+  const all = (pick: (clause: Clause) => string[]) =>
+    sql<boolean>`(${sql.join(
+      kept.map((clause) => sql`(${sql.join(pick(clause).map(contains), sql` OR `)})`),
+      sql` AND `,
+    )})`;
+  if (kind === 'sqlite') return all((clause) => clause.any);
+  return sql<boolean>`((r.plain_text AND ${all((clause) => clause.plain)}) OR (r.plain_text IS NOT TRUE AND ${all((clause) => clause.any)}))`;
 }

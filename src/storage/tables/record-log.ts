@@ -15,6 +15,8 @@ export interface TelemetryRecordsTable {
   meta: string | null;
   /** PostgreSQL: true when the writer found the record surely readable as jsonb; NULL when not sure (SQLite: always NULL). */
   jsonb_ok: boolean | null;
+  /** PostgreSQL: true when the writer found every string and number written as itself; NULL when not sure (SQLite: always NULL). */
+  plain_text: boolean | null;
 }
 
 /** Where each follower of the record log has got to (last sequence fully processed). */
