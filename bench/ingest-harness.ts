@@ -212,9 +212,13 @@ export async function countStored(dataDir: string, postgres: FreshSchema | undef
  * How many records of the log the search index has not reached yet, read from the database
  * while the server runs (SQLite's WAL lets a reader in beside the writer).
  */
-export async function searchIndexLag(dataDir: string, postgres: FreshSchema | undefined): Promise<number> {
+export async function followerLag(
+  dataDir: string,
+  postgres: FreshSchema | undefined,
+  follower: 'search_index' | 'detection',
+): Promise<number> {
   const query = (records: string, cursors: string) =>
-    `SELECT (SELECT coalesce(max(seq), 0) FROM ${records}) - (SELECT seq FROM ${cursors} WHERE name = 'search_index') AS n`;
+    `SELECT (SELECT coalesce(max(seq), 0) FROM ${records}) - (SELECT seq FROM ${cursors} WHERE name = '${follower}') AS n`;
   if (!postgres) {
     const db = new SQLite(path.join(dataDir, 'sightline.db'), { readonly: true });
     try {

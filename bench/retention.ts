@@ -26,7 +26,7 @@ import path from 'node:path';
 import { freePort, spawnTsx } from '../test/helpers/processes.js';
 import { dropSchema, freshSchema, type FreshSchema } from '../test/helpers/postgres.js';
 import { openDatabase } from '../src/storage/database.js';
-import { runLoad, searchIndexLag, startServer, stopServer, watchPeakRss } from './ingest-harness.js';
+import { followerLag, runLoad, startServer, stopServer, watchPeakRss } from './ingest-harness.js';
 import { purgeProgress, seedBacklog, type PurgeProgress } from './retention-setup.js';
 
 interface Flags {
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     try {
       const settled = async () => {
         const deadline = performance.now() + 600_000;
-        while ((await searchIndexLag(dataDir, postgres)) > 0 && performance.now() < deadline)
+        while ((await followerLag(dataDir, postgres, 'search_index')) > 0 && performance.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 250));
       };
       const warmUp = await runLoad(url, { duration: flags.duration, connections: flags.connections });
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
         );
         // The samples while the load ran, less its first and last second (starting, stopping).
         const during = samples.slice(first + 1, -1);
-        const lag = await searchIndexLag(dataDir, postgres);
+        const lag = await followerLag(dataDir, postgres, 'search_index');
         return { result, during, lag, settleSeconds };
       };
       const steady = (during: PurgeProgress[]) => {

@@ -12,6 +12,9 @@ import { detectionCommitter } from './detection-commit.js';
 import { describeFault, storageFault, type StorageFault } from '../storage/storage-errors.js';
 import { errorMessage } from '../core/errors.js';
 import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
+import { ACTIVE_GAP_MS, restAfterChunk } from '../detection/burst-pacing.js';
+import { DETECTION_CURSOR } from '../detection/detection-loop.js';
+import { relaxSqliteCommits } from '../storage/database.js';
 
 export interface DetectionThreadData {
   databaseUrl: string;
@@ -52,6 +55,10 @@ const post = (message: FromDetectionThread) => port.postMessage(message);
 
 const data = workerData as DetectionThreadData;
 const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: data.dataDir });
+// Everything this thread writes (observations, cases, devices, its cursor) derives from the
+// record log and commits with its cursor: a commit a power cut takes is done again from the log.
+// Its fsync, under the write lock, held up the record writer's commits.
+if (database.kind === 'sqlite') await relaxSqliteCommits(database);
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
 const log = new SqlRecordLogReader(database.db, database.kind);
 const commit = detectionCommitter(database.db, log, {
@@ -66,8 +73,11 @@ const stop = new AbortController();
 /** Read afresh each time: a 'stop' message can arrive during any await. */
 const stopping = () => stop.signal.aborted;
 let wake: ((reason: ToDetectionThread['type']) => void) | undefined;
+/** When the last commit to the log was announced (a poke), for burst pacing. */
+let lastWriteAt = 0;
 port.on('message', (message: ToDetectionThread) => {
   if (message.type === 'stop') stop.abort();
+  if (message.type === 'poke') lastWriteAt = Date.now();
   wake?.(message.type);
 });
 
@@ -88,13 +98,23 @@ onDeliveriesQueued(() => {
 let failuresInARow = 0;
 while (!stopping()) {
   let pause = POLL_MS;
+  /** Resting during a burst: new writes do not cut the rest short (they are the burst). */
+  let resting = false;
   webhooksQueued = false;
   try {
+    const began = performance.now();
     const result = await loop.runChunk();
     if (failuresInARow > 0) post({ type: 'recovered' });
     failuresInARow = 0;
     if (result.records > 0) {
-      pause = 0;
+      const tookMs = performance.now() - began;
+      const sinceWriteMs = Date.now() - lastWriteAt;
+      pause = restAfterChunk({
+        tookMs,
+        sinceWriteMs,
+        lag: sinceWriteMs < ACTIVE_GAP_MS ? await log.lag(DETECTION_CURSOR) : 0,
+      });
+      resting = pause > 0;
       post({
         type: 'progress',
         records: result.records,
@@ -127,7 +147,7 @@ while (!stopping()) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, pause);
       wake = (reason) => {
-        if (backingOff && reason === 'poke') return;
+        if ((backingOff || resting) && reason === 'poke') return;
         clearTimeout(timer);
         resolve();
       };

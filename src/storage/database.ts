@@ -56,6 +56,18 @@ export function configureSqliteConnection(connection: SQLite.Database): void {
 }
 
 /**
+ * SQLite: this connection's commits are not flushed to disk on their own (synchronous=NORMAL),
+ * for writers whose every write derives from the record log and is redone from it. In WAL mode
+ * each commit stays atomic and in order; the next commit of a connection at FULL (the record
+ * writer's, or a checkpoint) flushes the log file with everything before it. What a power cut
+ * or OS crash can take is the last such commits, never a part of one; a process crash takes
+ * nothing.
+ */
+export async function relaxSqliteCommits(database: SqliteDatabase): Promise<void> {
+  await sql`PRAGMA synchronous = NORMAL`.execute(database.db);
+}
+
+/**
  * Opens (and, for SQLite, by default creates) the database. `existing: true` refuses a SQLite
  * file that is not there: a command that only reads or changes what a deployment holds must not
  * leave an empty database behind in a directory nobody meant (`./data` when --data was forgotten).

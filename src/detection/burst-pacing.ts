@@ -1,0 +1,30 @@
+// Detection follows the record log, so under a burst of ingest it can wait: while records keep
+// arriving, the detection thread spends at most a share of its time on chunks and leaves the
+// rest of the machine's cores to the threads that answer senders (the collector's event loop
+// and the record writer, whose 201s wait on them). It catches up as soon as the burst eases.
+// Falling behind is bounded: past MAX_DEFERRED_LAG unprocessed records it runs flat out again,
+// so under sustained overload detection keeps pace as it always did. A scheduler priority (nice)
+// would do the same without the bound, and would also yield to every other process on the
+// machine: on a busy host detection starved.
+
+/** Writes within this long of each other are a burst. */
+export const ACTIVE_GAP_MS = 1_000;
+/** Detection's share of its own time while a burst lasts. */
+export const BURST_SHARE = 0.25;
+/** Past this many records behind, detection no longer waits for bursts to end (≈ 6 s of a 2-core machine's full ingest rate). */
+export const MAX_DEFERRED_LAG = 1_000_000;
+
+export interface ChunkPace {
+  /** How long the chunk took (ms). */
+  tookMs: number;
+  /** Time since the last write the thread heard of (ms). */
+  sinceWriteMs: number;
+  /** Records in the log that detection has not processed yet. */
+  lag: number;
+}
+
+/** How long to rest after a chunk before the next (ms): 0 outside a burst or past the bound. */
+export function restAfterChunk(pace: ChunkPace): number {
+  if (pace.sinceWriteMs >= ACTIVE_GAP_MS || pace.lag >= MAX_DEFERRED_LAG) return 0;
+  return (pace.tookMs * (1 - BURST_SHARE)) / BURST_SHARE;
+}
