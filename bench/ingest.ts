@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `  search index: ${indexLag.toLocaleString('en-US')} records behind the log when the load ended ` +
         `(${result.records > 0 ? Math.round((100 * indexLag) / result.records) : 0}% of those accepted; it catches up once the burst ends)\n` +
-        `  detection: ${detectionLag.toLocaleString('en-US')} records behind (it runs at a lower CPU priority and catches up after the burst)\n`,
+        `  detection: ${detectionLag.toLocaleString('en-US')} records behind (it rests while records arrive and catches up after the burst)\n`,
     );
     const shutdownS = Number(shutdown.seconds.toFixed(2));
     process.stdout.write(
