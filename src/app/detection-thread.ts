@@ -107,13 +107,13 @@ while (!stopping()) {
     if (failuresInARow > 0) post({ type: 'recovered' });
     failuresInARow = 0;
     if (result.records > 0) {
-      const tookMs = performance.now() - began;
+      // SQLite only: there the lag is the log's end minus the cursor, while PostgreSQL counts
+      // the unprocessed rows (snapshot-window.ts), too dear to ask after every chunk.
       const sinceWriteMs = Date.now() - lastWriteAt;
-      pause = restAfterChunk({
-        tookMs,
-        sinceWriteMs,
-        lag: sinceWriteMs < ACTIVE_GAP_MS ? await log.lag(DETECTION_CURSOR) : 0,
-      });
+      if (database.kind === 'sqlite' && sinceWriteMs < ACTIVE_GAP_MS) {
+        const tookMs = performance.now() - began;
+        pause = restAfterChunk({ tookMs, sinceWriteMs, lag: await log.lag(DETECTION_CURSOR) });
+      } else pause = 0;
       resting = pause > 0;
       post({
         type: 'progress',
