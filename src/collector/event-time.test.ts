@@ -52,3 +52,26 @@ test('the toISOString form, with and without the fraction, reads as it always di
     assert.equal(parseTime(value), undefined, value);
   }
 });
+
+test('the toISOString form reads as Date.parse reads it, on every day of three years and random instants to 9999', () => {
+  const expected = (value: string) => {
+    const parsed = Date.parse(value);
+    return Number.isNaN(parsed) ? undefined : parsed;
+  };
+  const instants: number[] = [];
+  // Every day of 1999–2001 (a common year, a leap century year, a common year).
+  for (let day = 0; day < 1_096; day++) instants.push(Date.UTC(1999, 0, 1 + day, 23, 59, 59, 999));
+  for (let i = 0; i < 20_000; i++) instants.push(Math.floor(Math.random() * 253_402_300_800_000));
+  for (const ms of instants) {
+    const iso = new Date(ms).toISOString();
+    assert.equal(parseTime(iso), ms, iso);
+    const whole = `${iso.slice(0, 19)}Z`;
+    assert.equal(parseTime(whole), expected(whole), whole);
+  }
+  const edges = [
+    ['2024-02-29T12:00:00.000Z', '2023-02-29T12:00:00Z', '2100-02-29T00:00:00Z', '2400-02-29T00:00:00Z'],
+    ['2100-03-01T00:00:00Z', '2026-04-31T00:00:00Z', '2026-11-22T24:00:00Z', '2026-00-10T00:00:00Z'],
+    ['2026-11-00T00:00:00Z', '2026-11-22T10:60:00Z', '2026-11-22T10:00:60Z', '9999-12-31T23:59:59.999Z'],
+  ].flat();
+  for (const value of edges) assert.equal(parseTime(value), expected(value), value);
+});

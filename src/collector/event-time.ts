@@ -53,8 +53,8 @@ function fromEpochNumber(value: number): number {
 
 /**
  * Whether the text is in the form `Date.prototype.toISOString` writes (`2026-11-22T10:00:00.000Z`,
- * or without the fraction): most senders write exactly that, and `Date.parse` reads it as the
- * general path below would, without the regular expressions and the rebuilt string.
+ * or without the fraction): most senders write exactly that, and it is read as the general path
+ * below would, without the regular expressions and the rebuilt string.
  */
 function isCanonicalIso(value: string): boolean {
   const length = value.length;
@@ -72,8 +72,38 @@ function isCanonicalIso(value: string): boolean {
 /** Separator character codes by position in `YYYY-MM-DDTHH:MM:SS.sssZ`; digits elsewhere. */
 const CANONICAL_SEPARATORS: Record<number, number> = { 4: 0x2d, 7: 0x2d, 10: 0x54, 13: 0x3a, 16: 0x3a, 19: 0x2e };
 
+const digits2 = (value: string, at: number) => (value.charCodeAt(at) - 0x30) * 10 + value.charCodeAt(at + 1) - 0x30;
+
+/**
+ * Epoch ms of a canonical ISO text (isCanonicalIso), by arithmetic: `Date.parse` cost a sixth of
+ * the collector's parsing time at line rate. Day 29 and later, and out-of-range fields, go to
+ * `Date.parse`, so what it accepts and refuses (30 February, hour 24) stays exactly as before.
+ */
+function fromCanonicalIso(value: string): number {
+  const year = digits2(value, 0) * 100 + digits2(value, 2);
+  const month = digits2(value, 5);
+  const day = digits2(value, 8);
+  const hour = digits2(value, 11);
+  const minute = digits2(value, 14);
+  const second = digits2(value, 17);
+  if (month < 1 || month > 12 || day < 1 || day > 28 || hour > 23 || minute > 59 || second > 59)
+    return Date.parse(value);
+  const millis = value.length === 24 ? digits2(value, 20) * 10 + value.charCodeAt(22) - 0x30 : 0;
+  return daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil), year ≥ 0. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
 function fromString(value: string): number | undefined {
-  if (isCanonicalIso(value)) return Date.parse(value);
+  if (isCanonicalIso(value)) return fromCanonicalIso(value);
   const iso = ISO_8601.exec(value);
   if (iso) {
     const [, date, time, zone] = iso;
