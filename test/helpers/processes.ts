@@ -5,6 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -29,9 +30,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs `node --import tsx <script> …args` from the repository root, output captured. */
+/**
+ * Runs `node --import tsx <script> …args` from the repository root, output captured. The CLI
+ * runs with the Node flags its launchers give it, so servers here are the ones users run.
+ */
 export function spawnTsx(script: string, args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const flags = script === 'src/cli/run.ts' ? NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', script, ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

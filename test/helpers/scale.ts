@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createTraffic } from '../../src/demo/traffic.js';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { freePort, repoRoot, waitReady, type Child } from './processes.js';
 
 export interface NodeProcess {
@@ -31,7 +32,7 @@ export async function startNode(
 
 /** Runs the compiled CLI (dist/, built by scripts/run-tests.mjs), output captured. */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Child {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/sightline.js'), ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, path.join(repoRoot, 'bin/sightline.js'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SIGHTLINE_LOG_LEVEL: 'warn', ...env },
