@@ -21,6 +21,8 @@ export interface LoadResult {
   p99_ms: number;
   max_ms: number;
   failure_messages: string[];
+  /** The load run before the measured one (--warmup), counted apart. */
+  warmup: { seconds: number; requests: number; records: number; max_ms: number };
 }
 
 function isLoadResult(value: unknown): value is LoadResult {
@@ -39,7 +41,7 @@ const LOAD_FLOWING = 'load flowing';
 
 export async function runLoad(
   url: string,
-  flags: { connections: number; duration: number; rate?: number; bodyKb?: number },
+  flags: { connections: number; duration: number; rate?: number; bodyKb?: number; warmup?: number },
   authorization?: string,
   onStarted?: (generator: Child) => void,
 ): Promise<LoadResult> {
@@ -52,6 +54,7 @@ export async function runLoad(
     String(flags.duration),
     ...(flags.rate === undefined ? [] : ['--rate', String(flags.rate)]),
     ...(flags.bodyKb === undefined ? [] : ['--body-kb', String(flags.bodyKb)]),
+    ...(flags.warmup === undefined ? [] : ['--warmup', String(flags.warmup)]),
     ...(authorization ? ['--authorization', authorization] : []),
   ]);
   active.add(generator);

@@ -27,22 +27,24 @@ const SHUTDOWN_LIMIT_S = 10;
 
 interface Flags {
   duration: number;
+  /** Seconds of the same load before each measured one (baseline and Sightline), reported apart. */
+  warmup: number;
   connections: number;
   database?: string;
   requireIngestKey: boolean;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { duration: 10, connections: 8, requireIngestKey: false };
+  const flags: Flags = { duration: 10, warmup: 1, connections: 8, requireIngestKey: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
     if (
       value === undefined ||
-      !['--duration', '--connections', '--database', '--require-ingest-key'].includes(flag ?? '')
+      !['--duration', '--warmup', '--connections', '--database', '--require-ingest-key'].includes(flag ?? '')
     ) {
       throw new Error(
-        `unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--connections N] [--database URL] [--require-ingest-key on|off]`,
+        `unknown or incomplete option ${JSON.stringify(flag)}; usage: bench:ingest [--duration N] [--warmup N] [--connections N] [--database URL] [--require-ingest-key on|off]`,
       );
     }
     i++;
@@ -50,6 +52,11 @@ function parseFlags(argv: string[]): Flags {
     else if (flag === '--require-ingest-key') {
       if (value !== 'on' && value !== 'off') throw new Error(`--require-ingest-key must be on or off; got ${value}`);
       flags.requireIngestKey = value === 'on';
+    } else if (flag === '--warmup') {
+      const number = Number(value);
+      if (!Number.isInteger(number) || number < 0)
+        throw new Error(`--warmup must be a whole number of seconds; got ${JSON.stringify(value)}`);
+      flags.warmup = number;
     } else {
       const number = Number(value);
       if (!Number.isInteger(number) || number <= 0)
@@ -70,7 +77,11 @@ function report(name: string, result: LoadResult): void {
       `p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms   max ${result.max_ms} ms\n` +
       `  ${result.requests} requests in ${result.seconds} s, ${result.records.toLocaleString('en-US')} records accepted, ` +
       `${result.errors} errors (503 retry-later: ${result.retry_later_503}, connection failures: ${result.connection_failures})\n` +
-      `  statuses ${JSON.stringify(result.statuses)}${result.failure_messages.length ? `; failures: ${result.failure_messages.join(' | ')}` : ''}\n`,
+      `  statuses ${JSON.stringify(result.statuses)}${result.failure_messages.length ? `; failures: ${result.failure_messages.join(' | ')}` : ''}\n` +
+      (result.warmup.seconds > 0
+        ? `  before it, ${result.warmup.seconds} s of the same load to warm up (not in the figures above): ` +
+          `${result.warmup.requests} requests, ${result.warmup.records.toLocaleString('en-US')} records, slowest ${result.warmup.max_ms} ms\n`
+        : ''),
   );
 }
 
@@ -195,10 +206,10 @@ async function main(): Promise<void> {
         `  server logged ${lines.length} line(s) at warn or above; first: ${lines.slice(0, 5).join('\n    ')}\n`,
       );
     }
-    const acknowledged = result.records + shutdown.load.records;
+    const acknowledged = result.warmup.records + result.records + shutdown.load.records;
     const verified = stored >= acknowledged;
     process.stdout.write(
-      `  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${acknowledged.toLocaleString('en-US')} acknowledged (both loads): ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`,
+      `  check: ${stored.toLocaleString('en-US')} records stored for tenant demo, ${acknowledged.toLocaleString('en-US')} acknowledged (warm-up and both loads): ${verified ? 'OK' : 'FAIL, acknowledged records are missing'}\n`,
     );
     if (base.records === 0) throw new Error('the baseline accepted no records; the ratio is meaningless');
     const recordsPerS = result.records / result.seconds;
@@ -215,6 +226,8 @@ async function main(): Promise<void> {
         index_lag_records: indexLag,
         detection_lag_records: detectionLag,
         shutdown_s: shutdown.killed ? null : shutdownS,
+        warmup_s: flags.warmup,
+        warmup_max_ms: result.warmup.max_ms,
       })}\n`,
     );
     if (!verified || shutdown.killed) process.exitCode = 1;

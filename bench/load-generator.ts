@@ -3,7 +3,9 @@
 // so that its CPU use is not charged to the server's event loop. With --rate R it offers a
 // steady R records per second instead: each post starts at its slot on a fixed schedule (or at
 // once, when the server has fallen behind it), so what the server accepts over a run is R when
-// it keeps up and less when it does not.
+// it keeps up and less when it does not. With --warmup S the same load runs S seconds first and
+// is reported apart: a server just started answers its first requests with code not yet
+// optimised, and those latencies belong to its start, not to its steady rate.
 import http from 'node:http';
 import { makeBody } from './records.js';
 import { seededRandom } from '../src/core/random.js';
@@ -18,6 +20,8 @@ interface Options {
   bodyKb: number;
   /** Records per second offered; undefined: as fast as the server answers. */
   rate?: number;
+  /** Seconds of the same load before the measured duration, reported apart. */
+  warmupS: number;
   /** An Authorization header to send (a collector ingest key), if any. */
   authorization?: string;
 }
@@ -44,6 +48,8 @@ function parseOptions(argv: string[]): Options {
     bodies: Math.floor(positive('--bodies', 8)),
     bodyKb: positive('--body-kb', 1024),
     ...(value('--rate') ? { rate: positive('--rate', 1) } : {}),
+    // 0 or a positive number of seconds; none by default.
+    warmupS: (value('--warmup') ?? '0') === '0' ? 0 : positive('--warmup', 0),
     ...(value('--authorization') ? { authorization: value('--authorization') } : {}),
   };
 }
@@ -125,14 +131,29 @@ async function main(): Promise<void> {
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
   const failureMessages = new Set<string>();
+  const warmup = { requests: 0, records: 0, maxMs: 0 };
   const started = performance.now();
-  let deadline = started + options.durationS * 1000;
+  // Requests sent before this are the warm-up: answered and checked, counted apart.
+  const measuredFrom = started + options.warmupS * 1000;
+  let deadline = measuredFrom + options.durationS * 1000;
   // SIGTERM ends the run early: requests in flight complete (or fail) and the result is printed.
   process.once('SIGTERM', () => (deadline = 0));
   let next = 0;
   let answered = false;
   /** With --rate: records whose slots have been handed out so far. */
   let scheduled = 0;
+
+  /** A warm-up request: any failure ends the run, as the measured load would fail too. */
+  const warmUpRequest = async (body: Buffer): Promise<void> => {
+    const sentAt = performance.now();
+    const outcome = await post(agent, options.url, body, options.authorization);
+    if (outcome.status !== 201 && outcome.status !== 503)
+      throw new Error(`a warm-up request was answered ${outcome.status}`);
+    warmup.requests++;
+    warmup.records += outcome.accepted;
+    warmup.maxMs = Math.max(warmup.maxMs, performance.now() - sentAt);
+    if (outcome.status === 503) await new Promise((resolve) => setTimeout(resolve, outcome.retryAfterS * 1000));
+  };
 
   // Each worker issues requests back to back until the deadline; a request started before it
   // completes and counts, so the elapsed time is measured up to the last response.
@@ -147,6 +168,10 @@ async function main(): Promise<void> {
         if (performance.now() >= deadline) break;
       }
       const sentAt = performance.now();
+      if (sentAt < measuredFrom) {
+        await warmUpRequest(body);
+        continue;
+      }
       totals.requests++;
       totals.bytesSent += body.length;
       try {
@@ -180,7 +205,7 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: options.connections }, () => worker()));
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = (performance.now() - Math.max(started, measuredFrom)) / 1000;
   agent.destroy();
 
   latencies.sort((a, b) => a - b);
@@ -201,6 +226,12 @@ async function main(): Promise<void> {
     p99_ms: round(percentile(latencies, 99), 1),
     max_ms: round(latencies[latencies.length - 1] ?? 0, 1),
     failure_messages: [...failureMessages],
+    warmup: {
+      seconds: options.warmupS,
+      requests: warmup.requests,
+      records: warmup.records,
+      max_ms: round(warmup.maxMs, 1),
+    },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
