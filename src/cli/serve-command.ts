@@ -5,6 +5,7 @@ import { createSightline } from '../app/app.js';
 import { collectorUrl } from '../identity/tenant-service.js';
 
 import { addSettingOptions, settingValues } from './options.js';
+import { workersAtDefaultYoungGeneration } from './node-flags.js';
 
 /** Connections waiting to be accepted; Linux caps this at net.core.somaxconn (4096 by default). */
 const LISTEN_BACKLOG = 4096;
@@ -16,6 +17,7 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description('Run Sightline: the collector, the API and the workers, in one process');
   addSettingOptions(command, serveSettings).action(async (options: Record<string, unknown>) => {
+    workersAtDefaultYoungGeneration();
     const config = loadConfig(settingValues(options, serveSettings));
     checkListenSafety(config);
     const sightline = await createSightline(config);
