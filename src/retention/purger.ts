@@ -336,7 +336,9 @@ export class RetentionPurger {
         total.bytes += row.bytes;
         totals.set(row.tenant_id, total);
       }
-      await sleep(Math.max(this.minPauseMs, (performance.now() - started) * this.pauseFactor));
+      // Paced between chunks; none after the last, which ends the sweep.
+      if (from + this.sweepChunk < end)
+        await sleep(Math.max(this.minPauseMs, (performance.now() - started) * this.pauseFactor));
     }
     if (this.stopping) return;
     const now = Date.now();
