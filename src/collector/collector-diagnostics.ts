@@ -93,13 +93,18 @@ export class CollectorDiagnostics {
       const rejected = [...this.rejected.values()];
       this.activity = new Map();
       this.rejected = new Map();
+      const purge = now - this.lastPurge > PURGE_EVERY_MS;
+      if (activity.length === 0 && rejected.length === 0 && !purge) return;
+      if (purge) this.lastPurge = now;
       try {
-        if (activity.length > 0) await addActivity(this.db, activity);
-        if (rejected.length > 0) await addRejections(this.db, rejected);
-        if (now - this.lastPurge > PURGE_EVERY_MS) {
-          this.lastPurge = now;
-          await purgeDiagnostics(this.db, now - KEEP_MS);
-        }
+        // One transaction: SQLite then waits for the write lock once, off the event loop, where
+        // each statement on its own would sleep the event loop in SQLite's busy handler while
+        // the record writer holds the lock (sqlite-dialect.ts).
+        await this.db.transaction().execute(async (trx) => {
+          if (activity.length > 0) await addActivity(trx, activity);
+          if (rejected.length > 0) await addRejections(trx, rejected);
+          if (purge) await purgeDiagnostics(trx, now - KEEP_MS);
+        });
       } catch (error) {
         this.onError(error);
       }

@@ -47,11 +47,14 @@ export interface DatabaseSettings {
   dataDir: string;
 }
 
+/** How long a SQLite connection of ours waits for another's write lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
 /** Pragmas every SQLite connection of ours uses: WAL, and fsync on every commit (FULL). */
 export function configureSqliteConnection(connection: SQLite.Database): void {
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = FULL');
-  connection.pragma('busy_timeout = 10000');
+  connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   connection.pragma('foreign_keys = ON');
 }
 
@@ -107,7 +110,7 @@ function openSqlite(file: string): SqliteDatabase {
   if (isNew) connection.pragma('auto_vacuum = INCREMENTAL');
   configureSqliteConnection(connection);
   const db = new Kysely<Tables>({
-    dialect: new RollbackOnceSqliteDialect({ database: withStatementCache(connection) }, connection),
+    dialect: new RollbackOnceSqliteDialect({ database: withStatementCache(connection) }, connection, BUSY_TIMEOUT_MS),
   });
   return {
     kind: 'sqlite',

@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from './database.js';
+import { beginImmediate } from './sqlite-dialect.js';
 
 /** A fresh embedded database with a one-row counter table, and a second connection to it that never waits for a lock. */
 async function counterDatabase(t: TestContext): Promise<{ database: Database; other: SQLite.Database }> {
@@ -56,4 +57,63 @@ test('a transaction declared read only leaves the write lock to others', async (
     });
   assert.equal(seen, 0, 'it reads one snapshot throughout');
   assert.deepEqual(other.prepare('SELECT n FROM counter').get(), { n: 100 });
+});
+
+/** Ticks of a 2 ms timer while `work` runs: an event loop held up by a lock wait does not tick. */
+async function ticksDuring<T>(work: () => Promise<T>): Promise<{ result: T; ticks: number }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 2);
+  try {
+    return { result: await work(), ticks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+test('a write transaction waits for the write lock without holding up the event loop', async (t) => {
+  const { database, other } = await counterDatabase(t);
+  other.exec('BEGIN IMMEDIATE');
+  // Only the event loop can let the other connection go: a wait that sleeps the thread never ends.
+  setTimeout(() => other.exec('COMMIT'), 150);
+  const { ticks } = await ticksDuring(() =>
+    database.db.transaction().execute((trx) => sql`UPDATE counter SET n = n + 1`.execute(trx)),
+  );
+  assert.ok(ticks >= 20, `the timer ticked ${ticks} times in the 150 ms wait`);
+  assert.deepEqual(other.prepare('SELECT n FROM counter').get(), { n: 1 });
+});
+
+test('a write outside a transaction waits for the write lock without holding up the event loop', async (t) => {
+  const { database, other } = await counterDatabase(t);
+  const db = database.db as unknown as Kysely<{ counter: { n: number } }>;
+  other.exec('BEGIN IMMEDIATE');
+  setTimeout(() => other.exec('COMMIT'), 150);
+  const { result, ticks } = await ticksDuring(() => db.updateTable('counter').set({ n: 7 }).executeTakeFirst());
+  assert.ok(ticks >= 20, `the timer ticked ${ticks} times in the 150 ms wait`);
+  assert.equal(result.numUpdatedRows, 1n);
+  assert.deepEqual(other.prepare('SELECT n FROM counter').get(), { n: 7 });
+  // It committed and let the lock go: the other connection takes it at once.
+  other.exec('BEGIN IMMEDIATE');
+  other.exec('ROLLBACK');
+});
+
+test('waiting for the write lock gives up with SQLITE_BUSY after its time, and keeps busy_timeout', async (t) => {
+  const { database, other } = await counterDatabase(t);
+  assert.equal(database.kind, 'sqlite');
+  if (database.kind !== 'sqlite') return;
+  const mine = new SQLite(database.sqlitePath);
+  mine.pragma('busy_timeout = 1234');
+  other.exec('BEGIN IMMEDIATE');
+  const started = Date.now();
+  try {
+    await assert.rejects(beginImmediate(mine, 60), (error: { code?: string }) => {
+      assert.equal(error.code, 'SQLITE_BUSY');
+      return true;
+    });
+  } finally {
+    other.exec('ROLLBACK');
+  }
+  assert.ok(Date.now() - started >= 60, 'it waited its time first');
+  assert.equal(mine.pragma('busy_timeout', { simple: true }), 1234);
+  assert.equal(mine.inTransaction, false);
+  mine.close();
 });

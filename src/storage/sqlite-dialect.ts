@@ -1,12 +1,14 @@
 // Kysely's SQLite dialect with two differences. A transaction takes the write lock at BEGIN
-// (BEGIN IMMEDIATE) unless it is declared `read only`. And a transaction that SQLite has already
+// (BEGIN IMMEDIATE) unless it is declared `read only`, and waits for it without holding up the
+// event loop (below). And a transaction that SQLite has already
 // rolled back itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM and others end the transaction) is
 // not rolled back a second time: Kysely's explicit ROLLBACK would then fail with "no transaction
 // is active" and that error would replace the real one, so a full disk would never be reported.
 import type SQLite from 'better-sqlite3';
 import {
-  CompiledQuery,
   SqliteDialect,
+  type CompiledQuery,
+  type QueryResult,
   type DatabaseConnection,
   type Driver,
   type QueryCompiler,
@@ -14,18 +16,87 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
+/** Longest pause between two tries for the write lock (ms). */
+const MAX_LOCK_POLL_MS = 8;
+
+/**
+ * BEGIN IMMEDIATE, waiting for the write lock between tries on a timer instead of in SQLite's
+ * busy handler, which sleeps the calling thread: on the event loop that froze every request for
+ * as long as the record writer held the lock, and under a burst of ingest it holds it most of
+ * the time (a commit, then a chunk of indexing). The diagnostics flush every 5 s stalled the
+ * collector for up to 250 ms, long enough to be the slowest 201s of a burst. Gives up with
+ * SQLITE_BUSY after `waitMs`, as busy_timeout would; the connection keeps its busy_timeout for
+ * every other statement.
+ */
+export async function beginImmediate(connection: SQLite.Database, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_LOCK_POLL_MS)) {
+    const busyTimeout = connection.pragma('busy_timeout', { simple: true }) as number;
+    connection.pragma('busy_timeout = 0');
+    try {
+      connection.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+    } finally {
+      connection.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+/** Statements that write: outside a transaction each runs in one of its own (LockWaitingConnection). */
+const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
+
+/**
+ * The connection Kysely's queries run on. A write outside a transaction would wait for the lock
+ * in SQLite's busy handler, sleeping the event loop: it runs in a transaction of its own instead,
+ * begun by beginImmediate. Everything else runs as it is.
+ */
+class LockWaitingConnection implements DatabaseConnection {
+  constructor(
+    private readonly inner: DatabaseConnection,
+    private readonly connection: SQLite.Database,
+    private readonly lockWaitMs: number,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.connection.inTransaction || !WRITES.has(query.query.kind)) return this.inner.executeQuery<R>(query);
+    await beginImmediate(this.connection, this.lockWaitMs);
+    try {
+      const result = await this.inner.executeQuery<R>(query);
+      this.connection.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.connection.inTransaction) this.connection.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
 class RollbackOnceDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly connection: SQLite.Database,
+    private readonly lockWaitMs: number,
   ) {}
+
+  private wrapped: { inner: DatabaseConnection; outer: LockWaitingConnection } | undefined;
 
   init(): Promise<void> {
     return this.inner.init();
   }
 
-  acquireConnection(): Promise<DatabaseConnection> {
-    return this.inner.acquireConnection();
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await this.inner.acquireConnection();
+    // The SQLite driver has one connection: wrap it once.
+    if (this.wrapped?.inner !== inner)
+      this.wrapped = { inner, outer: new LockWaitingConnection(inner, this.connection, this.lockWaitMs) };
+    return this.wrapped.outer;
   }
 
   /**
@@ -37,7 +108,7 @@ class RollbackOnceDriver implements Driver {
    */
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     if (settings.accessMode === 'read only') return this.inner.beginTransaction(connection, settings);
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    await beginImmediate(this.connection, this.lockWaitMs);
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -87,11 +158,13 @@ export class RollbackOnceSqliteDialect extends SqliteDialect {
   constructor(
     config: SqliteDialectConfig,
     private readonly connection: SQLite.Database,
+    /** How long a write transaction waits for the write lock (busy_timeout's role). */
+    private readonly lockWaitMs: number,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new RollbackOnceDriver(super.createDriver(), this.connection);
+    return new RollbackOnceDriver(super.createDriver(), this.connection, this.lockWaitMs);
   }
 }
