@@ -99,7 +99,6 @@ test('a write outside a transaction waits for the write lock without holding up 
 test('waiting for the write lock gives up with SQLITE_BUSY after its time, and keeps busy_timeout', async (t) => {
   const { database, other } = await counterDatabase(t);
   assert.equal(database.kind, 'sqlite');
-  if (database.kind !== 'sqlite') return;
   const mine = new SQLite(database.sqlitePath);
   mine.pragma('busy_timeout = 1234');
   other.exec('BEGIN IMMEDIATE');

@@ -45,6 +45,11 @@ export async function beginImmediate(connection: SQLite.Database, waitMs: number
   }
 }
 
+/** SQLite's own answer (sqlite3_get_autocommit), read afresh each time. */
+function inTransaction(connection: SQLite.Database): boolean {
+  return connection.inTransaction;
+}
+
 /** Statements that write: outside a transaction each runs in one of its own (LockWaitingConnection). */
 const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
 
@@ -61,14 +66,15 @@ class LockWaitingConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.connection.inTransaction || !WRITES.has(query.query.kind)) return this.inner.executeQuery<R>(query);
+    if (inTransaction(this.connection) || !WRITES.has(query.query.kind)) return this.inner.executeQuery<R>(query);
     await beginImmediate(this.connection, this.lockWaitMs);
     try {
       const result = await this.inner.executeQuery<R>(query);
       this.connection.exec('COMMIT');
       return result;
     } catch (error) {
-      if (this.connection.inTransaction) this.connection.exec('ROLLBACK');
+      // SQLite ends a transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR, …).
+      if (inTransaction(this.connection)) this.connection.exec('ROLLBACK');
       throw error;
     }
   }
