@@ -23,8 +23,9 @@ const MAX_LOCK_POLL_MS = 8;
  * BEGIN IMMEDIATE, waiting for the write lock between tries on a timer instead of in SQLite's
  * busy handler, which sleeps the calling thread: on the event loop that froze every request for
  * as long as the record writer held the lock, and under a burst of ingest it holds it most of
- * the time (a commit, then a chunk of indexing). The diagnostics flush every 5 s stalled the
- * collector for up to 250 ms, long enough to be the slowest 201s of a burst. Gives up with
+ * the time (a commit, then a chunk of indexing). The collector diagnostics' flush every 5 s waits
+ * 1–173 ms for it during a burst: the event loop stood still that long, and the requests in
+ * flight meanwhile were the slowest 201s of the burst. Gives up with
  * SQLITE_BUSY after `waitMs`, as busy_timeout would; the connection keeps its busy_timeout for
  * every other statement.
  */
