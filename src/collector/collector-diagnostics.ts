@@ -97,9 +97,8 @@ export class CollectorDiagnostics {
       if (activity.length === 0 && rejected.length === 0 && !purge) return;
       if (purge) this.lastPurge = now;
       try {
-        // One transaction: SQLite then waits for the write lock once, off the event loop, where
-        // each statement on its own would sleep the event loop in SQLite's busy handler while
-        // the record writer holds the lock (sqlite-dialect.ts).
+        // One transaction: on SQLite one wait for the write lock (off the event loop,
+        // sqlite-dialect.ts) and one commit, not one of each per statement.
         await this.db.transaction().execute(async (trx) => {
           if (activity.length > 0) await addActivity(trx, activity);
           if (rejected.length > 0) await addRejections(trx, rejected);

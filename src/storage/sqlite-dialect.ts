@@ -25,14 +25,13 @@ const MAX_LOCK_POLL_MS = 8;
  * as long as the record writer held the lock, and under a burst of ingest it holds it most of
  * the time (a commit, then a chunk of indexing). The collector diagnostics' flush every 5 s waits
  * 1–173 ms for it during a burst: the event loop stood still that long, and the requests in
- * flight meanwhile were the slowest 201s of the burst. Gives up with
- * SQLITE_BUSY after `waitMs`, as busy_timeout would; the connection keeps its busy_timeout for
- * every other statement.
+ * flight meanwhile were the slowest 201s of the burst. Gives up with SQLITE_BUSY after `waitMs`,
+ * as busy_timeout would; the connection keeps its busy_timeout for every other statement.
  */
 export async function beginImmediate(connection: SQLite.Database, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
+  const busyTimeout = connection.pragma('busy_timeout', { simple: true }) as number;
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_LOCK_POLL_MS)) {
-    const busyTimeout = connection.pragma('busy_timeout', { simple: true }) as number;
     connection.pragma('busy_timeout = 0');
     try {
       connection.exec('BEGIN IMMEDIATE');
