@@ -75,13 +75,13 @@ for (const target of databaseTargets) {
         // On PostgreSQL the listener connects in the background: what is committed before it
         // listens is found by its first look, so this test waits for the listener first.
         if (kind === 'postgres') await listening(database);
-        await writeTransaction(db, kind, async (trx) => {
+        await writeTransaction(db, async (trx) => {
           await emitEvents(trx, tenantId, caseCreated('case_rolled_back'));
           throw new RolledBack();
         }).catch((error: unknown) => {
           if (!(error instanceof RolledBack)) throw error;
         });
-        await writeTransaction(db, kind, (trx) => emitEvents(trx, tenantId, caseCreated('case_committed')));
+        await writeTransaction(db, (trx) => emitEvents(trx, tenantId, caseCreated('case_committed')));
         assert.deepEqual(await seen, ['case_committed']);
         assert.deepEqual(errors, []);
       } finally {

@@ -294,7 +294,7 @@ for (const target of databaseTargets) {
       // commit, must not send it first.
       const tenantId = suite.acme.id;
       const orphaned = (
-        await writeTransaction(db, kind, async (trx) => {
+        await writeTransaction(db, async (trx) => {
           await emitEvents(trx, tenantId, [
             { type: 'observation.created', subject: `orphan-${target.kind}`, data: { observation: {} } },
           ]);

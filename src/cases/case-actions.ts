@@ -86,7 +86,7 @@ export async function mergeCases(
 ): Promise<CaseView> {
   const { db, kind, catalogue, tenantId, actor } = request;
   const { targetRef, sourceRefs } = merge;
-  const merged = await writeTransaction(db, kind, async (trx) => {
+  const merged = await writeTransaction(db, async (trx) => {
     // Stamped once the write lock is held, so updated_at follows commit order.
     const now = request.now ?? Date.now();
     const targetId = (await requireCase(trx, tenantId, targetRef)).id;
@@ -206,9 +206,9 @@ export async function mergeCases(
 }
 
 export async function addComment(request: CaseRequest, caseRef: string, body: string) {
-  const { db, kind, tenantId, actor } = request;
+  const { db, tenantId, actor } = request;
   const now = request.now ?? Date.now();
-  return writeTransaction(db, kind, async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const row = await requireCase(trx, tenantId, caseRef);
     const comment = newComment(row.id, tenantId, body, actor, now);
     await insertComment(trx, comment);
@@ -241,9 +241,9 @@ export interface CommentTarget {
 
 /** Edits a comment; only its author may. The history keeps the earlier text. */
 export async function editComment(request: CaseRequest, target: CommentTarget, body: string) {
-  const { db, kind, tenantId, actor } = request;
+  const { db, tenantId, actor } = request;
   const now = request.now ?? Date.now();
-  return writeTransaction(db, kind, async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const { row, comment } = await ownComment(trx, request, target);
     await updateComment(trx, tenantId, comment.id, { body, updated_at: now });
     await addHistory(trx, [
@@ -262,9 +262,9 @@ export async function editComment(request: CaseRequest, target: CommentTarget, b
 
 /** Deletes a comment; only its author may. The history keeps its text. */
 export async function deleteComment(request: CaseRequest, target: CommentTarget): Promise<void> {
-  const { db, kind, tenantId, actor } = request;
+  const { db, tenantId, actor } = request;
   const now = request.now ?? Date.now();
-  await writeTransaction(db, kind, async (trx) => {
+  await writeTransaction(db, async (trx) => {
     const { row, comment } = await ownComment(trx, request, target);
     await updateComment(trx, tenantId, comment.id, { deleted_at: now });
     await addHistory(trx, [

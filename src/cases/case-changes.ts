@@ -145,7 +145,7 @@ export async function applyCaseChanges(
 
 export async function patchCase(request: CaseRequest, change: CaseChange): Promise<CaseView> {
   // Stamped once the write lock is held, so updated_at follows commit order (updated_after sync).
-  const row = await writeTransaction(request.db, request.kind, (trx) =>
+  const row = await writeTransaction(request.db, (trx) =>
     applyCaseChanges(trx, { ...request, now: request.now ?? Date.now() }, change),
   );
   const [view] = await presentCases(request, [row]);

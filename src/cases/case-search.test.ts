@@ -77,7 +77,7 @@ for (const target of databaseTargets) {
       // Another tenant's cases carry the same device names, tags, techniques and text: none may show.
       const other = (await createTenant(db, { codeName: 'search-plans-other' })).id;
       const random = seededRandom(4_242);
-      await writeTransaction(db, database.kind, async (trx) => {
+      await writeTransaction(db, async (trx) => {
         device.busy = await ensureDevice(trx, tenantId, 'busy-host', 'busy-host', T0, T0);
         device.quiet = await ensureDevice(trx, tenantId, 'quiet-host', 'quiet-host', T0, T0);
         const otherDevice = await ensureDevice(trx, other, 'busy-host', 'busy-host', T0, T0);

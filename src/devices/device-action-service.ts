@@ -103,7 +103,7 @@ export async function requestAction(
 ): Promise<DeviceActionView> {
   const reason = checkText('reason', input.reason, true);
   const now = ctx.now ?? Date.now();
-  const row = await writeTransaction(ctx.db, ctx.kind, async (trx) => {
+  const row = await writeTransaction(ctx.db, async (trx) => {
     const device = await requireDevice(trx, ctx.tenantId, deviceId);
     const state = requestedState(device.isolation_state as IsolationState | null, input.action, device.host_name);
     const action: DeviceActionRow = {
@@ -179,7 +179,7 @@ export async function confirmAction(
 ): Promise<DeviceActionView> {
   const detail = input.detail === undefined ? null : checkText('detail', input.detail, false);
   const now = ctx.now ?? Date.now();
-  const row = await writeTransaction(ctx.db, ctx.kind, async (trx) => {
+  const row = await writeTransaction(ctx.db, async (trx) => {
     const device = await requireDevice(trx, ctx.tenantId, deviceId);
     const action = await findDeviceAction(trx, ctx.tenantId, device.id, actionId);
     if (!action) throw new AppError('not_found', `action ${actionId} of device ${deviceId} not found`);

@@ -195,9 +195,9 @@ export async function editDevice(
   id: string,
   changes: { description?: string; criticality?: Criticality },
 ): Promise<DeviceView> {
-  const { db, kind, tenantId, actor, reactions } = context;
+  const { db, tenantId, actor, reactions } = context;
   const now = context.now ?? Date.now();
-  const row = await writeTransaction(db, kind, async (trx) => {
+  const row = await writeTransaction(db, async (trx) => {
     const before = await findDevice(trx, tenantId, id);
     if (!before) throw new AppError('not_found', `device ${id} not found`);
     const after = await updateDevice(trx, tenantId, id, changes, now);

@@ -254,7 +254,7 @@ export async function writeExternalObservation(
         : [{ seq: 0, fields: input.fields }],
   };
   // Stored and grouped into a case together: an observation is never left outside a case.
-  await writeTransaction(db, writing.kind, async (trx) => {
+  await writeTransaction(db, async (trx) => {
     const created = await insertObservations(trx, [draft], now, writer);
     await writing.placeInCases(trx, created, Math.max(now, Date.now()));
   });

@@ -262,7 +262,7 @@ export class RetentionPurger {
         if (took < this.targetHoldMs && batch.length === size) size = Math.min(this.maxBatchSize, size * 2);
         else if (took > 2 * this.targetHoldMs) size = Math.max(this.batchSize, Math.floor(size / 2));
       } else {
-        deleted = await writeTransaction(db, kind, (trx) => deleteRecords(trx, kind, tenantId, expired));
+        deleted = await writeTransaction(db, (trx) => deleteRecords(trx, kind, tenantId, expired));
         if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
         took = performance.now() - started;
       }
@@ -307,13 +307,13 @@ export class RetentionPurger {
 
   /** Finished deliveries first: an event goes once no delivery refers to it. */
   private async purgeWebhookLog(tenantId: number, cutoff: number): Promise<{ deliveries: number; events: number }> {
-    const { db, kind } = this.settings;
+    const { db } = this.settings;
     const purged = { deliveries: 0, events: 0 };
     for (const table of ['deliveries', 'events'] as const) {
       const purge = table === 'deliveries' ? purgeFinishedDeliveries : purgeUnreferencedEvents;
       while (!this.stopping) {
         const started = performance.now();
-        const deleted = await writeTransaction(db, kind, (trx) => purge(trx, tenantId, cutoff, this.batchSize));
+        const deleted = await writeTransaction(db, (trx) => purge(trx, tenantId, cutoff, this.batchSize));
         purged[table] += deleted;
         if (deleted < this.batchSize) break;
         if (!(await takeLease(db, PURGER_LEASE, this.settings.holder, this.leaseMs, Date.now()))) return purged;

@@ -6,11 +6,9 @@
 // PostgreSQL needs nothing special.
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from './schema.js';
-import type { DatabaseKind } from './database.js';
 
 export async function writeTransaction<T>(
   db: Kysely<Tables>,
-  _kind: DatabaseKind,
   work: (trx: Kysely<Tables> | Transaction<Tables>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(work);

@@ -110,7 +110,7 @@ export class WebhookDispatcher {
     const { db, kind } = this.options;
     const leaseUntil = now + this.options.timeoutMs + 30_000;
     if (!(await anyDue(db, now))) return 0;
-    const claimed = await writeTransaction(db, kind, (trx) =>
+    const claimed = await writeTransaction(db, (trx) =>
       claimDue(trx, kind, { owner: this.owner, now, leaseUntil, limit: BATCH }),
     );
     await Promise.all(claimed.map((item) => this.deliver(item)));
@@ -146,7 +146,7 @@ export class WebhookDispatcher {
   }
 
   private async record(item: ClaimedDelivery, result: AttemptResult, now: number) {
-    const { db, kind, retryBaseMs, retryWindowMs } = this.options;
+    const { db, retryBaseMs, retryWindowMs } = this.options;
     const { delivery } = item;
     const attempts = delivery.attempts + 1;
     const attempt = {
@@ -156,7 +156,7 @@ export class WebhookDispatcher {
       latency_ms: result.latencyMs,
       last_error: result.error ? result.error.slice(0, 500) : null,
     };
-    await writeTransaction(db, kind, async (trx) => {
+    await writeTransaction(db, async (trx) => {
       const tenantId = delivery.tenant_id;
       const subscription = await findSubscription(trx, tenantId, delivery.subscription_id);
       if (result.error === undefined) {

@@ -178,7 +178,7 @@ export async function createWebhook(
     created_by: ctx.actor.label,
     updated_at: now,
   };
-  await writeTransaction(ctx.db, ctx.kind, async (trx) => {
+  await writeTransaction(ctx.db, async (trx) => {
     await insertSubscription(trx, row);
     await recordAudit(trx, {
       tenantId: ctx.tenantId,
@@ -211,7 +211,7 @@ export async function updateWebhook(
   if (changes.url !== undefined) set.url = checkTargetUrl(changes.url, ctx.policy).toString();
   if (changes.events !== undefined) set.events = JSON.stringify(checkEvents(changes.events));
   if (changes.description !== undefined) set.description = checkDescription(changes.description);
-  const row = await writeTransaction(ctx.db, ctx.kind, async (trx) => {
+  const row = await writeTransaction(ctx.db, async (trx) => {
     const before = await requireWebhook(trx, ctx.tenantId, id);
     if (changes.enabled === true && before.enabled === 0) {
       Object.assign(set, { enabled: 1, disabled_reason: null, disabled_at: null, failing_since: null });
@@ -239,7 +239,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<void> {
-  await writeTransaction(ctx.db, ctx.kind, async (trx) => {
+  await writeTransaction(ctx.db, async (trx) => {
     const row = await requireWebhook(trx, ctx.tenantId, id);
     await deleteSubscription(trx, ctx.tenantId, id);
     await recordAudit(trx, {
@@ -276,7 +276,7 @@ export async function redeliver(
   deliveryId: string,
   now = Date.now(),
 ): Promise<DeliveryView> {
-  const view = await writeTransaction(ctx.db, ctx.kind, async (trx) => {
+  const view = await writeTransaction(ctx.db, async (trx) => {
     const subscription = await requireWebhook(trx, ctx.tenantId, webhookId);
     const original = await findDelivery(trx, ctx.tenantId, deliveryId);
     if (original?.subscription_id !== subscription.id)
