@@ -1,0 +1,10 @@
+// The SQLite backend: every storage port the features ask for, answered on the embedded file.
+// app/storage-ports.ts picks this folder or postgres/ once, from the configuration.
+import type { SqliteDatabase } from '../database.js';
+import { sqliteRowLocks } from './row-locks.js';
+
+export function sqlitePorts(_database: SqliteDatabase) {
+  return {
+    locks: sqliteRowLocks,
+  };
+}
