@@ -1,6 +1,6 @@
 // An authenticator app for tests: RFC 6238 TOTP written here from the RFC (HMAC-SHA1 from
 // node:crypto, RFC 4226 dynamic truncation), independent of the library the server uses, and
-// checked against the RFC's own test vectors (test/totp-reference.test.ts).
+// checked against the RFC's own test vectors (test/integration/totp-reference.test.ts).
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 

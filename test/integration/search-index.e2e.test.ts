@@ -1,0 +1,86 @@
+// The search index follows the log; a text search first catches it up, so a record in the log
+// is findable even when no indexer has run since it was written (read-your-writes).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { databaseTargets } from '../helpers/databases.js';
+import { appRecord } from '../helpers/factories.js';
+import { openDatabase } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { createTenant } from '../../src/identity/tenant-service.js';
+import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import { matchText } from '../helpers/telemetry.js';
+import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
+
+for (const target of databaseTargets) {
+  describe(`search index on ${target.kind}`, { skip: target.skip }, () => {
+    test('a text search indexes what the log holds first, then finds it, scoped to the tenant', async () => {
+      const testDatabase = await target.create();
+      const database = await openDatabase(testDatabase);
+      try {
+        await migrateToLatest(database);
+        const acme = await createTenant(database.db, { codeName: 'acme' });
+        const globex = await createTenant(database.db, { codeName: 'globex' });
+        const word = `zebra${Date.now()}`;
+        const rows = [acme, globex, acme].map((tenant, i) => ({
+          tenant_id: tenant.id,
+          received_at: Date.now(),
+          event_time: Date.now(),
+          record: JSON.stringify(appRecord({ message: `${word} number ${i}` })),
+          meta: null,
+        }));
+        // Written straight to the log, as a writer would: no indexer has run.
+        await database.db.insertInto('telemetry_records').values(rows).execute();
+        assert.equal(await searchIndexLag(database.db), 3);
+
+        const found: StoredRecord[] = [];
+        for await (const record of streamRecords(database, acme.id, matchText(word))) found.push(record);
+        assert.deepEqual(
+          found.map((r) => r.record.message),
+          [`${word} number 0`, `${word} number 2`],
+        );
+        assert.equal(await searchIndexLag(database.db), 0);
+
+        // Indexing again changes nothing: each record is indexed once.
+        const again: StoredRecord[] = [];
+        for await (const record of streamRecords(database, globex.id, matchText(`${word} number`))) again.push(record);
+        assert.deepEqual(
+          again.map((r) => r.record.message),
+          [`${word} number 1`],
+        );
+      } finally {
+        await database.close();
+        await testDatabase.cleanup();
+      }
+    });
+
+    test('a record the full-text engine cannot take whole does not stop the index for anyone', async () => {
+      const testDatabase = await target.create();
+      const database = await openDatabase(testDatabase);
+      try {
+        await migrateToLatest(database);
+        const tenant = await createTenant(database.db, { codeName: 'acme' });
+        // ~600 KB of hyphenated words: more than a PostgreSQL tsvector can hold.
+        const huge = appRecord({ message: Array.from({ length: 60_000 }, (_, i) => `w${i}-x${i}`).join(' ') });
+        const word = `okapi${Date.now()}`;
+        const rows = [huge, appRecord({ message: word })].map((record) => ({
+          tenant_id: tenant.id,
+          received_at: Date.now(),
+          event_time: Date.now(),
+          record: JSON.stringify(record),
+          meta: null,
+        }));
+        await database.db.insertInto('telemetry_records').values(rows).execute();
+        const found: StoredRecord[] = [];
+        for await (const record of streamRecords(database, tenant.id, matchText(word))) found.push(record);
+        assert.deepEqual(
+          found.map((r) => r.record.message),
+          [word],
+        );
+        assert.equal(await searchIndexLag(database.db), 0);
+      } finally {
+        await database.close();
+        await testDatabase.cleanup();
+      }
+    });
+  });
+}
