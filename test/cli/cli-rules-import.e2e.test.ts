@@ -7,9 +7,9 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './helpers/databases.js';
-import { runCli } from './helpers/cli.js';
-import { buildZip, type ZipEntry } from './helpers/zip.js';
+import { tempDir } from '../helpers/databases.js';
+import { runCli } from '../helpers/cli.js';
+import { buildZip, type ZipEntry } from '../helpers/zip.js';
 
 const SIGMA = path.resolve('/work/shared/sigma');
 /** SigmaHQ rules: four whose logsource Sightline produces, two whose logsource nothing produces. */

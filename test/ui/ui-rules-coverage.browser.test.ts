@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { detectionCaughtUp, ingest } from './helpers/api.js';
-import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi, until } from './helpers/browser.js';
-import { password, withUiServer } from './helpers/ui-data.js';
+import { detectionCaughtUp, ingest } from '../helpers/api.js';
+import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi, until } from '../helpers/browser.js';
+import { password, withUiServer } from '../helpers/ui-data.js';
 
 const skip = browserSkip('rules and unrecognised records');
 const SIGMA_RULES = '/work/shared/sigma/rules';

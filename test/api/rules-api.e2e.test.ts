@@ -6,14 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { databaseTargets, tempDir, type TestDatabase } from './helpers/databases.js';
-import { startServer, type TestServer } from './helpers/server.js';
-import { apiClient, bearer, expectProblem, issueToken, seedTenant, type ApiClient } from './helpers/api.js';
-import { closeOpened } from './helpers/suite.js';
-import { freePort, stopChild, waitReady } from './helpers/processes.js';
-import { READY_TIMEOUT_MS, spawnServer } from './helpers/ingest-load.js';
-import { importRulePackage } from '../src/detection/rule-import.js';
-import { loadPipeline } from '../src/telemetry/normalise/index.js';
+import { databaseTargets, tempDir, type TestDatabase } from '../helpers/databases.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { apiClient, bearer, expectProblem, issueToken, seedTenant, type ApiClient } from '../helpers/api.js';
+import { closeOpened } from '../helpers/suite.js';
+import { freePort, stopChild, waitReady } from '../helpers/processes.js';
+import { READY_TIMEOUT_MS, spawnServer } from '../helpers/ingest-load.js';
+import { importRulePackage } from '../../src/detection/rule-import.js';
+import { loadPipeline } from '../../src/telemetry/normalise/index.js';
 
 const SIGMA = '/work/shared/sigma';
 const REACHABLE = [
