@@ -1,6 +1,24 @@
-// Runs every test file (unit tests beside the code in src/, cross-module tests in test/) with
-// Node's test runner, TypeScript loaded by tsx. Node 20's runner does not expand globs itself.
-// First it compiles the server into dist/, which the CLI suites run.
+// Runs the test files with Node's test runner, TypeScript loaded by tsx, in one of two tiers:
+//
+//   unit (`npm run test:unit`, `node scripts/run-tests.mjs --unit`): files that start no Sightline
+//     server and no other process: the unit tests beside the code in src/ (less SPAWNING below)
+//     and test/integration/, the cross-module suites that drive the code in-process. They may
+//     open a SQLite file in a temporary directory and use the PostgreSQL found below (a database
+//     the machine runs, not a server a test starts). Needs no build; under two minutes on 2 cores.
+//   all (`npm test`, the default): every *.test.ts in src/ and test/. test/api, cli, collector,
+//     detection, durability, scale and ui start real servers, the CLI, forwarders, NATS or a
+//     browser; the CLI suites run the compiled command, so this tier first builds dist/.
+//
+// Arguments after the tier narrow it to the files whose path contains one of them.
+//
+// Order and concurrency decide how long the run takes: the runner starts files in the order
+// given, CONCURRENCY at a time, and the run ends when the last one started ends. So the longest
+// files start first (SLOWEST, then the folders that start processes), and the short files fill
+// the gaps after. Most files wait on servers, timers and child processes more than they compute,
+// so CONCURRENCY exceeds the 2 cores it is sized for; SIGHTLINE_TEST_CONCURRENCY overrides it.
+// After the run the longest files are printed (the time in their tests, from
+// scripts/test-file-times.mjs; all of them in test-artifacts/test-file-times.json): keep SLOWEST
+// in step with them.
 //
 // PostgreSQL is found here, once, before any test file starts, and handed to them all in the
 // environment (test/helpers/databases.ts reads it): SIGHTLINE_TEST_DATABASE_URL when it is set,
@@ -8,7 +26,7 @@
 // (created when missing; every suite makes a schema of its own in it). Without one the
 // PostgreSQL suites are skipped loudly, and under CI (CI set) the run fails instead.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -95,36 +113,111 @@ async function postgresEnvironment() {
   return { SIGHTLINE_TEST_POSTGRES_ABSENT: local.absent };
 }
 
-const filter = process.argv.slice(2);
+/** Unit tests in src/ that run a child process (syslog-ng, node): they belong to the full tier. */
+const SPAWNING = ['src/collector/forwarder-configs.test.ts', 'src/cli/node-flags.test.ts'];
+const UNIT_ROOTS = ['src', 'test/integration'];
+
+const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) && !SPAWNING.includes(file);
+
+/** The longest files, longest first, as the last runs measured them. */
+const SLOWEST = ['test/scale/scale-cluster.e2e.test.ts'];
+/** Then by folder, the ones whose files start the most processes first. */
+const FOLDER_ORDER = [
+  'test/scale/',
+  'test/durability/',
+  'test/ui/',
+  'test/cli/',
+  'test/collector/',
+  'test/detection/',
+  'test/api/',
+  'test/integration/',
+  'src/',
+];
+
+function rank(file) {
+  const slow = SLOWEST.indexOf(file);
+  if (slow >= 0) return slow;
+  const folder = FOLDER_ORDER.findIndex((prefix) => file.startsWith(prefix));
+  return SLOWEST.length + (folder >= 0 ? folder : FOLDER_ORDER.length);
+}
+
+const CONCURRENCY = Number(process.env.SIGHTLINE_TEST_CONCURRENCY || 3);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
+  console.error('run-tests: SIGHTLINE_TEST_CONCURRENCY must be a whole number of at least 1');
+  process.exit(1);
+}
+
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+const filter = args.filter((arg) => arg !== '--unit');
 const files = [...findTests('src'), ...findTests('test')]
+  .map((file) => file.split(path.sep).join('/'))
+  .filter((file) => !unitOnly || isUnit(file))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-// The CLI suites run the compiled command (dist/), as `npx sightline` does: a compiled process
-// starts in half the time of one that compiles its TypeScript first, and they start hundreds.
-// Built here, so they never test an older build than the source.
-const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-  stdio: 'inherit',
-});
-if (build.status !== 0) {
-  console.error('run-tests: the server build (tsc -p tsconfig.build.json) failed');
-  process.exit(build.status ?? 1);
+
+/** Compiles the server into dist/ and copies what tsc does not (the query grammar). */
+function buildServer() {
+  // The CLI suites run the compiled command (dist/), as `npx sightline` does: a compiled process
+  // starts in half the time of one that compiles its TypeScript first, and they start hundreds.
+  // Built here, so they never test an older build than the source.
+  const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) {
+    console.error('run-tests: the server build (tsc -p tsconfig.build.json) failed');
+    process.exit(build.status ?? 1);
+  }
+  // As `npm run build:server` does.
+  const assets = spawnSync(process.execPath, ['scripts/copy-assets.mjs'], { stdio: 'inherit' });
+  if (assets.status !== 0) {
+    console.error('run-tests: copying the build assets (scripts/copy-assets.mjs) failed');
+    process.exit(assets.status ?? 1);
+  }
 }
-// What tsc does not copy (the query grammar), as `npm run build:server` does.
-const assets = spawnSync(process.execPath, ['scripts/copy-assets.mjs'], { stdio: 'inherit' });
-if (assets.status !== 0) {
-  console.error('run-tests: copying the build assets (scripts/copy-assets.mjs) failed');
-  process.exit(assets.status ?? 1);
+
+/** Prints the longest files and the counts that scripts/test-file-times.mjs wrote. */
+function report(timesFile) {
+  let times;
+  try {
+    times = JSON.parse(readFileSync(timesFile, 'utf8'));
+  } catch (error) {
+    console.error(`run-tests: no file times in ${timesFile}: ${messageOf(error)}`);
+    return;
+  }
+  console.log('\nrun-tests: the longest files (seconds in their tests):');
+  for (const { file, seconds } of times.files.slice(0, 12)) {
+    console.log(`  ${String(seconds).padStart(6)}  ${path.relative(process.cwd(), file)}`);
+  }
+  console.log(`tests: ${times.passed} passed, ${times.failed} failed, ${times.skipped} skipped`);
 }
+
+if (!files.every(isUnit)) buildServer();
 const env = { ...process.env, ...(await postgresEnvironment()) };
 // An empty SIGHTLINE_TEST_DATABASE_URL counts as unset; leave none behind for the test files.
 if (!env.SIGHTLINE_TEST_DATABASE_URL) delete env.SIGHTLINE_TEST_DATABASE_URL;
+const timesFile = path.join('test-artifacts', 'test-file-times.json');
+mkdirSync(path.dirname(timesFile), { recursive: true });
+rmSync(timesFile, { force: true });
+console.log(`run-tests: ${files.length} files, ${CONCURRENCY} at a time${unitOnly ? ' (unit tier)' : ''}`);
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${CONCURRENCY}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-file-times.mjs',
+    `--test-reporter-destination=${timesFile}`,
+    ...files,
+  ],
   { stdio: 'inherit', env },
 );
+report(timesFile);
 process.exit(result.status ?? 1);
