@@ -9,7 +9,8 @@
 //     detection, durability, scale and ui start real servers, the CLI, forwarders, NATS or a
 //     browser; the CLI suites run the compiled command, so this tier first builds dist/.
 //
-// Arguments after the tier narrow it to the files whose path contains one of them.
+// Arguments after the tier narrow it to the files whose path contains one of them; --list prints
+// the files in the order they would start, and runs none.
 //
 // Order and concurrency decide how long the run takes: the runner starts files in the order
 // given, CONCURRENCY at a time, and the run ends when the last one started ends. So the longest
@@ -119,8 +120,38 @@ const UNIT_ROOTS = ['src', 'test/integration'];
 
 const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) && !SPAWNING.includes(file);
 
-/** The longest files, longest first, as the last runs measured them. */
-const SLOWEST = ['test/scale/scale-cluster.e2e.test.ts'];
+/**
+ * The longest files, longest first: measured one at a time where a time is known, else ranked
+ * by what they do (a cluster with kills, crash loops, every page in a browser). Unit files stay
+ * in this order when the unit tier runs alone.
+ */
+const SLOWEST = [
+  'test/scale/scale-cluster.e2e.test.ts',
+  'test/durability/detection-crash.e2e.test.ts',
+  'test/ui/ui-accessibility.browser.test.ts',
+  'test/durability/crash-durability.e2e.test.ts',
+  'test/collector/forwarder-syslog-ng-loss.e2e.test.ts',
+  'src/cases/case-search.test.ts',
+  'test/cli/data-move.e2e.test.ts',
+  'test/cli/backup-restore.e2e.test.ts',
+  'test/ui/ui-recovery.browser.test.ts',
+  'test/durability/graceful-shutdown.e2e.test.ts',
+  'test/scale/scale-outage.e2e.test.ts',
+  'test/api/rules-api.e2e.test.ts',
+  'src/retention/sqlite-purge-worker.test.ts',
+  'test/scale/stateless-api-nodes.e2e.test.ts',
+  'test/integration/record-follower-stress.test.ts',
+  'src/storage/postgres-introspector.test.ts',
+  'src/retention/partitions.test.ts',
+  'src/detection/sigma/rule-set.property.test.ts',
+  'test/integration/webhook-log-retention.test.ts',
+  'test/integration/search-index.e2e.test.ts',
+  'src/telemetry/postgres-search-indexer.test.ts',
+  'test/integration/record-follower.test.ts',
+  'src/telemetry/telemetry-histogram.test.ts',
+  'src/summaries/monitoring/local-sink.test.ts',
+  'src/record-log/postgres-record-writer.test.ts',
+];
 /** Then by folder, the ones whose files start the most processes first. */
 const FOLDER_ORDER = [
   'test/scale/',
@@ -149,7 +180,8 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
 
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
-const filter = args.filter((arg) => arg !== '--unit');
+const listOnly = args.includes('--list');
+const filter = args.filter((arg) => arg !== '--unit' && arg !== '--list');
 const files = [...findTests('src'), ...findTests('test')]
   .map((file) => file.split(path.sep).join('/'))
   .filter((file) => !unitOnly || isUnit(file))
@@ -196,6 +228,10 @@ function report(timesFile) {
   console.log(`tests: ${times.passed} passed, ${times.failed} failed, ${times.skipped} skipped`);
 }
 
+if (listOnly) {
+  console.log(files.join('\n'));
+  process.exit(0);
+}
 if (!files.every(isUnit)) buildServer();
 const env = { ...process.env, ...(await postgresEnvironment()) };
 // An empty SIGHTLINE_TEST_DATABASE_URL counts as unset; leave none behind for the test files.
