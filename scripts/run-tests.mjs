@@ -3,8 +3,9 @@
 //   unit (`npm run test:unit`, `node scripts/run-tests.mjs --unit`): files that start no Sightline
 //     server and no other process: the unit tests beside the code in src/ (less SPAWNING below)
 //     and test/integration/, the cross-module suites that drive the code in-process. They may
-//     open a SQLite file in a temporary directory and use the PostgreSQL found below (a database
-//     the machine runs, not a server a test starts). Needs no build; under two minutes on 2 cores.
+//     open a SQLite file in a temporary directory, use the PostgreSQL found below (a database the
+//     machine runs, not a server a test starts) and answer themselves on loopback (an in-process
+//     fake of a provider or a sink). Needs no build; meant to finish in under two minutes on 2 cores.
 //   all (`npm test`, the default): every *.test.ts in src/ and test/. test/api, cli, collector,
 //     detection, durability, scale and ui start real servers, the CLI, forwarders, NATS or a
 //     browser; the CLI suites run the compiled command, so this tier first builds dist/.
