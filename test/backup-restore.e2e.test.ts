@@ -195,7 +195,7 @@ describe('sightline backup and restore on sqlite', () => {
   });
 });
 
-describe('PostgreSQL backup with pg_dump and pg_restore, as the README documents', { skip: postgres.skip }, () => {
+describe('PostgreSQL backup with pg_dump and pg_restore, as documented', { skip: postgres.skip }, () => {
   let database: TestDatabase;
   let server: TestServer | undefined;
 

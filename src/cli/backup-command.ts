@@ -17,7 +17,7 @@ function requireEmbedded(databaseUrl: string): void {
     );
   throw new AppError(
     'backup_unsupported',
-    'this deployment uses PostgreSQL: back it up with pg_dump and restore it with pg_restore, and the NATS stream with `nats stream backup` (README, "Backup and restore")',
+    'this deployment uses PostgreSQL: back it up with pg_dump and restore it with pg_restore, and the NATS stream with `nats stream backup` (docs/operations.md, Backup and restore)',
   );
 }
 

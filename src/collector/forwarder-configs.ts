@@ -372,7 +372,7 @@ ${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''}$
     notes: [
       'batch.format="newline" sends a batch as newline-delimited JSON; "jsonarray" would be an array, which the collector refuses.',
       'action.resumeRetryCount="-1" retries without a limit; the disk-assisted queue holds lines meanwhile.',
-      "Needs the omhttp module (rsyslog 8.2102 or later). Debian's rsyslog package does not include it: there, forward with one of the other configurations (README: Forwarder configuration).",
+      "Needs the omhttp module (rsyslog 8.2102 or later). Debian's rsyslog package does not include it: there, forward with one of the other configurations (docs/collector.md, Forwarder configuration).",
       ...(keyed
         ? [
             `Replace ${INGEST_KEY_PLACEHOLDER} with the ingest key (sent as the HTTP Basic password) and make the file readable by root only.`,

@@ -43,7 +43,7 @@ function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
       >
         <Notice tone="warning">
           <strong>Copy the signing secret now.</strong> It cannot be shown again. Your receiver verifies every delivery
-          with it (README, Webhooks).
+          with it (docs/webhooks.md).
         </Notice>
         <div className="field">
           <span className="field-label" id="webhook-secret-label">
