@@ -1,6 +1,6 @@
 // The settings table: every setting Sightline reads, declared once with its flag, environment
 // variable, default, help text and parser. The CLI builds its options and help from it, and the
-// README's Configuration table is this list written out.
+// docs/operations.md's Configuration table is this list written out.
 import { setting } from './setting-spec.js';
 import { summarySettings } from './summary-settings.js';
 import { scaleSettings } from './scale-settings.js';

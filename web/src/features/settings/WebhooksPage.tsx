@@ -1,4 +1,4 @@
-// Settings › Webhooks (README, Webhooks): the tenant's subscriptions — URL, events, on or off —
+// Settings › Webhooks (docs/webhooks.md): the tenant's subscriptions — URL, events, on or off —
 // creating one (its signing secret shown once, with Copy), turning one on or off, deleting one,
 // and each one's delivery log with Redeliver. A subscription the server turned off because it
 // kept failing is called out at the top, so the tenant admin sees it.
