@@ -12,7 +12,7 @@ import { LAYERS, layerZones } from './scripts/layers.js';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'data/', '.bench/', 'test-artifacts/', 'web/dist/', 'rules/', 'config/'],
+    ignores: ['dist/', 'node_modules/', 'data/', '.bench/', 'test-artifacts/', 'web/dist/', 'rules/', 'config/', 'vendor/'],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A local scale-out deployment on loopback (README: Running at scale): a 3-node NATS JetStream
+# A local scale-out deployment on loopback (docs/scale.md): a 3-node NATS JetStream
 # cluster, an API node, two collectors and two workers sharing one PostgreSQL database. For
 # trying the topology out, not for production (no TLS, no NATS credentials). Ctrl-C stops it all.
 #

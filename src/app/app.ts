@@ -58,7 +58,7 @@ export interface Sightline {
   database: Database;
   /** Where the collector hands records: the group-commit queue, or the JetStream publisher. */
   queue: RecordQueue;
-  /** The scale-out parts (README: Running at scale) when --queue is given. */
+  /** The scale-out parts (docs/scale.md) when --queue is given. */
   scale: ScaleNode | undefined;
   /** The tenant created on this start because the database was empty, if any. */
   firstTenant: Tenant | undefined;
@@ -66,7 +66,7 @@ export interface Sightline {
   firstOperator: { user: User; generatedPassword?: string } | undefined;
   /** How collector addresses are printed (base domain on the public scheme and port, once bound). */
   collectorAddress: CollectorAddressSettings;
-  /** The background telemetry purger (README: Retention); tests run a pass with `runPass`. */
+  /** The background telemetry purger (docs/operations.md, Retention); tests run a pass with `runPass`. */
   retention: RetentionPurger;
   /** Stops taking requests, commits what was accepted, and closes the database. */
   close(): Promise<void>;

@@ -62,7 +62,7 @@ const ReadinessSchema = Type.Object({
           description: 'Record-log messages set aside as unappliable (table log_dead_letters; the log says why)',
         }),
       },
-      { description: 'Scale-out mode only (README: Running at scale)' },
+      { description: 'Scale-out mode only (docs/scale.md)' },
     ),
   ),
 });

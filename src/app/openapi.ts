@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the route schemas (never written by hand), and the
 // interactive reference at /docs: Swagger UI with its assets served from the package (no CDN),
-// behind HTTP Basic with any username and an API token as the password (README, "The API: /v1").
+// behind HTTP Basic with any username and an API token as the password (docs/api.md).
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -112,7 +112,7 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
     // BaseLayout drops Swagger UI's top bar: its "Explore" box invites loading other documents
     // and its inline SVG logo carries a <style> that the static CSP (rightly) blocks.
     // Swagger UI cannot send a cookie of its own, and Basic-with-token repeats the bearer
-    // option: its Authorize dialog offers the Personal Access Token alone (README, "The API: /v1"). The
+    // option: its Authorize dialog offers the Personal Access Token alone (docs/api.md). The
     // document at /v1/openapi.json keeps every scheme for code generators.
     transformSpecification: (document) => {
       const spec = document as {

@@ -1,4 +1,4 @@
-// The scale-out parts of one process (README: Running at scale): the JetStream link, the
+// The scale-out parts of one process (docs/scale.md): the JetStream link, the
 // collector's publisher when it is a collector, and when it is a worker the partition workers
 // (which detect and index inside each batch's apply), plus the search index cursor while it
 // holds the maintenance lease. Readiness and metrics of these parts are reported here; the

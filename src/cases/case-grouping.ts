@@ -1,4 +1,4 @@
-// Grouping: every new observation joins a case. Policy (README, "Cases"):
+// Grouping: every new observation joins a case. Policy (docs/cases.md):
 //   - an observation on a device joins the tenant's open case on that device (merged cases
 //     included) whose observations lie within the window (default 24 h) of it; with
 //     `--case-grouping device_rule` the case must also be for the same rule;

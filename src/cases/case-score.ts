@@ -1,5 +1,5 @@
 // A case's score (0–100) and severity, from its observations and its devices. The formula is
-// published in the README and the API documentation; keep the three in step.
+// published in docs/cases.md and the API documentation; keep the three in step.
 //
 //   score = clamp(0, 100, round((level + volume + breadth) × criticality))
 //   level       the highest observation level: informational 5, low 15, medium 35, high 55, critical 75

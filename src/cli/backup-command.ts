@@ -1,6 +1,6 @@
 // `sightline backup` and `sightline restore`: an online copy of an embedded deployment's data
 // directory, and putting one back into a new data directory. PostgreSQL deployments use the
-// database's own tools (pg_dump / pg_restore), as the README's "Backup and restore" describes.
+// database's own tools (pg_dump / pg_restore), as docs/operations.md, "Backup and restore", describes.
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import { AppError } from '../core/errors.js';
@@ -17,7 +17,7 @@ function requireEmbedded(databaseUrl: string): void {
     );
   throw new AppError(
     'backup_unsupported',
-    'this deployment uses PostgreSQL: back it up with pg_dump and restore it with pg_restore, and the NATS stream with `nats stream backup` (README, "Backup and restore")',
+    'this deployment uses PostgreSQL: back it up with pg_dump and restore it with pg_restore, and the NATS stream with `nats stream backup` (docs/operations.md, Backup and restore)',
   );
 }
 

@@ -1,6 +1,6 @@
 // `sightline data migrate --to postgres://…`: moves the embedded deployment (the SQLite database
 // named by --data / --database) into PostgreSQL — every table, resumable, verified by counts
-// (README: Moving from the embedded database). Progress goes to stdout; only table names and
+// (docs/scale.md, Moving from the embedded database). Progress goes to stdout; only table names and
 // counts are printed, never row content.
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';

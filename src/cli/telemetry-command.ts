@@ -28,7 +28,10 @@ export function registerTelemetry(program: Command): void {
       .requiredOption('--tenant <code_name>', 'tenant whose records to read')
       .option('--since <time>', 'receive time from (inclusive): ISO 8601, or a span back from now such as 15m, 2h, 7d')
       .option('--until <time>', 'receive time up to (exclusive): ISO 8601 or a span such as 1h')
-      .option('--query <text>', 'a query in the telemetry query language: words, "phrases", field:value, ranges, AND/OR/NOT (see the README)')
+      .option(
+        '--query <text>',
+        'a query in the telemetry query language: words, "phrases", field:value, ranges, AND/OR/NOT (see docs/search.md)',
+      )
       .option('--limit <n>', 'print at most N records (default: all that match)'),
     storageSettings,
   ).action(async (options: Record<string, string | undefined>) => {

@@ -43,7 +43,7 @@ Output:
 
 Events: ${eventTypes.join(', ')} (comma-separated, or all).
 Targets are https:// URLs on public addresses; loopback and other networks need the server's
---webhook-allow-loopback / --webhook-allowed-networks, given here too (README: Webhooks).
+--webhook-allow-loopback / --webhook-allowed-networks, given here too (docs/webhooks.md).
 
 Example:
   sightline webhook create --tenant acme --url https://hooks.example.com/sightline --events case.created,case.closed`;

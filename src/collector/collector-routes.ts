@@ -1,4 +1,4 @@
-// POST /log_sink: the HTTPS log collector (README: The collector). The route resolves the
+// POST /log_sink: the HTTPS log collector (docs/collector.md). The route resolves the
 // tenant from the Host header and checks its ingest key before reading the body, reads and decodes the body within its
 // limits, parses it all-or-nothing, and answers 201 only once the records are committed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -115,7 +115,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       if (!tenant) throw new Error('POST /log_sink: the onRequest hook resolves the tenant before the handler runs');
       const parsed = parseBody(body, { maxRecordBytes: config.maxRecordBytes });
       const { records, eventTimes, metas } = parsed;
-      // The identity lets the scale-out record log store a retried request once (README: Running at
+      // The identity lets the scale-out record log store a retried request once (docs/scale.md,
       // scale); the forwarder learns from Idempotent-Replayed that its earlier attempt had landed.
       const appended = await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes, {
         idempotencyKey: request.headers['idempotency-key'],

@@ -1,6 +1,6 @@
 // The event time of a record: its own `timestamp`, `time` or `@timestamp` when that parses,
 // otherwise the caller falls back to the receive time. Accepted forms are documented in the
-// README: ISO 8601 (a zone-less time is UTC), the web-server `time_local` form, and epoch
+// docs/collector.md, Event time: ISO 8601 (a zone-less time is UTC), the web-server `time_local` form, and epoch
 // numbers in seconds, milliseconds, microseconds or nanoseconds.
 
 const TIME_FIELDS = ['timestamp', 'time', '@timestamp'] as const;

@@ -65,14 +65,15 @@ test('the Fluent Bit output carries every setting of the collector documentation
   assert.match(fluentBitConfig(url).files[1]!.text, /Name\s+sightline_json\n\s+Format\s+json\n/);
 });
 
-test("the README's Fluent Bit block says what the UI's configuration says", () => {
-  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('### Forwarder configuration'));
+test("docs/collector.md's Fluent Bit block says what the UI's configuration says", () => {
+  const page = fs.readFileSync(new URL('../../docs/collector.md', import.meta.url), 'utf8');
+  const section = page.slice(page.indexOf('## Forwarder configuration'));
   const block = /```ini\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(block, 'the README has a Fluent Bit block under Forwarder configuration');
+  assert.ok(block, 'docs/collector.md has a Fluent Bit block under Forwarder configuration');
   const host = /Host\s+(\S+)/.exec(block)![1]!;
   const ours = settings(fluentBitOutput(`https://${host}`));
-  for (const line of settings(block)) assert.ok(ours.includes(line), `README's "${line}" is in the UI's configuration`);
+  for (const line of settings(block))
+    assert.ok(ours.includes(line), `docs/collector.md's "${line}" is in the UI's configuration`);
 });
 
 test('every forwarder sends newline-delimited JSON to the tenant collector with TLS verified', () => {

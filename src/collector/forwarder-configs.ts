@@ -1,5 +1,5 @@
 // Copy-ready forwarder configurations for a tenant's collector: Fluent Bit, Vector, syslog-ng and
-// rsyslog (README: Forwarder configuration). Each sends one JSON object per line with no date key
+// rsyslog (docs/collector.md, Forwarder configuration). Each sends one JSON object per line with no date key
 // of its own, verifies TLS, keeps connections alive, flushes every 5 s from a 5 MB input buffer
 // and skips lines over 32 KB; and each is set up to lose nothing: its progress in the files it
 // reads survives restarts, it buffers on disk while the collector is away, it waits (flow
@@ -7,7 +7,7 @@
 // When the tenant requires ingest keys, each also sends the key: read from the environment
 // variable SIGHTLINE_INGEST_KEY where the forwarder can, else written into the file.
 // Every option is checked against the forwarder version named beside it. The web UI
-// (Settings › Collector) shows these; the README's Fluent Bit block is checked against them.
+// (Settings › Collector) shows these; docs/collector.md's Fluent Bit block is checked against them.
 // Pure and browser-safe: no imports.
 
 /** The client settings of the recommended configurations. */
@@ -372,7 +372,7 @@ ${target.tls ? '    allowunsignedcerts="off"\n    skipverifyhost="off"\n' : ''}$
     notes: [
       'batch.format="newline" sends a batch as newline-delimited JSON; "jsonarray" would be an array, which the collector refuses.',
       'action.resumeRetryCount="-1" retries without a limit; the disk-assisted queue holds lines meanwhile.',
-      "Needs the omhttp module (rsyslog 8.2102 or later). Debian's rsyslog package does not include it: there, forward with one of the other configurations (README: Forwarder configuration).",
+      "Needs the omhttp module (rsyslog 8.2102 or later). Debian's rsyslog package does not include it: there, forward with one of the other configurations (docs/collector.md, Forwarder configuration).",
       ...(keyed
         ? [
             `Replace ${INGEST_KEY_PLACEHOLDER} with the ingest key (sent as the HTTP Basic password) and make the file readable by root only.`,

@@ -4,7 +4,7 @@
 // other nodes) are picked up when the entry is reloaded, every RELOAD_MS. Where several nodes
 // share a PostgreSQL database, each also reads the tenant's key version (one row, bumped with
 // every change) once per `versionCheckMs` and reloads when it moved: a key deleted through any
-// node stops opening every node's collector within that bound (README: Stateless API nodes).
+// node stops opening every node's collector within that bound (docs/scale.md, Stateless API nodes).
 // A key's last use is written at most once a minute. An unknown collector address is answered
 // exactly as a tenant that requires a key answers a request without a valid one, so addresses
 // cannot be probed.
@@ -17,7 +17,7 @@ import { ingestKeyFormat } from './ingest-key-service.js';
 import { readIngestKeyVersion, readIngestPolicy, recordIngestKeyUse, tenantKeyHashes } from './ingest-key-store.js';
 
 export const RELOAD_MS = 10_000;
-/** How stale a node's view of a tenant's keys may be on PostgreSQL (README: Stateless API nodes). */
+/** How stale a node's view of a tenant's keys may be on PostgreSQL (docs/scale.md, Stateless API nodes). */
 export const VERSION_CHECK_MS = 1_000;
 const LAST_USE_RESOLUTION_MS = 60_000;
 const PROBE_TTL_MS = 30_000;

@@ -1,4 +1,4 @@
-// Collector ingest keys (README: The collector): per-tenant credentials that forwarders send to
+// Collector ingest keys (docs/collector.md): per-tenant credentials that forwarders send to
 // POST /log_sink, separate from API tokens. A key is shown once at creation and stored only as
 // its SHA-256; deleting it revokes it. The tenant's policy says whether its collector requires
 // a key; it cannot be turned on while the tenant has none, so one click cannot lock every

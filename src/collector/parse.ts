@@ -167,7 +167,7 @@ function recordTooLarge(lineNumber: number, size: number, limits: ParseLimits): 
   );
 }
 
-/** The documented error (README: The collector, Errors) for a forwarder's `Format json` (array of date-keyed records). */
+/** The documented error (docs/collector.md, Errors) for a forwarder's `Format json` (array of date-keyed records). */
 function forwarderArrayFormat(lineNumber: number): AppError {
   return new AppError(
     'forwarder_array_format',

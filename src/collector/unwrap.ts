@@ -1,4 +1,4 @@
-// Container-runtime wrappers (README: The collector, Container wrappers). Docker's json-file
+// Container-runtime wrappers (docs/collector.md, Container wrappers). Docker's json-file
 // driver writes `{"log": "<line>\n", "stream": "stdout", "time": "..."}`; the CRI format, as
 // parsed by forwarders, gives `{"time", "stream", "logtag", "message"|"log"}`. When a forwarder
 // sends the wrapper as is, we store the application's JSON object from inside it (or its plain

@@ -94,7 +94,7 @@ function validateTogether(config: Config): Config {
   return { ...config, dataDir: path.resolve(config.dataDir) };
 }
 
-/** The scale-out mode's rules (README: Running at scale): split roles share a queue and PostgreSQL. */
+/** The scale-out mode's rules (docs/scale.md): split roles share a queue and PostgreSQL. */
 function validateScaleOut(config: Config): void {
   const split = config.role.length < 3;
   if (split && config.queue.length === 0) {

@@ -1,4 +1,4 @@
-// Settings of the scale-out mode (README: Running at scale): which roles this process plays and
+// Settings of the scale-out mode (docs/scale.md): which roles this process plays and
 // the NATS JetStream record log it shares with the other nodes. Empty --queue keeps the embedded
 // single process; settings.ts spreads these into the table.
 import { setting } from './setting-spec.js';

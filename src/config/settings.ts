@@ -1,6 +1,6 @@
 // The settings table: every setting Sightline reads, declared once with its flag, environment
 // variable, default, help text and parser. The CLI builds its options and help from it, and the
-// README's Configuration table is this list written out.
+// docs/operations.md's Configuration table is this list written out.
 import { setting } from './setting-spec.js';
 import { summarySettings } from './summary-settings.js';
 import { scaleSettings } from './scale-settings.js';
@@ -258,7 +258,7 @@ export const settings = {
     default: 600_000,
     parse: duration(10_000, 86_400_000),
     description:
-      'How often the background purger deletes raw telemetry past each tenant\'s retention, such as 10m (see README, Retention).',
+      "How often the background purger deletes raw telemetry past each tenant's retention, such as 10m (see docs/operations.md, Retention).",
   }),
   caseWindow: setting({
     flag: 'case-window',
@@ -266,7 +266,7 @@ export const settings = {
     default: 24 * 3_600_000,
     parse: duration(60_000, 30 * 86_400_000),
     description:
-      "How close a new observation must be to an open case's last observation to join it, such as 24h (see README, Cases).",
+      "How close a new observation must be to an open case's last observation to join it, such as 24h (see docs/cases.md).",
   }),
   caseGrouping: setting({
     flag: 'case-grouping',

@@ -1,4 +1,4 @@
-// Settings of AI case summaries (see README, AI case summaries): the provider with its endpoint,
+// Settings of AI case summaries (see docs/cases.md, AI case summaries): the provider with its endpoint,
 // model and key, call limits, the cache, and where the monitoring copy goes. The table's largest
 // group, so it has its own file; settings.ts spreads it into the table at its place in the help.
 import { setting } from './setting-spec.js';

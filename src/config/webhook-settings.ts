@@ -1,4 +1,4 @@
-// Settings of outbound events (README, Webhooks): which addresses deliveries may reach, the CA
+// Settings of outbound events (docs/webhooks.md): which addresses deliveries may reach, the CA
 // that signs receivers' certificates, the per-attempt timeout and the retry schedule. Declared
 // here and spread into the settings table; the defaults suit production, tests shorten the
 // schedule.

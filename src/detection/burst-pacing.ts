@@ -13,10 +13,10 @@ export const ACTIVE_GAP_MS = 1_000;
 export const BURST_SHARE = 0.25;
 /**
  * Past this many records behind, detection no longer waits for bursts to end: ≈ 20 s of a 2-core
- * machine's full ingest rate. At 1,000,000 (≈ 7 s) a 10 s burst crossed it part-way: detection
- * went flat out on one of the two cores, and for the rest of the burst the collector answered
- * about a third fewer requests per second (75 → 50) with its slowest 201s 250–330 ms instead of
- * under 200. Flat out it falls over a million records behind in such a burst all the same.
+ * machine's full ingest rate. A lower bound that a burst crosses part-way sends detection flat
+ * out on one of the two cores for the rest of the burst, and the collector then answers fewer
+ * requests, more slowly; flat out, detection falls over a million records behind in such a burst
+ * all the same (docs/performance.md, bench:ingest).
  */
 export const MAX_DEFERRED_LAG = 3_000_000;
 

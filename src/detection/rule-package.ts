@@ -1,6 +1,6 @@
 // Reads a Sigma rule package — a zip such as SigmaHQ's sigma_core.zip, or a folder — into a
 // staging directory, refusing anything that could write outside it or exhaust the disk: the
-// limits below are the ones README ("Importing a rule package") documents. Only rule files
+// limits below are the ones docs/detection.md ("Importing a rule package") documents. Only rule files
 // (.yml/.yaml) and licence texts are copied; the YAML is copied byte for byte, so authors'
 // attribution stays with each rule.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Response actions on a device (README, Response actions): a person or integration requests
+// Response actions on a device (docs/cases.md, Response actions): a person or integration requests
 // isolation or release with a reason, on the device or from a case; the request moves the
 // device's isolation state, is audited, written to the case's history when it came from a case
 // (the cases feature does that, through DeviceReactions), and goes out as a

@@ -284,7 +284,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
       );
     }
     // Writing observations needs the platform's prior approval of the tenant, on top of the
-    // permission (README: Writing observations). Declared once here, so no observation-writing
+    // permission (docs/detection.md, Writing observations). Declared once here, so no observation-writing
     // route can forget it.
     if (
       access.permission === 'observations:write' &&

@@ -1,7 +1,7 @@
 // Limits password and token guessing per client address: past `max` failures within the
 // window, the address gets 429 with Retry-After until its oldest failure leaves the window,
 // for guesses only: a known API token still works from it, and a sign-in at an account no one
-// has been failing at is still checked (README: Accounts and sign-in), so one guesser behind an
+// has been failing at is still checked (docs/security.md, Accounts and sign-in), so one guesser behind an
 // office's NAT does not lock the whole office out.
 // An attempt counts as a failure from the moment it starts (and is forgiven if it succeeds),
 // so a burst of concurrent guesses cannot all slip in before the first one fails. IPv6 clients

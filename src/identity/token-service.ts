@@ -1,4 +1,4 @@
-// API tokens (README: API tokens): created with a name, permissions and an expiry (30 days unless
+// API tokens (docs/api.md, API tokens): created with a name, permissions and an expiry (30 days unless
 // given; never beyond the maximum lifetime); the value is returned once and only its hash is kept.
 // A token can mint tokens no broader and no longer-lived than itself, and deleting a token revokes
 // every token it minted, theirs too, each saying why. A deleted token stays listed and never

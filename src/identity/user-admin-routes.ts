@@ -1,4 +1,4 @@
-// Managing the tenant's people (README: People and sessions): invite, read, change role or name,
+// Managing the tenant's people (docs/security.md, People and sessions): invite, read, change role or name,
 // disable and re-enable, delete, issue a password reset code, and see and end their sessions.
 // Tenant admins hold users:read and users:write; operators act in a tenant they name.
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-// Managing a tenant's people (README: People and sessions): invite or create, change role,
+// Managing a tenant's people (docs/security.md, People and sessions): invite or create, change role,
 // disable and re-enable, delete, and one-time codes to set a password. Every change that takes
 // access away takes it away at once: sessions end, outstanding codes die, and the person's API
 // tokens (and what those minted) are revoked, each saying why. Every change is audited.

@@ -6,7 +6,7 @@
 // within the stream's duplicate window. Identical bodies without a key are separate requests:
 // repeated log lines are data, and dropping them would hide a burst. A request is answered once JetStream acknowledged its message (with three replicas:
 // once a quorum stored it); when that cannot happen within the publish deadline the request
-// gets 503 and Retry-After (README: Running at scale, Failure behaviour).
+// gets 503 and Retry-After (docs/scale.md, Failure behaviour).
 import { createHash, randomBytes } from 'node:crypto';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { AppError, overloaded } from '../core/errors.js';

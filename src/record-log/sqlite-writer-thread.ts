@@ -41,26 +41,24 @@ export interface IndexFailure {
 
 /**
  * Records per indexing transaction. Small, because a write that arrives while a chunk runs waits
- * for it (≈ 20–40 ms at this size); large enough that FTS5's per-transaction segments stay few.
+ * for it; large enough that FTS5's per-transaction segments stay few.
  */
 const INDEX_CHUNK = 1_000;
 /**
  * While writes keep coming, chunks are smaller still: every write then waits for at most one
- * chunk of ≈ 4–8 ms instead of 20–40. In a burst at the full ingest rate, 90% of writes began
- * within 40 ms of being sent to this thread and 99% within 77 ms with chunks of 1,000; within
- * 17–26 and 46–57 ms with chunks of 200 (FTS5 merging segments still makes a chunk slow at times).
+ * short chunk, which keeps the slowest 201s of a burst down (FTS5 merging segments still makes a
+ * chunk slow at times). The measurements are in docs/performance.md, bench:ingest.
  */
 const BURST_INDEX_CHUNK = 200;
 /**
  * Past this many unindexed records each write also indexes as many records as it added before
  * the writer takes the next: the lag stops growing, commits slow to the indexing rate, the queue
  * fills and senders get 503 (back-pressure), instead of search falling behind without bound.
- * Below it, indexing uses only the time the writer would otherwise wait for work. 3M absorbs a
- * burst of about fifteen seconds at the full ingest rate of two cores (≈ 140,000–180,000
- * records/s) without slowing it; at 2M a 10 s burst at 160,000–180,000 records/s reached the
- * bound before its end, each commit then waited 150–270 ms for its indexing, and the slowest
- * 201s took 350–800 ms. A text search right after such a burst waits for the index to catch up
- * (README: Full text).
+ * Below it, indexing uses only the time the writer would otherwise wait for work. The bound is
+ * set so that a burst of about fifteen seconds at the full ingest rate of two cores never reaches
+ * it: once reached, every commit waits for its indexing and the slowest 201s grow several times
+ * over (docs/performance.md, bench:ingest). The price: a text search right after such a burst
+ * waits for the index to catch up (docs/search.md, Full text).
  */
 const MAX_INDEX_LAG = 3_000_000;
 /**
@@ -70,9 +68,9 @@ const MAX_INDEX_LAG = 3_000_000;
  */
 const INDEX_SHARE = 0.2;
 /**
- * Without it, the background catch-up after a burst held the write lock in back-to-back chunks,
- * and detection, which waits for the lock in SQLite's busy handler (sleeping up to 100 ms between
- * tries), got it for about 7,000 records/s until the index had caught up.
+ * Without it, the background catch-up after a burst would hold the write lock in back-to-back
+ * chunks, and detection, which waits for the lock in SQLite's busy handler (sleeping up to 100 ms
+ * between tries), would crawl until the index had caught up.
  */
 const IDLE_INDEX_SHARE = 0.5;
 const ACTIVE_GAP_MS = 1_000;

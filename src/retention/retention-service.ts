@@ -1,4 +1,4 @@
-// Telemetry retention as tenants and operators see it (README: Retention). A tenant's raw
+// Telemetry retention as tenants and operators see it (docs/operations.md, Retention). A tenant's raw
 // records are kept for its number of days (the operator's default unless it chose one, always
 // within the operator's range) and then purged in the background; observations, cases, the
 // audit log and summaries are kept until deleted. A legal hold suspends purging for the tenant.

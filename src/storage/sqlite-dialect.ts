@@ -24,8 +24,8 @@ const MAX_LOCK_POLL_MS = 8;
  * busy handler, which sleeps the calling thread: on the event loop that froze every request for
  * as long as the record writer held the lock, and under a burst of ingest it holds it most of
  * the time (a commit, then a chunk of indexing). The collector diagnostics' flush every 5 s waits
- * 1–173 ms for it during a burst: the event loop stood still that long, and the requests in
- * flight meanwhile were the slowest 201s of the burst. Gives up with SQLITE_BUSY after `waitMs`,
+ * for it during a burst: in SQLite's handler the event loop would stand still that long, and the
+ * requests in flight meanwhile would be the slowest 201s of the burst. Gives up with SQLITE_BUSY after `waitMs`,
  * as busy_timeout would; the connection keeps its busy_timeout for every other statement.
  */
 export async function beginImmediate(connection: SQLite.Database, waitMs: number): Promise<void> {

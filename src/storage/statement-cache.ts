@@ -1,6 +1,6 @@
 // Compiled statements kept by SQL text for the SQLite connection. Kysely's SQLite driver calls
 // prepare() for every query it runs and better-sqlite3 compiles the SQL each time: a case search
-// runs about eight queries, and compiling them cost ~0.8 ms of a ~9 ms request. SQLite
+// runs about eight queries, and compiling them is a tenth of such a request. SQLite
 // recompiles a kept statement by itself after a schema change, so keeping them is safe.
 import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';

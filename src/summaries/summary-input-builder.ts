@@ -126,7 +126,7 @@ async function activityOf(
   return activity;
 }
 
-/** The model input of a case: only the data a model may see (README, "AI case summaries"), bounded. */
+/** The model input of a case: only the data a model may see (docs/cases.md, AI case summaries), bounded. */
 export async function buildSummaryInput(
   db: Kysely<Tables>,
   catalogue: AttackCatalogue,

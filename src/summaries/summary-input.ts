@@ -1,5 +1,5 @@
 // The model input: a typed document holding exactly the data a summarising model may see
-// (README, "AI case summaries"): case information, device information (with IP country and city),
+// (docs/cases.md, AI case summaries): case information, device information (with IP country and city),
 // device process information, observation evidence (a bounded subset of the endpoint-process and
 // network-process rows of each observation's own triggering records), the device's other activity
 // around the observations (not evidence of any one of them), and the customer as its anonymised

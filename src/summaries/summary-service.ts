@@ -2,7 +2,7 @@
 // the prompt, answer from the 24-hour cache when the exact input was seen, else call the
 // tenant's provider; check the answer; store it with what the case looked like (it never updates
 // itself); copy input and output to the monitoring sink without ever failing the request on it.
-// An opted-out tenant gets nothing, and nothing of it leaves. README, "AI case summaries".
+// An opted-out tenant gets nothing, and nothing of it leaves. docs/cases.md, AI case summaries.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { AttackCatalogue } from '../detection/attack.js';

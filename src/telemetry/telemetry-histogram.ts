@@ -128,15 +128,15 @@ export async function histogramTelemetry(
 }
 
 /**
- * Parts of a PostgreSQL histogram's range counted at once. Measured on a one-day histogram of
- * 169,000 records on two cores, cold, each part reading ahead 128 pages: one query 0.7–1.0 s,
- * two 0.46–0.59 s, four 0.51–0.63 s (warm: 0.37–0.42, 0.24–0.27 and 0.26–0.30 s).
+ * Parts of a PostgreSQL histogram's range counted at once: a cold one-day histogram spends its
+ * time waiting for pages from disk, and two parts reading ahead at once wait about half as long
+ * as one; four gain nothing more on two cores (docs/performance.md, bench:telemetry).
  */
 export const PG_SLICES = 2;
 /**
  * Pages a histogram's bitmap scan asks the kernel for ahead of reading them, unless the server
- * is set higher (0 where PostgreSQL cannot prefetch stays 0). With PostgreSQL's default of 1 a
- * cold one-day histogram took 1.3–1.7 s; with 128, 0.8–0.9 s.
+ * is set higher (0 where PostgreSQL cannot prefetch stays 0). PostgreSQL's default of 1 leaves
+ * a cold histogram waiting for one page at a time (docs/performance.md, bench:telemetry).
  */
 export const PG_PREFETCH_PAGES = 128;
 

@@ -52,7 +52,7 @@ const searchFields = {
   query: Type.Optional(
     Type.String({
       maxLength: MAX_QUERY_LENGTH,
-      description: `A query in the telemetry query language (README, "Searching telemetry"). Bare words must all occur in the record (full text: case-insensitive, whole words; punctuation separates words); \`"a phrase"\` in that order; \`word*\` a prefix. \`field:value\` on dotted paths (\`http.status:503\` matches the number or the string; \`field:"text"\` only the string; \`*\` and \`?\` are wildcards in a value); \`field:>=500\`, \`field:[1000 TO 5000]\` (\`{}\` exclusive, \`*\` open); \`_exists_:field\`; \`AND\`, \`OR\`, \`NOT\` (upper case) and parentheses; adjacent terms must all hold. Up to ${MAX_QUERY_LENGTH} characters, ${MAX_QUERY_TERMS} terms, ${MAX_QUERY_DEPTH} levels of nesting. A query that cannot be read is a 400 \`invalid_query\` problem with \`position\` (0-based), \`column\` and \`expected\`.`,
+      description: `A query in the telemetry query language (docs/search.md). Bare words must all occur in the record (full text: case-insensitive, whole words; punctuation separates words); \`"a phrase"\` in that order; \`word*\` a prefix. \`field:value\` on dotted paths (\`http.status:503\` matches the number or the string; \`field:"text"\` only the string; \`*\` and \`?\` are wildcards in a value); \`field:>=500\`, \`field:[1000 TO 5000]\` (\`{}\` exclusive, \`*\` open); \`_exists_:field\`; \`AND\`, \`OR\`, \`NOT\` (upper case) and parentheses; adjacent terms must all hold. Up to ${MAX_QUERY_LENGTH} characters, ${MAX_QUERY_TERMS} terms, ${MAX_QUERY_DEPTH} levels of nesting. A query that cannot be read is a 400 \`invalid_query\` problem with \`position\` (0-based), \`column\` and \`expected\`.`,
     }),
   ),
   filters: Type.Optional(

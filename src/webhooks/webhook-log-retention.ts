@@ -1,4 +1,4 @@
-// Retention of the delivery log and the event outbox (README, Webhooks): finished deliveries
+// Retention of the delivery log and the event outbox (docs/webhooks.md): finished deliveries
 // (delivered or failed) created before the cutoff are deleted, then events that occurred before
 // it and that no delivery refers to any more (theirs purged, or their subscription deleted).
 // Pending deliveries and their events stay, however old. In batches, each one statement; every

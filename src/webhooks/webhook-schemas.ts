@@ -52,7 +52,7 @@ const Url = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description:
-    'An https URL. Its host must resolve to public addresses only, unless the operator allows loopback or the range (README, Webhooks)',
+    'An https URL. Its host must resolve to public addresses only, unless the operator allows loopback or the range (docs/webhooks.md)',
 });
 const Events = Type.Array(Type.String({ maxLength: 64 }), {
   minItems: 1,

@@ -1,4 +1,4 @@
-// Webhook subscriptions (README, Webhooks): per tenant, a URL, the events it wants and a signing
+// Webhook subscriptions (docs/webhooks.md): per tenant, a URL, the events it wants and a signing
 // secret shown once at creation (kept sealed so deliveries can be signed); turned on and off by
 // people, or off by the dispatcher after failing for the retry window. Every change is audited.
 // The delivery log shows each delivery's latest attempt; a redelivery sends the same event

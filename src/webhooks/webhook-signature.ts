@@ -1,5 +1,5 @@
 // Signing deliveries the Standard Webhooks way (standardwebhooks.com), so receivers can verify
-// them with its libraries or a few lines of code (README, Webhooks): headers `webhook-id` (the
+// them with its libraries or a few lines of code (docs/webhooks.md): headers `webhook-id` (the
 // event id), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + Base64 of
 // HMAC-SHA256 over `id.timestamp.body`, keyed by the secret's Base64 part after `whsec_`).
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-// Where deliveries may go (README, Webhooks › Addresses): https URLs only, plain http only to a
+// Where deliveries may go (docs/webhooks.md, Addresses): https URLs only, plain http only to a
 // loopback address when the operator allows loopback for testing; and, checked again on every
 // attempt against the addresses the name resolves to then, only public unicast addresses —
 // private, loopback, link-local (cloud metadata), carrier-grade NAT, unique-local and reserved

@@ -22,7 +22,7 @@ interface BulkResult {
   error?: { code: string; current_version?: number };
 }
 
-/** The score as case-score.ts and the README document it, written out independently. */
+/** The score as case-score.ts and docs/cases.md documents it, written out independently. */
 function documentedScore(level: Level, observations: number, tactics: number, criticality = 1): number {
   const points = { informational: 5, low: 15, medium: 35, high: 55, critical: 75 }[level];
   const volume = Math.min(10, 2.5 * Math.log2(observations));

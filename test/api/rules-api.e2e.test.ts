@@ -15,7 +15,8 @@ import { READY_TIMEOUT_MS, spawnServer } from '../helpers/ingest-load.js';
 import { importRulePackage } from '../../src/detection/rule-import.js';
 import { loadPipeline } from '../../src/telemetry/normalise/index.js';
 
-const SIGMA = '/work/shared/sigma';
+import { SIGMAHQ } from './helpers/sigmahq.js';
+const SIGMA = SIGMAHQ;
 const REACHABLE = [
   'rules/windows/process_creation/proc_creation_win_7zip_exfil_dmp_files.yml',
   'rules/cloud/aws/cloudtrail/aws_cloudtrail_bucket_deleted.yml',

@@ -1,7 +1,7 @@
 // Backup and restore under load. Embedded: `sightline backup` runs while senders keep posting,
 // `sightline restore` puts the copy into a fresh data directory, and a server started there
 // knows every record acknowledged before the backup began, the case and the token. PostgreSQL:
-// the pg_dump / pg_restore commands the README documents, taken under the same load.
+// the pg_dump / pg_restore commands docs/operations.md documents, taken under the same load.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -195,7 +195,7 @@ describe('sightline backup and restore on sqlite', () => {
   });
 });
 
-describe('PostgreSQL backup with pg_dump and pg_restore, as the README documents', { skip: postgres.skip }, () => {
+describe('PostgreSQL backup with pg_dump and pg_restore, as documented', { skip: postgres.skip }, () => {
   let database: TestDatabase;
   let server: TestServer | undefined;
 

@@ -11,7 +11,8 @@ import { tempDir } from '../helpers/databases.js';
 import { runCli } from '../helpers/cli.js';
 import { buildZip, type ZipEntry } from '../helpers/zip.js';
 
-const SIGMA = path.resolve('/work/shared/sigma');
+import { SIGMAHQ } from './helpers/sigmahq.js';
+const SIGMA = SIGMAHQ;
 /** SigmaHQ rules: four whose logsource Sightline produces, two whose logsource nothing produces. */
 const REACHABLE = [
   'rules/windows/process_creation/proc_creation_win_7zip_exfil_dmp_files.yml',

@@ -49,7 +49,7 @@ for (const target of databaseTargets) {
       return body;
     }
 
-    test("the README's example: one JSON object with Content-Type application/json gets 201 and is stored with a receive time", async () => {
+    test("the quick start's example: one JSON object with Content-Type application/json gets 201 and is stored with a receive time", async () => {
       const record = webAccessRecord();
       const before = Date.now();
       const response = await server.post(JSON.stringify(record));

@@ -4,7 +4,6 @@
 // written from the vendors' documented schemas; the rule is only named, never read for them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
@@ -13,9 +12,10 @@ import { startServer, type TestServer } from './server.js';
 import { apiClient, bearer, detectionCaughtUp, ingest, issueToken, seedTenant } from './api.js';
 import type { Page } from './responses.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
+import { SIGMAHQ_RULES } from './sigmahq.js';
 
-/** SigmaHQ's rules, beside the checkout (../shared/sigma from the project root). */
-export const SIGMA_RULES = path.resolve(fileURLToPath(new URL('../../', import.meta.url)), '../shared/sigma/rules');
+/** SigmaHQ's rules, the pinned copy in vendor/sigmahq/. */
+export const SIGMA_RULES = SIGMAHQ_RULES;
 
 export interface SigmaCase {
   /** What the record is: the shape and the event. */
@@ -33,7 +33,7 @@ export interface FamilyContext {
 
 function ruleId(file: string): string {
   const full = path.join(SIGMA_RULES, file);
-  assert.ok(fs.existsSync(full), `SigmaHQ rule ${full} exists (the corpus is expected at ../shared/sigma)`);
+  assert.ok(fs.existsSync(full), `SigmaHQ rule ${full} exists (the corpus is pinned in vendor/sigmahq)`);
   const id = (parse(fs.readFileSync(full, 'utf8')) as { id?: unknown }).id;
   assert.equal(typeof id, 'string', `${file} has an id`);
   return id as string;

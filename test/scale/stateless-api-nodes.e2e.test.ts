@@ -1,4 +1,4 @@
-// Several API nodes on one PostgreSQL database agree (README: Stateless API nodes): two real
+// Several API nodes on one PostgreSQL database agree (docs/scale.md, Stateless API nodes): two real
 // `sightline serve` processes on the same schema, each request sent to one or the other as a load
 // balancer would. Failed attempts counted on one node lock out on the other (per address and per
 // account), an ingest key or a token deleted through one stops opening the other within the
@@ -132,7 +132,7 @@ describe('API nodes sharing one PostgreSQL database', { skip: postgres?.skip ?? 
     );
     const statuses = answers.map((answer) => answer.status);
     // Three counted at the address; a locked-out address gets at most one guess at an account
-    // nobody was failing at yet (README: Accounts and sign-in), which one of the refused requests
+    // nobody was failing at yet (docs/security.md, Accounts and sign-in), which one of the refused requests
     // can take when it reaches the account before the three counted ones do.
     const guesses = statuses.filter((status) => status === 401).length;
     assert.ok(guesses >= 3 && guesses <= 4, statuses.join(','));

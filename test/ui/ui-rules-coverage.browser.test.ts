@@ -10,7 +10,8 @@ import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi, unti
 import { password, withUiServer } from '../helpers/ui-data.js';
 
 const skip = browserSkip('rules and unrecognised records');
-const SIGMA_RULES = '/work/shared/sigma/rules';
+import { SIGMAHQ_RULES } from './helpers/sigmahq.js';
+const SIGMA_RULES = SIGMAHQ_RULES;
 const rulePaths = [
   'windows/process_creation/proc_creation_win_7zip_exfil_dmp_files.yml',
   'category/database/db_anomalous_query.yml',

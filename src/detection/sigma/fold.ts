@@ -9,7 +9,7 @@ const FINAL_SIGMA = /ς/g;
  * ASCII text takes the fast path (toLowerCase). Other text goes through upper then lower case,
  * which folds what lower case alone leaves apart (ß/SS → ss, ſ → s, final ς → σ): close to
  * Unicode's full case folding without a table. A `?` wildcard stands for one character of the
- * folded text, so it does not match an `ß` against `ss` (documented in README).
+ * folded text, so it does not match an `ß` against `ss` (documented in docs/detection.md).
  */
 export function fold(text: string): string {
   if (!NON_ASCII.test(text)) return text.toLowerCase();

@@ -1,6 +1,6 @@
 // Moves an embedded (SQLite) deployment into PostgreSQL: every table, parents first, in batches
 // read by SQLite rowid and written with the batch's progress in one target transaction, so a
-// move stopped anywhere resumes where it stopped (README: Moving from the embedded database).
+// move stopped anywhere resumes where it stopped (docs/scale.md, Moving from the embedded database).
 // Ids are copied as they are, and each id sequence is then set past them. The followers of the
 // record log get their PostgreSQL positions; the full-text index is rebuilt by the server.
 // Only table names and counts are printed, never row content.

@@ -1,4 +1,4 @@
-// The scale-out record log (README: Running at scale): per partition of the JetStream stream,
+// The scale-out record log (docs/scale.md): per partition of the JetStream stream,
 // the last stream sequence applied to the database and the lease epoch of the worker allowed to
 // move it (a former owner's write is fenced out), and the workers currently alive.
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Retention of the webhook delivery log and event outbox (README, Webhooks): the purger finds a
+// Retention of the webhook delivery log and event outbox (docs/webhooks.md): the purger finds a
 // tenant's finished deliveries by creation time, and an event is deleted once no delivery refers
 // to it, which needs deliveries by event (the foreign key's own check on each deleted event, too).
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// The scale-out record log's dead letters (README: Running at scale, Failure behaviour): a
+// The scale-out record log's dead letters (docs/scale.md, Failure behaviour): a
 // message a worker cannot apply (it does not decode, or the database refuses its data) is set
 // aside here with where it came from and why, and its partition moves on past it.
 import { sql, type Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 // Sightline's generic endpoint shape, for agents and scripts that emit neither Sysmon, auditd
-// nor osquery. It is documented below (the README quotes it) and mapped onto the same
+// nor osquery. It is documented below (docs/detection.md quotes it) and mapped onto the same
 // Sysmon-style fields as the other endpoint formats, so one rule covers every source.
 //
 // Process start:

@@ -2,7 +2,7 @@
 // top-level keys (the collector only takes JSON objects, so the key set is what distinguishes a
 // new forwarder's format). The detection worker tallies a chunk's unrecognised records in memory
 // here and the chunk's commit adds the tallies up in SQL, so several workers count correctly.
-// The limits are README's (Settings › Collector, "Records no parser recognises").
+// The limits are docs/collector.md's (Settings › Collector, "Records no parser recognises").
 
 export const SHAPE_LIMITS = {
   /** Top-level keys named in a shape; more are counted as "+N more". */

@@ -1,6 +1,6 @@
 // ATT&CK coverage: the bundled catalogue as a matrix (tactics as columns in matrix order), each
 // technique marked live, silent or uncovered by the loaded rules and the logsources the tenant's
-// telemetry produced lately (README, "ATT&CK coverage"); a technique's rules on click; the
+// telemetry produced lately (docs/detection.md, ATT&CK coverage); a technique's rules on click; the
 // Navigator layer as a download. Status shows as a mark and words as well as a colour.
 import { useMemo, useState } from 'react';
 import { errorMessage } from '../../api/client';

@@ -1,4 +1,4 @@
-// Response actions on a device (README, Response actions): its isolation state, Isolate or
+// Response actions on a device (docs/cases.md, Response actions): its isolation state, Isolate or
 // Release with a reason (devices:respond), and the recent actions with their outcomes. Shown on
 // the device page and, per device, on a case page, where a request is recorded in the case's
 // history too. The EDR integration confirms outcomes through the API.

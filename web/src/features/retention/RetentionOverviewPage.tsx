@@ -1,5 +1,5 @@
 // Operator › Retention: every tenant's raw telemetry retention, legal hold and the bytes its raw
-// records use, and the range of days tenants may choose (README, "Retention").
+// records use, and the range of days tenants may choose (docs/operations.md, Retention).
 import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { QueryView } from '../../components/QueryView';

@@ -1,5 +1,5 @@
 // Settings › Retention: how long the tenant's raw telemetry is kept, its legal hold, and the
-// storage its raw records use (README, "Retention"). Changing them needs retention:write.
+// storage its raw records use (docs/operations.md, Retention). Changing them needs retention:write.
 import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { useSession } from '../../app/session';

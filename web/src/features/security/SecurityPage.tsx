@@ -1,4 +1,4 @@
-// Settings › Security: the signed-in person's own second factor (README, "Accounts and sign-in"),
+// Settings › Security: the signed-in person's own second factor (docs/security.md, Accounts and sign-in),
 // and where they are signed in.
 // Off: set up an authenticator app. On: regenerate recovery codes or turn it off, each with the
 // password. Recovery codes are shown once, right after they are made.

@@ -1,4 +1,4 @@
-// Settings › AI summaries: whether the tenant has AI case summaries (README, "AI case summaries"), what
+// Settings › AI summaries: whether the tenant has AI case summaries (docs/cases.md, AI case summaries), what
 // that means for its data, and the provider. Operators switch it (PATCH /v1/tenants/{code});
 // tenant members opt out or back in through their account manager or support.
 import { useState } from 'react';

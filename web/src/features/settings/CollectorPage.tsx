@@ -1,6 +1,6 @@
 // Settings › Collector: the tenant's collector address, what it received over the last 24 hours
 // and from whom (with what it refused, and a test record), the records no parser recognised, and
-// copy-ready forwarder configurations filled in with that address (README, "Forwarder
+// copy-ready forwarder configurations filled in with that address (docs/collector.md, "Forwarder
 // configuration"), with the ingest keys forwarders send when the tenant requires one.
 import { useSession } from '../../app/session';
 import { CopyButton } from '../../components/CopyButton';

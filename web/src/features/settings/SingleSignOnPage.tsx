@@ -1,4 +1,4 @@
-// Settings › Single sign-on: the tenant's OpenID Connect provider (README, "Single sign-on").
+// Settings › Single sign-on: the tenant's OpenID Connect provider (docs/security.md, Single sign-on).
 // Admins set the issuer, the client registered there, which email domains may sign in and how
 // the provider's groups map to roles; the page shows the redirect URI to register. The client
 // secret is write-only: once stored it is never shown again, only that one is set.

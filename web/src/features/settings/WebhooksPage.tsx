@@ -1,4 +1,4 @@
-// Settings › Webhooks (README, Webhooks): the tenant's subscriptions — URL, events, on or off —
+// Settings › Webhooks (docs/webhooks.md): the tenant's subscriptions — URL, events, on or off —
 // creating one (its signing secret shown once, with Copy), turning one on or off, deleting one,
 // and each one's delivery log with Redeliver. A subscription the server turned off because it
 // kept failing is called out at the top, so the tenant admin sees it.
@@ -43,7 +43,7 @@ function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
       >
         <Notice tone="warning">
           <strong>Copy the signing secret now.</strong> It cannot be shown again. Your receiver verifies every delivery
-          with it (README, Webhooks).
+          with it (docs/webhooks.md).
         </Notice>
         <div className="field">
           <span className="field-label" id="webhook-secret-label">
