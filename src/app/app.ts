@@ -21,7 +21,7 @@ import { createThrottles } from '../identity/postgres-throttles.js';
 import { ensureFirstOperator, type User } from '../identity/user-service.js';
 import { loadDetection } from '../detection/detection-setup.js';
 import { deploymentRulePaths } from '../detection/rule-import.js';
-import { DetectionWorker } from './detection-worker.js';
+import { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { describeFault, storageFault } from '../storage/storage-errors.js';
 import { errorMessage, overloaded } from '../core/errors.js';
@@ -32,7 +32,7 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import type { CollectorAddressSettings } from '../identity/tenant-service.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { ScaleNode } from './scale-node.js';
-import { PartitionDetection } from './partition-detection.js';
+import { StreamPartitionDetection } from '../pipeline/stream-partition-detection.js';
 import { geoIpFromConfig } from '../devices/geoip.js';
 import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
@@ -92,7 +92,7 @@ async function openWhenReachable(config: Config): Promise<Database> {
 export async function createSightline(config: Config): Promise<Sightline> {
   const database = await openWhenReachable(config);
   let writer: RecordLogWriter | undefined;
-  let detectionWorker: DetectionWorker | undefined;
+  let detectionWorker: DetectionThreadHost | undefined;
   // Started before the start-up checks: a failed start stops them, or their connection and
   // timers would keep the process from exiting.
   let started: { stop(): Promise<void> }[] = [];
@@ -134,7 +134,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
     const rulePaths = deploymentRulePaths(config.detectionRulePaths, config.dataDir);
     const detection = loadDetection({ rulePaths, pipelinePath: config.detectionPipeline });
     const startDetectionWorker = async () => {
-      const worker = new DetectionWorker(
+      const worker = new DetectionThreadHost(
         {
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
@@ -183,7 +183,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
               leasedIndex = undefined;
             },
           },
-          new PartitionDetection({
+          new StreamPartitionDetection({
             build: config.detection === 'on' ? detection.buildProcessor : undefined,
             upkeep: {
               kind: database.kind,

@@ -11,7 +11,7 @@ import type { ScaleNode } from './scale-node.js';
 import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
-import type { DetectionWorker } from './detection-worker.js';
+import type { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
 import { describeFault, type StorageFault } from '../storage/storage-errors.js';
 import { AppError } from '../core/errors.js';
 import { sameSecret, sha256 } from '../core/secrets.js';
@@ -77,7 +77,7 @@ export interface HealthDependencies {
   log: RecordLogReader;
   metrics: Metrics;
   /** Absent when detection is off in this process. */
-  detectionWorker: DetectionWorker | undefined;
+  detectionWorker: DetectionThreadHost | undefined;
   /** The bearer token /metrics needs on the main port; empty: it is refused there. */
   metricsToken: string;
 }
