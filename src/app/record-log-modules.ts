@@ -1,6 +1,6 @@
 // The modules around the record log: its writer, the group-commit queue in front of it, its
 // consumers on this process (the detection thread, the search index loop), and on a scale-out
-// node the JetStream parts (docs/operations.md covers running at scale).
+// node the JetStream parts (docs/architecture.md describes the scale-out mode).
 import type { Module } from './supervisor.js';
 import { running, type Wiring } from './wiring.js';
 import type { Database } from '../storage/database.js';

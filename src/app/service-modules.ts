@@ -161,7 +161,7 @@ function startHttp(w: Wiring): void {
     limiter,
     accounts,
     detection,
-    detectionWorker: parts.detectionThread,
+    detectionThread: parts.detectionThread,
     metricsToken: config.metricsToken,
     summarySink: running(parts.summarySink, 'the summary sink'),
     collectorAddress,
