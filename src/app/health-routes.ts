@@ -51,7 +51,9 @@ const ReadinessSchema = Type.Object({
           description: 'NATS connected with the record-log stream in place',
         }),
         worker: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')]),
-        partitions_owned: Type.Array(Type.Integer(), { description: 'Record-log stream partitions this node holds (worker role)' }),
+        partitions_owned: Type.Array(Type.Integer(), {
+          description: 'Record-log stream partitions this node holds (worker role)',
+        }),
         maintenance_lease: Type.Boolean({
           description: 'Whether this node holds the maintenance lease (it moves the search index cursor on)',
         }),

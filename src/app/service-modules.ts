@@ -108,7 +108,15 @@ export function metricsListenerModule(w: Wiring): Module {
 export function httpModule(w: Wiring): Module {
   return {
     name: 'http',
-    dependsOn: ['record_writer', 'queue', 'scale', 'summary_sink', 'collector_diagnostics', 'webhooks', 'metrics_listener'],
+    dependsOn: [
+      'record_writer',
+      'queue',
+      'scale',
+      'summary_sink',
+      'collector_diagnostics',
+      'webhooks',
+      'metrics_listener',
+    ],
     start: () => startHttp(w),
     stop: async () => {
       const server = running(w.parts.server, 'the server');

@@ -38,7 +38,10 @@ describe('supervisor', () => {
     assert.deepEqual(journal, ['start writer', 'start queue', 'start http']);
     journal.length = 0;
     await supervisor.stop();
-    assert.deepEqual(journal.filter((line) => !line.endsWith('begins')), ['stop http', 'stop queue', 'stop writer']);
+    assert.deepEqual(
+      journal.filter((line) => !line.endsWith('begins')),
+      ['stop http', 'stop queue', 'stop writer'],
+    );
   });
 
   test('modules nothing waits on stop side by side, before what they depend on', async () => {
