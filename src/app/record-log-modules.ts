@@ -27,6 +27,8 @@ export function recordWriterModule(w: Wiring): Module {
       try {
         await writer.ready();
       } catch (error) {
+        // Its thread or connection would keep the process from exiting after a failed start.
+        await writer.close();
         throw new Error(
           `the record-log writer could not start: ${error instanceof Error ? error.message : String(error)}`,
           { cause: error },
