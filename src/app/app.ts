@@ -119,7 +119,7 @@ function wiring(config: Config, database: Database): Wiring {
  * process consumes the record log itself (detection thread, search index loop); a scale-out node
  * (--queue) does so inside each stream batch's apply, and its --role picks the JetStream parts.
  */
-function modules(w: Wiring): Module[] {
+export function processModules(w: Wiring): Module[] {
   const all = [
     recordWriterModule(w),
     detectionModule(w),
@@ -144,7 +144,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
   try {
     const { firstTenant, firstOperator } = await prepare(database, config);
     const w = wiring(config, database);
-    const supervisor = new Supervisor(modules(w));
+    const supervisor = new Supervisor(processModules(w));
     await supervisor.start();
     const { parts } = w;
     const server = running(parts.server, 'the server');
