@@ -24,6 +24,9 @@ export const LAYERS = [
   ['summaries'],
   ['retention'],
   ['demo'],
+  // The consumers of the record log (detection's thread and the stream partitions' apply): they
+  // use every feature, and the backends and the composition roots start them.
+  ['pipeline'],
   ['storage/sqlite', 'storage/postgres'],
   ['app'],
   ['cli'],

@@ -11,7 +11,7 @@ import type { ScaleNode } from './scale-node.js';
 import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
-import type { DetectionWorker } from './detection-worker.js';
+import type { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
 import { describeFault, type StorageFault } from '../storage/storage-errors.js';
 import { AppError } from '../core/errors.js';
 import { sameSecret, sha256 } from '../core/secrets.js';
@@ -34,14 +34,14 @@ const ReadinessSchema = Type.Object({
     write_queue: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
     detection: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')], {
       description:
-        'The detection worker: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
+        'The detection thread: running, failing (retrying), or off in this process. Lag alone never makes the server not ready.',
     }),
   }),
   reasons: Type.Array(Type.String(), { description: 'What is wrong, one line per failing component' }),
   queue_bytes: Type.Integer(),
   detection_lag_records: Type.Integer({
     description:
-      'Records the detection worker has not processed yet (scale-out: 0, detection runs in each batch apply; see scale.consumer_lag)',
+      'Records the detection thread has not processed yet (scale-out: 0, detection runs in each stream batch apply; see scale.consumer_lag)',
   }),
   scale: Type.Optional(
     Type.Object(
@@ -51,9 +51,11 @@ const ReadinessSchema = Type.Object({
           description: 'NATS connected with the record-log stream in place',
         }),
         worker: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('off')]),
-        partitions_owned: Type.Array(Type.Integer(), { description: 'Record-log partitions this worker holds' }),
+        partitions_owned: Type.Array(Type.Integer(), {
+          description: 'Record-log stream partitions this node holds (worker role)',
+        }),
         maintenance_lease: Type.Boolean({
-          description: 'Whether this worker holds the maintenance lease (it moves the search index cursor on)',
+          description: 'Whether this node holds the maintenance lease (it moves the search index cursor on)',
         }),
         consumer_lag: Type.Record(Type.String(), Type.Integer(), {
           description: 'Per owned partition: messages not yet applied',
@@ -77,7 +79,7 @@ export interface HealthDependencies {
   log: RecordLogReader;
   metrics: Metrics;
   /** Absent when detection is off in this process. */
-  detectionWorker: DetectionWorker | undefined;
+  detectionThread: DetectionThreadHost | undefined;
   /** The bearer token /metrics needs on the main port; empty: it is refused there. */
   metricsToken: string;
 }
@@ -111,16 +113,16 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
     { schema: { summary: 'Readiness', response: { 200: ReadinessSchema, 503: ReadinessSchema } } },
     async (request, reply) => {
       const database = await databaseReachable(deps.db, request.log);
-      const worker = deps.detectionWorker;
+      const detectionThread = deps.detectionThread;
       const writerFault = deps.writer.fault;
-      const detectionFault = worker?.fault;
+      const detectionFault = detectionThread?.fault;
       const storage = writerFault ?? detectionFault ?? 'ok';
       const checks = {
         database,
         record_writer: deps.writer.healthy ? (writerFault ?? 'ok') : 'failed',
         storage,
         write_queue: deps.queue.overLimit ? 'full' : 'ok',
-        detection: worker ? (worker.healthy ? 'ok' : 'failing') : 'off',
+        detection: detectionThread ? (detectionThread.healthy ? 'ok' : 'failing') : 'off',
       } as const;
       const reasons = [
         database === 'ok' ? undefined : 'database: not reachable',
@@ -130,7 +132,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthDependencie
         checks.write_queue === 'full'
           ? 'write_queue: full; the collector answers 503 until commits catch up'
           : undefined,
-        worker?.error ? `detection: ${worker.error}` : undefined,
+        detectionThread?.error ? `detection: ${detectionThread.error}` : undefined,
       ].filter((reason): reason is string => typeof reason === 'string');
       const ready =
         checks.database === 'ok' &&

@@ -1,7 +1,7 @@
 // The scale-out parts of one process (docs/scale.md): the JetStream link, the
-// collector's publisher when it is a collector, and when it is a worker the partition workers
-// (which detect and index inside each batch's apply), plus the search index cursor while it
-// holds the maintenance lease. Readiness and metrics of these parts are reported here; the
+// collector's publisher when it plays the collector role, and when it plays the worker role the
+// consumers of its stream partitions (which detect and index inside each batch's apply), plus
+// the search index cursor while it holds the maintenance lease. Readiness and metrics of these parts are reported here; the
 // embedded single process has none of them.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
@@ -13,7 +13,7 @@ import { PartitionWorkers } from '../record-log/partition-worker.js';
 import type { BatchApplier } from '../record-log/partition-apply.js';
 import { ScaleMetrics } from '../record-log/scale-metrics.js';
 
-/** What the worker starts while it holds the maintenance lease, and stops when it loses it. */
+/** What a stream-consuming node starts while it holds the maintenance lease, and stops when it loses it. */
 export interface LeasedDuties {
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -104,20 +104,20 @@ export class ScaleNode {
     return this.queue !== undefined || this.workers !== undefined;
   }
 
-  /** Connects in the background (retrying for ever) and starts the worker rounds. */
+  /** Connects in the background (retrying for ever) and starts consuming the owned stream partitions. */
   start(): void {
     if (this.usesQueue) this.link.start();
     this.workers?.start();
   }
 
-  /** Throws when the stream can never be used with these settings (a partition mismatch). */
+  /** Throws when the stream can never be used with these settings (a stream partition count mismatch). */
   async startupCheck(timeoutMs: number): Promise<void> {
     if (!this.usesQueue) return;
     await Promise.race([this.link.whenReady(), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
     if (this.link.fatal) throw this.link.fatal;
   }
 
-  /** Readiness of the queue and the worker, with the reasons when not ready. */
+  /** Readiness of the queue and of the stream consumers (the worker role), with the reasons when not ready. */
   async status(): Promise<{ ready: boolean; reasons: string[]; status: ScaleStatus }> {
     const unavailable = this.usesQueue ? this.link.unavailable : undefined;
     this.metrics.natsConnected.set(unavailable ? 0 : 1);

@@ -15,7 +15,7 @@ import { READY_TIMEOUT_MS, spawnServer } from '../helpers/ingest-load.js';
 import { importRulePackage } from '../../src/detection/rule-import.js';
 import { loadPipeline } from '../../src/telemetry/normalise/index.js';
 
-import { SIGMAHQ } from './helpers/sigmahq.js';
+import { SIGMAHQ } from '../helpers/sigmahq.js';
 const SIGMA = SIGMAHQ;
 const REACHABLE = [
   'rules/windows/process_creation/proc_creation_win_7zip_exfil_dmp_files.yml',

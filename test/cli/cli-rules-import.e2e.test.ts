@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/databases.js';
 import { runCli } from '../helpers/cli.js';
 import { buildZip, type ZipEntry } from '../helpers/zip.js';
 
-import { SIGMAHQ } from './helpers/sigmahq.js';
+import { SIGMAHQ } from '../helpers/sigmahq.js';
 const SIGMA = SIGMAHQ;
 /** SigmaHQ rules: four whose logsource Sightline produces, two whose logsource nothing produces. */
 const REACHABLE = [

@@ -13,7 +13,7 @@ import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import { CursorMoved, type LogPosition } from '../../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';
 import { expiredBatch, followerFloor, logEnd, purgeFloor } from '../../src/retention/purge-store.js';
-import { detectionCommitter, type CaseUpkeep } from '../../src/app/detection-commit.js';
+import { detectionCommitter, type CaseUpkeep } from '../../src/pipeline/detection-commit.js';
 import { loadAttackCatalogue } from '../../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../../src/cases/case-grouping.js';
 import { MmdbGeoIp } from '../../src/devices/geoip.js';

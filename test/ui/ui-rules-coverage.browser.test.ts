@@ -10,7 +10,7 @@ import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi, unti
 import { password, withUiServer } from '../helpers/ui-data.js';
 
 const skip = browserSkip('rules and unrecognised records');
-import { SIGMAHQ_RULES } from './helpers/sigmahq.js';
+import { SIGMAHQ_RULES } from '../helpers/sigmahq.js';
 const SIGMA_RULES = SIGMAHQ_RULES;
 const rulePaths = [
   'windows/process_creation/proc_creation_win_7zip_exfil_dmp_files.yml',

@@ -1,4 +1,4 @@
-// Main-thread side of the detection worker: starts the thread, wakes it after each commit to
+// Main-thread side of the detection thread: starts the thread, wakes it after each commit to
 // the record log (it also polls, for records other processes write), reports its progress to
 // metrics and the log, and stops it after the collector has drained.
 import { Worker } from 'node:worker_threads';
@@ -20,7 +20,7 @@ function startThread(data: DetectionThreadData): Worker {
 /** A chunk still running this long after stop is cut off (it has not committed: nothing is lost). */
 const STOP_GRACE_MS = 3_000;
 
-export class DetectionWorker {
+export class DetectionThreadHost {
   private readonly worker: Worker;
   private alive = true;
   private lastError: string | null = null;

@@ -1,4 +1,4 @@
-// The detection worker's thread: its own database connection, its own copy of the rules, and
+// The detection thread: its own database connection, its own copy of the rules, and
 // the follower loop. Detection is CPU work (normalising, matching thousands of rules), so it
 // runs here and never holds up the event loop that answers collectors and API calls.
 import { parentPort, workerData } from 'node:worker_threads';

@@ -4,7 +4,7 @@
 // detection could not evaluate, the counts of records no shape recognised, the new observations
 // and their cases, and the correlation state. A crash before the commit redoes the chunk; after
 // it, the chunk is never read again; observations are also deduplicated by key. A scale-out
-// worker stores the same inside each batch's apply (partition-detection.ts).
+// worker stores the same inside each batch's apply (stream-partition-detection.ts).
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { DatabaseKind } from '../storage/database.js';

@@ -1,14 +1,15 @@
-// What a scale-out worker derives from a batch inside its apply transaction: the search index
-// entries, and detection — normalised rows, devices, observations, cases, logsource sightings,
-// unrecognised counts and the correlation state — so every worker detects for the partitions it
-// owns, and a batch's records, their detection and the partition's position commit together or
-// not at all.
+// What a scale-out node consuming the stream derives from a batch inside its apply transaction:
+// the search index entries, and detection — normalised rows, devices, observations, cases,
+// logsource sightings, unrecognised counts and the correlation state — so every consuming node
+// detects for the stream partitions it owns, and a batch's records, their detection and the
+// stream partition's position commit together or not at all.
 //
-// A tenant lives on one partition, so each partition keeps its own correlation engine: restored
-// from correlation_state (its tenants' windows and watermarks) when the partition is first
-// applied under a new owner epoch or after a rollback, and saved with every batch. A partition
-// that moves between workers mid-window continues from exactly the state committed with its last
-// applied message, and the engine slides windows record by record, so batch sizes do not matter.
+// A tenant lives on one stream partition, so each keeps its own correlation engine: restored
+// from correlation_state (its tenants' windows and watermarks) when the stream partition is first
+// applied under a new owner epoch or after a rollback, and saved with every batch. A stream
+// partition that moves between nodes mid-window continues from exactly the state committed with
+// its last applied message, and the engine slides windows record by record, so batch sizes do
+// not matter.
 import type { Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Tables } from '../storage/schema.js';
@@ -22,13 +23,13 @@ import type { CorrelationEngine } from '../detection/sigma/correlation.js';
 import { loadCorrelationState } from '../detection/detection-store.js';
 import { storeDetection, type CaseUpkeep } from './detection-commit.js';
 
-interface PartitionState {
+interface StreamPartitionState {
   epoch: number;
   processor: DetectionProcessor;
   correlations: CorrelationEngine;
 }
 
-export interface PartitionDetectionOptions {
+export interface StreamPartitionDetectionOptions {
   /** Absent when detection is off: the batch is only indexed. */
   build: ProcessorFactory | undefined;
   upkeep: CaseUpkeep;
@@ -38,10 +39,10 @@ export interface PartitionDetectionOptions {
   log: () => FastifyBaseLogger | undefined;
 }
 
-export class PartitionDetection implements BatchApplier {
-  private readonly states = new Map<number, PartitionState>();
+export class StreamPartitionDetection implements BatchApplier {
+  private readonly states = new Map<number, StreamPartitionState>();
 
-  constructor(private readonly options: PartitionDetectionOptions) {}
+  constructor(private readonly options: StreamPartitionDetectionOptions) {}
 
   async apply(trx: Transaction<Tables>, batch: AppliedBatch): Promise<void> {
     const { records } = batch;
@@ -84,7 +85,7 @@ export class PartitionDetection implements BatchApplier {
   }
 
   /** The partition's engine; restored from the database when it is new here or its owner epoch changed. */
-  private async state(trx: Transaction<Tables>, batch: AppliedBatch): Promise<PartitionState> {
+  private async state(trx: Transaction<Tables>, batch: AppliedBatch): Promise<StreamPartitionState> {
     const known = this.states.get(batch.partition);
     if (known?.epoch === batch.epoch) return known;
     const build = this.options.build;
