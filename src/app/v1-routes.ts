@@ -44,6 +44,7 @@ import { installAuth } from '../identity/auth.js';
 import { webhookRoutes } from '../webhooks/webhook-routes.js';
 import { installInputGuards } from '../http/input-guard.js';
 import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } from './reactions.js';
+import { storagePorts } from './storage-ports.js';
 
 export interface ApiDependencies {
   config: Config;
@@ -111,7 +112,8 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     reactions: tenantReactions,
     summaryProvider: config.summaryProvider,
   });
-  await app.register(telemetryRoutes, { database, writer: deps.writer });
+  const storage = storagePorts(database);
+  await app.register(telemetryRoutes, { database, storage: storage.telemetry, writer: deps.writer });
   await app.register(savedSearchRoutes, { db });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(database.kind, policy, deps.detection.catalogue);

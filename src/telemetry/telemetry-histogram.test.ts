@@ -9,6 +9,7 @@ import { migrateToLatest } from '../storage/migrate.js';
 import { createTenant } from '../identity/tenant-service.js';
 import { seededRandom } from '../core/random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
+import { telemetryReader } from '../../test/helpers/storage-ports.js';
 import { bucketGrid, histogramTelemetry } from './telemetry-histogram.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
@@ -89,7 +90,7 @@ for (const target of databaseTargets) {
       test(`${name}: every bucket's count is the model's, with and without a field filter`, async () => {
         const input = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
         const filtered = await histogramTelemetry(
-          { database },
+          telemetryReader(database),
           tenantId,
           { ...input, query: 'http.status:503' },
           buckets,
@@ -103,7 +104,7 @@ for (const target of databaseTargets) {
           model(since, until, buckets, 503).reduce((sum, n) => sum + n, 0),
         );
         assert.ok(filtered.total > 0, 'the range holds matching records');
-        const all = await histogramTelemetry({ database }, tenantId, input, buckets);
+        const all = await histogramTelemetry(telemetryReader(database), tenantId, input, buckets);
         assert.deepEqual(
           all.buckets.map((bucket) => bucket.count),
           model(since, until, buckets),

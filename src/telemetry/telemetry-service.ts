@@ -17,7 +17,8 @@ import {
 } from './telemetry-store.js';
 import { MAX_FIELD_PATH_LENGTH, parseTelemetryQuery } from './telemetry-query.js';
 import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
-import { tailEnd, type TailPosition } from './tail-store.js';
+import type { TailPosition } from './tail-store.js';
+import type { TelemetryStorage } from './telemetry-ports.js';
 
 export interface StoredRecord {
   id: string;
@@ -59,9 +60,13 @@ export interface SearchInput {
   filters?: Record<string, FieldValue>;
 }
 
-/** Where reads go: the database and, in a server, the writer that may keep the search index. */
+/**
+ * Where reads go: the database, its telemetry storage ports and, in a server, the writer that
+ * may keep the search index.
+ */
 export interface TelemetryReader {
   database: Database;
+  storage: TelemetryStorage;
   writer?: SearchIndexKeeper;
 }
 
@@ -153,10 +158,10 @@ export async function searchTelemetry(
     );
   }
   await readYourWrites(reader, filter);
-  const tail = await tailEnd(reader.database.db, reader.database.kind);
+  const tail = await reader.storage.tail.end(reader.database.db);
   const from = page.start ? await startKey(reader.database, tenantId, page.start) : undefined;
   // One more than asked tells whether another page exists, so the last page says so.
-  const rows = await searchRecords(reader.database.db, reader.database.kind, tenantId, {
+  const rows = await searchRecords(reader.database.db, reader.storage.records, tenantId, {
     ...filter,
     order,
     limit: page.limit + 1,
@@ -199,7 +204,7 @@ export async function exportTelemetry(
 ): Promise<AsyncIterable<string>> {
   const filter = parseSearch(input);
   await readYourWrites(reader, filter);
-  const pages = rowPages(reader.database, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
+  const pages = rowPages(reader, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
   const first = await pages.next();
   return (async function* () {
     try {
@@ -238,18 +243,17 @@ const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r'
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(
-  database: Database,
+  reader: TelemetryReader,
   tenantId: number,
   query: RecordFilter,
   max = Number.POSITIVE_INFINITY,
-  keeper?: SearchIndexKeeper,
 ): AsyncGenerator<StoredRecord> {
-  await readYourWrites({ database, ...(keeper ? { writer: keeper } : {}) }, query);
-  for await (const rows of rowPages(database, tenantId, query, max)) yield* presentRecords(rows);
+  await readYourWrites(reader, query);
+  for await (const rows of rowPages(reader, tenantId, query, max)) yield* presentRecords(rows);
 }
 
 async function* rowPages(
-  database: Database,
+  { database, storage }: TelemetryReader,
   tenantId: number,
   filter: RecordFilter,
   max: number,
@@ -259,7 +263,7 @@ async function* rowPages(
   let remaining = max;
   while (remaining > 0) {
     const limit = Math.min(STREAM_PAGE, remaining);
-    const rows = await searchRecords(database.db, database.kind, tenantId, {
+    const rows = await searchRecords(database.db, storage.records, tenantId, {
       ...filter,
       order,
       limit,
