@@ -5,6 +5,7 @@ import { assessReach, describeReach } from '../detection/rule-reach.js';
 import { ConfigError, resolvePublicUrl, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
+import { storagePorts } from './storage-ports.js';
 import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
 import { GroupCommitQueue } from '../record-log/group-commit.js';
 import type { RecordLogWriter, RecordQueue } from '../record-log/record-log.js';
@@ -186,7 +187,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
           new PartitionDetection({
             build: config.detection === 'on' ? detection.buildProcessor : undefined,
             upkeep: {
-              kind: database.kind,
+              locks: storagePorts(database).locks,
               policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
               catalogue: detection.catalogue,
               geo: geoIpFromConfig(config.geoipDatabase),

@@ -3,6 +3,7 @@
 import type { Database } from '../storage/database.js';
 import type { RowLocks } from '../storage/row-locks.js';
 import type { TelemetryStorage } from '../telemetry/telemetry-ports.js';
+import type { CaseSearchStorage } from '../cases/case-search-sets.js';
 import { sqlitePorts } from '../storage/sqlite/index.js';
 import { postgresPorts } from '../storage/postgres/index.js';
 
@@ -10,6 +11,7 @@ import { postgresPorts } from '../storage/postgres/index.js';
 export interface StoragePorts {
   locks: RowLocks;
   telemetry: TelemetryStorage;
+  caseSearch: CaseSearchStorage;
 }
 
 export function storagePorts(database: Database): StoragePorts {

@@ -116,18 +116,19 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   await app.register(telemetryRoutes, { database, storage: storage.telemetry, writer: deps.writer });
   await app.register(savedSearchRoutes, { db });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
-  const writing = observationWriting(database.kind, policy, deps.detection.catalogue);
+  const writing = observationWriting(storage.locks, policy, deps.detection.catalogue);
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, writing });
   // Case responses embed the summary by reference to its schema (see cases/case-context.ts).
   app.addSchema(SummarySchema);
   await app.register(caseRoutes, {
     db,
-    kind: database.kind,
+    locks: storage.locks,
+    search: storage.caseSearch,
     catalogue: deps.detection.catalogue,
     summaries: caseSummaries,
   });
-  await app.register(deviceRoutes, { database, reactions: deviceReactions });
-  await app.register(deviceActionRoutes, { database, reactions: deviceReactions, queued: deps.webhooksQueued });
+  await app.register(deviceRoutes, { db, reactions: deviceReactions });
+  await app.register(deviceActionRoutes, { db, reactions: deviceReactions, queued: deps.webhooksQueued });
   await app.register(summaryRoutes, {
     db,
     catalogue: deps.detection.catalogue,

@@ -1,23 +1,10 @@
 // The storage ports telemetry reads through: where the two databases need different SQL (the
 // query language's conditions, the histogram's counting, reading the log after a position), the
 // feature asks for one of these and storage/sqlite or storage/postgres answers.
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { Clause } from './telemetry-prefilter.js';
-import type { QueryNode } from './telemetry-query.js';
-import type { TextScope } from './telemetry-query-sql.js';
-import type { BucketGrid, FieldFilter, RecordMatch } from './telemetry-store.js';
+import type { BucketGrid, RecordDialect, RecordMatch } from './telemetry-store.js';
 import type { TailBounds, TailPosition, TailRead } from './tail-store.js';
-
-/** The conditions on `r` (telemetry_records) a search compiles to, in the database's SQL. */
-export interface RecordDialect {
-  /** A cheap substring test every matching record passes (telemetry-prefilter.ts), or none. */
-  prefilter(clauses: Clause[]): RawBuilder<boolean> | undefined;
-  /** A parsed query of the telemetry query language as one condition. */
-  query(tenantId: number, node: QueryNode, scope: TextScope): RawBuilder<boolean>;
-  /** Field equalities (at least one) that must all hold, typed as JSON types them. */
-  fields(fields: FieldFilter[]): RawBuilder<boolean>;
-}
 
 /** Matching records per bucket of a histogram's grid. */
 export interface HistogramCounter {
@@ -36,6 +23,8 @@ export interface TailLog {
   end(db: Kysely<Tables>): Promise<TailPosition>;
   read(db: Kysely<Tables>, tenantId: number, match: RecordMatch, from: TailPosition, bounds: TailBounds): Promise<TailRead>;
 }
+
+export type { RecordDialect } from './telemetry-store.js';
 
 export interface TelemetryStorage {
   records: RecordDialect;

@@ -7,8 +7,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { usesFullText, type QueryNode } from './telemetry-query.js';
 import type { TextScope } from './telemetry-query-sql.js';
-import { equalityClause, queryClauses, type Wanted } from './telemetry-prefilter.js';
-import type { RecordDialect } from './telemetry-ports.js';
+import { equalityClause, queryClauses, type Clause, type Wanted } from './telemetry-prefilter.js';
 
 export type { TextScope } from './telemetry-query-sql.js';
 
@@ -39,6 +38,16 @@ export interface RecordMatch {
   query?: QueryNode;
   /** Field equalities that must all hold. Path segments never contain `"` or `\`. */
   fields?: FieldFilter[];
+}
+
+/** The conditions on `r` (telemetry_records) a search compiles to, in the database's SQL. */
+export interface RecordDialect {
+  /** A cheap substring test every matching record passes (telemetry-prefilter.ts), or none. */
+  prefilter(clauses: Clause[]): RawBuilder<boolean> | undefined;
+  /** A parsed query of the telemetry query language as one condition. */
+  query(tenantId: number, node: QueryNode, scope: TextScope): RawBuilder<boolean>;
+  /** Field equalities (at least one) that must all hold, typed as JSON types them. */
+  fields(fields: FieldFilter[]): RawBuilder<boolean>;
 }
 
 /** A record's place in receive-time order: ties (the same millisecond) in log order. */

@@ -2,6 +2,7 @@
 // app/storage-ports.ts picks this folder or postgres/ once, from the configuration.
 import type { SqliteDatabase } from '../database.js';
 import { sqliteRowLocks } from './row-locks.js';
+import { sqliteCaseSearch } from './case-search.js';
 import { sqliteRecordDialect } from './telemetry-dialect.js';
 import { sqliteHistogram } from './telemetry-histogram.js';
 import { sqliteTailLog } from './tail-log.js';
@@ -9,6 +10,7 @@ import { sqliteTailLog } from './tail-log.js';
 export function sqlitePorts(_database: SqliteDatabase) {
   return {
     locks: sqliteRowLocks,
+    caseSearch: sqliteCaseSearch,
     telemetry: { records: sqliteRecordDialect, histogram: sqliteHistogram, tail: sqliteTailLog },
   };
 }
