@@ -1,10 +1,12 @@
 // Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
 // search must follow, read-your-writes for text search, paging, and the record presenter.
+import type { Kysely } from 'kysely';
 import { recordId, recordIds } from '../core/record-ids.js';
 import { parseIsoTime } from '../core/time.js';
 import { AppError } from '../core/errors.js';
 import { hasControlCharacter } from '../core/control-characters.js';
 import type { Database } from '../storage/database.js';
+import type { Tables } from '../storage/schema.js';
 import {
   hasText,
   recordKeyOf,
@@ -159,7 +161,7 @@ export async function searchTelemetry(
   }
   await readYourWrites(reader, filter);
   const tail = await reader.storage.tail.end(reader.database.db);
-  const from = page.start ? await startKey(reader.database, tenantId, page.start) : undefined;
+  const from = page.start ? await startKey(reader.database.db, tenantId, page.start) : undefined;
   // One more than asked tells whether another page exists, so the last page says so.
   const rows = await searchRecords(reader.database.db, reader.storage.records, tenantId, {
     ...filter,
@@ -176,9 +178,9 @@ export async function searchTelemetry(
   };
 }
 
-async function startKey(database: Database, tenantId: number, start: PageStart): Promise<RecordKey> {
+async function startKey(db: Kysely<Tables>, tenantId: number, start: PageStart): Promise<RecordKey> {
   if ('from' in start) return start.from;
-  const key = await recordKeyOf(database.db, tenantId, start.afterSeq);
+  const key = await recordKeyOf(db, tenantId, start.afterSeq);
   if (!key)
     throw new AppError('invalid_cursor', 'cursor names a record that is no longer stored; start the search again', {
       extensions: { field: 'cursor' },
