@@ -1,7 +1,8 @@
 // Histogram counts against a model, on a real database: records at known receive times, some
 // matching a field filter, counted per bucket over ranges that start and end inside buckets and
-// whose buckets PostgreSQL splits between concurrent queries (PG_SLICES), so that a record on
-// either side of a slice's edge is counted once, in its own bucket.
+// whose buckets PostgreSQL splits between concurrent queries (PG_SLICES, in
+// storage/postgres/telemetry-histogram.ts), so that a record on either side of a slice's edge is
+// counted once, in its own bucket.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase, type Database } from '../storage/database.js';
