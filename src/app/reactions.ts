@@ -7,7 +7,7 @@ import type { DeviceReactions } from '../devices/device-service.js';
 import { openCasesByDevice } from '../devices/device-store.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { ObservationWriting } from '../observations/observation-service.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.js';
 import { rescoreCases } from '../cases/case-rescore.js';
 import { recordResponseAction } from '../cases/case-response-actions.js';
@@ -31,14 +31,13 @@ export const deviceReactions: DeviceReactions = {
 
 /** External observations join cases under the same policy as detected ones. */
 export function observationWriting(
-  kind: DatabaseKind,
+  locks: RowLocks,
   policy: GroupingPolicy,
   catalogue: AttackCatalogue,
 ): ObservationWriting {
   return {
-    kind,
     placeInCases: async (trx, observations, now) => {
-      await groupObservations({ db: trx, kind, policy, catalogue, now }, observations);
+      await groupObservations({ db: trx, locks, policy, catalogue, now }, observations);
     },
   };
 }

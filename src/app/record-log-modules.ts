@@ -150,7 +150,7 @@ export function scaleModule(w: Wiring): Module {
         new StreamPartitionDetection({
           build: config.detection === 'on' ? detection.buildProcessor : undefined,
           upkeep: {
-            kind: database.kind,
+            locks: w.ports.locks,
             policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
             catalogue: detection.catalogue,
             geo: geoIpFromConfig(config.geoipDatabase),

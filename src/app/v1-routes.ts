@@ -44,6 +44,7 @@ import { installAuth } from '../identity/auth.js';
 import { webhookRoutes } from '../webhooks/webhook-routes.js';
 import { installInputGuards } from '../http/input-guard.js';
 import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } from './reactions.js';
+import { storagePorts } from './storage-ports.js';
 
 export interface ApiDependencies {
   config: Config;
@@ -111,21 +112,23 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     reactions: tenantReactions,
     summaryProvider: config.summaryProvider,
   });
-  await app.register(telemetryRoutes, { database, writer: deps.writer });
+  const storage = storagePorts(database);
+  await app.register(telemetryRoutes, { database, storage: storage.telemetry, writer: deps.writer });
   await app.register(savedSearchRoutes, { db });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
-  const writing = observationWriting(database.kind, policy, deps.detection.catalogue);
+  const writing = observationWriting(storage.locks, policy, deps.detection.catalogue);
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, writing });
   // Case responses embed the summary by reference to its schema (see cases/case-context.ts).
   app.addSchema(SummarySchema);
   await app.register(caseRoutes, {
     db,
-    kind: database.kind,
+    locks: storage.locks,
+    search: storage.caseSearch,
     catalogue: deps.detection.catalogue,
     summaries: caseSummaries,
   });
-  await app.register(deviceRoutes, { database, reactions: deviceReactions });
-  await app.register(deviceActionRoutes, { database, reactions: deviceReactions, queued: deps.webhooksQueued });
+  await app.register(deviceRoutes, { db, reactions: deviceReactions });
+  await app.register(deviceActionRoutes, { db, reactions: deviceReactions, queued: deps.webhooksQueued });
   await app.register(summaryRoutes, {
     db,
     catalogue: deps.detection.catalogue,

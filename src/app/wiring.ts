@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
+import type { StoragePorts } from './storage-ports.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DetectionSetup } from '../detection/detection-setup.js';
 import type { RecordLogWriter } from '../record-log/record-log.js';
@@ -38,6 +39,8 @@ export interface Parts {
 export interface Wiring {
   config: Config;
   database: Database;
+  /** The database's storage ports, built once: what the features are given instead of its kind. */
+  ports: StoragePorts;
   metrics: Metrics;
   detection: DetectionSetup;
   /** The configured rule paths with the imported rule packages (sightline rules import). */

@@ -38,7 +38,7 @@ export async function findCases(
   page: CasePage,
   tracking: TotalTracking,
 ) {
-  const { db, kind, tenantId } = request;
+  const { db, search, tenantId } = request;
   const { assigneeRef, ...rest } = filter;
   const resolved: CaseFilter = { ...rest };
   if (assigneeRef !== undefined) {
@@ -53,7 +53,7 @@ export async function findCases(
       resolved.assignee = person?.id ?? '#unknown';
     }
   }
-  const { rows, total } = await searchCases(db, kind, tenantId, resolved, { ...page, limit: page.limit + 1 }, tracking);
+  const { rows, total } = await searchCases(db, search, tenantId, resolved, { ...page, limit: page.limit + 1 }, tracking);
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   const last = shown.at(-1);
@@ -84,7 +84,7 @@ export async function mergeCases(
   request: CaseRequest,
   merge: { targetRef: string; sourceRefs: readonly string[] },
 ): Promise<CaseView> {
-  const { db, kind, catalogue, tenantId, actor } = request;
+  const { db, locks, catalogue, tenantId, actor } = request;
   const { targetRef, sourceRefs } = merge;
   const merged = await writeTransaction(db, async (trx) => {
     // Stamped once the write lock is held, so updated_at follows commit order.
@@ -95,7 +95,7 @@ export async function mergeCases(
     // Every case row involved is locked first, in id order, before any of their parts is
     // touched: grouping locks a case row before its parts, so the same order cannot deadlock.
     const locked = new Map(
-      (await lockCases(trx, kind, tenantId, [targetId, ...sourceIds])).map((row) => [row.id, row]),
+      (await lockCases(trx, locks, tenantId, [targetId, ...sourceIds])).map((row) => [row.id, row]),
     );
     const lockedCase = (id: string) => {
       const row = locked.get(id);

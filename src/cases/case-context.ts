@@ -3,12 +3,14 @@
 // signatures, so a new dependency is a field, not a change to every call.
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Db, DatabaseKind } from '../storage/database.js';
+import type { Db } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 import type { Tables } from '../storage/schema.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { AuditActor } from '../identity/principal.js';
 import type { DeviceRow } from '../devices/device-store.js';
 import type { CaseRow } from './case-store.js';
+import type { CaseSearchStorage } from './case-search-sets.js';
 
 /** A case's AI summary as the API shows it: its shape belongs to the summaries feature. */
 export type CaseSummaryView = object;
@@ -35,7 +37,10 @@ export interface CaseSummaries {
 /** Set once, when the case routes are registered. */
 export interface CasesDeps {
   db: Kysely<Tables>;
-  kind: DatabaseKind;
+  /** Locks for merging cases. */
+  locks: RowLocks;
+  /** Where case search differs between databases. */
+  search: CaseSearchStorage;
   catalogue: AttackCatalogue;
   summaries: CaseSummaries;
 }

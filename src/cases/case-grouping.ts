@@ -9,7 +9,7 @@
 // external write), so an observation is grouped exactly once.
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseGrouping } from '../config/config.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 import { newId } from '../core/ids.js';
 import { deviceKey, ensureDevice, findDevicesByIds } from '../devices/device-store.js';
 import { hostKey } from '../devices/device-sightings.js';
@@ -47,7 +47,7 @@ export const DEFAULT_GROUPING: GroupingPolicy = { windowMs: 24 * 3_600_000, grou
 
 export interface GroupingContext {
   db: Db;
-  kind: DatabaseKind;
+  locks: RowLocks;
   policy: GroupingPolicy;
   catalogue: AttackCatalogue;
   now: number;
@@ -110,7 +110,7 @@ interface Pending {
 
 async function groupBucket(context: GroupingContext, bucket: Bucket): Promise<string[]> {
   const { db, policy } = context;
-  await lockGroup(db, context.kind, bucket.tenantId, bucket.groupKey);
+  await lockGroup(db, context.locks, bucket.tenantId, bucket.groupKey);
   const touched: string[] = [];
   let pending: Pending | undefined;
   for (const observation of bucket.observations) {
@@ -124,7 +124,7 @@ async function groupBucket(context: GroupingContext, bucket: Bucket): Promise<st
         bucket.deviceId !== null && policy.grouping === 'device'
           ? { deviceId: bucket.deviceId }
           : { groupKey: bucket.groupKey };
-      const existing = await findOpenCase(db, context.kind, bucket.tenantId, match, window);
+      const existing = await findOpenCase(db, context.locks, bucket.tenantId, match, window);
       pending = {
         existing,
         contents: existing ? contentsOf(existing) : emptyContents(0, observation.firstTime),

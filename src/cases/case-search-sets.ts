@@ -1,9 +1,9 @@
 // The filters of case search that name a set of cases held elsewhere: a device, a tag and a
-// technique (their join tables) and free text (the trigram index of migration 0006). A set can
-// drive a search (its few cases are read and sorted), or be checked per case while the search
-// walks a sort index; case-search.ts decides which from the set's size.
+// technique (their join tables) and free text (the trigram index of migration 0006, read through
+// the database's CaseSearchStorage). A set can drive a search (its few cases are read and
+// sorted), or be checked per case while the search walks a sort index; case-search.ts decides
+// which from the set's size.
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { DatabaseKind } from '../storage/database.js';
 import type { Db } from './case-store.js';
 import { likeContains } from '../storage/like.js';
 
@@ -16,6 +16,21 @@ export interface CaseSet {
   joinsOn: RawBuilder<SqlBool>;
   /** True for the cases of `c` in the set. */
   contains: Expression<SqlBool>;
+}
+
+/**
+ * Where case search differs between databases (storage/sqlite and storage/postgres answer it):
+ * how free text finds its cases, each database having a trigram index of its own kind, and
+ * whether the planner must be told which sort index to walk.
+ */
+export interface CaseSearchStorage {
+  /** The free-text filter (normalised, at least MIN_INDEXED_TEXT characters) as a set of cases. */
+  textSet(db: Db, tenantId: number, text: string): CaseSet;
+  /**
+   * `cases AS c`, walked along the named sort index when many cases match: a database without
+   * statistics is told to, one with statistics chooses for itself.
+   */
+  walkingIndex(index: string): RawBuilder<unknown>;
 }
 
 /** Text shorter than this has no trigram: it is matched by reading each case's search text. */
@@ -71,42 +86,14 @@ export function techniqueSet(db: Db, tenantId: number, technique: string): CaseS
   return joinTableSet(db, tenantId, 'case_techniques', 'technique', technique);
 }
 
-/** The FTS5 rowid is (tenant_id << 40) + seq, as migration 0006 writes it. */
-const TENANT_SHIFT = sql.raw('40');
-
-/**
- * SQLite: the FTS5 trigram index answers a phrase query (the text, quoted) with exactly the cases
- * whose search text contains it, from the index alone, inside the tenant's rowid range. Its
- * rowid must be compared with integer expressions: the driver binds numbers as REAL, and FTS5
- * does not honour `rowid = <real>`.
- */
-function sqliteTextSet(db: Db, tenantId: number, text: string): CaseSet {
-  const phrase = `"${text.replace(/"/g, '""')}"`;
-  const members = sql`SELECT rowid - (${tenantId} << ${TENANT_SHIFT}) AS key FROM case_text
-    WHERE case_text MATCH ${phrase} AND rowid >= (${tenantId} << ${TENANT_SHIFT}) AND rowid < ((${tenantId} + 1) << ${TENANT_SHIFT})`;
-  return {
-    size: (limit) => countUpTo(db, members, limit),
-    members,
-    joinsOn: sql<SqlBool>`c.seq = d.key`,
-    // FTS5 answers a whole query far faster than one probe per case: the set is built once.
-    contains: sql<SqlBool>`c.seq IN (${members})`,
-  };
-}
-
-/** PostgreSQL: LIKE, answered from the pg_trgm GIN index; the planner has statistics to choose its own plan. */
-function postgresTextSet(db: Db, tenantId: number, text: string): CaseSet {
-  const members = sql`SELECT c.seq AS key FROM cases c WHERE c.tenant_id = ${tenantId} AND ${textLike(text)}`;
-  return {
-    size: (limit) => countUpTo(db, members, limit),
-    members,
-    joinsOn: sql<SqlBool>`c.seq = d.key`,
-    contains: textLike(text),
-  };
-}
-
 /** The text filter as a set; undefined when the text is too short for the trigram index. */
-export function textSet(db: Db, kind: DatabaseKind, tenantId: number, text: string): CaseSet | undefined {
+export function textSet(
+  db: Db,
+  storage: CaseSearchStorage,
+  tenantId: number,
+  text: string,
+): CaseSet | undefined {
   // Trigrams are of characters (code points), not UTF-16 units.
   if (Array.from(text).length < MIN_INDEXED_TEXT) return undefined;
-  return kind === 'sqlite' ? sqliteTextSet(db, tenantId, text) : postgresTextSet(db, tenantId, text);
+  return storage.textSet(db, tenantId, text);
 }

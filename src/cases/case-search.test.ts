@@ -12,6 +12,7 @@ import { ensureDevice } from '../devices/device-store.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { seededRandom } from '../core/random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
+import { storagePorts } from '../../test/helpers/storage-ports.js';
 import { addCaseDevices, addCaseTechniques, insertCase, replaceCaseTags, type CaseRow } from './case-store.js';
 import {
   DRIVE_LIMIT,
@@ -166,7 +167,7 @@ for (const target of databaseTargets) {
       for (let pages = 0; pages < 100; pages++) {
         const { rows, total } = await searchCases(
           database.db,
-          database.kind,
+          storagePorts(database).caseSearch,
           tenantId,
           filter,
           { sort, order, limit: 400, ...(afterKey ? { after: afterKey } : {}) },
@@ -241,7 +242,7 @@ for (const target of databaseTargets) {
         (
           await searchCases(
             database.db,
-            database.kind,
+            storagePorts(database).caseSearch,
             tenantId,
             { text },
             { sort: 'created', order: 'desc', limit: 10 },

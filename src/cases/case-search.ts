@@ -7,7 +7,6 @@
 // than the page.
 import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { CasesTable, Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
 import type { CaseRow, Db } from './case-store.js';
 import {
   countUpTo,
@@ -17,6 +16,7 @@ import {
   techniqueSet,
   textLike,
   textSet,
+  type CaseSearchStorage,
   type CaseSet,
 } from './case-search-sets.js';
 
@@ -118,13 +118,12 @@ function setFilters(db: Db, tenantId: number, filter: CaseFilter, text: CaseSet 
 }
 
 /** A search's cases: those of the driving set, or all of the tenant's, walked through an index. */
-function source(kind: DatabaseKind, driver: CaseSet | undefined, walk?: string): RawBuilder<unknown> {
+function source(storage: CaseSearchStorage, driver: CaseSet | undefined, walk?: string): RawBuilder<unknown> {
   // SQLite never reorders a CROSS JOIN: the set stays the outer loop.
   if (driver) return sql`(${driver.members}) AS d CROSS JOIN cases AS c`;
-  // Without statistics (the server never runs ANALYZE) SQLite takes an equality or range filter
-  // for a selective one and sorts what it finds; when many cases match, walking the sort index
-  // finds the page sooner. PostgreSQL has statistics and chooses for itself.
-  return walk && kind === 'sqlite' ? sql`cases AS c INDEXED BY ${sql.id(walk)}` : sql`cases AS c`;
+  // When many cases match, walking the sort index finds the page sooner; whether the planner
+  // must be told so is the database's (CaseSearchStorage.walkingIndex).
+  return walk ? storage.walkingIndex(walk) : sql`cases AS c`;
 }
 
 /** Whole rows of the page's cases, in the page's order. */
@@ -143,14 +142,14 @@ async function readRows(db: Db, tenantId: number, seqs: readonly number[]): Prom
 
 export async function searchCases(
   db: Db,
-  kind: DatabaseKind,
+  storage: CaseSearchStorage,
   tenantId: number,
   filter: CaseFilter,
   page: CasePage,
   tracking: TotalTracking,
 ): Promise<{ rows: CaseRow[]; total: CaseTotal | null }> {
   const text = filter.text === undefined || normaliseText(filter.text) === '' ? undefined : normaliseText(filter.text);
-  const indexedText = text === undefined ? undefined : textSet(db, kind, tenantId, text);
+  const indexedText = text === undefined ? undefined : textSet(db, storage, tenantId, text);
   const sets = setFilters(db, tenantId, filter, indexedText);
   const conditions = rowConditions(filter, indexedText ? undefined : text);
   const cap = tracking && 'upTo' in tracking ? tracking.upTo : null;
@@ -174,7 +173,7 @@ export async function searchCases(
 
   let matches: number | undefined;
   if (lone) matches = sized[0]?.size;
-  else if (!driver || tracking) matches = await countUpTo(db, matching(source(kind, driver)), countLimit);
+  else if (!driver || tracking) matches = await countUpTo(db, matching(source(storage, driver)), countLimit);
 
   const column = sortColumn[page.sort];
   const order = sql.raw(page.order);
@@ -183,7 +182,7 @@ export async function searchCases(
     ? scope(scope.refTuple(column, 'c.seq'), page.order === 'desc' ? '<' : '>', scope.tuple(after.value, after.seq))
     : sql<SqlBool>`1 = 1`;
   const walk = !driver && matches !== undefined && matches > DRIVE_LIMIT ? sortIndex[page.sort] : undefined;
-  const keys = await sql<{ seq: number }>`SELECT c.seq FROM ${source(kind, driver, walk)} WHERE ${where} AND ${beyond}
+  const keys = await sql<{ seq: number }>`SELECT c.seq FROM ${source(storage, driver, walk)} WHERE ${where} AND ${beyond}
     ORDER BY ${sql.ref(column)} ${order}, c.seq ${order} LIMIT ${page.limit}`.execute(db);
   const rows = await readRows(
     db,

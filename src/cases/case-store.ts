@@ -2,7 +2,7 @@
 // writers run inside the caller's transaction (grouping runs in the detection worker's).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 import { emitCaseEvents } from './case-events.js';
 
 export type CaseRow = Selectable<CasesTable>;
@@ -20,16 +20,15 @@ export async function nextCaseNumber(db: Db, tenantId: number): Promise<number> 
   return row.last_number;
 }
 
-/** Serialises grouping of one (tenant, group) on PostgreSQL; SQLite has one writer already. */
-export async function lockGroup(db: Db, kind: DatabaseKind, tenantId: number, groupKey: string): Promise<void> {
-  if (kind === 'postgres')
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`case:${tenantId}:${groupKey}`}, 0))`.execute(db);
+/** Serialises grouping of one (tenant, group) until the transaction ends (RowLocks.lockKey). */
+export async function lockGroup(db: Db, locks: RowLocks, tenantId: number, groupKey: string): Promise<void> {
+  await locks.lockKey(db, `case:${tenantId}:${groupKey}`);
 }
 
 /** The open case a new observation in this window would join: by device (merges included) or by group. */
 export async function findOpenCase(
   db: Db,
-  kind: DatabaseKind,
+  locks: RowLocks,
   tenantId: number,
   match: { deviceId: string } | { groupKey: string },
   window: { from: number; to: number },
@@ -51,18 +50,18 @@ export async function findOpenCase(
     .where('c.first_observation_at', '<=', window.to);
   query = query.orderBy('c.last_observation_at', 'desc').limit(1);
   // Locked until the grouping transaction ends: a concurrent update waits, then finds the version moved.
-  return (kind === 'postgres' ? query.forUpdate('c') : query).executeTakeFirst();
+  return locks.forUpdate(query, 'c').executeTakeFirst();
 }
 
-/** Reads cases, locking their rows in id order on PostgreSQL (SQLite's one writer needs no lock). */
-export function lockCases(db: Db, kind: DatabaseKind, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
+/** Reads cases, locking their rows in id order (RowLocks.forUpdate). */
+export function lockCases(db: Db, locks: RowLocks, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
   const query = db
     .selectFrom('cases')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', [...new Set(ids)])
     .orderBy('id');
-  return (kind === 'postgres' ? query.forUpdate() : query).execute();
+  return locks.forUpdate(query).execute();
 }
 
 export async function insertCase(db: Db, row: Omit<CaseRow, 'seq'>): Promise<void> {

@@ -4,7 +4,7 @@
 // each request counts only the current hour afresh. A busy tenant thus costs one hour of index
 // entries per request rather than a day's.
 import type { Database } from '../storage/database.js';
-import { countPerBucket, lastReceivedAt } from '../telemetry/telemetry-store.js';
+import { countPerBucket, lastReceivedAt, timeConditions } from '../telemetry/telemetry-store.js';
 
 export const BUCKET_MS = 3_600_000;
 export const BUCKETS = 24;
@@ -52,7 +52,7 @@ export async function receivedStats(
   cache: HourlyCountCache,
   now = Date.now(),
 ): Promise<ReceivedStats> {
-  const { db, kind } = database;
+  const { db } = database;
   const current = Math.floor(now / BUCKET_MS) * BUCKET_MS;
   const since = current - (BUCKETS - 1) * BUCKET_MS;
   const starts = Array.from({ length: BUCKETS }, (_, i) => since + i * BUCKET_MS);
@@ -63,7 +63,7 @@ export async function receivedStats(
   const firstUnknown = starts.find((start) => !isFinal(start) || cache.get(tenantId, start) === undefined) ?? current;
   // The same count per bucket as a search's histogram, with no criteria: index entries only.
   const grid = { origin: firstUnknown, width: BUCKET_MS, count: (current - firstUnknown) / BUCKET_MS + 1 };
-  const counted = await countPerBucket(db, kind, tenantId, { since: firstUnknown, until: now + 1 }, grid);
+  const counted = await countPerBucket(db, tenantId, timeConditions({ since: firstUnknown, until: now + 1 }), grid);
   const buckets = starts.map((start) => {
     const records =
       start >= firstUnknown ? (counted.get((start - firstUnknown) / BUCKET_MS) ?? 0) : cache.get(tenantId, start);

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Database } from '../storage/database.js';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
 import { principalOf, tenantOf } from '../identity/auth.js';
 import { actorOf } from '../identity/principal.js';
 import { problemResponse, Timestamp } from '../http/schemas.js';
@@ -62,15 +63,14 @@ const ActionParams = Type.Object({
 
 export const deviceActionRoutes = routePlugin(function deviceActionRoutes(
   app: FastifyInstance,
-  deps: { database: Database; reactions: DeviceReactions; queued: () => void },
+  deps: { db: Kysely<Tables>; reactions: DeviceReactions; queued: () => void },
 ): void {
-  const { db, kind } = deps.database;
+  const { db } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Devices'];
   const respond = { access: { scope: 'tenant', permission: 'devices:respond' } } as const;
   const context = (request: FastifyRequest): DeviceActionContext => ({
     db,
-    kind,
     tenantId: tenantOf(request).id,
     actor: actorOf(principalOf(request)),
     ip: request.ip,

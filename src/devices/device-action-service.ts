@@ -6,7 +6,6 @@
 // outcome. All of it in one transaction.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
 import type { DeviceActionKind } from '../storage/tables/device-actions.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { AppError } from '../core/errors.js';
@@ -31,7 +30,6 @@ export const MAX_REASON_LENGTH = 1_000;
 
 export interface DeviceActionContext {
   db: Kysely<Tables>;
-  kind: DatabaseKind;
   tenantId: number;
   actor: AuditActor;
   ip: string | null;

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Database } from '../storage/database.js';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
 import { principalOf, tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor } from '../http/schemas.js';
@@ -17,9 +18,9 @@ const DeviceParams = Type.Object({ device_id: Type.String({ maxLength: 64, descr
 
 export const deviceRoutes = routePlugin(function deviceRoutes(
   app: FastifyInstance,
-  deps: { database: Database; reactions: DeviceReactions },
+  deps: { db: Kysely<Tables>; reactions: DeviceReactions },
 ): void {
-  const { db, kind } = deps.database;
+  const { db } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   routes.get(
@@ -93,7 +94,7 @@ export const deviceRoutes = routePlugin(function deviceRoutes(
     },
     async (request) =>
       editDevice(
-        { db, kind, tenantId: tenantOf(request).id, actor: actorOf(principalOf(request)), reactions: deps.reactions },
+        { db, tenantId: tenantOf(request).id, actor: actorOf(principalOf(request)), reactions: deps.reactions },
         request.params.device_id,
         request.body,
       ),

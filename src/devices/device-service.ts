@@ -2,7 +2,7 @@
 // change rescores the device's open cases in the same transaction.
 import type { Kysely } from 'kysely';
 import type { Criticality, Tables } from '../storage/schema.js';
-import type { Db, DatabaseKind } from '../storage/database.js';
+import type { Db } from '../storage/database.js';
 import { AppError } from '../core/errors.js';
 import type { IsolationState } from './device-action-rules.js';
 import type { DeviceActionRow } from './device-action-store.js';
@@ -47,7 +47,6 @@ export interface DeviceReactions {
 /** One edit request: who, in which tenant, and what follows from it. */
 export interface DeviceEdit {
   db: Kysely<Tables>;
-  kind: DatabaseKind;
   tenantId: number;
   actor: AuditActor;
   reactions: DeviceReactions;

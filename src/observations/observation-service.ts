@@ -7,7 +7,7 @@ import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
 import type { AttackCatalogue, AttackTechnique } from '../detection/attack.js';
 import { usableHost } from '../devices/device-sightings.js';
-import type { Db, DatabaseKind } from '../storage/database.js';
+import type { Db } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
 import type { FieldValue } from '../telemetry/normalise/event.js';
@@ -33,7 +33,6 @@ export type PlaceInCases = (trx: Db, observations: NewObservation[], now: number
 
 /** What an external write needs beyond the request: where to write and how to file the result. */
 export interface ObservationWriting {
-  kind: DatabaseKind;
   placeInCases: PlaceInCases;
 }
 

@@ -7,7 +7,7 @@
 // worker stores the same inside each batch's apply (stream-partition-detection.ts).
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 import type { RecordLogReader } from '../record-log/record-log.js';
 import { insertNetworkEvents, insertProcessEvents } from '../telemetry/process-event-store.js';
 import type { GeoIpSource } from '../devices/geoip.js';
@@ -23,7 +23,7 @@ import { groupObservations, type GroupingPolicy } from '../cases/case-grouping.j
 
 /** What the commit needs to keep devices and cases up to date with the chunk. */
 export interface CaseUpkeep {
-  kind: DatabaseKind;
+  locks: RowLocks;
   policy: GroupingPolicy;
   catalogue: AttackCatalogue;
   geo: GeoIpSource;
@@ -66,7 +66,7 @@ export async function storeDetection(
   await upsertLogsourceSightings(trx, input.output.logsources);
   const created = await insertObservations(trx, observations, input.now, null);
   await groupObservations(
-    { db: trx, kind: upkeep.kind, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
+    { db: trx, locks: upkeep.locks, policy: upkeep.policy, catalogue: upkeep.catalogue, now: stamp, deviceIds },
     created,
   );
   await saveCorrelationState(trx, input.correlationChanges, input.now);

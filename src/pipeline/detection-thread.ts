@@ -15,6 +15,7 @@ import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
 import { ACTIVE_GAP_MS, restAfterChunk } from '../detection/burst-pacing.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
 import { relaxSqliteCommits } from '../storage/database.js';
+import { storagePorts } from './storage-ports.js';
 
 export interface DetectionThreadData {
   databaseUrl: string;
@@ -62,7 +63,7 @@ if (database.kind === 'sqlite') await relaxSqliteCommits(database);
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
 const log = new SqlRecordLogReader(database.db, database.kind);
 const commit = detectionCommitter(database.db, log, {
-  kind: database.kind,
+  locks: storagePorts(database).locks,
   policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
   catalogue: setup.catalogue,
   geo: geoIpFromConfig(data.geoipDatabase),

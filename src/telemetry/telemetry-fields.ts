@@ -1,7 +1,8 @@
 // Field names for query suggestions: the dotted paths of the tenant's newest records, counted,
 // most common first. Only object keys a query can name (the grammar's characters) are listed;
 // arrays are not descended into, as a path cannot address their elements.
-import type { Database } from '../storage/database.js';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../storage/schema.js';
 import { newestRecordTexts } from './telemetry-store.js';
 
 export const FIELD_SAMPLE_RECORDS = 1_000;
@@ -15,10 +16,10 @@ export interface FieldCount {
 }
 
 export async function recentFields(
-  database: Database,
+  db: Kysely<Tables>,
   tenantId: number,
 ): Promise<{ fields: FieldCount[]; records_read: number }> {
-  const texts = await newestRecordTexts(database.db, tenantId, FIELD_SAMPLE_RECORDS);
+  const texts = await newestRecordTexts(db, tenantId, FIELD_SAMPLE_RECORDS);
   const counts = new Map<string, number>();
   for (const text of texts) {
     const paths = new Set<string>();

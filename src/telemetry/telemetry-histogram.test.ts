@@ -1,7 +1,8 @@
 // Histogram counts against a model, on a real database: records at known receive times, some
 // matching a field filter, counted per bucket over ranges that start and end inside buckets and
-// whose buckets PostgreSQL splits between concurrent queries (PG_SLICES), so that a record on
-// either side of a slice's edge is counted once, in its own bucket.
+// whose buckets PostgreSQL splits between concurrent queries (PG_SLICES, in
+// storage/postgres/telemetry-histogram.ts), so that a record on either side of a slice's edge is
+// counted once, in its own bucket.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase, type Database } from '../storage/database.js';
@@ -9,6 +10,7 @@ import { migrateToLatest } from '../storage/migrate.js';
 import { createTenant } from '../identity/tenant-service.js';
 import { seededRandom } from '../core/random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
+import { telemetryReader } from '../../test/helpers/storage-ports.js';
 import { bucketGrid, histogramTelemetry } from './telemetry-histogram.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
@@ -89,7 +91,7 @@ for (const target of databaseTargets) {
       test(`${name}: every bucket's count is the model's, with and without a field filter`, async () => {
         const input = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
         const filtered = await histogramTelemetry(
-          { database },
+          telemetryReader(database),
           tenantId,
           { ...input, query: 'http.status:503' },
           buckets,
@@ -103,7 +105,7 @@ for (const target of databaseTargets) {
           model(since, until, buckets, 503).reduce((sum, n) => sum + n, 0),
         );
         assert.ok(filtered.total > 0, 'the range holds matching records');
-        const all = await histogramTelemetry({ database }, tenantId, input, buckets);
+        const all = await histogramTelemetry(telemetryReader(database), tenantId, input, buckets);
         assert.deepEqual(
           all.buckets.map((bucket) => bucket.count),
           model(since, until, buckets),

@@ -18,7 +18,6 @@
 // strpos over a record costs about a quarter of what the search spends per record in a
 // one-day histogram.
 import { sql, type RawBuilder } from 'kysely';
-import type { DatabaseKind } from '../storage/database.js';
 import { asNumber, type QueryNode } from './telemetry-query.js';
 
 /**
@@ -32,7 +31,7 @@ export interface Clause {
 
 /** Wider clauses would cost more than parsing the record; beyond these, tests are left out. */
 const MAX_NEEDLES = 8;
-const MAX_CLAUSES = 4;
+export const MAX_CLAUSES = 4;
 
 /** What an equality's value may be, as sqliteEquals takes it. */
 export interface Wanted {
@@ -115,25 +114,17 @@ export function queryClauses(node: QueryNode): Clause[] {
 }
 
 /**
- * The clauses as one SQL condition on `r.record`, or undefined when there are none. SQLite: GLOB
- * (a byte scan; instr compares at every character and cost more than the parse it would save),
- * and only clauses of one value (a string and the backslash), as each further scan of a record
- * costs about what SQLite's JSON lookup does; its writer marks nothing plain. PostgreSQL:
- * strpos, all clauses, as its jsonb parse (and the guard before it) costs many scans; the
- * `plain` needles for records marked plain_text, the `any` ones for the rest.
+ * The clauses as one SQL condition, each clause an OR of `contains` over the needles `pick`
+ * chooses, the clauses ANDed; each database's dialect decides which clauses it keeps (at most
+ * MAX_CLAUSES), how it tests for a substring and which needles a record needs.
  */
-export function textPrefilter(kind: DatabaseKind, clauses: Clause[]): RawBuilder<boolean> | undefined {
-  const kept = clauses.filter((clause) => kind === 'postgres' || clause.any.length <= 2).slice(0, MAX_CLAUSES);
-  if (kept.length === 0) return undefined;
-  const contains = (needle: string) =>
-    kind === 'sqlite'
-      ? sql`r.record GLOB ${`*${needle.replace(/[*?[]/g, (char) => `[${char}]`)}*`}`
-      : sql`strpos(r.record, ${needle}) > 0`;
-  const all = (pick: (clause: Clause) => string[]) =>
-    sql<boolean>`(${sql.join(
-      kept.map((clause) => sql`(${sql.join(pick(clause).map(contains), sql` OR `)})`),
-      sql` AND `,
-    )})`;
-  if (kind === 'sqlite') return all((clause) => clause.any);
-  return sql<boolean>`((r.plain_text AND ${all((clause) => clause.plain)}) OR (r.plain_text IS NOT TRUE AND ${all((clause) => clause.any)}))`;
+export function allClauses(
+  kept: Clause[],
+  pick: (clause: Clause) => string[],
+  contains: (needle: string) => RawBuilder<unknown>,
+): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.join(
+    kept.map((clause) => sql`(${sql.join(pick(clause).map(contains), sql` OR `)})`),
+    sql` AND `,
+  )})`;
 }

@@ -82,7 +82,7 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         response: { 200: FieldsResponse },
       },
     },
-    async (request) => recentFields(deps.database, tenantOf(request).id),
+    async (request) => recentFields(deps.database.db, tenantOf(request).id),
   );
 
   routes.post(

@@ -1,10 +1,12 @@
 // Searching and exporting stored records for readers (the /v1 API and the CLI): the rules a
 // search must follow, read-your-writes for text search, paging, and the record presenter.
+import type { Kysely } from 'kysely';
 import { recordId, recordIds } from '../core/record-ids.js';
 import { parseIsoTime } from '../core/time.js';
 import { AppError } from '../core/errors.js';
 import { hasControlCharacter } from '../core/control-characters.js';
 import type { Database } from '../storage/database.js';
+import type { Tables } from '../storage/schema.js';
 import {
   hasText,
   recordKeyOf,
@@ -17,7 +19,8 @@ import {
 } from './telemetry-store.js';
 import { MAX_FIELD_PATH_LENGTH, parseTelemetryQuery } from './telemetry-query.js';
 import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
-import { tailEnd, type TailPosition } from './tail-store.js';
+import type { TailPosition } from './tail-store.js';
+import type { TelemetryStorage } from './telemetry-ports.js';
 
 export interface StoredRecord {
   id: string;
@@ -59,9 +62,13 @@ export interface SearchInput {
   filters?: Record<string, FieldValue>;
 }
 
-/** Where reads go: the database and, in a server, the writer that may keep the search index. */
+/**
+ * Where reads go: the database, its telemetry storage ports and, in a server, the writer that
+ * may keep the search index.
+ */
 export interface TelemetryReader {
   database: Database;
+  storage: TelemetryStorage;
   writer?: SearchIndexKeeper;
 }
 
@@ -153,10 +160,10 @@ export async function searchTelemetry(
     );
   }
   await readYourWrites(reader, filter);
-  const tail = await tailEnd(reader.database.db, reader.database.kind);
-  const from = page.start ? await startKey(reader.database, tenantId, page.start) : undefined;
+  const tail = await reader.storage.tail.end(reader.database.db);
+  const from = page.start ? await startKey(reader.database.db, tenantId, page.start) : undefined;
   // One more than asked tells whether another page exists, so the last page says so.
-  const rows = await searchRecords(reader.database.db, reader.database.kind, tenantId, {
+  const rows = await searchRecords(reader.database.db, reader.storage.records, tenantId, {
     ...filter,
     order,
     limit: page.limit + 1,
@@ -171,9 +178,9 @@ export async function searchTelemetry(
   };
 }
 
-async function startKey(database: Database, tenantId: number, start: PageStart): Promise<RecordKey> {
+async function startKey(db: Kysely<Tables>, tenantId: number, start: PageStart): Promise<RecordKey> {
   if ('from' in start) return start.from;
-  const key = await recordKeyOf(database.db, tenantId, start.afterSeq);
+  const key = await recordKeyOf(db, tenantId, start.afterSeq);
   if (!key)
     throw new AppError('invalid_cursor', 'cursor names a record that is no longer stored; start the search again', {
       extensions: { field: 'cursor' },
@@ -199,7 +206,7 @@ export async function exportTelemetry(
 ): Promise<AsyncIterable<string>> {
   const filter = parseSearch(input);
   await readYourWrites(reader, filter);
-  const pages = rowPages(reader.database, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
+  const pages = rowPages(reader, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
   const first = await pages.next();
   return (async function* () {
     try {
@@ -238,18 +245,17 @@ const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r'
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(
-  database: Database,
+  reader: TelemetryReader,
   tenantId: number,
   query: RecordFilter,
   max = Number.POSITIVE_INFINITY,
-  keeper?: SearchIndexKeeper,
 ): AsyncGenerator<StoredRecord> {
-  await readYourWrites({ database, ...(keeper ? { writer: keeper } : {}) }, query);
-  for await (const rows of rowPages(database, tenantId, query, max)) yield* presentRecords(rows);
+  await readYourWrites(reader, query);
+  for await (const rows of rowPages(reader, tenantId, query, max)) yield* presentRecords(rows);
 }
 
 async function* rowPages(
-  database: Database,
+  { database, storage }: TelemetryReader,
   tenantId: number,
   filter: RecordFilter,
   max: number,
@@ -259,7 +265,7 @@ async function* rowPages(
   let remaining = max;
   while (remaining > 0) {
     const limit = Math.min(STREAM_PAGE, remaining);
-    const rows = await searchRecords(database.db, database.kind, tenantId, {
+    const rows = await searchRecords(database.db, storage.records, tenantId, {
       ...filter,
       order,
       limit,

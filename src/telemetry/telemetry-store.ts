@@ -2,13 +2,12 @@
 // log order (or newest first), with keyset pagination, and match counts per time bucket (the
 // search histogram, and with no criteria the collector's records per hour).
 // Full text: SQLite FTS5 or PostgreSQL's tsvector table, both filled by the search indexer
-// behind the log (see search-index.ts).
+// behind the log (see search-index.ts); each database's SQL comes from its RecordDialect.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
 import { usesFullText, type QueryNode } from './telemetry-query.js';
-import { queryCondition, recordJsonb, sqliteEquals, type TextScope } from './telemetry-query-sql.js';
-import { equalityClause, queryClauses, textPrefilter, type Wanted } from './telemetry-prefilter.js';
+import type { TextScope } from './telemetry-query-sql.js';
+import { equalityClause, queryClauses, type Clause, type Wanted } from './telemetry-prefilter.js';
 
 export type { TextScope } from './telemetry-query-sql.js';
 
@@ -41,6 +40,16 @@ export interface RecordMatch {
   fields?: FieldFilter[];
 }
 
+/** The conditions on `r` (telemetry_records) a search compiles to, in the database's SQL. */
+export interface RecordDialect {
+  /** A cheap substring test every matching record passes (telemetry-prefilter.ts), or none. */
+  prefilter(clauses: Clause[]): RawBuilder<boolean> | undefined;
+  /** A parsed query of the telemetry query language as one condition. */
+  query(tenantId: number, node: QueryNode, scope: TextScope): RawBuilder<boolean>;
+  /** Field equalities (at least one) that must all hold, typed as JSON types them. */
+  fields(fields: FieldFilter[]): RawBuilder<boolean>;
+}
+
 /** A record's place in receive-time order: ties (the same millisecond) in log order. */
 export interface RecordKey {
   receivedAt: number;
@@ -63,12 +72,12 @@ export const recordColumns = ['r.seq', 'r.received_at', 'r.event_time', 'r.recor
  */
 export async function searchRecords(
   db: Kysely<Tables>,
-  kind: DatabaseKind,
+  dialect: RecordDialect,
   tenantId: number,
   query: RecordQuery,
 ): Promise<StoredRecordRow[]> {
   let select = db.selectFrom('telemetry_records as r').select(recordColumns).where('r.tenant_id', '=', tenantId);
-  for (const condition of matchConditions(kind, tenantId, query)) select = select.where(condition);
+  for (const condition of matchConditions(dialect, tenantId, query)) select = select.where(condition);
   const desc = query.order === 'desc';
   if (query.from) {
     const { receivedAt, seq } = query.from;
@@ -110,16 +119,14 @@ export async function recordKeyOf(db: Kysely<Tables>, tenantId: number, seq: num
 
 /** The conditions on `r` (telemetry_records) a record must meet; the tenant is filtered by the caller. */
 export function matchConditions(
-  kind: DatabaseKind,
+  dialect: RecordDialect,
   tenantId: number,
   match: RecordMatch,
   scope: TextScope = { kind: 'all' },
 ): RawBuilder<boolean>[] {
-  const conditions: RawBuilder<boolean>[] = [];
-  if (match.since !== undefined) conditions.push(sql<boolean>`r.received_at >= ${match.since}`);
-  if (match.until !== undefined) conditions.push(sql<boolean>`r.received_at < ${match.until}`);
+  const conditions = timeConditions(match);
   // Before the conditions that parse the record, so that most records are turned away unparsed.
-  const prefilter = textPrefilter(kind, [
+  const prefilter = dialect.prefilter([
     ...(match.query ? queryClauses(match.query) : []),
     ...(match.fields ?? []).flatMap(({ value }) => {
       const clause = equalityClause(wantedOf(value));
@@ -127,14 +134,21 @@ export function matchConditions(
     }),
   ]);
   if (prefilter) conditions.push(prefilter);
-  if (match.query) conditions.push(queryCondition(kind, tenantId, match.query, scope));
-  if (match.fields && match.fields.length > 0)
-    conditions.push(kind === 'sqlite' ? sqliteFieldsMatch(match.fields) : postgresFieldsMatch(match.fields));
+  if (match.query) conditions.push(dialect.query(tenantId, match.query, scope));
+  if (match.fields && match.fields.length > 0) conditions.push(dialect.fields(match.fields));
+  return conditions;
+}
+
+/** The receive-time bounds alone: what a count with no other criteria needs (no dialect). */
+export function timeConditions(range: { since?: number; until?: number }): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
+  if (range.since !== undefined) conditions.push(sql<boolean>`r.received_at >= ${range.since}`);
+  if (range.until !== undefined) conditions.push(sql<boolean>`r.received_at < ${range.until}`);
   return conditions;
 }
 
 /** A filter value as an equality wants it: strings as strings only. */
-function wantedOf(value: FieldValue): Wanted {
+export function wantedOf(value: FieldValue): Wanted {
   if (value === null) return { json: 'null' };
   if (typeof value === 'boolean') return { json: value ? 'true' : 'false' };
   return typeof value === 'number' ? { number: value } : { text: value };
@@ -153,15 +167,15 @@ export interface BucketGrid {
 }
 
 /**
- * Matching records per bucket in one grouped query (buckets without matches are left out).
+ * Records meeting `conditions` (matchConditions, or timeConditions alone) per bucket in one
+ * grouped query (buckets without matches are left out).
  * Grid values are literals: PostgreSQL only sees the SELECT and GROUP BY expressions as the same
  * when they are written identically; receive times are integer ms in both dialects.
  */
 export async function countPerBucket(
   db: Kysely<Tables>,
-  kind: DatabaseKind,
   tenantId: number,
-  match: RecordMatch,
+  conditions: RawBuilder<boolean>[],
   grid: BucketGrid,
 ): Promise<Map<number, number>> {
   for (const value of [grid.origin, grid.width])
@@ -172,7 +186,7 @@ export async function countPerBucket(
     .selectFrom('telemetry_records as r')
     .select([bucket.as('bucket'), (eb) => eb.fn.countAll<number | string | bigint>().as('n')])
     .where('r.tenant_id', '=', tenantId);
-  for (const condition of matchConditions(kind, tenantId, match)) select = select.where(condition);
+  for (const condition of conditions) select = select.where(condition);
   const rows = await select.groupBy(bucket).execute();
   return new Map(rows.map((row) => [row.bucket, Number(row.n)]));
 }
@@ -180,7 +194,7 @@ export async function countPerBucket(
 /** Matching records in the match's time range; `scope` narrows the text lookup (see TextScope). */
 export async function countMatching(
   db: Kysely<Tables>,
-  kind: DatabaseKind,
+  dialect: RecordDialect,
   tenantId: number,
   match: RecordMatch,
   scope?: TextScope,
@@ -189,7 +203,7 @@ export async function countMatching(
     .selectFrom('telemetry_records as r')
     .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
     .where('r.tenant_id', '=', tenantId);
-  for (const condition of matchConditions(kind, tenantId, match, scope)) select = select.where(condition);
+  for (const condition of matchConditions(dialect, tenantId, match, scope)) select = select.where(condition);
   const row = await select.executeTakeFirst();
   return Number(row?.n ?? 0);
 }
@@ -226,56 +240,6 @@ export async function receivedSpan(
     .where('received_at', '<', until)
     .executeTakeFirst();
   return { count: Number(row?.n ?? 0), firstSeq: row?.first ?? 0, lastSeq: row?.last ?? 0 };
-}
-
-/**
- * SQLite: typed equality (so "500" never equals 500, see sqliteEquals). Quoted path labels (`$."a"."b"`) look up object keys only, as the PostgreSQL side does.
- */
-function sqliteFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
-  const conditions = fields.map(({ path, value }) =>
-    sqliteEquals(`$${path.map((segment) => `."${segment}"`).join('')}`, wantedOf(value)),
-  );
-  return sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
-}
-
-/**
- * PostgreSQL: one jsonb containment test for all the filters, so each record is parsed once
- * however many there are. With scalar leaves containment is exactly typed equality at each path
- * (numbers compare as numbers; a nested array does not contain a key), matching SQLite.
- */
-function postgresFieldsMatch(fields: FieldFilter[]): RawBuilder<boolean> {
-  const wanted = containmentDocument(fields);
-  if (!wanted) return sql<boolean>`false`;
-  return sql<boolean>`${recordJsonb()} @> ${JSON.stringify(wanted)}::jsonb`;
-}
-
-interface ContainmentNode {
-  [key: string]: ContainmentNode | FieldValue;
-}
-
-/** The filters as one nested object; undefined when two contradict ("a" = 1 and "a.b" = 2). */
-function containmentDocument(fields: FieldFilter[]): ContainmentNode | undefined {
-  // Null-prototype objects, so that a key such as "__proto__" is just a key.
-  const root: ContainmentNode = Object.create(null) as ContainmentNode;
-  for (const { path, value } of fields) {
-    let node = root;
-    for (const [i, segment] of path.entries()) {
-      const existing = Object.hasOwn(node, segment) ? node[segment] : undefined;
-      if (i === path.length - 1) {
-        if (existing !== undefined) return undefined;
-        node[segment] = value;
-      } else if (existing === undefined) {
-        const child = Object.create(null) as ContainmentNode;
-        node[segment] = child;
-        node = child;
-      } else if (typeof existing === 'object' && existing !== null) {
-        node = existing;
-      } else {
-        return undefined;
-      }
-    }
-  }
-  return root;
 }
 
 /** The log_cursors row of the full-text search indexer. */

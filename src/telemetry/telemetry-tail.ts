@@ -11,7 +11,7 @@ import {
   type StoredRecord,
   type TelemetryReader,
 } from './telemetry-service.js';
-import { MAX_SNAPSHOT_CHARS, readTail, tailEnd, type TailPosition } from './tail-store.js';
+import { MAX_SNAPSHOT_CHARS, type TailPosition } from './tail-store.js';
 
 /** Log records (all tenants) one read looks at, at most: bounds the cost of an old position. */
 export const TAIL_SCAN_RECORDS = 10_000;
@@ -35,10 +35,11 @@ export async function tailTelemetry(
   limit: number,
 ): Promise<TailPage> {
   const match = parseSearch(input);
-  const { db, kind } = reader.database;
-  if (!from) return { records: [], position: await tailEnd(db, kind), caughtUp: true };
+  const { db } = reader.database;
+  const { tail } = reader.storage;
+  if (!from) return { records: [], position: await tail.end(db), caughtUp: true };
   await readYourWrites(reader, match);
-  const read = await readTail(db, kind, tenantId, match, from, {
+  const read = await tail.read(db, tenantId, match, from, {
     limit: Math.min(limit, MAX_TAIL_RECORDS),
     scan: TAIL_SCAN_RECORDS,
   });

@@ -15,7 +15,7 @@ import { apiSuite } from '../helpers/suite.js';
 import { drainTail, exportRecords, matchText, searchAll, tail, telemetryReaders } from '../helpers/telemetry.js';
 import { appRecord } from '../helpers/factories.js';
 import { schemaClient } from '../helpers/postgres.js';
-import { readTail, tailEnd } from '../../src/telemetry/tail-store.js';
+import { storagePorts } from '../helpers/storage-ports.js';
 import { catchUpSearchIndex } from '../../src/telemetry/search-index.js';
 import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../../src/identity/tenant-service.js';
@@ -241,9 +241,10 @@ for (const target of databaseTargets) {
 
     test('tail with a text query waits for the search index instead of skipping what it has not indexed', async () => {
       const { db, kind } = server.sightline.database;
+      const { tail } = storagePorts(server.sightline.database).telemetry;
       const word = `tapir${Date.now()}`;
       await sleep(50);
-      const from = await tailEnd(db, kind);
+      const from = await tail.end(db);
       const now = Date.now();
       // Written behind the writer's back: no indexer has seen them.
       const inserted = await db
@@ -259,13 +260,13 @@ for (const target of databaseTargets) {
         )
         .returning('seq')
         .execute();
-      const early = await readTail(db, kind, acme.id, matchText(word), from, { limit: 100, scan: 10_000 });
+      const early = await tail.read(db, acme.id, matchText(word), from, { limit: 100, scan: 10_000 });
       if (kind === 'sqlite') {
         assert.deepEqual(early.rows, [], 'unindexed records are not matched yet');
         assert.ok(early.position.seq < inserted[0]!.seq, 'and the position stays before them');
       }
       await catchUpSearchIndex(server.sightline.database);
-      const later = await readTail(db, kind, acme.id, matchText(word), early.position, { limit: 100, scan: 10_000 });
+      const later = await tail.read(db, acme.id, matchText(word), early.position, { limit: 100, scan: 10_000 });
       const seqs = [...early.rows, ...later.rows].map((row) => row.seq);
       assert.deepEqual(
         seqs,

@@ -9,6 +9,7 @@ import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from '../helpers/factories.js';
 import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import { telemetryReader } from '../helpers/storage-ports.js';
 import { matchText } from '../helpers/telemetry.js';
 import { createTenant } from '../../src/identity/tenant-service.js';
 import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
@@ -29,7 +30,7 @@ for (const target of databaseTargets) {
       const tenant = await findTenantByCodeName(opened.db, codeName);
       assert.ok(tenant, `tenant ${codeName} exists`);
       const records: StoredRecord[] = [];
-      for await (const record of streamRecords(opened, tenant.id, text ? matchText(text) : {})) records.push(record);
+      for await (const record of streamRecords(telemetryReader(opened), tenant.id, text ? matchText(text) : {})) records.push(record);
       return records;
     }
 
@@ -49,7 +50,7 @@ for (const target of databaseTargets) {
       return body;
     }
 
-    test("the quick start's example: one JSON object with Content-Type application/json gets 201 and is stored with a receive time", async () => {
+    test("the README's example: one JSON object with Content-Type application/json gets 201 and is stored with a receive time", async () => {
       const record = webAccessRecord();
       const before = Date.now();
       const response = await server.post(JSON.stringify(record));

@@ -12,6 +12,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
 import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
 import { streamRecords } from '../../src/telemetry/telemetry-service.js';
+import { telemetryReader } from '../helpers/storage-ports.js';
 import { syslogNgConfig } from '../../src/collector/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from '../helpers/syslog-ng.js';
 
@@ -48,7 +49,7 @@ async function forward(
     ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       stored = new Map();
-      for await (const record of streamRecords(server.sightline.database, tenant!.id, {}))
+      for await (const record of streamRecords(telemetryReader(server.sightline.database), tenant!.id, {}))
         stored.set(record.record.marker, record.record);
     }
     assert.equal(

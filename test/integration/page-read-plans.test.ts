@@ -18,6 +18,7 @@ import type { Tables } from '../../src/storage/schema.js';
 import { findAddresses, findDevicesByIds } from '../../src/devices/device-store.js';
 import { findSummaries } from '../../src/summaries/summary-store.js';
 import { lockCases } from '../../src/cases/case-store.js';
+import { sqliteRowLocks } from '../../src/storage/sqlite/row-locks.js';
 import { findObservationCases, listObservations } from '../../src/observations/observation-store.js';
 import { recordEvents } from '../../src/telemetry/process-event-reads.js';
 import { closeOpened } from '../helpers/suite.js';
@@ -91,7 +92,7 @@ describe('page reads on SQLite without statistics', () => {
   });
 
   test('the cases a merge locks', async () => {
-    assertByKey(await planOf(() => lockCases(db, 'sqlite', 1, KEYS)), 'cases', 'id');
+    assertByKey(await planOf(() => lockCases(db, sqliteRowLocks, 1, KEYS)), 'cases', 'id');
   });
 
   test('the newest observations are read in order, not sorted (GET /v1/observations, unfiltered and by level)', async () => {

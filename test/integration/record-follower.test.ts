@@ -17,12 +17,12 @@ import { detectionCommitter, type CaseUpkeep } from '../../src/pipeline/detectio
 import { loadAttackCatalogue } from '../../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../../src/cases/case-grouping.js';
 import { MmdbGeoIp } from '../../src/devices/geoip.js';
-import type { DatabaseKind } from '../../src/storage/database.js';
+import { storagePorts } from '../helpers/storage-ports.js';
 
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 
-function upkeep(kind: DatabaseKind): CaseUpkeep {
-  return { kind, policy: DEFAULT_GROUPING, catalogue: loadAttackCatalogue(), geo: MmdbGeoIp.bundled() };
+function upkeep(database: Database): CaseUpkeep {
+  return { locks: storagePorts(database).locks, policy: DEFAULT_GROUPING, catalogue: loadAttackCatalogue(), geo: MmdbGeoIp.bundled() };
 }
 
 /** The marker of a record these tests wrote (its JSON text is `{"marker": …}`). */
@@ -220,7 +220,7 @@ for (const target of databaseTargets) {
           })
           .execute();
       }
-      const commit = detectionCommitter(database.db, log(), upkeep(database.kind));
+      const commit = detectionCommitter(database.db, log(), upkeep(database));
       const from = await log().position(DETECTION_CURSOR);
       // Earlier tests may have left records behind the cursor too: this chunk is all of them, ending in ours.
       const { records, to } = await log().read(from, 1_000);
