@@ -17,7 +17,6 @@ import { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import { IngestKeyGate, VERSION_CHECK_MS } from '../collector/ingest-key-gate.js';
 import { Metrics } from '../observability/metrics.js';
 import { buildServer } from './server.js';
-import { createThrottles } from '../identity/postgres-throttles.js';
 import { ensureFirstOperator, type User } from '../identity/user-service.js';
 import { loadDetection } from '../detection/detection-setup.js';
 import { deploymentRulePaths } from '../detection/rule-import.js';
@@ -38,6 +37,7 @@ import { backoffMs } from '../record-log/jetstream-connection.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
 import { startOutboxWake } from '../webhooks/outbox-wake.js';
+import { storagePorts } from './storage-ports.js';
 import { webhookPolicy } from './reactions.js';
 import { startRetention } from './retention-wiring.js';
 import type { RetentionPurger } from '../retention/purger.js';
@@ -224,13 +224,13 @@ export async function createSightline(config: Config): Promise<Sightline> {
         'summary monitoring copy failed',
       );
     });
-    const { limiter, accounts } = createThrottles(database, {
+    const { limiter, accounts } = storagePorts(database).throttles({
       maxFailures: config.authMaxFailures,
       failureWindowMs: config.authFailureWindow,
     });
     const dispatcher = new WebhookDispatcher({
       db: database.db,
-      kind: database.kind,
+      locks: storagePorts(database).locks,
       sealer: await webhookSealer(database.db),
       policy: webhookPolicy(config),
       timeoutMs: config.webhookTimeout,
@@ -273,7 +273,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
     diagnostics.start();
     dispatcher.start();
     const outboxWake = startOutboxWake(
-      database,
+      storagePorts(database).outboxListener,
       () => dispatcher.poke(),
       (error) => log?.warn({ error: errorMessage(error) }, 'webhook wake-up listener failed; the dispatcher polls'),
     );

@@ -2,12 +2,16 @@
 // that chooses a backend. Adding a database is adding a folder under storage/ and a line here.
 import type { Database } from '../storage/database.js';
 import type { RowLocks } from '../storage/row-locks.js';
+import type { OutboxListener } from '../webhooks/outbox-wake.js';
+import type { Throttles } from '../identity/throttles.js';
 import { sqlitePorts } from '../storage/sqlite/index.js';
 import { postgresPorts } from '../storage/postgres/index.js';
 
 /** What the features are given instead of the database's name. */
 export interface StoragePorts {
   locks: RowLocks;
+  outboxListener: OutboxListener;
+  throttles: Throttles;
 }
 
 export function storagePorts(database: Database): StoragePorts {

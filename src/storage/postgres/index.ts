@@ -2,9 +2,13 @@
 // app/storage-ports.ts picks this folder or sqlite/ once, from the configuration.
 import type { PostgresDatabase } from '../database.js';
 import { postgresRowLocks } from './row-locks.js';
+import { postgresOutboxListener } from './outbox-listener.js';
+import { postgresThrottles } from './throttles.js';
 
-export function postgresPorts(_database: PostgresDatabase) {
+export function postgresPorts(database: PostgresDatabase) {
   return {
+    outboxListener: postgresOutboxListener(database),
+    throttles: postgresThrottles(database),
     locks: postgresRowLocks,
   };
 }

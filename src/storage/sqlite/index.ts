@@ -2,9 +2,13 @@
 // app/storage-ports.ts picks this folder or postgres/ once, from the configuration.
 import type { SqliteDatabase } from '../database.js';
 import { sqliteRowLocks } from './row-locks.js';
+import { sqliteOutboxListener } from './outbox-listener.js';
+import { memoryThrottles } from '../../identity/throttles.js';
 
 export function sqlitePorts(_database: SqliteDatabase) {
   return {
+    outboxListener: sqliteOutboxListener,
+    throttles: memoryThrottles,
     locks: sqliteRowLocks,
   };
 }
