@@ -9,7 +9,7 @@ import { databaseTargets, type TestDatabase } from './helpers/databases.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from './helpers/factories.js';
 import { streamRecords, type StoredRecord } from '../src/telemetry/telemetry-service.js';
-import { matchText } from './helpers/telemetry.js';
+import { matchText, readerOf } from './helpers/telemetry.js';
 import { createTenant } from '../src/identity/tenant-service.js';
 import { findTenantByCodeName } from '../src/identity/tenant-store.js';
 
@@ -29,7 +29,7 @@ for (const target of databaseTargets) {
       const tenant = await findTenantByCodeName(opened.db, codeName);
       assert.ok(tenant, `tenant ${codeName} exists`);
       const records: StoredRecord[] = [];
-      for await (const record of streamRecords(opened, tenant.id, text ? matchText(text) : {})) records.push(record);
+      for await (const record of streamRecords(readerOf(opened), tenant.id, text ? matchText(text) : {})) records.push(record);
       return records;
     }
 

@@ -14,6 +14,7 @@ import { findTenantByCodeName } from '../src/identity/tenant-store.js';
 import { streamRecords } from '../src/telemetry/telemetry-service.js';
 import { syslogNgConfig } from '../src/collector/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from './helpers/syslog-ng.js';
+import { readerOf } from './helpers/telemetry.js';
 
 const available = syslogNgAvailable('the real-forwarder tests');
 const skip = !available && 'syslog-ng not installed';
@@ -48,7 +49,7 @@ async function forward(
     ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       stored = new Map();
-      for await (const record of streamRecords(server.sightline.database, tenant!.id, {}))
+      for await (const record of streamRecords(readerOf(server.sightline.database), tenant!.id, {}))
         stored.set(record.record.marker, record.record);
     }
     assert.equal(

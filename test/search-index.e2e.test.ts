@@ -8,7 +8,7 @@ import { openDatabase } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { createTenant } from '../src/identity/tenant-service.js';
 import { streamRecords, type StoredRecord } from '../src/telemetry/telemetry-service.js';
-import { matchText } from './helpers/telemetry.js';
+import { matchText, readerOf } from './helpers/telemetry.js';
 import { searchIndexLag } from '../src/telemetry/telemetry-store.js';
 
 for (const target of databaseTargets) {
@@ -33,7 +33,7 @@ for (const target of databaseTargets) {
         assert.equal(await searchIndexLag(database.db), 3);
 
         const found: StoredRecord[] = [];
-        for await (const record of streamRecords(database, acme.id, matchText(word))) found.push(record);
+        for await (const record of streamRecords(readerOf(database), acme.id, matchText(word))) found.push(record);
         assert.deepEqual(
           found.map((r) => r.record.message),
           [`${word} number 0`, `${word} number 2`],
@@ -42,7 +42,7 @@ for (const target of databaseTargets) {
 
         // Indexing again changes nothing: each record is indexed once.
         const again: StoredRecord[] = [];
-        for await (const record of streamRecords(database, globex.id, matchText(`${word} number`))) again.push(record);
+        for await (const record of streamRecords(readerOf(database), globex.id, matchText(`${word} number`))) again.push(record);
         assert.deepEqual(
           again.map((r) => r.record.message),
           [`${word} number 1`],
@@ -71,7 +71,7 @@ for (const target of databaseTargets) {
         }));
         await database.db.insertInto('telemetry_records').values(rows).execute();
         const found: StoredRecord[] = [];
-        for await (const record of streamRecords(database, tenant.id, matchText(word))) found.push(record);
+        for await (const record of streamRecords(readerOf(database), tenant.id, matchText(word))) found.push(record);
         assert.deepEqual(
           found.map((r) => r.record.message),
           [word],

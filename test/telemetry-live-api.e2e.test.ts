@@ -17,6 +17,7 @@ import { appRecord } from './helpers/factories.js';
 import { schemaClient } from './helpers/postgres.js';
 import { readTail, tailEnd } from '../src/telemetry/tail-store.js';
 import { catchUpSearchIndex } from '../src/telemetry/search-index.js';
+import { storagePorts } from '../src/app/storage-ports.js';
 import type { StoredRecord } from '../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../src/identity/tenant-service.js';
 
@@ -264,7 +265,7 @@ for (const target of databaseTargets) {
         assert.deepEqual(early.rows, [], 'unindexed records are not matched yet');
         assert.ok(early.position.seq < inserted[0]!.seq, 'and the position stays before them');
       }
-      await catchUpSearchIndex(server.sightline.database);
+      await catchUpSearchIndex(storagePorts(server.sightline.database).searchIndex);
       const later = await readTail(db, kind, acme.id, matchText(word), early.position, { limit: 100, scan: 10_000 });
       const seqs = [...early.rows, ...later.rows].map((row) => row.seq);
       assert.deepEqual(

@@ -9,9 +9,9 @@ import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
 import { GroupCommitQueue } from '../record-log/group-commit.js';
 import type { RecordLogWriter, RecordQueue } from '../record-log/record-log.js';
 import { SqlRecordLogReader } from '../record-log/record-follower.js';
-import { SqliteRecordWriter } from '../record-log/sqlite-record-writer.js';
-import { PostgresRecordWriter } from '../record-log/postgres-record-writer.js';
-import { PostgresSearchIndexLoop } from '../telemetry/postgres-search-indexer.js';
+import { SqliteRecordWriter } from '../storage/sqlite/record-writer.js';
+import { PostgresRecordWriter } from '../storage/postgres/record-writer.js';
+import { PostgresSearchIndexLoop } from '../storage/postgres/search-indexer.js';
 import { CollectorTenants } from '../collector/tenant-routing.js';
 import { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import { IngestKeyGate, VERSION_CHECK_MS } from '../collector/ingest-key-gate.js';
@@ -248,7 +248,7 @@ export async function createSightline(config: Config): Promise<Sightline> {
       },
     };
     // The record log as its consumers see it (lag for /readyz and /metrics).
-    const logReader = new SqlRecordLogReader(database.db, database.kind);
+    const logReader = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
     const server = buildServer({
       config,
       db: database.db,

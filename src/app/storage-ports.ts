@@ -4,6 +4,9 @@ import type { Database } from '../storage/database.js';
 import type { RowLocks } from '../storage/row-locks.js';
 import type { OutboxListener } from '../webhooks/outbox-wake.js';
 import type { Throttles } from '../identity/throttles.js';
+import type { SearchIndexCatchUp } from '../telemetry/search-index.js';
+import type { RecordPurge } from '../retention/purge-port.js';
+import type { LogReading } from '../record-log/record-follower.js';
 import { sqlitePorts } from '../storage/sqlite/index.js';
 import { postgresPorts } from '../storage/postgres/index.js';
 
@@ -12,6 +15,9 @@ export interface StoragePorts {
   locks: RowLocks;
   outboxListener: OutboxListener;
   throttles: Throttles;
+  searchIndex: SearchIndexCatchUp;
+  recordPurge: RecordPurge;
+  logReading: LogReading;
 }
 
 export function storagePorts(database: Database): StoragePorts {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
+import { storagePorts } from './storage-ports.js';
 import type { FailureLimiter } from '../identity/failure-limiter.js';
 import type { AccountThrottle } from '../identity/account-throttle.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -111,7 +112,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     reactions: tenantReactions,
     summaryProvider: config.summaryProvider,
   });
-  await app.register(telemetryRoutes, { database, writer: deps.writer });
+  await app.register(telemetryRoutes, { database, searchIndex: storagePorts(database).searchIndex, writer: deps.writer });
   await app.register(savedSearchRoutes, { db });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(database.kind, policy, deps.detection.catalogue);

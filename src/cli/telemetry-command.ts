@@ -7,6 +7,7 @@ import { instanceKey } from '../storage/instance-settings.js';
 import { setRecordIdKey } from '../core/record-ids.js';
 import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
+import { storagePorts } from '../app/storage-ports.js';
 import { parseTelemetryQuery } from '../telemetry/telemetry-query.js';
 import {
   addSettingOptions,
@@ -48,7 +49,7 @@ export function registerTelemetry(program: Command): void {
         ...(until !== undefined ? { until } : {}),
         ...(parsed ? { query: parsed } : {}),
       };
-      for await (const record of streamRecords(database, tenant.id, query, limit)) {
+      for await (const record of streamRecords({ database, searchIndex: storagePorts(database).searchIndex }, tenant.id, query, limit)) {
         if (!process.stdout.write(`${JSON.stringify(record)}\n`))
           await new Promise((resolve) => process.stdout.once('drain', resolve));
       }

@@ -16,7 +16,7 @@ import {
   type StoredRecordRow,
 } from './telemetry-store.js';
 import { MAX_FIELD_PATH_LENGTH, parseTelemetryQuery } from './telemetry-query.js';
-import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
+import { catchUpSearchIndex, type SearchIndexCatchUp, type SearchIndexKeeper } from './search-index.js';
 import { tailEnd, type TailPosition } from './tail-store.js';
 
 export interface StoredRecord {
@@ -59,9 +59,10 @@ export interface SearchInput {
   filters?: Record<string, FieldValue>;
 }
 
-/** Where reads go: the database and, in a server, the writer that may keep the search index. */
+/** Where reads go: the database, its search index and, in a server, the writer that may keep the index. */
 export interface TelemetryReader {
   database: Database;
+  searchIndex: SearchIndexCatchUp;
   writer?: SearchIndexKeeper;
 }
 
@@ -114,7 +115,7 @@ function fieldPathProblem(path: string): string | undefined {
 
 /** A text search first brings the index up to the log's end, so acknowledged records are found. */
 export async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
-  if (hasText(filter)) await catchUpSearchIndex(reader.database, reader.writer);
+  if (hasText(filter)) await catchUpSearchIndex(reader.searchIndex, reader.writer);
 }
 
 /** Where a page ended: the key of its last record, in the page's order. */
@@ -238,14 +239,13 @@ const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r'
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(
-  database: Database,
+  reader: TelemetryReader,
   tenantId: number,
   query: RecordFilter,
   max = Number.POSITIVE_INFINITY,
-  keeper?: SearchIndexKeeper,
 ): AsyncGenerator<StoredRecord> {
-  await readYourWrites({ database, ...(keeper ? { writer: keeper } : {}) }, query);
-  for await (const rows of rowPages(database, tenantId, query, max)) yield* presentRecords(rows);
+  await readYourWrites(reader, query);
+  for await (const rows of rowPages(reader.database, tenantId, query, max)) yield* presentRecords(rows);
 }
 
 async function* rowPages(

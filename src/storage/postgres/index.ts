@@ -4,11 +4,17 @@ import type { PostgresDatabase } from '../database.js';
 import { postgresRowLocks } from './row-locks.js';
 import { postgresOutboxListener } from './outbox-listener.js';
 import { postgresThrottles } from './throttles.js';
+import { postgresSearchIndex } from './search-index.js';
+import { postgresRecordPurge } from './record-purge.js';
+import { postgresLogReading } from './log-reading.js';
 
 export function postgresPorts(database: PostgresDatabase) {
   return {
     outboxListener: postgresOutboxListener(database),
     throttles: postgresThrottles(database),
+    searchIndex: postgresSearchIndex(database),
+    recordPurge: postgresRecordPurge,
+    logReading: postgresLogReading,
     locks: postgresRowLocks,
   };
 }

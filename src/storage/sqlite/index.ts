@@ -4,11 +4,17 @@ import type { SqliteDatabase } from '../database.js';
 import { sqliteRowLocks } from './row-locks.js';
 import { sqliteOutboxListener } from './outbox-listener.js';
 import { memoryThrottles } from '../../identity/throttles.js';
+import { sqliteSearchIndex } from './search-index.js';
+import { sqliteRecordPurge } from './record-purge.js';
+import { sqliteLogReading } from './log-reading.js';
 
-export function sqlitePorts(_database: SqliteDatabase) {
+export function sqlitePorts(database: SqliteDatabase) {
   return {
     outboxListener: sqliteOutboxListener,
     throttles: memoryThrottles,
+    searchIndex: sqliteSearchIndex(database),
+    recordPurge: sqliteRecordPurge(database),
+    logReading: sqliteLogReading,
     locks: sqliteRowLocks,
   };
 }

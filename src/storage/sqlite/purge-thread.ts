@@ -13,8 +13,8 @@
 // pauses longer when someone else is writing.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { configureSqliteConnection } from '../storage/database.js';
-import { reclaimStep } from '../telemetry/sqlite-search-merging.js';
+import { configureSqliteConnection } from '../database.js';
+import { reclaimStep } from './search-merging.js';
 
 export type PurgeRequest =
   | { id: number; type: 'delete'; tenantId: number; seqs: number[] }

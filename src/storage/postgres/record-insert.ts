@@ -5,8 +5,8 @@
 // of an array in JavaScript and PostgreSQL parses the escaped literal back, which for a group of
 // ~1 MB requests cost more CPU on both sides than the insert itself.
 import type pg from 'pg';
-import type { RecordBatch } from './record-log.js';
-import { JSONB_OK, PLAIN_TEXT, textMarks } from './record-text-marks.js';
+import type { RecordBatch } from '../../record-log/record-log.js';
+import { JSONB_OK, PLAIN_TEXT, textMarks } from '../../record-log/record-text-marks.js';
 
 /**
  * Splits records and metadata. JSON text holds no raw control character but tab, CR and LF
