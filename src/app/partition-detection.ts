@@ -90,7 +90,7 @@ export class PartitionDetection implements BatchApplier {
     const build = this.options.build;
     if (!build) throw new Error('detection is off');
     const built = build();
-    // Read after the partition row was locked (partition-apply.ts), so the former owner's last
+    // Read after the partition row was locked (storage/postgres/stream-partition-apply.ts), so the former owner's last
     // commit is visible and nothing of it can still be in flight.
     const tenants = await trx.selectFrom('tenants').select('id').execute();
     const mine = tenants

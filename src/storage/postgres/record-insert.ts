@@ -1,5 +1,5 @@
 // The PostgreSQL bulk insert of record-log groups for the scale-out worker, which needs every
-// row's sequence back (the embedded writer uses COPY, postgres-copy.ts): one INSERT … SELECT FROM
+// row's sequence back (the embedded writer uses COPY, record-copy.ts): one INSERT … SELECT FROM
 // unnest(…) statement, so one round trip per group. Each column travels as one text parameter that
 // PostgreSQL splits itself (string_to_array), not as a text[] parameter: pg escapes every element
 // of an array in JavaScript and PostgreSQL parses the escaped literal back, which for a group of

@@ -1,4 +1,4 @@
-// PostgreSQL record-log writer: each group is one COPY in one transaction (postgres-copy.ts), so
+// PostgreSQL record-log writer: each group is one COPY in one transaction (record-copy.ts), so
 // one commit (durable under the server's synchronous_commit) per group.
 import type pg from 'pg';
 import { createPool } from '../database.js';

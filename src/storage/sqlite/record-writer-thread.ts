@@ -86,7 +86,7 @@ let indexFailuresInARow = 0;
 let retryNotBefore = 0;
 
 function workerPort(): MessagePort {
-  if (!parentPort) throw new Error('sqlite-writer-thread must run as a worker thread');
+  if (!parentPort) throw new Error('the record writer thread must run as a worker thread');
   return parentPort;
 }
 const port = workerPort();
