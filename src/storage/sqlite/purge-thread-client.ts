@@ -1,15 +1,11 @@
 // Starts the SQLite purge thread and hands it batches (see purge-thread.ts).
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../../core/worker-thread.js';
 import type { PurgeDone, PurgeThread } from '../../retention/purge-port.js';
 import type { PurgeRequest, PurgeResponse } from './purge-thread.js';
 
-/** From the built `.js`, or under tsx (tests, benchmarks) by registering tsx in the thread first. */
 function startThread(path: string): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./purge-thread.js', import.meta.url), { workerData: { path } });
-  const source = new URL('./purge-thread.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { path } });
+  return startWorkerThread(import.meta.url, 'purge-thread', { path });
 }
 
 /** What a request did: records deleted (or 1 while some of the index is left to reclaim), lock time, contention. */
