@@ -116,3 +116,22 @@ test('after a success the next failure starts from the base again', async () => 
   assert.equal(waits.length, 5);
   assert.ok(waits[4]! < 120, `backoff reset after a success: ${waits[4]}`);
 });
+
+test('a poke during the backoff after a failure waits for it', async () => {
+  let starts = 0;
+  const loop = new BackgroundLoop({
+    run: () => {
+      starts++;
+      return Promise.reject(new Error('down'));
+    },
+    idleMs: 60_000,
+    backoff: { baseMs: 60_000, maxMs: 60_000 },
+    onError: () => undefined,
+  });
+  loop.start();
+  await sleep(20);
+  loop.poke();
+  await sleep(20);
+  assert.equal(starts, 1);
+  await loop.stop();
+});

@@ -35,9 +35,12 @@ export class BackgroundLoop {
     this.schedule(0);
   }
 
-  /** Runs now, or, if a run is under way, once more as soon as it ends. */
+  /**
+   * Runs now, or, if a run is under way, once more as soon as it ends. While backing off after
+   * a failure a poke waits for the backoff: an outage is not retried on every poke.
+   */
   poke(): void {
-    if (this.stopped) return;
+    if (this.stopped || (this.failures > 0 && !this.running)) return;
     if (this.running) {
       this.poked = true;
       return;
