@@ -24,17 +24,18 @@ export const LAYERS = [
   ['summaries'],
   ['retention'],
   ['demo'],
-  // The consumers of the record log (detection's thread and the stream partitions' apply): they
-  // use every feature, and the backends and the composition roots start them.
+  // The database backends, and the one place that picks a deployment's (storage/ports).
+  ['storage/sqlite', 'storage/postgres', 'storage/ports'],
+  // The consumers of the record log (detection's thread, the stream partitions' apply): they use
+  // every feature and the backend's ports, and the composition roots start them.
   ['pipeline'],
-  ['storage/sqlite', 'storage/postgres'],
   ['app'],
   ['cli'],
 ];
 
 /**
  * The files of one layer, as zone targets: its folder, less the folders of layers nested in it
- * (storage/ without storage/sqlite and storage/postgres), which rank on their own.
+ * (storage/ without its backends' folders), which rank on their own.
  */
 function layerTarget(name, all) {
   const nested = all.filter((other) => other.startsWith(`${name}/`)).map((other) => other.slice(name.length + 1));

@@ -1,5 +1,5 @@
-// A/B of the PostgreSQL record-log write: the multi-row INSERT (postgres-insert.ts) against COPY
-// (postgres-copy.ts), interleaved group by group on one schema, so that both see the same load.
+// A/B of the PostgreSQL record-log write: the multi-row INSERT (storage/postgres/record-insert.ts) against COPY
+// (storage/postgres/record-copy.ts), interleaved group by group on one schema, so that both see the same load.
 // Reports, per method, records/s of the write alone and the CPU the PostgreSQL backend and this
 // process spent per record (backend CPU read from /proc, so PostgreSQL must run on this host).
 // Usage: node --import tsx bench/ingest/record-write-ab.ts --database postgres://… [--groups N] [--batches N]
@@ -9,8 +9,8 @@ import { seededRandom } from '../../src/core/random.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTenant } from '../../src/identity/tenant-service.js';
-import { insertRecords } from '../../src/record-log/postgres-insert.js';
-import { copyRecords } from '../../src/record-log/postgres-copy.js';
+import { insertRecords } from '../../src/storage/postgres/record-insert.js';
+import { copyRecords } from '../../src/storage/postgres/record-copy.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';
 import { dropSchema, freshSchema } from '../../test/helpers/postgres.js';
 import { makeBody } from '../common/records.js';

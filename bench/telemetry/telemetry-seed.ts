@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { hex, ipv4, pick, seededRandom, type Random } from '../../src/core/random.js';
 import type { Database } from '../../src/storage/database.js';
 import { parseBody } from '../../src/collector/parse.js';
-import { insertRecords } from '../../src/record-log/postgres-insert.js';
+import { insertRecords } from '../../src/storage/postgres/record-insert.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';
 import { createDays, listPartitions } from '../../src/retention/partitions.js';
 
@@ -132,7 +132,7 @@ function seedSqlite(file: string, plan: SeedPlan): SeedResult {
   // Our own connection, for the load only: no fsync per commit.
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = OFF');
-  // The record-log writer's statements (sqlite-writer-thread.ts).
+  // The record-log writer's statements (storage/sqlite/record-writer-thread.ts).
   const columns = 'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta) VALUES ';
   const insertOne = connection.prepare(`${columns}(?, ?, ?, ?, ?)`);
   const insertMany = connection.prepare(

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { storagePorts } from './storage-ports.js';
+import { storagePorts } from '../storage/ports/storage-ports.js';
 import { ensureFirstTenant, type Tenant } from '../identity/tenant-service.js';
 import type { RecordQueue } from '../record-log/record-log.js';
 import { Metrics } from '../observability/metrics.js';

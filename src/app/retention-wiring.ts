@@ -7,6 +7,7 @@ import type { Database } from '../storage/database.js';
 import { RetentionPurger } from '../retention/purger.js';
 import { retentionMetrics } from '../retention/retention-metrics.js';
 import { partitionUpkeep } from '../retention/partitions.js';
+import { storagePorts } from '../storage/ports/storage-ports.js';
 
 export async function startRetention(
   database: Database,
@@ -17,14 +18,12 @@ export async function startRetention(
 ): Promise<RetentionPurger> {
   const purger = new RetentionPurger({
     db: database.db,
-    kind: database.kind,
+    purge: storagePorts(database).recordPurge,
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     metrics: retentionMetrics(registry),
     onError,
     ...(webhookLogMs === undefined ? {} : { webhookLogMs }),
-    ...(database.kind === 'postgres'
-      ? { partitions: partitionUpkeep(database.db) }
-      : { sqlitePath: database.sqlitePath }),
+    ...(database.kind === 'postgres' ? { partitions: partitionUpkeep(database.db) } : {}),
   });
   // Partitions for the days ahead exist before the first record of those days arrives.
   if (database.kind === 'postgres')

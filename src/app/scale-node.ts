@@ -9,8 +9,8 @@ import type { Database } from '../storage/database.js';
 import type { Metrics } from '../observability/metrics.js';
 import { JetStreamLink, describeServers, type QueueLog } from '../record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../record-log/jetstream-queue.js';
-import { PartitionWorkers } from '../record-log/partition-worker.js';
-import type { BatchApplier } from '../record-log/partition-apply.js';
+import { PartitionWorkers } from '../storage/postgres/stream-partition-workers.js';
+import type { BatchApplier } from '../storage/postgres/stream-partition-apply.js';
 import { ScaleMetrics } from '../record-log/scale-metrics.js';
 
 /** What a stream-consuming node starts while it holds the maintenance lease, and stops when it loses it. */

@@ -9,7 +9,6 @@ import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { CollectorTenants } from '../collector/tenant-routing.js';
 import { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import { IngestKeyGate, VERSION_CHECK_MS } from '../collector/ingest-key-gate.js';
-import { createThrottles } from '../identity/postgres-throttles.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { errorMessage } from '../core/errors.js';
@@ -76,7 +75,7 @@ export function webhooksModule(w: Wiring): Module {
     start: async () => {
       const dispatcher = new WebhookDispatcher({
         db: database.db,
-        kind: database.kind,
+        locks: w.ports.locks,
         sealer: await webhookSealer(database.db),
         policy: webhookPolicy(config),
         timeoutMs: config.webhookTimeout,
@@ -88,7 +87,7 @@ export function webhooksModule(w: Wiring): Module {
       parts.dispatcher = dispatcher;
       dispatcher.start();
       parts.outboxWake = startOutboxWake(
-        database,
+        w.ports.outboxListener,
         () => dispatcher.poke(),
         (error) => w.log?.warn({ error: errorMessage(error) }, 'webhook wake-up listener failed; the dispatcher polls'),
       );
@@ -138,7 +137,7 @@ function startHttp(w: Wiring): void {
     // Other nodes may share a PostgreSQL database: their key changes must reach this one.
     database.kind === 'postgres' ? VERSION_CHECK_MS : undefined,
   );
-  const { limiter, accounts } = createThrottles(database, {
+  const { limiter, accounts } = w.ports.throttles({
     maxFailures: config.authMaxFailures,
     failureWindowMs: config.authFailureWindow,
   });
@@ -154,7 +153,7 @@ function startHttp(w: Wiring): void {
   const scale = parts.scale;
   const recordQueue = scale?.queue ?? running(parts.queue, 'the queue');
   // The record log as its consumers see it (lag for /readyz and /metrics).
-  const logReader = new SqlRecordLogReader(database.db, database.kind);
+  const logReader = new SqlRecordLogReader(database.db, w.ports.logReading);
   const dispatcher = running(parts.dispatcher, 'the webhook dispatcher');
   const server = buildServer({
     config,

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
+import { storagePorts } from '../storage/ports/storage-ports.js';
 import type { FailureLimiter } from '../identity/failure-limiter.js';
 import type { AccountThrottle } from '../identity/account-throttle.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -44,7 +45,6 @@ import { installAuth } from '../identity/auth.js';
 import { webhookRoutes } from '../webhooks/webhook-routes.js';
 import { installInputGuards } from '../http/input-guard.js';
 import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } from './reactions.js';
-import { storagePorts } from './storage-ports.js';
 
 export interface ApiDependencies {
   config: Config;
@@ -113,7 +113,12 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     summaryProvider: config.summaryProvider,
   });
   const storage = storagePorts(database);
-  await app.register(telemetryRoutes, { database, storage: storage.telemetry, writer: deps.writer });
+  await app.register(telemetryRoutes, {
+    database,
+    storage: storage.telemetry,
+    searchIndex: storage.searchIndex,
+    writer: deps.writer,
+  });
   await app.register(savedSearchRoutes, { db });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(storage.locks, policy, deps.detection.catalogue);

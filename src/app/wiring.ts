@@ -4,12 +4,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
-import type { StoragePorts } from './storage-ports.js';
+import type { StoragePorts } from '../storage/ports/storage-ports.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DetectionSetup } from '../detection/detection-setup.js';
 import type { RecordLogWriter } from '../record-log/record-log.js';
 import type { GroupCommitQueue } from '../record-log/group-commit.js';
-import type { PostgresSearchIndexLoop } from '../telemetry/postgres-search-indexer.js';
+import type { PostgresSearchIndexLoop } from '../storage/postgres/search-indexer.js';
 import type { CollectorDiagnostics } from '../collector/collector-diagnostics.js';
 import type { MonitoringSink } from '../summaries/monitoring/monitoring-sink.js';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';

@@ -19,6 +19,7 @@ import {
 import { RetentionPurger } from '../retention/purger.js';
 import { partitionUpkeep } from '../retention/partitions.js';
 import { addSettingOptions, parsePositiveInteger, requiredValue, settingValues, storageSettings } from './options.js';
+import { storagePorts } from '../storage/ports/storage-ports.js';
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -139,12 +140,10 @@ export function registerRetention(program: Command): void {
     withDatabase(options, async (database) => {
       const purger = new RetentionPurger({
         db: database.db,
-        kind: database.kind,
+        purge: storagePorts(database).recordPurge,
         holder: `cli:${process.pid}`,
         webhookLogMs: loadConfig(settingValues(options, purgeSettings)).webhookLogRetention,
-        ...(database.kind === 'postgres'
-          ? { partitions: partitionUpkeep(database.db) }
-          : { sqlitePath: database.sqlitePath }),
+        ...(database.kind === 'postgres' ? { partitions: partitionUpkeep(database.db) } : {}),
       });
       try {
         return await purger.runPass();

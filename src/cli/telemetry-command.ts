@@ -7,7 +7,7 @@ import { instanceKey } from '../storage/instance-settings.js';
 import { setRecordIdKey } from '../core/record-ids.js';
 import { requireTenantByCodeName } from '../identity/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
-import { storagePorts } from '../app/storage-ports.js';
+import { storagePorts } from '../storage/ports/storage-ports.js';
 import { parseTelemetryQuery } from '../telemetry/telemetry-query.js';
 import {
   addSettingOptions,
@@ -52,7 +52,9 @@ export function registerTelemetry(program: Command): void {
         ...(until !== undefined ? { until } : {}),
         ...(parsed ? { query: parsed } : {}),
       };
-      for await (const record of streamRecords({ database, storage: storagePorts(database).telemetry }, tenant.id, query, limit)) {
+      const ports = storagePorts(database);
+      const reader = { database, storage: ports.telemetry, searchIndex: ports.searchIndex };
+      for await (const record of streamRecords(reader, tenant.id, query, limit)) {
         if (!process.stdout.write(`${JSON.stringify(record)}\n`))
           await new Promise((resolve) => process.stdout.once('drain', resolve));
       }

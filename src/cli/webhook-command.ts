@@ -56,7 +56,6 @@ async function withTenant<T>(options: Record<string, unknown>, work: (ctx: Webho
     const tenant = await requireTenantByCodeName(database.db, String(options.tenant));
     return await work({
       db: database.db,
-      kind: database.kind,
       tenantId: tenant.id,
       actor: cliActor,
       ip: null,

@@ -5,7 +5,7 @@
 // typed (lower-cased), so it behaves the same whether or not the account exists. Like the
 // per-address limit, a failure counts from the moment the attempt starts. The embedded
 // deployment keeps the runs in memory (MemoryAccountThrottle); on PostgreSQL all API nodes keep
-// them in the database (postgres-throttles.ts).
+// them in the database (storage/postgres/throttles.ts).
 import { AppError } from '../core/errors.js';
 
 /** Failures an account may have before it must wait between attempts. */

@@ -7,7 +7,7 @@
 // so a burst of concurrent guesses cannot all slip in before the first one fails. IPv6 clients
 // are counted per /64, the block one subscriber usually holds. The embedded deployment keeps
 // the failures in memory (MemoryFailureLimiter, below); on PostgreSQL every API node counts in
-// the database (postgres-throttles.ts), so a guesser cannot spread across nodes.
+// the database (storage/postgres/throttles.ts), so a guesser cannot spread across nodes.
 import { isIPv6 } from 'node:net';
 import { AppError } from '../core/errors.js';
 

@@ -1,7 +1,8 @@
 // Main-thread side of the detection thread: starts the thread, wakes it after each commit to
 // the record log (it also polls, for records other processes write), reports its progress to
 // metrics and the log, and stops it after the collector has drained.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../core/worker-thread.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../observability/metrics.js';
 import type { DetectionThreadData, FromDetectionThread, ToDetectionThread } from './detection-thread.js';
@@ -9,12 +10,7 @@ import type { StorageFault } from '../storage/storage-errors.js';
 import { deliveriesQueued } from '../webhooks/outbox-wake.js';
 
 function startThread(data: DetectionThreadData): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./detection-thread.js', import.meta.url), { workerData: data });
-  // Running from source (tests): Node 20 does not run --import hooks in workers; register tsx first.
-  const source = new URL('./detection-thread.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: data });
+  return startWorkerThread(import.meta.url, 'detection-thread', data);
 }
 
 /** A chunk still running this long after stop is cut off (it has not committed: nothing is lost). */

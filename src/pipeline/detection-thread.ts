@@ -15,7 +15,7 @@ import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
 import { ACTIVE_GAP_MS, restAfterChunk } from '../detection/burst-pacing.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
 import { relaxSqliteCommits } from '../storage/database.js';
-import { storagePorts } from './storage-ports.js';
+import { storagePorts } from '../storage/ports/storage-ports.js';
 
 export interface DetectionThreadData {
   databaseUrl: string;
@@ -61,7 +61,7 @@ const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: da
 // Its fsync, under the write lock, held up the record writer's commits.
 if (database.kind === 'sqlite') await relaxSqliteCommits(database);
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
-const log = new SqlRecordLogReader(database.db, database.kind);
+const log = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
 const commit = detectionCommitter(database.db, log, {
   locks: storagePorts(database).locks,
   policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },

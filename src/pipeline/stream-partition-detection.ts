@@ -14,9 +14,9 @@ import type { Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Tables } from '../storage/schema.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { AppliedBatch, BatchApplier } from '../record-log/partition-apply.js';
+import type { AppliedBatch, BatchApplier } from '../storage/postgres/stream-partition-apply.js';
 import { tenantPartition } from '../record-log/jetstream-codec.js';
-import { indexStoredRecords } from '../telemetry/postgres-search-indexer.js';
+import { indexStoredRecords } from '../storage/postgres/search-indexer.js';
 import type { ProcessorFactory } from '../detection/detection-loop.js';
 import type { DetectionProcessor } from '../detection/detection-processor.js';
 import type { CorrelationEngine } from '../detection/sigma/correlation.js';
@@ -91,7 +91,7 @@ export class StreamPartitionDetection implements BatchApplier {
     const build = this.options.build;
     if (!build) throw new Error('detection is off');
     const built = build();
-    // Read after the partition row was locked (partition-apply.ts), so the former owner's last
+    // Read after the partition row was locked (storage/postgres/stream-partition-apply.ts), so the former owner's last
     // commit is visible and nothing of it can still be in flight.
     const tenants = await trx.selectFrom('tenants').select('id').execute();
     const mine = tenants

@@ -5,14 +5,20 @@
 // therefore carries its writing transaction's id (xid8), and a position is a snapshot: the
 // records read next are those of transactions it could not see that a later snapshot can
 // (telemetry/snapshot-window.ts). A transaction still writing is read once it commits, never
-// skipped, and one held open anywhere else on the server holds nothing back.
+// skipped, and one held open anywhere else on the server holds nothing back. Which of the two
+// a deployment reads is a storage port (storage/sqlite/log-reading.ts, storage/postgres/log-reading.ts).
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DatabaseKind } from '../storage/database.js';
 import type { Tables } from '../storage/schema.js';
 import type { TelemetryRecordsTable } from '../storage/tables/record-log.js';
-import { logEnd } from '../telemetry/telemetry-store.js';
 import { CursorMoved, type LoggedRecord, type LogPosition, type LogRead, type RecordLogReader } from './record-log.js';
-import { readSnapshotWindow, unprocessedCount } from '../telemetry/snapshot-window.js';
+
+/** The log reading port: how records after a position are read, and how far behind one is. */
+export interface LogReading {
+  /** Up to `limit` records after `position`, in the order the follower must process them. */
+  readAfter(db: Kysely<Tables>, position: LogPosition, limit: number): Promise<LogRead>;
+  /** How many records after `position` are not processed yet (visible or still committing), at most `cap`. */
+  lag(db: Kysely<Tables>, position: LogPosition, cap: number): Promise<number>;
+}
 
 /** Beyond this the lag is reported as this value: counting further would cost more than it tells. */
 export const LAG_COUNT_CAP = 10_000_000;
@@ -21,7 +27,7 @@ export const LAG_COUNT_CAP = 10_000_000;
 export class SqlRecordLogReader implements RecordLogReader {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly kind: DatabaseKind,
+    private readonly reading: LogReading,
   ) {}
 
   position(consumer: string): Promise<LogPosition> {
@@ -29,7 +35,7 @@ export class SqlRecordLogReader implements RecordLogReader {
   }
 
   read(from: LogPosition, limit: number): Promise<LogRead> {
-    return readRecordsAfter(this.db, this.kind, from, limit);
+    return this.reading.readAfter(this.db, from, limit);
   }
 
   async acknowledge(trx: Transaction<Tables>, consumer: string, from: LogPosition, to: LogPosition): Promise<void> {
@@ -48,8 +54,8 @@ export class SqlRecordLogReader implements RecordLogReader {
     if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved(`the ${consumer} cursor moved under this worker`);
   }
 
-  lag(consumer: string): Promise<number> {
-    return followerLag(this.db, this.kind, consumer);
+  async lag(consumer: string): Promise<number> {
+    return this.reading.lag(this.db, await readPosition(this.db, consumer), LAG_COUNT_CAP);
   }
 }
 
@@ -67,9 +73,9 @@ async function readPosition(db: Kysely<Tables>, name: string): Promise<LogPositi
 }
 
 /** int8 columns arrive as numbers from PostgreSQL too (storage/database.ts parses them). */
-type RecordRow = Omit<Selectable<TelemetryRecordsTable>, 'jsonb_ok' | 'plain_text'>;
+export type RecordRow = Omit<Selectable<TelemetryRecordsTable>, 'jsonb_ok' | 'plain_text'>;
 
-function toLogged(row: RecordRow, txId: string): LoggedRecord {
+export function toLogged(row: RecordRow, txId: string): LoggedRecord {
   return {
     seq: row.seq,
     tenantId: row.tenant_id,
@@ -79,34 +85,4 @@ function toLogged(row: RecordRow, txId: string): LoggedRecord {
     meta: row.meta,
     txId,
   };
-}
-
-/** Up to `limit` records after `position`, in the order the follower must process them. */
-async function readRecordsAfter(
-  db: Kysely<Tables>,
-  kind: DatabaseKind,
-  position: LogPosition,
-  limit: number,
-): Promise<LogRead> {
-  if (kind === 'sqlite') {
-    const rows = await db
-      .selectFrom('telemetry_records')
-      .select(['seq', 'tenant_id', 'received_at', 'event_time', 'record', 'meta'])
-      .where('seq', '>', position.seq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    const last = rows.at(-1);
-    return { records: rows.map((row) => toLogged(row, '0')), to: last ? { seq: last.seq, txId: '0' } : position };
-  }
-  const read = await readSnapshotWindow(db, position, limit);
-  return { records: read.rows.map((row) => toLogged(row, row.tx_id)), to: read.position };
-}
-
-/** How many records the follower at `name` has not processed yet (visible or still committing). */
-async function followerLag(db: Kysely<Tables>, kind: DatabaseKind, name: string): Promise<number> {
-  const position = await readPosition(db, name);
-  // One writer on SQLite: sequences commit in order, so the log's end tells the lag.
-  if (kind === 'sqlite') return Math.max(0, (await logEnd(db)) - position.seq);
-  return unprocessedCount(db, position, LAG_COUNT_CAP);
 }

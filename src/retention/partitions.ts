@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
 import { DAY_MS } from './retention-rules.js';
 import { citedByOpenCases, purgeFloor } from './purge-store.js';
+import { currentSnapshot } from '../telemetry/snapshot-window.js';
 
 export const DAYS_AHEAD = 7;
 const DERIVED_BATCH = 5_000;
@@ -151,7 +152,7 @@ export function partitionUpkeep(
     const cutoff = Math.min(...pass.cutoffs.values());
     // A record the floor's snapshot does not see may have committed after the floor was worked
     // out, unread; dropping checks for such records under its lock.
-    const { seq: floor, committedBy: checked } = await purgeFloor(db, 'postgres');
+    const { seq: floor, committedBy: checked } = await purgeFloor(db, { snapshot: currentSnapshot });
     if (checked === undefined) throw new Error('the purge floor on PostgreSQL comes with its snapshot');
     for (const partition of await listPartitions(db)) {
       if (partition.isDefault || partition.to > cutoff) continue;

@@ -3,8 +3,9 @@
 // (the search index entry, the normalised process/network rows, detection failures). Also the
 // chunked usage sweep. Every query names the tenant, except the sweep, which groups by it.
 import { sql } from 'kysely';
-import type { Db, DatabaseKind } from '../storage/database.js';
-import { currentSnapshot, unprocessedFloor } from '../telemetry/snapshot-window.js';
+import type { Db } from '../storage/database.js';
+import { unprocessedFloor } from '../telemetry/snapshot-window.js';
+import type { RecordPurge } from './purge-port.js';
 
 export interface Candidate {
   seq: number;
@@ -27,9 +28,9 @@ export interface PurgeFloor {
   committedBy?: string;
 }
 
-export async function purgeFloor(db: Db, kind: DatabaseKind): Promise<PurgeFloor> {
+export async function purgeFloor(db: Db, purge: Pick<RecordPurge, 'snapshot'>): Promise<PurgeFloor> {
   // Taken first: whatever it sees has committed, so the floor below counts it if it is unread.
-  const committedBy = kind === 'postgres' ? await currentSnapshot(db) : undefined;
+  const committedBy = await purge.snapshot?.(db);
   const seq = Math.min(await followerFloor(db), await logEnd(db));
   return committedBy === undefined ? { seq } : { seq, committedBy };
 }
@@ -80,15 +81,10 @@ export async function citedByOpenCases(db: Db, tenantId: number): Promise<Set<nu
 }
 
 /** Deletes the tenant's records and what was derived from them; one transaction. */
-export async function deleteRecords(trx: Db, kind: DatabaseKind, tenantId: number, rows: Candidate[]): Promise<number> {
+export async function deleteRecords(trx: Db, purge: RecordPurge, tenantId: number, rows: Candidate[]): Promise<number> {
   if (rows.length === 0) return 0;
   const seqs = rows.map((row) => row.seq);
-  if (kind === 'sqlite') {
-    // Contentless FTS5 with contentless_delete=1: an entry is removed by its rowid alone.
-    await sql`DELETE FROM telemetry_fts WHERE rowid IN (${sql.join(seqs)})`.execute(trx);
-  } else {
-    await sql`DELETE FROM telemetry_fts WHERE tenant_id = ${tenantId} AND seq IN (${sql.join(seqs)})`.execute(trx);
-  }
+  await purge.deleteIndexEntries(trx, tenantId, seqs);
   await trx
     .deleteFrom('endpoint_process_events')
     .where('tenant_id', '=', tenantId)
@@ -181,10 +177,4 @@ export async function usageChunk(db: Db, from: number, to: number): Promise<Usag
     records: Number(row.records as number | string),
     bytes: Number(row.bytes),
   }));
-}
-
-/** SQLite: gives up to `pages` free pages back to the file system (incremental auto_vacuum). */
-export async function reclaimPages(db: Db, pages: number): Promise<void> {
-  const mode = await sql<{ auto_vacuum: number }>`PRAGMA auto_vacuum`.execute(db);
-  if (mode.rows[0]?.auto_vacuum === 2) await sql`PRAGMA incremental_vacuum(${sql.raw(String(pages))})`.execute(db);
 }

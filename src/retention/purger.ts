@@ -11,7 +11,7 @@
 import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { PurgeThread, RecordPurge } from './purge-port.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { errorMessage } from '../core/errors.js';
 import {
@@ -29,7 +29,6 @@ import {
   logEnd,
   oldestReceivedAt,
   purgeFloor,
-  reclaimPages,
   usageChunk,
   type After,
   type PurgeFloor,
@@ -38,7 +37,6 @@ import {
 import { effectiveDays, DAY_MS } from './retention-rules.js';
 import type { RetentionMetrics } from './retention-metrics.js';
 import type { UpkeepPass, UpkeepResult } from './partitions.js';
-import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
 import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/webhook-log-retention.js';
 
 export const PURGER_LEASE = 'purger';
@@ -50,7 +48,8 @@ const RECLAIM_STEPS = 5_000;
 
 export interface PurgerSettings {
   db: Kysely<Tables>;
-  kind: DatabaseKind;
+  /** What the database the purge runs on asks of it (storage port). */
+  purge: RecordPurge;
   /** This node's name in the lease. */
   holder: string;
   /**
@@ -75,8 +74,6 @@ export interface PurgerSettings {
   metrics?: RetentionMetrics;
   /** Called for a failed pass (the loop goes on). */
   onError?: (error: unknown) => void;
-  /** SQLite: the database file; deletes then run on a thread of their own (sqlite-purge-thread.ts). */
-  sqlitePath?: string;
   /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
   partitions?: (pass: UpkeepPass) => Promise<UpkeepResult>;
   /** How long finished webhook deliveries and their events are kept (default 30 days). */
@@ -109,7 +106,8 @@ export class RetentionPurger {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopping = false;
-  private readonly sqlite: SqlitePurgeWorker | undefined;
+  /** Where the port gives deletes a thread of their own (SQLite): the thread, started when first used. */
+  private readonly sqlite: PurgeThread | undefined;
 
   constructor(private readonly settings: PurgerSettings) {
     this.batchSize = settings.batchSize ?? 1_000;
@@ -123,7 +121,7 @@ export class RetentionPurger {
     this.sweepChunk = settings.sweepChunk ?? 20_000;
     this.leaseMs = settings.leaseMs ?? 60_000;
     this.webhookLogMs = settings.webhookLogMs ?? 30 * DAY_MS;
-    this.sqlite = settings.sqlitePath ? new SqlitePurgeWorker(settings.sqlitePath) : undefined;
+    this.sqlite = settings.purge.thread?.();
   }
 
   /** Runs a pass every `intervalMs`, the first one interval after start. */
@@ -183,7 +181,7 @@ export class RetentionPurger {
       const dropped = upkeep?.dropped ?? new Map<number, number>();
       for (const count of dropped.values()) report.partitionRecords += count;
       report.busyPartitions = upkeep?.busy ?? [];
-      const floor = await purgeFloor(db, this.settings.kind);
+      const floor = await purgeFloor(db, this.settings.purge);
       for (const tenant of tenants) {
         if (this.stopping) break;
         if (held.has(tenant.id)) {
@@ -215,7 +213,7 @@ export class RetentionPurger {
     cutoff: number,
     floor: PurgeFloor,
   ): Promise<number> {
-    const { db, kind, holder } = this.settings;
+    const { db, purge, holder } = this.settings;
     const tenantId = tenant.id;
     const cited = await citedByOpenCases(db, tenantId);
     let after: After | undefined;
@@ -262,8 +260,8 @@ export class RetentionPurger {
         if (took < this.targetHoldMs && batch.length === size) size = Math.min(this.maxBatchSize, size * 2);
         else if (took > 2 * this.targetHoldMs) size = Math.max(this.batchSize, Math.floor(size / 2));
       } else {
-        deleted = await writeTransaction(db, (trx) => deleteRecords(trx, kind, tenantId, expired));
-        if (kind === 'sqlite') await reclaimPages(db, Math.max(64, expired.length));
+        deleted = await writeTransaction(db, (trx) => deleteRecords(trx, purge, tenantId, expired));
+        await purge.reclaimPages(db, Math.max(64, expired.length));
         took = performance.now() - started;
       }
       uncounted += deleted;

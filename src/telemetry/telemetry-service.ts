@@ -18,7 +18,7 @@ import {
   type StoredRecordRow,
 } from './telemetry-store.js';
 import { MAX_FIELD_PATH_LENGTH, parseTelemetryQuery } from './telemetry-query.js';
-import { catchUpSearchIndex, type SearchIndexKeeper } from './search-index.js';
+import { catchUpSearchIndex, type SearchIndexCatchUp, type SearchIndexKeeper } from './search-index.js';
 import type { TailPosition } from './tail-store.js';
 import type { TelemetryStorage } from './telemetry-ports.js';
 
@@ -69,6 +69,7 @@ export interface SearchInput {
 export interface TelemetryReader {
   database: Database;
   storage: TelemetryStorage;
+  searchIndex: SearchIndexCatchUp;
   writer?: SearchIndexKeeper;
 }
 
@@ -121,7 +122,7 @@ function fieldPathProblem(path: string): string | undefined {
 
 /** A text search first brings the index up to the log's end, so acknowledged records are found. */
 export async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
-  if (hasText(filter)) await catchUpSearchIndex(reader.database, reader.writer);
+  if (hasText(filter)) await catchUpSearchIndex(reader.searchIndex, reader.writer);
 }
 
 /** Where a page ended: the key of its last record, in the page's order. */

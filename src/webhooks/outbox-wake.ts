@@ -6,14 +6,13 @@
 // - SQLite: the server's writes share one connection, lent out under a mutex, so the
 //   dispatcher's next query runs after the emitting transaction ends; the detection thread,
 //   with a connection of its own, says so after its commit (detection-worker.ts).
-// The dispatcher's poll stays, for other processes on SQLite and for a lost listener.
-import pg from 'pg';
+// The dispatcher's poll stays, for other processes on SQLite and for a lost listener. Hearing
+// other nodes is a storage port (storage/postgres/outbox-listener.ts on PostgreSQL).
 import { PostgresAdapter, sql } from 'kysely';
-import type { Database, Db } from '../storage/database.js';
+import type { Db } from '../storage/database.js';
 
-const CHANNEL_PREFIX = 'sightline_webhooks:';
-/** After the listening connection fails, this long before it is opened again. */
-const RELISTEN_MS = 5_000;
+/** The NOTIFY channel is this plus the schema, so nodes on one schema hear only each other. */
+export const CHANNEL_PREFIX = 'sightline_webhooks:';
 
 const listeners = new Set<() => void>();
 
@@ -39,62 +38,20 @@ export interface OutboxWake {
   stop(): Promise<void>;
 }
 
-/** Calls `poke` when deliveries were queued: by this thread, or on PostgreSQL by any node. */
-export function startOutboxWake(database: Database, poke: () => void, onError: (error: unknown) => void): OutboxWake {
+/**
+ * The storage port that hears deliveries queued by other processes and nodes (PostgreSQL's
+ * LISTEN); where only this process writes (SQLite), it hears nothing and the poll covers the rest.
+ */
+export type OutboxListener = (poke: () => void, onError: (error: unknown) => void) => OutboxWake;
+
+/** Calls `poke` when deliveries were queued: by this thread, or by any node the port hears. */
+export function startOutboxWake(listen: OutboxListener, poke: () => void, onError: (error: unknown) => void): OutboxWake {
   const unsubscribe = onDeliveriesQueued(poke);
-  if (database.kind !== 'postgres')
-    return {
-      stop: () => {
-        unsubscribe();
-        return Promise.resolve();
-      },
-    };
-  const channel = `${CHANNEL_PREFIX}${database.pgSchema}`;
-  let client: pg.Client | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const listen = async () => {
-    const opened = new pg.Client({ ...database.pgConfig });
-    client = opened;
-    opened.on('notification', (message) => {
-      if (message.channel === channel) poke();
-    });
-    opened.on('error', (error) => {
-      // Ending it on stop is no failure to report.
-      if (stopped) return;
-      onError(error);
-      relisten(opened);
-    });
-    await opened.connect();
-    await opened.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    // Whatever was queued while nobody listened.
-    poke();
-  };
-  const relisten = (failed: pg.Client) => {
-    if (client !== failed) return;
-    client = undefined;
-    // It failed already (and said so); ending it only frees its socket.
-    failed.end().catch(onError);
-    if (stopped) return;
-    timer = setTimeout(() => {
-      listen().catch((error: unknown) => {
-        onError(error);
-        if (client) relisten(client);
-      });
-    }, RELISTEN_MS).unref();
-  };
-  listen().catch((error: unknown) => {
-    onError(error);
-    if (client) relisten(client);
-  });
+  const remote = listen(poke, onError);
   return {
     stop: async () => {
-      stopped = true;
       unsubscribe();
-      clearTimeout(timer);
-      const open = client;
-      client = undefined;
-      await open?.end();
+      await remote.stop();
     },
   };
 }

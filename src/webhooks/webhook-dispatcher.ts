@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { errorMessage } from '../core/errors.js';
 import { recordAudit } from '../identity/audit-service.js';
@@ -33,7 +33,8 @@ const POLL_MS = 1_000;
 
 export interface DispatcherOptions {
   db: Kysely<Tables>;
-  kind: DatabaseKind;
+  /** Claims due deliveries, skipping those another dispatcher holds. */
+  locks: RowLocks;
   sealer: Sealer;
   policy: TargetPolicy;
   timeoutMs: number;
@@ -107,11 +108,11 @@ export class WebhookDispatcher {
 
   /** Claims and sends one batch of due deliveries; how many it attempted. */
   async runOnce(now = Date.now()): Promise<number> {
-    const { db, kind } = this.options;
+    const { db, locks } = this.options;
     const leaseUntil = now + this.options.timeoutMs + 30_000;
     if (!(await anyDue(db, now))) return 0;
     const claimed = await writeTransaction(db, (trx) =>
-      claimDue(trx, kind, { owner: this.owner, now, leaseUntil, limit: BATCH }),
+      claimDue(trx, locks, { owner: this.owner, now, leaseUntil, limit: BATCH }),
     );
     await Promise.all(claimed.map((item) => this.deliver(item)));
     return claimed.length;

@@ -40,14 +40,13 @@ export interface WebhookRouteDeps {
 }
 
 export const webhookRoutes = routePlugin(function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
-  const { db, kind } = deps.database;
+  const { db } = deps.database;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const read = { access: { scope: 'tenant', permission: 'webhooks:read' } } as const;
   const write = { access: { scope: 'tenant', permission: 'webhooks:write' } } as const;
   const tags = ['Webhooks'];
   const context = (request: FastifyRequest): WebhookContext => ({
     db,
-    kind,
     tenantId: tenantOf(request).id,
     actor: actorOf(principalOf(request)),
     ip: request.ip,

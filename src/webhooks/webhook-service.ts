@@ -5,7 +5,6 @@
 // (same id) again as a new delivery.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { AppError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
@@ -37,7 +36,6 @@ export const MAX_DESCRIPTION_LENGTH = 200;
 
 export interface WebhookContext {
   db: Kysely<Tables>;
-  kind: DatabaseKind;
   tenantId: number;
   actor: AuditActor;
   ip: string | null;

@@ -8,7 +8,7 @@ import type {
   WebhookEventsTable,
   WebhookSubscriptionsTable,
 } from '../storage/schema.js';
-import type { DatabaseKind } from '../storage/database.js';
+import type { RowLocks } from '../storage/row-locks.js';
 
 type Db = Kysely<Tables> | Transaction<Tables>;
 export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
@@ -182,10 +182,11 @@ export async function anyDue(db: Db, now: number): Promise<boolean> {
 
 export async function claimDue(
   trx: Db,
-  kind: DatabaseKind,
+  locks: RowLocks,
   claim: { owner: string; now: number; leaseUntil: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
-  let candidates = trx
+  // Claimed rows other dispatchers hold are skipped, not waited for: each takes its own batch.
+  const candidates = trx
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
     .select('d.id')
@@ -195,8 +196,7 @@ export async function claimDue(
     .where('s.enabled', '=', 1)
     .orderBy('d.next_attempt_at')
     .limit(claim.limit);
-  if (kind === 'postgres') candidates = candidates.forUpdate('d').skipLocked();
-  const ids = (await candidates.execute()).map((row) => row.id);
+  const ids = (await locks.claim(candidates, 'd').execute()).map((row) => row.id);
   if (ids.length === 0) return [];
   await trx
     .updateTable('webhook_deliveries')

@@ -15,10 +15,10 @@ import { apiSuite } from '../helpers/suite.js';
 import { drainTail, exportRecords, matchText, searchAll, tail, telemetryReaders } from '../helpers/telemetry.js';
 import { appRecord } from '../helpers/factories.js';
 import { schemaClient } from '../helpers/postgres.js';
-import { storagePorts } from '../helpers/storage-ports.js';
 import { catchUpSearchIndex } from '../../src/telemetry/search-index.js';
 import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../../src/identity/tenant-service.js';
+import { storagePorts } from '../helpers/storage-ports.js';
 
 /** POST /v1/telemetry/histogram */
 interface Histogram {
@@ -265,7 +265,7 @@ for (const target of databaseTargets) {
         assert.deepEqual(early.rows, [], 'unindexed records are not matched yet');
         assert.ok(early.position.seq < inserted[0]!.seq, 'and the position stays before them');
       }
-      await catchUpSearchIndex(server.sightline.database);
+      await catchUpSearchIndex(storagePorts(server.sightline.database).searchIndex);
       const later = await tail.read(db, acme.id, matchText(word), early.position, { limit: 100, scan: 10_000 });
       const seqs = [...early.rows, ...later.rows].map((row) => row.seq);
       assert.deepEqual(

@@ -19,6 +19,7 @@ import { webhookSealer } from '../../src/webhooks/webhook-secrets.js';
 import { claimDue } from '../../src/webhooks/webhook-store.js';
 import { emitEvents } from '../../src/webhooks/webhook-events.js';
 import { writeTransaction } from '../../src/storage/write-transaction.js';
+import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 import type { DeliveryView, WebhookView } from '../../src/webhooks/webhook-service.js';
 
 const certificate = selfSignedCertificate();
@@ -286,7 +287,8 @@ for (const target of databaseTargets) {
     });
 
     test('several dispatchers share the outbox: every delivery sent once; a dead dispatcher’s lease is taken over', async () => {
-      const { db, kind } = suite.server.sightline.database;
+      const { db } = suite.server.sightline.database;
+      const { locks } = storagePorts(suite.server.sightline.database);
       const start = receiver.received.length;
       const { webhook } = await subscribe(['observation.created']);
       // A dispatcher that claimed a delivery and died: nothing is sent until its lease runs out.
@@ -298,7 +300,7 @@ for (const target of databaseTargets) {
           await emitEvents(trx, tenantId, [
             { type: 'observation.created', subject: `orphan-${target.kind}`, data: { observation: {} } },
           ]);
-          return claimDue(trx, kind, { owner: 'dead', now: Date.now(), leaseUntil: Date.now() + 1_500, limit: 50 });
+          return claimDue(trx, locks, { owner: 'dead', now: Date.now(), leaseUntil: Date.now() + 1_500, limit: 50 });
         })
       ).filter((item) => item.subscription.id === webhook.id);
       assert.equal(orphaned.length, 1, 'the dead dispatcher holds the delivery');
@@ -308,7 +310,7 @@ for (const target of databaseTargets) {
           async () =>
             new WebhookDispatcher({
               db,
-              kind,
+              locks,
               sealer: await webhookSealer(db),
               policy: { allowLoopback: true, allowedNetworks: [] },
               timeoutMs: 2_000,

@@ -9,10 +9,10 @@ import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from '../helpers/factories.js';
 import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
-import { telemetryReader } from '../helpers/storage-ports.js';
-import { matchText } from '../helpers/telemetry.js';
 import { createTenant } from '../../src/identity/tenant-service.js';
 import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
+import { telemetryReader } from '../helpers/storage-ports.js';
+import { matchText } from '../helpers/telemetry.js';
 
 for (const target of databaseTargets) {
   describe(`collector on ${target.kind}`, { skip: target.skip }, () => {

@@ -12,9 +12,9 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
 import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
 import { streamRecords } from '../../src/telemetry/telemetry-service.js';
-import { telemetryReader } from '../helpers/storage-ports.js';
 import { syslogNgConfig } from '../../src/collector/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from '../helpers/syslog-ng.js';
+import { telemetryReader } from '../helpers/storage-ports.js';
 
 const available = syslogNgAvailable('the real-forwarder tests');
 const skip = !available && 'syslog-ng not installed';

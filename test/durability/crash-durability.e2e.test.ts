@@ -9,6 +9,7 @@ import { freePort, stopChild, waitReady } from '../helpers/processes.js';
 import { generateLoad, READY_TIMEOUT_MS, RECORDS_PER_REQUEST, SENDERS, spawnServer } from '../helpers/ingest-load.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { catchUpSearchIndex } from '../../src/telemetry/search-index.js';
+import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 import { sql } from 'kysely';
 
 for (const target of databaseTargets) {
@@ -56,7 +57,7 @@ for (const target of databaseTargets) {
             assert.equal(lost.length, 0, `${lost.length} of ${acknowledged.size} acknowledged records are missing`);
 
             // The index follows the log; once caught up it must agree with the log exactly.
-            await catchUpSearchIndex(opened);
+            await catchUpSearchIndex(storagePorts(opened).searchIndex);
             if (opened.kind === 'sqlite') {
               const integrity = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(opened.db);
               assert.deepEqual(integrity.rows, [{ integrity_check: 'ok' }]);

@@ -9,6 +9,9 @@ import { apiClient, bearer, issueToken, type ApiClient, type ApiResponse } from 
 import type { ApiSuite } from './suite.js';
 import type { RecordSearch } from './responses.js';
 import type { TestServer } from './server.js';
+import type { Database } from '../../src/storage/database.js';
+import type { TelemetryReader } from '../../src/telemetry/telemetry-service.js';
+import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 
 /** Every record of a search, following next_cursor; also returns how many pages it took. */
 export async function searchAll(
@@ -94,4 +97,10 @@ export async function telemetryReaders(
 export function matchText(query: string): RecordMatch {
   const parsed = parseTelemetryQuery(query);
   return parsed ? { query: parsed } : {};
+}
+
+/** How the CLI reads telemetry: the database and its search index port, without a server's writer. */
+export function readerOf(database: Database): TelemetryReader {
+  const ports = storagePorts(database);
+  return { database, storage: ports.telemetry, searchIndex: ports.searchIndex };
 }

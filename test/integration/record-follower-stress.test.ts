@@ -20,6 +20,7 @@ import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';
 import { followerFloor } from '../../src/retention/purge-store.js';
 import { seededRandom } from '../../src/core/random.js';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
+import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 
 const WRITERS = 5;
 const TRANSACTIONS_PER_WRITER = 300;
@@ -131,7 +132,7 @@ describe('record follower under concurrent writers on postgres', { skip: target.
     }
 
     async function follower(): Promise<{ restarts: number; crashes: number; floorChecks: number }> {
-      let reader = new SqlRecordLogReader(database.db, database.kind);
+      let reader = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
       let position: LogPosition = await reader.position(DETECTION_CURSOR);
       const stats = { restarts: 0, crashes: 0, floorChecks: 0 };
       const done = new Set<string>(['old-1', 'old-2', 'old-3']); // processed before the old-style position
@@ -141,7 +142,7 @@ describe('record follower under concurrent writers on postgres', { skip: target.
         if (roll < 0.05) {
           // Crash before acknowledging: the chunk is read again from the persisted position.
           stats.crashes++;
-          reader = new SqlRecordLogReader(database.db, database.kind);
+          reader = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
           position = await reader.position(DETECTION_CURSOR);
           continue;
         }
@@ -154,7 +155,7 @@ describe('record follower under concurrent writers on postgres', { skip: target.
         }
         if (roll > 0.9) {
           stats.restarts++;
-          reader = new SqlRecordLogReader(database.db, database.kind);
+          reader = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
           position = await reader.position(DETECTION_CURSOR);
           assert.deepEqual(position, read.to, 'the persisted position is the one acknowledged');
         }
@@ -207,7 +208,7 @@ describe('record follower under concurrent writers on postgres', { skip: target.
       assert.equal(acknowledged.length, committed.length);
       assert.ok(committed.length > 500, `enough records written (${committed.length})`);
       assert.ok(stats.restarts > 0 && stats.crashes > 0 && stats.floorChecks > 0, JSON.stringify(stats));
-      assert.equal(await new SqlRecordLogReader(database.db, database.kind).lag(DETECTION_CURSOR), 0);
+      assert.equal(await new SqlRecordLogReader(database.db, storagePorts(database).logReading).lag(DETECTION_CURSOR), 0);
     } finally {
       if (elsewhereOpen) await elsewhere.query('ROLLBACK');
       await elsewhere.end();

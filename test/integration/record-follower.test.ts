@@ -45,7 +45,7 @@ for (const target of databaseTargets) {
       await testDb.cleanup();
     });
 
-    const log = () => new SqlRecordLogReader(database.db, database.kind);
+    const log = () => new SqlRecordLogReader(database.db, storagePorts(database).logReading);
 
     async function insert(marker: string): Promise<void> {
       await database.db
@@ -135,14 +135,14 @@ for (const target of databaseTargets) {
           await insert('expired-early');
           assert.deepEqual(await drain(), ['expired-early']);
           // The follower has passed everything it can see: the floor is above the running record.
-          const floor = await purgeFloor(database.db, database.kind);
+          const floor = await purgeFloor(database.db, storagePorts(database).recordPurge);
           const lateSeq = Number(held.rows[0]!.seq);
           assert.ok(floor.seq > lateSeq);
           await slow.query('COMMIT');
           const batch = await expiredBatch(database.db, tenantId, Date.now() + 1, undefined, floor, 1_000);
           assert.ok(!batch.some((row) => row.seq === lateSeq), 'the record committed after the floor stays, unread');
           assert.deepEqual(await drain(), ['expired-late']);
-          const next = await purgeFloor(database.db, database.kind);
+          const next = await purgeFloor(database.db, storagePorts(database).recordPurge);
           const again = await expiredBatch(database.db, tenantId, Date.now() + 1, undefined, next, 1_000);
           assert.ok(
             again.some((row) => row.seq === lateSeq),
@@ -193,7 +193,7 @@ for (const target of databaseTargets) {
           await slow.query('COMMIT');
 
           // A new reader, as after a restart, starts from what was persisted.
-          const restarted = new SqlRecordLogReader(database.db, database.kind);
+          const restarted = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
           const resumed = await restarted.position(DETECTION_CURSOR);
           assert.deepEqual(resumed, first.to);
           const second = await restarted.read(resumed, 3);

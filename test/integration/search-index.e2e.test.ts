@@ -8,9 +8,9 @@ import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTenant } from '../../src/identity/tenant-service.js';
 import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
 import { matchText } from '../helpers/telemetry.js';
-import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
 
 for (const target of databaseTargets) {
   describe(`search index on ${target.kind}`, { skip: target.skip }, () => {

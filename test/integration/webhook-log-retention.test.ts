@@ -9,6 +9,7 @@ import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { RetentionPurger } from '../../src/retention/purger.js';
 import type { WebhookDeliveryStatus } from '../../src/storage/tables/webhooks.js';
+import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 1);
@@ -136,13 +137,12 @@ for (const target of databaseTargets) {
     test('finished deliveries and unreferenced events past the retention go, in batches; the rest stays', async () => {
       const purger = new RetentionPurger({
         db: database.db,
-        kind: database.kind,
+        purge: storagePorts(database).recordPurge,
         holder: 'test',
         // Smaller than what each tenant has to delete: the purge takes several batches.
         batchSize: 2,
         minPauseMs: 1,
         webhookLogMs: 30 * DAY,
-        ...(database.kind === 'sqlite' ? { sqlitePath: database.sqlitePath } : {}),
       });
       try {
         const report = await purger.runPass(NOW);

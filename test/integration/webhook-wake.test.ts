@@ -12,6 +12,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { writeTransaction } from '../../src/storage/write-transaction.js';
 import { emitEvents } from '../../src/webhooks/webhook-events.js';
 import { startOutboxWake, type OutboxWake } from '../../src/webhooks/outbox-wake.js';
+import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 
 for (const target of databaseTargets) {
   describe(`webhook wake-up on ${target.kind}`, { skip: target.skip }, () => {
@@ -66,7 +67,7 @@ for (const target of databaseTargets) {
           if (subjects.length > 0) resolve(subjects);
         };
         wake = startOutboxWake(
-          database,
+          storagePorts(database).outboxListener,
           () => setTimeout(() => void look().catch((error: unknown) => errors.push(error)), 0),
           (error) => errors.push(error),
         );

@@ -3,7 +3,7 @@
 // locking it — and measured at a third or more of each group's insert (89–199 ms of ~360 ms for
 // ~4,400 records), while every writer already knows the tenant exists: the collector resolves
 // it from the tenants table before it accepts a request, and the scale-out worker checks a
-// batch's tenants once per batch (partition-apply.ts) so a message naming no tenant still
+// batch's tenants once per batch (storage/postgres/stream-partition-apply.ts) so a message naming no tenant still
 // becomes a dead letter. Nothing relies on the key otherwise: tenants are never deleted (no
 // cascade runs from them), the retention purge deletes records rather than tenants, and a data
 // move copies tenants before records. SQLite keeps its key: its writer does not pay per row.

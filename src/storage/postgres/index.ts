@@ -1,14 +1,24 @@
 // The PostgreSQL backend: every storage port the features ask for, answered on PostgreSQL.
-// app/storage-ports.ts picks this folder or sqlite/ once, from the configuration.
+// storage/ports/storage-ports.ts picks this folder or sqlite/ once, from the configuration.
 import type { PostgresDatabase } from '../database.js';
 import { postgresRowLocks } from './row-locks.js';
 import { postgresCaseSearch } from './case-search.js';
 import { postgresRecordDialect } from './telemetry-dialect.js';
 import { postgresHistogram } from './telemetry-histogram.js';
 import { postgresTailLog } from './tail-log.js';
+import { postgresOutboxListener } from './outbox-listener.js';
+import { postgresThrottles } from './throttles.js';
+import { postgresSearchIndex } from './search-index.js';
+import { postgresRecordPurge } from './record-purge.js';
+import { postgresLogReading } from './log-reading.js';
 
-export function postgresPorts(_database: PostgresDatabase) {
+export function postgresPorts(database: PostgresDatabase) {
   return {
+    outboxListener: postgresOutboxListener(database),
+    throttles: postgresThrottles(database),
+    searchIndex: postgresSearchIndex(database),
+    recordPurge: postgresRecordPurge,
+    logReading: postgresLogReading,
     locks: postgresRowLocks,
     caseSearch: postgresCaseSearch,
     telemetry: { records: postgresRecordDialect, histogram: postgresHistogram, tail: postgresTailLog },

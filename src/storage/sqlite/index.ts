@@ -1,14 +1,24 @@
 // The SQLite backend: every storage port the features ask for, answered on the embedded file.
-// app/storage-ports.ts picks this folder or postgres/ once, from the configuration.
+// storage/ports/storage-ports.ts picks this folder or postgres/ once, from the configuration.
 import type { SqliteDatabase } from '../database.js';
 import { sqliteRowLocks } from './row-locks.js';
 import { sqliteCaseSearch } from './case-search.js';
 import { sqliteRecordDialect } from './telemetry-dialect.js';
 import { sqliteHistogram } from './telemetry-histogram.js';
 import { sqliteTailLog } from './tail-log.js';
+import { sqliteOutboxListener } from './outbox-listener.js';
+import { memoryThrottles } from '../../identity/throttles.js';
+import { sqliteSearchIndex } from './search-index.js';
+import { sqliteRecordPurge } from './record-purge.js';
+import { sqliteLogReading } from './log-reading.js';
 
-export function sqlitePorts(_database: SqliteDatabase) {
+export function sqlitePorts(database: SqliteDatabase) {
   return {
+    outboxListener: sqliteOutboxListener,
+    throttles: memoryThrottles,
+    searchIndex: sqliteSearchIndex(database),
+    recordPurge: sqliteRecordPurge(database),
+    logReading: sqliteLogReading,
     locks: sqliteRowLocks,
     caseSearch: sqliteCaseSearch,
     telemetry: { records: sqliteRecordDialect, histogram: sqliteHistogram, tail: sqliteTailLog },

@@ -1,4 +1,4 @@
-// State API nodes share through the database (migration 0019): identity/throttle-store.ts,
+// State API nodes share through the database (migration 0019): storage/postgres/throttle-store.ts,
 // collector/ingest-key-store.ts, storage/data-move.ts.
 import type { Generated } from 'kysely';
 

@@ -2,7 +2,7 @@
 // that under load the chunk stop() waits for stays short, and the size recovers once it is fast.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextChunkSize } from './postgres-search-indexer.js';
+import { nextChunkSize } from './search-indexer.js';
 
 test('a slow chunk makes the next one smaller, a fast one bigger, within bounds', () => {
   assert.equal(nextChunkSize(5_000, 1_000), 1_250, '5,000 records in 1 s: 1,250 take about 250 ms');

@@ -1,9 +1,9 @@
 // The SQLite search indexer: follows the record log and adds records to the FTS5 index in
 // chunks, each chunk committed together with its cursor, so a crash never loses or doubles an
 // index entry. It runs in the writer thread between commits (keeping indexing off the path of
-// the 201) and in any process that must search right now (see catchUpSearchIndex).
+// the 201) and in any process that must search right now (see search-index.ts).
 import type SQLite from 'better-sqlite3';
-import { SEARCH_INDEX_CURSOR } from './telemetry-store.js';
+import { SEARCH_INDEX_CURSOR } from '../../telemetry/telemetry-store.js';
 
 export interface SqliteSearchIndexer {
   /** Indexes up to `limit` records with sequence ≤ `upTo`; returns how many it indexed. */

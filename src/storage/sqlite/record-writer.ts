@@ -1,26 +1,19 @@
 // Main-thread side of the SQLite record-log writer: sends groups to the writer thread and
 // resolves each when the thread reports it committed; asks it, too, to catch the search index up.
-import { Worker } from 'node:worker_threads';
-import type { AppError } from '../core/errors.js';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../../core/worker-thread.js';
+import type { AppError } from '../../core/errors.js';
 import {
   searchIndexUnavailable,
   storageFault,
   storageUnavailable,
   type StorageFault,
-} from '../storage/storage-errors.js';
-import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
-import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './sqlite-writer-thread.js';
+} from '../storage-errors.js';
+import type { LogPosition, RecordBatch, RecordLogWriter } from '../../record-log/record-log.js';
+import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './record-writer-thread.js';
 
-/**
- * Starts the thread from the built `.js`, or, when running from source (tests, benchmarks under
- * tsx), registers tsx in the thread first: Node 20 does not run `--import` hooks in workers.
- */
 function startThread(path: string): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
-  const source = new URL('./sqlite-writer-thread.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { path } });
+  return startWorkerThread(import.meta.url, 'record-writer-thread', { path });
 }
 
 interface Waiter {

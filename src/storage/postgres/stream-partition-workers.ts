@@ -12,13 +12,13 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
-import { createPool } from '../storage/database.js';
-import type { Tables } from '../storage/schema.js';
-import { partitionSubject } from './jetstream-codec.js';
-import { applyMessages, type BatchApplier } from './partition-apply.js';
-import { backoffMs, type JetStreamLink, type QueueLog } from './jetstream-connection.js';
-import * as store from './partition-store.js';
-import type { ScaleMetrics } from './scale-metrics.js';
+import { createPool } from '../database.js';
+import type { Tables } from '../schema.js';
+import { partitionSubject } from '../../record-log/jetstream-codec.js';
+import { applyMessages, type BatchApplier } from './stream-partition-apply.js';
+import { backoffMs, type JetStreamLink, type QueueLog } from '../../record-log/jetstream-connection.js';
+import * as store from './stream-partition-store.js';
+import type { ScaleMetrics } from '../../record-log/scale-metrics.js';
 
 /** A worker not seen for this long no longer counts when the others compute their share. */
 const ALIVE_MS = 8_000;

@@ -14,8 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { LogPosition, RecordBatch } from './record-log.js';
-import { JSONB_OK, PLAIN_TEXT, textMarks } from './record-text-marks.js';
+import type { LogPosition, RecordBatch } from '../../record-log/record-log.js';
+import { JSONB_OK, PLAIN_TEXT, textMarks } from '../../record-log/record-text-marks.js';
 
 const DELIMITER = '\x1f';
 const QUOTE = '\x1e';

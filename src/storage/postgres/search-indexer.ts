@@ -8,8 +8,8 @@
 //   The cursor loop then only moves the cursor on (it skips records already indexed), which the
 //   live tail's horizon reads.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Tables } from '../storage/schema.js';
-import { SEARCH_INDEX_CURSOR } from './telemetry-store.js';
+import type { Tables } from '../schema.js';
+import { SEARCH_INDEX_CURSOR } from '../../telemetry/telemetry-store.js';
 
 /** Only the start of a very large record is indexed: a tsvector holds at most 1 MB. */
 const INDEXED_CHARS = 262_144;

@@ -6,10 +6,10 @@
 // a dead letter: set aside in log_dead_letters and passed, so one bad message never stalls its
 // partition.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import type { Tables } from '../storage/schema.js';
-import { decodeBatches } from './jetstream-codec.js';
-import { recordColumns, recordInsert } from './postgres-insert.js';
-import type { LoggedRecord, RecordBatch } from './record-log.js';
+import type { Tables } from '../schema.js';
+import { decodeBatches } from '../../record-log/jetstream-codec.js';
+import { recordColumns, recordInsert } from './record-insert.js';
+import type { LoggedRecord, RecordBatch } from '../../record-log/record-log.js';
 
 /** A dead letter keeps this much of its message, so a huge message cannot bloat the table. */
 export const DEAD_LETTER_EXCERPT_CHARS = 2_000;

@@ -1,12 +1,12 @@
 // The PostgreSQL bulk insert of record-log groups for the scale-out worker, which needs every
-// row's sequence back (the embedded writer uses COPY, postgres-copy.ts): one INSERT … SELECT FROM
+// row's sequence back (the embedded writer uses COPY, record-copy.ts): one INSERT … SELECT FROM
 // unnest(…) statement, so one round trip per group. Each column travels as one text parameter that
 // PostgreSQL splits itself (string_to_array), not as a text[] parameter: pg escapes every element
 // of an array in JavaScript and PostgreSQL parses the escaped literal back, which for a group of
 // ~1 MB requests cost more CPU on both sides than the insert itself.
 import type pg from 'pg';
-import type { RecordBatch } from './record-log.js';
-import { JSONB_OK, PLAIN_TEXT, textMarks } from './record-text-marks.js';
+import type { RecordBatch } from '../../record-log/record-log.js';
+import { JSONB_OK, PLAIN_TEXT, textMarks } from '../../record-log/record-text-marks.js';
 
 /**
  * Splits records and metadata. JSON text holds no raw control character but tab, CR and LF

@@ -1,25 +1,17 @@
-// Starts the SQLite purge thread and hands it batches (see sqlite-purge-thread.ts).
-import { Worker } from 'node:worker_threads';
-import type { PurgeRequest, PurgeResponse } from './sqlite-purge-thread.js';
+// Starts the SQLite purge thread and hands it batches (see purge-thread.ts).
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../../core/worker-thread.js';
+import type { PurgeDone, PurgeThread } from '../../retention/purge-port.js';
+import type { PurgeRequest, PurgeResponse } from './purge-thread.js';
 
-/** From the built `.js`, or under tsx (tests, benchmarks) by registering tsx in the thread first. */
 function startThread(path: string): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./sqlite-purge-thread.js', import.meta.url), { workerData: { path } });
-  const source = new URL('./sqlite-purge-thread.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { path } });
+  return startWorkerThread(import.meta.url, 'purge-thread', { path });
 }
 
 /** What a request did: records deleted (or 1 while some of the index is left to reclaim), lock time, contention. */
-export interface Done {
-  deleted: number;
-  heldMs: number;
-  /** Another connection committed since the thread's previous write: someone else is writing. */
-  contended: boolean;
-}
+type Done = PurgeDone;
 
-export class SqlitePurgeWorker {
+export class SqlitePurgeThread implements PurgeThread {
   private worker: Worker | undefined;
   private next = 0;
   private readonly waiting = new Map<number, { resolve: (done: Done) => void; reject: (e: Error) => void }>();

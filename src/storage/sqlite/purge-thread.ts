@@ -8,13 +8,13 @@
 // the record writer's next commit makes it durable anyway. Deleting a search index entry only
 // writes a tombstone (the index does not merge on deletes, migration 0041); `reclaim` requests
 // then rewrite the parts of the index holding many of them a few pages at a time, and give the
-// freed pages back (telemetry/sqlite-search-merging.ts). Each answer says whether another
+// freed pages back (search-merging.ts). Each answer says whether another
 // connection committed since this thread's last write (SQLite's data_version): the purger
 // pauses longer when someone else is writing.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { configureSqliteConnection } from '../storage/database.js';
-import { reclaimStep } from '../telemetry/sqlite-search-merging.js';
+import { configureSqliteConnection } from '../database.js';
+import { reclaimStep } from './search-merging.js';
 
 export type PurgeRequest =
   | { id: number; type: 'delete'; tenantId: number; seqs: number[] }
@@ -35,7 +35,7 @@ export type PurgeResponse =
   | { id: number; ok: false; message: string };
 
 const port = parentPort;
-if (!port) throw new Error('sqlite-purge-thread must run as a worker thread');
+if (!port) throw new Error('the purge thread must run as a worker thread');
 const connection = new SQLite((workerData as { path: string }).path);
 configureSqliteConnection(connection);
 connection.pragma('synchronous = NORMAL');
@@ -86,7 +86,7 @@ const purge = connection.transaction((tenantId: number, seqs: number[]): number 
   return deleted;
 });
 
-/** One step of the search index's reclaim (sqlite-search-merging.ts); whether there is more. */
+/** One step of the search index's reclaim (search-merging.ts); whether there is more. */
 const reclaim = connection.transaction((pages: number): number => {
   locked();
   const more = reclaimStep(connection, pages);

@@ -4,20 +4,20 @@
 // deployment's in-memory limits count them in its one process. Accounts are keyed by a hash of
 // the email as typed, so addresses people mistyped are not kept in the database.
 import type { Kysely } from 'kysely';
-import type { Tables } from '../storage/schema.js';
-import type { Database } from '../storage/database.js';
-import { sha256 } from '../core/secrets.js';
-import type { AppError } from '../core/errors.js';
-import { clientKey, FailureLimiter, MemoryFailureLimiter, waitSeconds, type Begun } from './failure-limiter.js';
+import type { Tables } from '../schema.js';
+import type { PostgresDatabase } from '../database.js';
+import type { Throttles } from '../../identity/throttles.js';
+import { sha256 } from '../../core/secrets.js';
+import type { AppError } from '../../core/errors.js';
+import { clientKey, FailureLimiter, waitSeconds, type Begun } from '../../identity/failure-limiter.js';
 import {
   accountKey,
   accountWait,
   FORGET_AFTER_MS,
   isUnderAttack,
-  MemoryAccountThrottle,
   runWaitMs,
   type AccountThrottle,
-} from './account-throttle.js';
+} from '../../identity/account-throttle.js';
 import {
   deleteFailure,
   deleteRun,
@@ -105,19 +105,10 @@ export class PostgresAccountThrottle implements AccountThrottle {
 
 const keyOf = (email: string) => sha256(accountKey(email));
 
-/** The limits a deployment uses: in this process's memory on SQLite, shared on PostgreSQL. */
-export function createThrottles(
-  database: Database,
-  limits: { maxFailures: number; failureWindowMs: number },
-): { limiter: FailureLimiter; accounts: AccountThrottle } {
-  if (database.kind === 'postgres') {
-    return {
-      limiter: new PostgresFailureLimiter(database.db, limits.maxFailures, limits.failureWindowMs),
-      accounts: new PostgresAccountThrottle(database.db),
-    };
-  }
-  return {
-    limiter: new MemoryFailureLimiter(limits.maxFailures, limits.failureWindowMs),
-    accounts: new MemoryAccountThrottle(),
-  };
+/** The limits shared by every node on the database: the throttles port on PostgreSQL. */
+export function postgresThrottles(database: PostgresDatabase): Throttles {
+  return (limits) => ({
+    limiter: new PostgresFailureLimiter(database.db, limits.maxFailures, limits.failureWindowMs),
+    accounts: new PostgresAccountThrottle(database.db),
+  });
 }

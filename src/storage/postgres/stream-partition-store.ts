@@ -1,7 +1,7 @@
 // SQL of the scale-out record log's bookkeeping (tables log_partitions and log_workers): the
 // partition positions with their lease epochs, the worker heartbeats, and the session advisory
 // locks that hold a partition's lease. Plain pg: session advisory locks live on one connection.
-// Applying a batch (the position's fence and move) is partition-apply.ts.
+// Applying a batch (the position's fence and move) is stream-partition-apply.ts.
 import type pg from 'pg';
 
 /** The advisory lock class of a stream: every lock of one stream shares it. */

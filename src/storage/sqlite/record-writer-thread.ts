@@ -11,9 +11,9 @@
 // to catch the index up flat out (read-your-writes) rather than indexing on the event loop.
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { configureSqliteConnection } from '../storage/database.js';
-import type { RecordBatch } from './record-log.js';
-import { createSqliteSearchIndexer } from '../telemetry/sqlite-search-indexer.js';
+import { configureSqliteConnection } from '../database.js';
+import type { RecordBatch } from '../../record-log/record-log.js';
+import { createSqliteSearchIndexer } from './search-indexer.js';
 
 export interface WriteRequest {
   id: number;
@@ -84,7 +84,7 @@ let indexFailuresInARow = 0;
 let retryNotBefore = 0;
 
 function workerPort(): MessagePort {
-  if (!parentPort) throw new Error('sqlite-writer-thread must run as a worker thread');
+  if (!parentPort) throw new Error('the record writer thread must run as a worker thread');
   return parentPort;
 }
 const port = workerPort();

@@ -1,10 +1,10 @@
-// PostgreSQL record-log writer: each group is one COPY in one transaction (postgres-copy.ts), so
+// PostgreSQL record-log writer: each group is one COPY in one transaction (record-copy.ts), so
 // one commit (durable under the server's synchronous_commit) per group.
 import type pg from 'pg';
-import { createPool } from '../storage/database.js';
-import { storageFault, storageUnavailable, type StorageFault } from '../storage/storage-errors.js';
-import { copyRecords } from './postgres-copy.js';
-import type { LogPosition, RecordBatch, RecordLogWriter } from './record-log.js';
+import { createPool } from '../database.js';
+import { storageFault, storageUnavailable, type StorageFault } from '../storage-errors.js';
+import { copyRecords } from './record-copy.js';
+import type { LogPosition, RecordBatch, RecordLogWriter } from '../../record-log/record-log.js';
 
 export class PostgresRecordWriter implements RecordLogWriter {
   private readonly pool: pg.Pool;

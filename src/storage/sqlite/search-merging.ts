@@ -2,7 +2,7 @@
 // Deleting an entry only writes a tombstone (the index's `deletemerge` is 0, migration 0041, so
 // that the purge's own deletes never trigger merges); the space comes back when the segments
 // holding it are rewritten. After a pass that deleted anything, the purge thread merges, in small
-// paced steps on its own thread (retention/sqlite-purge-thread.ts), the levels of the index in
+// paced steps on its own thread (purge-thread.ts), the levels of the index in
 // which at least a tenth of the entries are deleted: FTS5's delete-merge, switched on inside each
 // step's transaction only, so no other connection ever runs it of its own accord. A merge a step
 // leaves under way is carried on by the next one, and by the index's own automatic merging as the

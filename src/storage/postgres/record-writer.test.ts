@@ -7,15 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type pg from 'pg';
-import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
-import { schemaClient } from '../../test/helpers/postgres.js';
-import { closeOpened } from '../../test/helpers/suite.js';
-import { openDatabase, type PostgresDatabase } from '../storage/database.js';
-import { migrateToLatest } from '../storage/migrate.js';
-import { createTenant } from '../identity/tenant-service.js';
-import { PostgresRecordWriter } from './postgres-record-writer.js';
-import { insertRecords } from './postgres-insert.js';
-import type { RecordBatch } from './record-log.js';
+import { databaseTargets, type TestDatabase } from '../../../test/helpers/databases.js';
+import { schemaClient } from '../../../test/helpers/postgres.js';
+import { closeOpened } from '../../../test/helpers/suite.js';
+import { openDatabase, type PostgresDatabase } from '../database.js';
+import { migrateToLatest } from '../migrate.js';
+import { createTenant } from '../../identity/tenant-service.js';
+import { PostgresRecordWriter } from './record-writer.js';
+import { insertRecords } from './record-insert.js';
+import type { RecordBatch } from '../../record-log/record-log.js';
 
 const postgres = databaseTargets.find((target) => target.kind === 'postgres')!;
 

@@ -5,14 +5,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sql } from 'kysely';
-import { tempDir } from '../../test/helpers/databases.js';
-import { openDatabase, type SqliteDatabase } from '../storage/database.js';
-import { migrateToLatest } from '../storage/migrate.js';
-import { SqlitePurgeWorker } from './sqlite-purge-worker.js';
-import { RetentionPurger } from './purger.js';
-import { DAY_MS } from './retention-rules.js';
+import { tempDir } from '../../../test/helpers/databases.js';
+import { openDatabase, type SqliteDatabase } from '../database.js';
+import { migrateToLatest } from '../migrate.js';
+import { SqlitePurgeThread } from './purge-thread-client.js';
+import { sqliteRecordPurge } from './record-purge.js';
+import { RetentionPurger } from '../../retention/purger.js';
+import { DAY_MS } from '../../retention/retention-rules.js';
 import SQLite from 'better-sqlite3';
-import { readLevels, reclaimPending } from '../telemetry/sqlite-search-merging.js';
+import { readLevels, reclaimPending } from './search-merging.js';
 
 /** `count` records of one new tenant received 60 days ago, indexed and past every follower. */
 async function oldRecords(database: SqliteDatabase, code: string, count: number, indexChunks = 1): Promise<number> {
@@ -68,7 +69,7 @@ describe('SQLite purge pacing', () => {
   test('each batch says whether another connection committed since the previous one', async () => {
     const tenantId = await oldRecords(database, 'contention', 10);
     const seqs = await seqsOf(database, tenantId);
-    const worker = new SqlitePurgeWorker(database.sqlitePath);
+    const worker = new SqlitePurgeThread(database.sqlitePath);
     try {
       await worker.delete(tenantId, seqs.slice(0, 2));
       const quiet = await worker.delete(tenantId, seqs.slice(2, 4));
@@ -89,7 +90,7 @@ describe('SQLite purge pacing', () => {
   test('reclaim steps say there is more while the deleted entries are merged away, then that there is none', async () => {
     const tenantId = await oldRecords(database, 'reclaim', 10_000, 20);
     const seqs = await seqsOf(database, tenantId);
-    const worker = new SqlitePurgeWorker(database.sqlitePath);
+    const worker = new SqlitePurgeThread(database.sqlitePath);
     const pages = async () =>
       (await sql<{ n: number }>`SELECT count(*) AS n FROM telemetry_fts_data`.execute(database.db)).rows[0]?.n ?? 0;
     try {
@@ -121,7 +122,7 @@ describe('SQLite purge pacing', () => {
     const tenantId = await oldRecords(own, 'merging', 4_000, 40);
     const seqs = await seqsOf(own, tenantId);
     const raw = new SQLite(own.sqlitePath);
-    const worker = new SqlitePurgeWorker(own.sqlitePath);
+    const worker = new SqlitePurgeThread(own.sqlitePath);
     try {
       // Every other record: the merge has the rest to write, page by page.
       await worker.delete(
@@ -165,9 +166,8 @@ describe('SQLite purge pacing', () => {
     // minutes if the purge paced itself as though ingest were running.
     const purger = new RetentionPurger({
       db: database.db,
-      kind: 'sqlite',
+      purge: sqliteRecordPurge(database),
       holder: 'test',
-      sqlitePath: database.sqlitePath,
       batchSize: 100,
       maxBatchSize: 100,
       pauseFactor: 10_000,

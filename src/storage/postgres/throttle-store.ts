@@ -1,9 +1,9 @@
-// SQL for the failed-attempt limits that API nodes share on PostgreSQL (postgres-throttles.ts):
+// SQL for the failed-attempt limits that API nodes share on PostgreSQL (throttles.ts):
 // failures per client address and each account's run of failed sign-ins. Neither belongs to a
 // tenant: a sign-in is counted before anyone knows which tenant it is for.
 import { sql } from 'kysely';
-import type { Db } from '../storage/database.js';
-import type { Run } from './account-throttle.js';
+import type { Db } from '../database.js';
+import type { Run } from '../../identity/account-throttle.js';
 
 /**
  * Holds a lock on `key` until the transaction ends, across every node on the database, so that
