@@ -129,6 +129,7 @@ const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) 
 const SLOWEST = [
   'test/scale/scale-cluster.e2e.test.ts',
   'test/durability/detection-crash.e2e.test.ts',
+  'test/cli/cli-identity.e2e.test.ts',
   'test/ui/ui-accessibility.browser.test.ts',
   'test/durability/crash-durability.e2e.test.ts',
   'test/collector/forwarder-syslog-ng-loss.e2e.test.ts',
