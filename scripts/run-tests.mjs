@@ -129,8 +129,10 @@ const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) 
 const SLOWEST = [
   'test/scale/scale-cluster.e2e.test.ts',
   'test/durability/detection-crash.e2e.test.ts',
+  'test/cli/cli-identity.e2e.test.ts',
   'test/ui/ui-accessibility.browser.test.ts',
   'test/durability/crash-durability.e2e.test.ts',
+  'test/api/fuzz-api.e2e.test.ts',
   'test/collector/forwarder-syslog-ng-loss.e2e.test.ts',
   'test/cli/data-move.e2e.test.ts',
   'src/cases/case-search.test.ts',
