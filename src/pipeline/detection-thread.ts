@@ -14,7 +14,6 @@ import { errorMessage } from '../core/errors.js';
 import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
 import { ACTIVE_GAP_MS, restAfterChunk } from '../detection/burst-pacing.js';
 import { DETECTION_CURSOR } from '../detection/detection-loop.js';
-import { relaxSqliteCommits } from '../storage/database.js';
 import { storagePorts } from '../storage/ports/storage-ports.js';
 
 export interface DetectionThreadData {
@@ -59,11 +58,12 @@ const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: da
 // Everything this thread writes (observations, cases, devices, its cursor) derives from the
 // record log and commits with its cursor: a commit a power cut takes is done again from the log.
 // Its fsync, under the write lock, held up the record writer's commits.
-if (database.kind === 'sqlite') await relaxSqliteCommits(database);
+const ports = storagePorts(database);
+await ports.relaxDerivedCommits();
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
-const log = new SqlRecordLogReader(database.db, storagePorts(database).logReading);
+const log = new SqlRecordLogReader(database.db, ports.logReading);
 const commit = detectionCommitter(database.db, log, {
-  locks: storagePorts(database).locks,
+  locks: ports.locks,
   policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
   catalogue: setup.catalogue,
   geo: geoIpFromConfig(data.geoipDatabase),
@@ -108,10 +108,10 @@ while (!stopping()) {
     if (failuresInARow > 0) post({ type: 'recovered' });
     failuresInARow = 0;
     if (result.records > 0) {
-      // SQLite only: there the lag is the log's end minus the cursor, while PostgreSQL counts
-      // the unprocessed rows (snapshot-window.ts), too dear to ask after every chunk.
+      // Only where the lag is cheap to ask (the log's end minus the cursor); counting the
+      // unprocessed rows after every chunk would cost more than the pacing saves.
       const sinceWriteMs = Date.now() - lastWriteAt;
-      if (database.kind === 'sqlite' && sinceWriteMs < ACTIVE_GAP_MS) {
+      if (log.lagIsCheap && sinceWriteMs < ACTIVE_GAP_MS) {
         const tookMs = performance.now() - began;
         pause = restAfterChunk({ tookMs, sinceWriteMs, lag: await log.lag(DETECTION_CURSOR) });
       } else pause = 0;

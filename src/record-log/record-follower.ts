@@ -18,6 +18,11 @@ export interface LogReading {
   readAfter(db: Kysely<Tables>, position: LogPosition, limit: number): Promise<LogRead>;
   /** How many records after `position` are not processed yet (visible or still committing), at most `cap`. */
   lag(db: Kysely<Tables>, position: LogPosition, cap: number): Promise<number>;
+  /**
+   * Whether `lag` is cheap enough to ask after every chunk (a subtraction where sequences commit
+   * in order; a count of rows where they do not), which a follower pacing itself needs.
+   */
+  readonly lagIsCheap: boolean;
 }
 
 /** Beyond this the lag is reported as this value: counting further would cost more than it tells. */
@@ -29,6 +34,11 @@ export class SqlRecordLogReader implements RecordLogReader {
     private readonly db: Kysely<Tables>,
     private readonly reading: LogReading,
   ) {}
+
+  /** Whether `lag` is cheap enough to ask after every chunk. */
+  get lagIsCheap(): boolean {
+    return this.reading.lagIsCheap;
+  }
 
   position(consumer: string): Promise<LogPosition> {
     return readPosition(this.db, consumer);

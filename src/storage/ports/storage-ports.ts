@@ -15,6 +15,11 @@ import { postgresPorts } from '../postgres/index.js';
 /** What the features are given instead of the database's name. */
 export interface StoragePorts {
   locks: RowLocks;
+  /**
+   * Makes this connection's commits cheaper where the database allows it, for a process whose
+   * every write derives from the record log and is redone from it (the detection thread).
+   */
+  relaxDerivedCommits(): Promise<void>;
   telemetry: TelemetryStorage;
   caseSearch: CaseSearchStorage;
   outboxListener: OutboxListener;

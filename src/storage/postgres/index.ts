@@ -20,6 +20,8 @@ export function postgresPorts(database: PostgresDatabase) {
     recordPurge: postgresRecordPurge,
     logReading: postgresLogReading,
     locks: postgresRowLocks,
+    // Every commit is durable on PostgreSQL: relaxing it is the operator's setting, not ours.
+    relaxDerivedCommits: () => Promise.resolve(),
     caseSearch: postgresCaseSearch,
     telemetry: { records: postgresRecordDialect, histogram: postgresHistogram, tail: postgresTailLog },
   };

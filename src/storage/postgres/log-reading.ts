@@ -11,4 +11,5 @@ export const postgresLogReading: LogReading = {
     return { records: read.rows.map((row) => toLogged(row, row.tx_id)), to: read.position };
   },
   lag: (db, position, cap) => unprocessedCount(db, position, cap),
+  lagIsCheap: false,
 };

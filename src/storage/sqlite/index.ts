@@ -1,6 +1,6 @@
 // The SQLite backend: every storage port the features ask for, answered on the embedded file.
 // storage/ports/storage-ports.ts picks this folder or postgres/ once, from the configuration.
-import type { SqliteDatabase } from '../database.js';
+import { relaxSqliteCommits, type SqliteDatabase } from '../database.js';
 import { sqliteRowLocks } from './row-locks.js';
 import { sqliteCaseSearch } from './case-search.js';
 import { sqliteRecordDialect } from './telemetry-dialect.js';
@@ -20,6 +20,7 @@ export function sqlitePorts(database: SqliteDatabase) {
     recordPurge: sqliteRecordPurge(database),
     logReading: sqliteLogReading,
     locks: sqliteRowLocks,
+    relaxDerivedCommits: () => relaxSqliteCommits(database),
     caseSearch: sqliteCaseSearch,
     telemetry: { records: sqliteRecordDialect, histogram: sqliteHistogram, tail: sqliteTailLog },
   };
