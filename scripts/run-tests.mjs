@@ -116,7 +116,7 @@ async function postgresEnvironment() {
 }
 
 /** Unit tests in src/ that run a child process (syslog-ng, node): they belong to the full tier. */
-const SPAWNING = ['src/collector/forwarder-configs.test.ts', 'src/cli/node-flags.test.ts'];
+const SPAWNING = ['src/collector/forwarders/forwarder-configs.test.ts', 'src/cli/node-flags.test.ts'];
 const UNIT_ROOTS = ['src', 'test/integration'];
 
 const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) && !SPAWNING.includes(file);

@@ -1,5 +1,5 @@
 // bench:api's scenarios: the requests it drives, each with the status and body it must answer.
-import { generateToken } from '../../src/identity/token-format.js';
+import { generateToken } from '../../src/identity/tokens/token-format.js';
 
 export interface Scenario {
   key: string;

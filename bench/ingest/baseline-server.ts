@@ -2,7 +2,7 @@
 // the same parser as the collector, then answers 201 without storing anything. The gap between
 // it and Sightline is the cost of routing, queueing and durable commits.
 import http from 'node:http';
-import { parseBody } from '../../src/collector/parse.js';
+import { parseBody } from '../../src/collector/intake/parse.js';
 import { AppError } from '../../src/core/errors.js';
 
 const portIndex = process.argv.indexOf('--port');

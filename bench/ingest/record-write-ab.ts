@@ -8,7 +8,7 @@ import pg from 'pg';
 import { seededRandom } from '../../src/core/random.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { insertRecords } from '../../src/storage/postgres/record-insert.js';
 import { copyRecords } from '../../src/storage/postgres/record-copy.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';

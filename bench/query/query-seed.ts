@@ -5,9 +5,9 @@
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/storage/database.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
-import { createUser } from '../../src/identity/user-service.js';
-import { createToken } from '../../src/identity/token-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
+import { createUser } from '../../src/identity/users/user-service.js';
+import { createToken } from '../../src/identity/tokens/token-service.js';
 import { allPermissions } from '../../src/identity/permissions.js';
 import { cliActor } from '../../src/identity/principal.js';
 import { deriveFields } from '../../src/cases/case-derive.js';

@@ -15,7 +15,7 @@ import { NatsCluster, natsServerBinary } from '../../test/helpers/nats.js';
 import { stopChild } from '../../test/helpers/processes.js';
 import { connect, postRecords, startNode, type NodeProcess } from '../../test/helpers/scale.js';
 import { openDatabase } from '../../src/storage/database.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import {
   benchLine,
   cpuBetween,

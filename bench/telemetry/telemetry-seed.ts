@@ -13,7 +13,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { hex, ipv4, pick, seededRandom, type Random } from '../../src/core/random.js';
 import type { Database } from '../../src/storage/database.js';
-import { parseBody } from '../../src/collector/parse.js';
+import { parseBody } from '../../src/collector/intake/parse.js';
 import { insertRecords } from '../../src/storage/postgres/record-insert.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';
 import { createDays, listPartitions } from '../../src/retention/partitions.js';

@@ -2,7 +2,7 @@
 // tenant opting out of AI summaries drops its summary cache; a device's criticality change
 // rescores its open cases; an external observation is filed into a case. Each runs inside the
 // transaction of the change that caused it.
-import type { TenantReactions } from '../identity/tenant-service.js';
+import type { TenantReactions } from '../identity/tenants/tenant-service.js';
 import type { DeviceReactions } from '../devices/device-service.js';
 import { openCasesByDevice } from '../devices/device-store.js';
 import type { AttackCatalogue } from '../detection/attack.js';

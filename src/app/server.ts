@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Config } from '../config/config.js';
-import { collectorRoutes, type CollectorDependencies } from '../collector/collector-routes.js';
+import { collectorRoutes, type CollectorDependencies } from '../collector/intake/collector-routes.js';
 import { installErrorHandling, sendProblem } from '../http/error-handler.js';
 import { AppError } from '../core/errors.js';
 import { healthRoutes, type HealthDependencies } from './health-routes.js';

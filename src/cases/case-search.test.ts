@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { createTenant } from '../identity/tenant-service.js';
+import { createTenant } from '../identity/tenants/tenant-service.js';
 import { ensureDevice } from '../devices/device-store.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { seededRandom } from '../core/random.js';

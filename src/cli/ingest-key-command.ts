@@ -7,14 +7,14 @@ import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { cliActor } from '../identity/principal.js';
-import { requireTenantByCodeName } from '../identity/tenant-service.js';
+import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
 import {
   createIngestKey,
   deleteIngestKey,
   listTenantIngestKeys,
   type IngestKey,
   type IngestKeyContext,
-} from '../collector/ingest-key-service.js';
+} from '../collector/ingest-keys/ingest-key-service.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const LIST_PAGE = 100;

@@ -8,7 +8,7 @@ import { AppError } from '../core/errors.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { cliActor } from '../identity/principal.js';
-import { requireTenantByCodeName } from '../identity/tenant-service.js';
+import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
 import {
   changeLimits,
   changeRetention,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { checkListenSafety, loadConfig, settings, type SettingName } from '../config/config.js';
 import { createSightline } from '../app/app.js';
-import { collectorUrl } from '../identity/tenant-service.js';
+import { collectorUrl } from '../identity/tenants/tenant-service.js';
 
 import { addSettingOptions, settingValues } from './options.js';
 import { workersAtDefaultYoungGeneration } from './node-flags.js';

@@ -5,7 +5,7 @@ import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { instanceKey } from '../storage/instance-settings.js';
 import { setRecordIdKey } from '../core/record-ids.js';
-import { requireTenantByCodeName } from '../identity/tenant-service.js';
+import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
 import { storagePorts } from '../storage/ports/storage-ports.js';
 import { parseTelemetryQuery } from '../telemetry/telemetry-query.js';

@@ -14,11 +14,11 @@ import {
   presentTenantResource,
   type CollectorAddressSettings,
   type TenantChanges,
-} from '../identity/tenant-service.js';
+} from '../identity/tenants/tenant-service.js';
 import { cliActor } from '../identity/principal.js';
-import { listTenants } from '../identity/tenant-store.js';
+import { listTenants } from '../identity/tenants/tenant-store.js';
 import { tenantReactions } from '../app/reactions.js';
-import { getIngestKeyPolicy, setIngestKeyPolicy } from '../collector/ingest-key-service.js';
+import { getIngestKeyPolicy, setIngestKeyPolicy } from '../collector/ingest-keys/ingest-key-service.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const addressSettings = ['baseDomain', 'publicUrl', 'port', 'tlsCert', 'insecureHttp'] as const;

@@ -8,8 +8,8 @@ import { openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { allPermissions, parsePermissions } from '../identity/permissions.js';
 import { cliActor } from '../identity/principal.js';
-import { requireTenantByCodeName } from '../identity/tenant-service.js';
-import { createToken, deleteToken, listTenantTokens, type ApiToken } from '../identity/token-service.js';
+import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
+import { createToken, deleteToken, listTenantTokens, type ApiToken } from '../identity/tokens/token-service.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const LIST_PAGE = 100;

@@ -10,8 +10,8 @@ import { migrateToLatest } from '../storage/migrate.js';
 import type { Role } from '../storage/schema.js';
 import { tenantRoles } from '../identity/permissions.js';
 import { cliActor } from '../identity/principal.js';
-import { endSessions, listSessions } from '../identity/session-list.js';
-import { requireTenantByCodeName } from '../identity/tenant-service.js';
+import { endSessions, listSessions } from '../identity/sessions/session-list.js';
+import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
 import {
   deleteUser,
   inviteUser,
@@ -19,9 +19,9 @@ import {
   updateUser,
   type OneTimeCode,
   type UserUpdate,
-} from '../identity/user-admin-service.js';
-import { resetSecondFactor } from '../identity/second-factor-service.js';
-import { findUserByEmail, type UserRow } from '../identity/user-store.js';
+} from '../identity/users/user-admin-service.js';
+import { resetSecondFactor } from '../identity/second-factor/second-factor-service.js';
+import { findUserByEmail, type UserRow } from '../identity/users/user-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const change = { actor: cliActor, ip: null };

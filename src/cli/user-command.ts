@@ -9,9 +9,9 @@ import { migrateToLatest } from '../storage/migrate.js';
 import type { Role } from '../storage/schema.js';
 import { roles, tenantRoles } from '../identity/permissions.js';
 import { cliActor } from '../identity/principal.js';
-import { requireTenantByCodeName } from '../identity/tenant-service.js';
-import { checkPassword, createUser, presentUser } from '../identity/user-service.js';
-import { listTenantUsers } from '../identity/user-store.js';
+import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
+import { checkPassword, createUser, presentUser } from '../identity/users/user-service.js';
+import { listTenantUsers } from '../identity/users/user-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 import { registerUserAdmin } from './user-admin-command.js';
 

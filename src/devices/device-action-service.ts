@@ -11,7 +11,7 @@ import { writeTransaction } from '../storage/write-transaction.js';
 import { AppError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { hasControlCharacter } from '../core/control-characters.js';
-import { recordAudit } from '../identity/audit-service.js';
+import { recordAudit } from '../identity/audit/audit-service.js';
 import type { AuditActor } from '../identity/principal.js';
 import { emitEvents } from '../webhooks/webhook-events.js';
 import { findDevice, type DeviceRow } from './device-store.js';

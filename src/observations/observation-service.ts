@@ -11,7 +11,7 @@ import type { Db } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
 import type { FieldValue } from '../telemetry/normalise/event.js';
-import type { TenantRow } from '../identity/tenant-store.js';
+import type { TenantRow } from '../identity/tenants/tenant-store.js';
 import {
   insertObservations,
   countExternalSince,

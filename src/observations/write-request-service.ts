@@ -6,7 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ObservationWriteRequestsTable, Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { recordAudit } from '../identity/audit-service.js';
+import { recordAudit } from '../identity/audit/audit-service.js';
 import type { AuditActor } from '../identity/principal.js';
 
 export type WriteRequestRow = Selectable<ObservationWriteRequestsTable>;

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import { AppError } from '../core/errors.js';
 import { hasControlCharacter } from '../core/control-characters.js';
-import { recordAudit } from '../identity/audit-service.js';
+import { recordAudit } from '../identity/audit/audit-service.js';
 import type { AuditActor } from '../identity/principal.js';
 import {
   listTenantsWithRetention,

@@ -8,7 +8,7 @@ import type { Tables } from '../storage/schema.js';
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { TenantRow } from '../identity/tenant-store.js';
+import type { TenantRow } from '../identity/tenants/tenant-store.js';
 import type { Principal } from '../identity/principal.js';
 import { AppError } from '../core/errors.js';
 import { newId } from '../core/ids.js';

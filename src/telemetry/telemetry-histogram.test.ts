@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { createTenant } from '../identity/tenant-service.js';
+import { createTenant } from '../identity/tenants/tenant-service.js';
 import { seededRandom } from '../core/random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
 import { telemetryReader } from '../../test/helpers/storage-ports.js';

@@ -11,8 +11,8 @@ import type { Tables } from '../storage/schema.js';
 import type { RowLocks } from '../storage/row-locks.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { errorMessage } from '../core/errors.js';
-import { recordAudit } from '../identity/audit-service.js';
-import type { Sealer } from '../identity/sso-seal.js';
+import { recordAudit } from '../identity/audit/audit-service.js';
+import type { Sealer } from '../identity/sso/sso-seal.js';
 import {
   anyDue,
   claimDue,

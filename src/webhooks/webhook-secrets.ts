@@ -3,7 +3,7 @@
 // secrets), bound to the tenant and subscription so a sealed value moved elsewhere does not open.
 import type { Db } from '../storage/database.js';
 import { instanceKey } from '../storage/instance-settings.js';
-import { Sealer } from '../identity/sso-seal.js';
+import { Sealer } from '../identity/sso/sso-seal.js';
 
 export function secretContext(subscription: { tenant_id: number; id: string }): string {
   return `webhook-secret:${subscription.tenant_id}:${subscription.id}`;

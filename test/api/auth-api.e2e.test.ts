@@ -7,10 +7,10 @@ import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { apiClient, basic, bearer, issueToken, seedTenant, signIn, type Problem } from '../helpers/api.js';
 import type { CreatedToken, Me, Page, SessionAnswer } from '../helpers/responses.js';
-import { createUser } from '../../src/identity/user-service.js';
+import { createUser } from '../../src/identity/users/user-service.js';
 import { cliActor } from '../../src/identity/principal.js';
-import type { Tenant, TenantResource } from '../../src/identity/tenant-service.js';
-import type { AuditEvent } from '../../src/identity/audit-service.js';
+import type { Tenant, TenantResource } from '../../src/identity/tenants/tenant-service.js';
+import type { AuditEvent } from '../../src/identity/audit/audit-service.js';
 
 type AuditEvents = Page<'events', AuditEvent>;
 

@@ -10,7 +10,7 @@ import { apiClient, bearer, issueToken, seedTenant, signIn, type ApiClient, type
 import type { CaseCounts, CaseSearch } from '../helpers/responses.js';
 import { idsOf, useCaseApi, type CommentView, type Level } from '../helpers/case-api-fixture.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { CaseView } from '../../src/cases/case-service.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
 

@@ -8,7 +8,7 @@ import type { TestServer } from '../helpers/server.js';
 import { apiClient, bearer, ingest, issueToken, signIn, type ApiClient, type Problem } from '../helpers/api.js';
 import { apiSuite } from '../helpers/suite.js';
 import { appRecord } from '../helpers/factories.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 const HOUR = 3_600_000;
 

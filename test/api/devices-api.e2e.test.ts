@@ -19,7 +19,7 @@ import {
 } from '../helpers/api.js';
 import type { CaseDetail, CaseSearch, Page, Readiness } from '../helpers/responses.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { DeviceView, getDevice } from '../../src/devices/device-service.js';
 import type { CaseView } from '../../src/cases/case-service.js';
 

@@ -18,9 +18,9 @@ import {
   type Problem,
 } from '../helpers/api.js';
 import type { Page } from '../helpers/responses.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 import { freePort, spawnTsx, stopChild, waitReady } from '../helpers/processes.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 for (const target of databaseTargets) {
   describe(`API hardening on ${target.kind}`, { skip: target.skip }, () => {

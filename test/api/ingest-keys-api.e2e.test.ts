@@ -13,7 +13,7 @@ import { appRecord, ndjson } from '../helpers/factories.js';
 import { searchAll } from '../helpers/telemetry.js';
 import { allPermissions } from '../../src/identity/permissions.js';
 import { cliActor } from '../../src/identity/principal.js';
-import { createIngestKey, type IngestKey } from '../../src/collector/ingest-key-service.js';
+import { createIngestKey, type IngestKey } from '../../src/collector/ingest-keys/ingest-key-service.js';
 
 interface Created {
   ingest_key: IngestKey;

@@ -20,7 +20,7 @@ import {
 } from '../helpers/api.js';
 import type { CaseDetail, Page } from '../helpers/responses.js';
 import { apiSuite } from '../helpers/suite.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
 import type { ObservationStats } from '../../src/observations/observation-stats-service.js';
 

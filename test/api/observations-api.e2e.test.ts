@@ -20,8 +20,8 @@ import {
 } from '../helpers/api.js';
 import type { Page, Readiness } from '../helpers/responses.js';
 import { webAccessRecord } from '../helpers/factories.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
-import type { AuditEvent } from '../../src/identity/audit-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
+import type { AuditEvent } from '../../src/identity/audit/audit-service.js';
 import type { ObservationDetail, ObservationView } from '../../src/observations/observation-service.js';
 import type { WriteRequestView } from '../../src/observations/write-request-service.js';
 import type { RuleView } from '../../src/detection/rule-routes.js';

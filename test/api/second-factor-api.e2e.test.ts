@@ -9,7 +9,7 @@ import { apiSuite } from '../helpers/suite.js';
 import { apiClient, bearer, expectProblem, issueToken, signIn, type Session } from '../helpers/api.js';
 import type { Me, Page, SessionAnswer } from '../helpers/responses.js';
 import { Authenticator, base32Decode } from '../helpers/totp.js';
-import type { AuditEvent } from '../../src/identity/audit-service.js';
+import type { AuditEvent } from '../../src/identity/audit/audit-service.js';
 
 const password = 'a long enough test password';
 let addressCount = 0;

@@ -9,7 +9,7 @@ import { apiSuite } from '../helpers/suite.js';
 import { apiClient, expectProblem, issueToken, signIn, type Session } from '../helpers/api.js';
 import type { Me, Page } from '../helpers/responses.js';
 import { Authenticator } from '../helpers/totp.js';
-import type { AuditEvent } from '../../src/identity/audit-service.js';
+import type { AuditEvent } from '../../src/identity/audit/audit-service.js';
 
 const password = 'a long enough test password';
 /** The per-address limit of this suite's server; the account's own allows 5 failures. */

@@ -10,7 +10,7 @@ import { apiClient, basic, bearer, expectProblem, issueToken, type ApiClient } f
 import { freePort } from '../helpers/processes.js';
 import { startServer, TEST_METRICS_TOKEN } from '../helpers/server.js';
 import type { Page } from '../helpers/responses.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 
 for (const target of databaseTargets) {
   describe(`security surface on ${target.kind}`, { skip: target.skip }, () => {

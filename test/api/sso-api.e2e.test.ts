@@ -16,7 +16,7 @@ import type { Me } from '../helpers/responses.js';
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { CookieJar, finishAt, loopback, signInWithSso, throughProvider } from '../helpers/sso.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import { createUser } from '../../src/identity/user-service.js';
+import { createUser } from '../../src/identity/users/user-service.js';
 import { cliActor } from '../../src/identity/principal.js';
 
 interface SsoSettings {

@@ -20,7 +20,7 @@ import {
   waitFor,
 } from '../helpers/summaries.js';
 import { MODEL, headingsOf, minutesAgo, problem, sorted, useSummariesApi } from '../helpers/summaries-api-fixture.js';
-import type { TenantResource } from '../../src/identity/tenant-service.js';
+import type { TenantResource } from '../../src/identity/tenants/tenant-service.js';
 
 /** GET and POST /v1/cases/{case_id}/summary/feedback: the caller's own rating. */
 interface Feedback {

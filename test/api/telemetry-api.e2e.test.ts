@@ -15,7 +15,7 @@ import { exportRecords, searchAll, telemetryReaders } from '../helpers/telemetry
 import { appRecord, webAccessRecord } from '../helpers/factories.js';
 import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
 import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 for (const target of databaseTargets) {
   describe(`telemetry API on ${target.kind}`, { skip: target.skip }, () => {

@@ -9,8 +9,8 @@ import { useTwoTenants } from '../helpers/two-tenants-fixture.js';
 import { apiClient, bearer, issueToken, signIn, type ApiClient, type Problem } from '../helpers/api.js';
 import type { CaseCounts, CaseDetail, CaseSearch, CreatedToken, Me, Page } from '../helpers/responses.js';
 import { allPermissions, type Permission } from '../../src/identity/permissions.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
 
 for (const target of databaseTargets) {

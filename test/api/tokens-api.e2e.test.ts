@@ -19,8 +19,8 @@ import {
 } from '../helpers/api.js';
 import type { CreatedToken, Me, Page } from '../helpers/responses.js';
 import { sha256 } from '../../src/core/secrets.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 
 const TOKEN_SHAPE = /^slt_[0-9A-Za-z]{36}$/;
 

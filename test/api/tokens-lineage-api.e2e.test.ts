@@ -10,7 +10,7 @@ import { apiSuite } from '../helpers/suite.js';
 import { apiClient, bearer, expectProblem, issueToken, signIn, type ApiClient } from '../helpers/api.js';
 import type { CreatedToken, Me, Page } from '../helpers/responses.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 
 const DAY = 86_400_000;
 

@@ -10,9 +10,9 @@ import type { TestServer } from '../helpers/server.js';
 import { apiClient, bearer, issueToken, signIn, type ApiClient, type Problem, type Session } from '../helpers/api.js';
 import { apiSuite } from '../helpers/suite.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import { createUser } from '../../src/identity/user-service.js';
+import { createUser } from '../../src/identity/users/user-service.js';
 import { cliActor } from '../../src/identity/principal.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 interface Member {
   id: string;

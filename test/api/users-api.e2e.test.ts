@@ -9,9 +9,9 @@ import { databaseTargets } from '../helpers/databases.js';
 import { apiSuite } from '../helpers/suite.js';
 import { apiClient, bearer, expectProblem, issueToken, signIn, type ApiClient, type Session } from '../helpers/api.js';
 import type { CreatedToken, Page } from '../helpers/responses.js';
-import type { ManagedUser, OneTimeCode } from '../../src/identity/user-admin-service.js';
-import type { SessionInfo } from '../../src/identity/session-list.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { ManagedUser, OneTimeCode } from '../../src/identity/users/user-admin-service.js';
+import type { SessionInfo } from '../../src/identity/sessions/session-list.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 
 const PASSWORD = 'quiet-harbour-plum-lantern';
 

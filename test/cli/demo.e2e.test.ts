@@ -13,7 +13,7 @@ import { freePort } from '../helpers/processes.js';
 import { projectRoot, runCli } from '../helpers/cli.js';
 import { loadPipeline } from '../../src/telemetry/normalise/index.js';
 import { cliActor } from '../../src/identity/principal.js';
-import { createIngestKey, setIngestKeyPolicy } from '../../src/collector/ingest-key-service.js';
+import { createIngestKey, setIngestKeyPolicy } from '../../src/collector/ingest-keys/ingest-key-service.js';
 import { loadRuleDirectories } from '../../src/detection/sigma/index.js';
 
 /** Rule id → family, the folder of its file in the bundled pack (rules/sightline/<family>/). */

@@ -9,8 +9,8 @@ import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from '../helpers/factories.js';
 import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
-import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
+import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
 import { matchText } from '../helpers/telemetry.js';
 

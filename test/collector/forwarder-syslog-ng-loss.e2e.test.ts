@@ -10,7 +10,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { tempDir } from '../helpers/databases.js';
 import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../helpers/processes.js';
-import { syslogNgConfig } from '../../src/collector/forwarder-configs.js';
+import { syslogNgConfig } from '../../src/collector/forwarders/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from '../helpers/syslog-ng.js';
 
 const available = syslogNgAvailable('the forwarder loss tests');

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { databaseTargets } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
-import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
+import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
 import { streamRecords } from '../../src/telemetry/telemetry-service.js';
-import { syslogNgConfig } from '../../src/collector/forwarder-configs.js';
+import { syslogNgConfig } from '../../src/collector/forwarders/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from '../helpers/syslog-ng.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
 

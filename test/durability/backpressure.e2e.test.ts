@@ -8,7 +8,7 @@ import { databaseTargets, holdRecordLogLock } from '../helpers/databases.js';
 import { startServer } from '../helpers/server.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
 import { streamRecords } from '../../src/telemetry/telemetry-service.js';
-import { findTenantByCodeName } from '../../src/identity/tenant-store.js';
+import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
 
 test('bodies being read count against the in-flight budget: past it new requests get 503, the held one completes', async () => {

@@ -20,7 +20,7 @@ import {
 } from './api.js';
 import type { CaseDetail, CaseSearch } from './responses.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { CaseView, presentComment } from '../../src/cases/case-service.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
 

@@ -3,8 +3,8 @@
 // items are the services' own view types; an answer one suite alone reads is typed there.
 import type { Static } from 'typebox';
 import type { CaseView, getCaseDetail } from '../../src/cases/case-service.js';
-import type { MeSchema, SessionSchema } from '../../src/identity/auth-routes.js';
-import type { ApiToken } from '../../src/identity/token-service.js';
+import type { MeSchema, SessionSchema } from '../../src/identity/sessions/auth-routes.js';
+import type { ApiToken } from '../../src/identity/tokens/token-service.js';
 import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import type { SummaryView } from '../../src/summaries/summary-view.js';
 

@@ -4,7 +4,7 @@
 // after this call, runs after this one: it adds the tokens, users and data the block needs.
 import { after, before } from 'node:test';
 import type { CliValues } from '../../src/config/config.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { DatabaseTarget, TestDatabase } from './databases.js';
 import { startServer, type TestServer } from './server.js';
 import { seedTenant } from './api.js';

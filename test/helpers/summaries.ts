@@ -11,7 +11,7 @@ import { apiClient, bearer, issueToken, seedTenant, type ApiClient, type Session
 import type { FakeLlmRequest } from './fake-llm.js';
 import type { CaseSearch, Page, Readiness } from './responses.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { CaseView } from '../../src/cases/case-service.js';
 import type { ObservationView } from '../../src/observations/observation-service.js';
 import type { DeviceView } from '../../src/devices/device-service.js';

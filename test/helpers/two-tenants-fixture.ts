@@ -6,7 +6,7 @@ import type { DatabaseTarget, TestDatabase } from './databases.js';
 import { startServer, type TestServer } from './server.js';
 import { apiClient, bearer, issueToken, seedTenant, type ApiClient } from './api.js';
 import { allPermissions } from '../../src/identity/permissions.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 export interface TwoTenants {
   database: TestDatabase;

@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { schemaClient } from '../helpers/postgres.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import type { LogPosition } from '../../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { schemaClient } from '../helpers/postgres.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import { CursorMoved, type LogPosition } from '../../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';

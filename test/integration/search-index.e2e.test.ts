@@ -6,7 +6,7 @@ import { databaseTargets } from '../helpers/databases.js';
 import { appRecord } from '../helpers/factories.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/storage/database.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { tenantPartition } from '../../src/record-log/jetstream-codec.js';
 import { tempDir } from '../helpers/databases.js';
 import { dropSchema, freshSchema } from '../helpers/postgres.js';

@@ -13,7 +13,7 @@ import { connect } from '@nats-io/transport-node';
 import { sql } from 'kysely';
 import { openDatabase, type PostgresDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTenant } from '../../src/identity/tenant-service.js';
+import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { JetStreamLink, type QueueLog } from '../../src/record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../../src/record-log/jetstream-queue.js';
 import { PartitionWorkers, consumerName } from '../../src/storage/postgres/stream-partition-workers.js';

@@ -14,7 +14,7 @@ import { addPerson, password } from '../helpers/ui-data.js';
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { closeOpened } from '../helpers/suite.js';
 import type { Me } from '../helpers/responses.js';
-import type { Tenant } from '../../src/identity/tenant-service.js';
+import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import { allPermissions } from '../../src/identity/permissions.js';
 
 const skip = browserSkip('single sign-on');

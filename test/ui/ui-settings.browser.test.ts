@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ingest } from '../helpers/api.js';
 import { appRecord } from '../helpers/factories.js';
-import { fluentBitConfig } from '../../src/collector/forwarder-configs.js';
+import { fluentBitConfig } from '../../src/collector/forwarders/forwarder-configs.js';
 import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi, until } from '../helpers/browser.js';
 import { password, withUiServer, type Person } from '../helpers/ui-data.js';
 

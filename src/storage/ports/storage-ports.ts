@@ -5,7 +5,7 @@ import type { RowLocks } from '../row-locks.js';
 import type { TelemetryStorage } from '../../telemetry/telemetry-ports.js';
 import type { CaseSearchStorage } from '../../cases/case-search-sets.js';
 import type { OutboxListener } from '../../webhooks/outbox-wake.js';
-import type { Throttles } from '../../identity/throttles.js';
+import type { Throttles } from '../../identity/throttling/throttles.js';
 import type { SearchIndexCatchUp } from '../../telemetry/search-index.js';
 import type { RecordPurge } from '../../retention/purge-port.js';
 import type { LogReading } from '../../record-log/record-follower.js';

@@ -12,7 +12,7 @@ import { schemaClient } from '../../../test/helpers/postgres.js';
 import { closeOpened } from '../../../test/helpers/suite.js';
 import { openDatabase, type PostgresDatabase } from '../database.js';
 import { migrateToLatest } from '../migrate.js';
-import { createTenant } from '../../identity/tenant-service.js';
+import { createTenant } from '../../identity/tenants/tenant-service.js';
 import { PostgresRecordWriter } from './record-writer.js';
 import { insertRecords } from './record-insert.js';
 import type { RecordBatch } from '../../record-log/record-log.js';

@@ -3,7 +3,7 @@
 // tenant: a sign-in is counted before anyone knows which tenant it is for.
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import type { Run } from '../../identity/account-throttle.js';
+import type { Run } from '../../identity/throttling/account-throttle.js';
 
 /**
  * Holds a lock on `key` until the transaction ends, across every node on the database, so that

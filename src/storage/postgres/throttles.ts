@@ -6,10 +6,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../schema.js';
 import type { PostgresDatabase } from '../database.js';
-import type { Throttles } from '../../identity/throttles.js';
+import type { Throttles } from '../../identity/throttling/throttles.js';
 import { sha256 } from '../../core/secrets.js';
 import type { AppError } from '../../core/errors.js';
-import { clientKey, FailureLimiter, waitSeconds, type Begun } from '../../identity/failure-limiter.js';
+import { clientKey, FailureLimiter, waitSeconds, type Begun } from '../../identity/throttling/failure-limiter.js';
 import {
   accountKey,
   accountWait,
@@ -17,7 +17,7 @@ import {
   isUnderAttack,
   runWaitMs,
   type AccountThrottle,
-} from '../../identity/account-throttle.js';
+} from '../../identity/throttling/account-throttle.js';
 import {
   deleteFailure,
   deleteRun,

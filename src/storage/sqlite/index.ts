@@ -7,7 +7,7 @@ import { sqliteRecordDialect } from './telemetry-dialect.js';
 import { sqliteHistogram } from './telemetry-histogram.js';
 import { sqliteTailLog } from './tail-log.js';
 import { sqliteOutboxListener } from './outbox-listener.js';
-import { memoryThrottles } from '../../identity/throttles.js';
+import { memoryThrottles } from '../../identity/throttling/throttles.js';
 import { sqliteSearchIndex } from './search-index.js';
 import { sqliteRecordPurge } from './record-purge.js';
 import { sqliteLogReading } from './log-reading.js';

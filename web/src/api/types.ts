@@ -3,8 +3,8 @@
 import type { Static } from 'typebox';
 import type { ProblemSchema } from '../../../src/http/schemas.js';
 import type { ProblemCode } from '../../../src/core/errors.js';
-import type { MeSchema, SessionSchema } from '../../../src/identity/auth-routes.js';
-import type { TenantSchema } from '../../../src/identity/tenant-routes.js';
+import type { MeSchema, SessionSchema } from '../../../src/identity/sessions/auth-routes.js';
+import type { TenantSchema } from '../../../src/identity/tenants/tenant-routes.js';
 import type { Permission } from '../../../src/identity/permissions.js';
 
 // The schema builds `code` from the problem table at run time, which its static type cannot follow.

@@ -17,7 +17,7 @@ import type { CaseCountsSchema, CaseListSchema } from '../../../../src/cases/cas
 import type { ProcessTreeSchema, TimelineSchema } from '../../../../src/cases/case-investigation-schemas.js';
 import type { SummarySchema } from '../../../../src/summaries/summary-schemas.js';
 import type { OwnRatingSchema } from '../../../../src/summaries/summary-routes.js';
-import type { MemberSchema } from '../../../../src/identity/user-routes.js';
+import type { MemberSchema } from '../../../../src/identity/users/user-routes.js';
 import type { TechniqueSchema } from '../../../../src/detection/attack-routes.js';
 
 /** A case's summary has the summaries feature's shape, which the case schemas name by reference only. */

@@ -6,7 +6,7 @@ import { useSession } from '../../app/session';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryView } from '../../components/QueryView';
 import { Empty, Notice, PageHeader, Panel } from '../../components/ui';
-import { collectorTarget } from '../../../../src/collector/forwarder-configs.js';
+import { collectorTarget } from '../../../../src/collector/forwarders/forwarder-configs.js';
 import { ForwarderConfigs } from './ForwarderConfigs';
 import { ReceivedChart } from './ReceivedChart';
 import { CollectorDiagnostics } from './CollectorDiagnostics';

@@ -1,7 +1,7 @@
 // Copy-ready forwarder configurations for the tenant's collector, from the one module that
 // generates them (src/collector/forwarder-configs.ts), with the log files to read adjustable.
 import { useMemo } from 'react';
-import { defaultLogPath, forwarderConfigs } from '../../../../src/collector/forwarder-configs.js';
+import { defaultLogPath, forwarderConfigs } from '../../../../src/collector/forwarders/forwarder-configs.js';
 import { CopyButton } from '../../components/CopyButton';
 import { Field } from '../../components/ui';
 import { useUrlFilters } from '../../lib/url-state';

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../../api/client';
 import type { Static } from 'typebox';
-import type { SsoSettingsBody, SsoSettingsSchema } from '../../../../src/identity/sso-schemas.js';
+import type { SsoSettingsBody, SsoSettingsSchema } from '../../../../src/identity/sso/sso-schemas.js';
 
 export type SsoSettings = Static<typeof SsoSettingsSchema>;
 export type SsoSettingsInput = Static<typeof SsoSettingsBody>;

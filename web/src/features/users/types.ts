@@ -4,7 +4,7 @@ import type {
   ManagedUserSchema,
   OneTimeCodeSchema,
   SessionListSchema,
-} from '../../../../src/identity/user-admin-routes.js';
+} from '../../../../src/identity/users/user-admin-routes.js';
 
 export type ManagedUser = Static<typeof ManagedUserSchema>;
 export type OneTimeCode = Static<typeof OneTimeCodeSchema>;
