@@ -13,14 +13,11 @@
 // Arguments after the tier narrow it to the files whose path contains one of them; --list prints
 // the files in the order they would start, and runs none.
 //
-// Order and concurrency decide how long the run takes: the runner starts files in the order
-// given, CONCURRENCY at a time, and the run ends when the last one started ends. So the longest
-// files start first (SLOWEST, then the folders that start processes), and the short files fill
-// the gaps after. Most files wait on servers, timers and child processes more than they compute,
-// so CONCURRENCY exceeds the 2 cores it is sized for; SIGHTLINE_TEST_CONCURRENCY overrides it.
-// After the run the longest files are printed (the time in their tests, from
-// scripts/test-file-times.mjs; all of them in test-artifacts/test-file-times.json): keep SLOWEST
-// in step with them.
+// Files run in path order, CONCURRENCY at a time (2, one per core: a third file at once made the
+// timing-sensitive suites, retention's pacing among them, slower than their bounds on a loaded
+// machine; SIGHTLINE_TEST_CONCURRENCY overrides it). After the run the longest files are printed
+// (the time in their tests, from scripts/test-file-times.mjs; all of them in
+// test-artifacts/test-file-times.json), the place to start when the suite must get shorter.
 //
 // PostgreSQL is found here, once, before any test file starts, and handed to them all in the
 // environment (test/helpers/databases.ts reads it): SIGHTLINE_TEST_DATABASE_URL when it is set,
@@ -121,60 +118,7 @@ const UNIT_ROOTS = ['src', 'test/integration'];
 
 const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) && !SPAWNING.includes(file);
 
-/**
- * The longest files, longest first: measured one at a time where a time is known, else ranked
- * by what they do (a cluster with kills, crash loops, every page in a browser). Unit files stay
- * in this order when the unit tier runs alone.
- */
-const SLOWEST = [
-  'test/scale/scale-cluster.e2e.test.ts',
-  'test/durability/detection-crash.e2e.test.ts',
-  'test/cli/cli-identity.e2e.test.ts',
-  'test/ui/ui-accessibility.browser.test.ts',
-  'test/durability/crash-durability.e2e.test.ts',
-  'test/api/fuzz-api.e2e.test.ts',
-  'test/collector/forwarder-syslog-ng-loss.e2e.test.ts',
-  'test/cli/data-move.e2e.test.ts',
-  'src/cases/case-search.test.ts',
-  'test/cli/backup-restore.e2e.test.ts',
-  'test/ui/ui-recovery.browser.test.ts',
-  'test/durability/graceful-shutdown.e2e.test.ts',
-  'test/scale/scale-outage.e2e.test.ts',
-  'test/api/rules-api.e2e.test.ts',
-  'test/scale/stateless-api-nodes.e2e.test.ts',
-  'test/integration/record-follower-stress.test.ts',
-  'src/storage/postgres-introspector.test.ts',
-  'src/retention/sqlite-purge-worker.test.ts',
-  'test/integration/search-index.e2e.test.ts',
-  'src/summaries/monitoring/local-sink.test.ts',
-  'src/retention/partitions.test.ts',
-  'test/integration/webhook-log-retention.test.ts',
-  'test/integration/record-follower.test.ts',
-  'src/telemetry/telemetry-histogram.test.ts',
-  'src/detection/sigma/rule-set.property.test.ts',
-  'src/record-log/postgres-record-writer.test.ts',
-];
-/** Then by folder, the ones whose files start the most processes first. */
-const FOLDER_ORDER = [
-  'test/scale/',
-  'test/durability/',
-  'test/ui/',
-  'test/cli/',
-  'test/collector/',
-  'test/detection/',
-  'test/api/',
-  'test/integration/',
-  'src/',
-];
-
-function rank(file) {
-  const slow = SLOWEST.indexOf(file);
-  if (slow >= 0) return slow;
-  const folder = FOLDER_ORDER.findIndex((prefix) => file.startsWith(prefix));
-  return SLOWEST.length + (folder >= 0 ? folder : FOLDER_ORDER.length);
-}
-
-const CONCURRENCY = Number(process.env.SIGHTLINE_TEST_CONCURRENCY || 3);
+const CONCURRENCY = Number(process.env.SIGHTLINE_TEST_CONCURRENCY || 2);
 if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   console.error('run-tests: SIGHTLINE_TEST_CONCURRENCY must be a whole number of at least 1');
   process.exit(1);
@@ -188,7 +132,7 @@ const files = [...findTests('src'), ...findTests('test')]
   .map((file) => file.split(path.sep).join('/'))
   .filter((file) => !unitOnly || isUnit(file))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  .sort();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
