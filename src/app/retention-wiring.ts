@@ -7,10 +7,11 @@ import type { Database } from '../storage/database.js';
 import { RetentionPurger } from '../retention/purger.js';
 import { retentionMetrics } from '../retention/retention-metrics.js';
 import { partitionUpkeep } from '../retention/partitions.js';
-import { storagePorts } from '../storage/ports/storage-ports.js';
+import type { RecordPurge } from '../retention/purge-port.js';
 
 export async function startRetention(
   database: Database,
+  purge: RecordPurge,
   registry: Registry,
   intervalMs: number,
   onError: (error: unknown) => void,
@@ -18,7 +19,7 @@ export async function startRetention(
 ): Promise<RetentionPurger> {
   const purger = new RetentionPurger({
     db: database.db,
-    purge: storagePorts(database).recordPurge,
+    purge,
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     metrics: retentionMetrics(registry),
     onError,

@@ -160,6 +160,7 @@ function startHttp(w: Wiring): void {
     db: database.db,
     log: logReader,
     database,
+    ports: w.ports,
     queue: recordQueue,
     writer: running(parts.writer, 'the record writer'),
     scale,
@@ -228,6 +229,7 @@ export function retentionModule(w: Wiring): Module {
     start: async () => {
       w.parts.retention = await startRetention(
         w.database,
+        w.ports.recordPurge,
         w.metrics.registry,
         w.config.retentionInterval,
         (error) => w.log?.warn({ error: errorMessage(error) }, 'retention purge pass failed; the next pass retries'),

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
-import { storagePorts } from '../storage/ports/storage-ports.js';
+import type { StoragePorts } from '../storage/ports/storage-ports.js';
 import type { FailureLimiter } from '../identity/throttling/failure-limiter.js';
 import type { AccountThrottle } from '../identity/throttling/account-throttle.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -49,6 +49,8 @@ import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } f
 export interface ApiDependencies {
   config: Config;
   database: Database;
+  /** The database's storage ports, built once by the composition root. */
+  ports: StoragePorts;
   writer: RecordLogWriter;
   limiter: FailureLimiter;
   /** The per-account sign-in delay: in memory on SQLite, shared by every API node on PostgreSQL. */
@@ -112,7 +114,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     reactions: tenantReactions,
     summaryProvider: config.summaryProvider,
   });
-  const storage = storagePorts(database);
+  const storage = deps.ports;
   await app.register(telemetryRoutes, {
     database,
     storage: storage.telemetry,
