@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Config } from '../config/config.js';
 import { collectorRoutes, type CollectorDependencies } from '../collector/intake/collector-routes.js';
+import { schemaCompilers } from '../http/schema-compilers.js';
 import { installErrorHandling, sendProblem } from '../http/error-handler.js';
 import { AppError } from '../core/errors.js';
 import { healthRoutes, type HealthDependencies } from './health-routes.js';
@@ -55,6 +56,8 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
     },
     // Per-request logs would dominate a busy collector; errors are still logged with request ids.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each distinct schema compiled once per process (src/http/schema-compilers.ts).
+    schemaController: schemaCompilers,
     requestIdHeader: 'x-request-id',
     keepAliveTimeout: 75_000,
     // A request must arrive whole within this time; a stalled upload cannot pin memory forever.
