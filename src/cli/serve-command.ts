@@ -1,7 +1,6 @@
 // `sightline serve`: runs the whole platform in one process on the configured database.
 import type { Command } from 'commander';
 import { checkListenSafety, loadConfig, settings, type SettingName } from '../config/config.js';
-import { createSightline } from '../app/app.js';
 import { collectorUrl } from '../identity/tenants/tenant-service.js';
 
 import { addSettingOptions, settingValues } from './options.js';
@@ -20,6 +19,9 @@ export function registerServe(program: Command): void {
     workersAtDefaultYoungGeneration();
     const config = loadConfig(settingValues(options, serveSettings));
     checkListenSafety(config);
+    // Loaded here, not at the top: the server and everything it runs are the bulk of the code,
+    // and every other command (tenant, token, user, …) starts without them.
+    const { createSightline } = await import('../app/app.js');
     const sightline = await createSightline(config);
     const log = sightline.server.log;
     try {
