@@ -12,6 +12,7 @@ import { IngestKeyGate, VERSION_CHECK_MS } from '../collector/ingest-keys/ingest
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { errorMessage } from '../core/errors.js';
+import { BackgroundLoop } from '../core/background-loop.js';
 import { saveInstanceSetting } from '../storage/instance-settings.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { webhookSealer } from '../webhooks/webhook-secrets.js';
@@ -203,22 +204,27 @@ function startHttp(w: Wiring): void {
 
 /**
  * The model cache holds case data: expired entries go within the hour even when nobody
- * generates summaries (generation purges too).
+ * generates summaries (generation purges too). The first purge is part of start.
  */
 export function summaryCachePurgeModule(w: Wiring): Module {
-  let cachePurge: NodeJS.Timeout | undefined;
+  const purge = async () => {
+    await purgeExpired(w.database.db, Date.now());
+    return undefined;
+  };
+  const report = (error: unknown) => w.log?.warn({ error: errorMessage(error) }, 'summary cache purge failed');
+  const loop = new BackgroundLoop({
+    run: purge,
+    idleMs: CACHE_PURGE_MS,
+    backoff: { baseMs: CACHE_PURGE_MS, maxMs: CACHE_PURGE_MS },
+    onError: report,
+  });
   return {
     name: 'summary_cache_purge',
     start: async () => {
-      const purgeCache = () =>
-        purgeExpired(w.database.db, Date.now()).catch((error: unknown) =>
-          w.log?.warn({ error: error instanceof Error ? error.message : String(error) }, 'summary cache purge failed'),
-        );
-      await purgeCache();
-      cachePurge = setInterval(() => void purgeCache(), CACHE_PURGE_MS);
-      cachePurge.unref();
+      await purge().catch(report);
+      loop.start(CACHE_PURGE_MS);
     },
-    stop: () => clearInterval(cachePurge),
+    stop: () => loop.stop(),
   };
 }
 

@@ -135,3 +135,82 @@ test('a poke during the backoff after a failure waits for it', async () => {
   assert.equal(starts, 1);
   await loop.stop();
 });
+
+test('a rest the run asks for is waited out whatever the pokes, then the loop runs again', async () => {
+  const rests = [{ restMs: 100 }];
+  let starts = 0;
+  const loop: BackgroundLoop = new BackgroundLoop({
+    run: () => {
+      starts++;
+      loop.poke();
+      return Promise.resolve(rests.shift());
+    },
+    idleMs: 60_000,
+    backoff: { baseMs: 10, maxMs: 100 },
+    onError: (error) => assert.fail(String(error)),
+  });
+  loop.start();
+  await sleep(20);
+  loop.poke();
+  await sleep(20);
+  assert.equal(starts, 1, 'neither the poke during the run nor the one during the rest ended it');
+  await sleep(120);
+  assert.equal(starts, 2, 'the run after the rest');
+  loop.poke();
+  await sleep(20);
+  assert.equal(starts, 3, 'a poke cuts the idle wait short');
+  await loop.stop();
+});
+
+test('stop ends a rest at once: no run follows it', async () => {
+  let starts = 0;
+  const loop = new BackgroundLoop({
+    run: () => {
+      starts++;
+      return Promise.resolve({ restMs: 200 });
+    },
+    idleMs: 60_000,
+    backoff: { baseMs: 10, maxMs: 100 },
+    onError: (error) => assert.fail(String(error)),
+  });
+  loop.start();
+  await sleep(15);
+  const stopping = performance.now();
+  await loop.stop();
+  assert.ok(performance.now() - stopping < 100, 'stop did not wait for the rest');
+  await sleep(250);
+  assert.equal(starts, 1);
+});
+
+test('a loop started with a delay runs first after it, or at a poke before then', async () => {
+  let starts = 0;
+  const loop = new BackgroundLoop({
+    run: () => {
+      starts++;
+      return Promise.resolve(undefined);
+    },
+    idleMs: 60_000,
+    backoff: { baseMs: 10, maxMs: 100 },
+    onError: (error) => assert.fail(String(error)),
+  });
+  loop.start(40);
+  await sleep(15);
+  assert.equal(starts, 0, 'not at once');
+  await sleep(50);
+  assert.equal(starts, 1, 'after the delay');
+  await loop.stop();
+  const poked = new BackgroundLoop({
+    run: () => {
+      starts++;
+      return Promise.resolve(undefined);
+    },
+    idleMs: 60_000,
+    backoff: { baseMs: 10, maxMs: 100 },
+    onError: (error) => assert.fail(String(error)),
+  });
+  poked.start(60_000);
+  poked.poke();
+  await sleep(15);
+  assert.equal(starts, 2, 'a poke does not wait for the delay');
+  await poked.stop();
+});

@@ -23,6 +23,7 @@ import {
 } from '@nats-io/jetstream';
 import { ConfigError } from '../config/config.js';
 import { partitionSubjects } from './jetstream-codec.js';
+import { backoffMs as doublingBackoffMs } from '../core/background-loop.js';
 
 export interface QueueSettings {
   urls: string[];
@@ -46,9 +47,9 @@ export class PartitionMismatch extends ConfigError {
   override name = 'PartitionMismatch';
 }
 
-/** How long a retry waits: doubling from half a second, capped at ten. */
+/** How long retry number `attempt` (0: the first) waits: doubling from half a second, capped at ten. */
 export function backoffMs(attempt: number): number {
-  return Math.min(10_000, 500 * 2 ** Math.min(attempt, 5));
+  return doublingBackoffMs(attempt + 1, 500, 10_000);
 }
 
 const DUPLICATE_WINDOW_NS = 120_000_000_000;

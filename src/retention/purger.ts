@@ -14,6 +14,7 @@ import type { Tables } from '../storage/schema.js';
 import type { PurgeThread, RecordPurge } from './purge-port.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { errorMessage } from '../core/errors.js';
+import { BackgroundLoop } from '../core/background-loop.js';
 import {
   addPurged,
   listTenantsWithRetention,
@@ -103,8 +104,7 @@ export class RetentionPurger {
   private readonly sweepChunk: number;
   private readonly leaseMs: number;
   private readonly webhookLogMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private loop: BackgroundLoop | undefined;
   private stopping = false;
   /** Where the port gives deletes a thread of their own (SQLite): the thread, started when first used. */
   private readonly sqlite: PurgeThread | undefined;
@@ -124,21 +124,27 @@ export class RetentionPurger {
     this.sqlite = settings.purge.thread?.();
   }
 
-  /** Runs a pass every `intervalMs`, the first one interval after start. */
+  /**
+   * Runs a pass every `intervalMs` (the wait between the end of one and the start of the next),
+   * the first one interval after start; a failed pass is retried an interval later too.
+   */
   start(intervalMs: number): void {
-    const tick = () => {
-      this.running = this.runPass().catch((error: unknown) => this.settings.onError?.(error));
-      void this.running.finally(() => {
-        if (!this.stopping) this.timer = setTimeout(tick, intervalMs).unref();
-      });
-    };
-    this.timer = setTimeout(tick, intervalMs).unref();
+    this.loop = new BackgroundLoop({
+      run: async () => {
+        await this.runPass();
+        return undefined;
+      },
+      idleMs: intervalMs,
+      backoff: { baseMs: intervalMs, maxMs: intervalMs },
+      onError: (error) => this.settings.onError?.(error),
+    });
+    this.loop.start(intervalMs);
   }
 
+  /** Waits for the pass under way, which ends after the batch it is on (the next pass resumes). */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop?.stop();
     await this.sqlite?.close();
   }
 

@@ -11,6 +11,7 @@ import type { Tables } from '../storage/schema.js';
 import type { RowLocks } from '../storage/row-locks.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { errorMessage } from '../core/errors.js';
+import { BackgroundLoop, backoffMs } from '../core/background-loop.js';
 import { recordAudit } from '../identity/audit/audit-service.js';
 import type { Sealer } from '../identity/sso/sso-seal.js';
 import {
@@ -30,6 +31,8 @@ import { secretContext } from './webhook-secrets.js';
 const MAX_BACKOFF_MS = 3_600_000;
 const BATCH = 16;
 const POLL_MS = 1_000;
+/** The longest wait after the dispatcher itself failed, before it looks again. */
+const MAX_LOOP_BACKOFF_MS = 30_000;
 
 export interface DispatcherOptions {
   db: Kysely<Tables>;
@@ -50,60 +53,40 @@ export interface DispatcherOptions {
 
 /** The wait before retry number `attempt` (1 = the first retry): doubling, capped, half of it random. */
 export function backoff(attempt: number, baseMs: number, random: () => number = Math.random): number {
-  const full = Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), MAX_BACKOFF_MS);
+  const full = backoffMs(attempt, baseMs, MAX_BACKOFF_MS);
   return Math.round(full / 2 + random() * (full / 2));
 }
 
 export class WebhookDispatcher {
   readonly owner = `dispatcher-${crypto.randomUUID()}`;
   private readonly extraCa: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private again = false;
+  private readonly loop: BackgroundLoop;
 
   constructor(private readonly options: DispatcherOptions) {
     this.extraCa = options.caFile === '' ? undefined : fs.readFileSync(options.caFile, 'utf8');
+    const pollMs = options.pollMs ?? POLL_MS;
+    this.loop = new BackgroundLoop({
+      // Deliveries were due, so more may be (a batch holds at most BATCH): it looks again at once.
+      run: async () => ((await this.runOnce()) > 0 ? 0 : undefined),
+      idleMs: pollMs,
+      // The dispatcher's own failures (its database) are retried, and logged, ever more rarely.
+      backoff: { baseMs: pollMs, maxMs: Math.max(pollMs, MAX_LOOP_BACKOFF_MS) },
+      onError: (error) => options.onError(error),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Something was emitted in this process: look now rather than at the next poll. */
   poke(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    this.loop.poke();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(ms: number) {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.loop().finally(() => {
-        this.running = undefined;
-      });
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async loop() {
-    let busy = false;
-    try {
-      busy = (await this.runOnce()) > 0;
-    } catch (error) {
-      this.options.onError(error);
-    }
-    const more = busy || this.again;
-    this.again = false;
-    if (!this.stopped) this.schedule(more ? 0 : (this.options.pollMs ?? POLL_MS));
+  /** Waits for the batch under way. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Claims and sends one batch of due deliveries; how many it attempted. */

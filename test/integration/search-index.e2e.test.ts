@@ -11,6 +11,9 @@ import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-
 import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
 import { matchText } from '../helpers/telemetry.js';
+import { waitFor } from '../helpers/summaries.js';
+import { PostgresSearchIndexLoop } from '../../src/storage/postgres/search-indexer.js';
+import type { Database } from '../../src/storage/database.js';
 
 for (const target of databaseTargets) {
   describe(`search index on ${target.kind}`, { skip: target.skip }, () => {
@@ -34,7 +37,8 @@ for (const target of databaseTargets) {
         assert.equal(await searchIndexLag(database.db), 3);
 
         const found: StoredRecord[] = [];
-        for await (const record of streamRecords(telemetryReader(database), acme.id, matchText(word))) found.push(record);
+        for await (const record of streamRecords(telemetryReader(database), acme.id, matchText(word)))
+          found.push(record);
         assert.deepEqual(
           found.map((r) => r.record.message),
           [`${word} number 0`, `${word} number 2`],
@@ -43,7 +47,8 @@ for (const target of databaseTargets) {
 
         // Indexing again changes nothing: each record is indexed once.
         const again: StoredRecord[] = [];
-        for await (const record of streamRecords(telemetryReader(database), globex.id, matchText(`${word} number`))) again.push(record);
+        for await (const record of streamRecords(telemetryReader(database), globex.id, matchText(`${word} number`)))
+          again.push(record);
         assert.deepEqual(
           again.map((r) => r.record.message),
           [`${word} number 1`],
@@ -72,7 +77,8 @@ for (const target of databaseTargets) {
         }));
         await database.db.insertInto('telemetry_records').values(rows).execute();
         const found: StoredRecord[] = [];
-        for await (const record of streamRecords(telemetryReader(database), tenant.id, matchText(word))) found.push(record);
+        for await (const record of streamRecords(telemetryReader(database), tenant.id, matchText(word)))
+          found.push(record);
         assert.deepEqual(
           found.map((r) => r.record.message),
           [word],
@@ -85,3 +91,54 @@ for (const target of databaseTargets) {
     });
   });
 }
+
+/** `count` records of one tenant, written straight to the log. */
+async function writeRecords(database: Database, tenantId: number, count: number): Promise<void> {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    tenant_id: tenantId,
+    received_at: Date.now(),
+    event_time: Date.now(),
+    record: JSON.stringify(appRecord({ message: `record ${i}` })),
+    meta: null,
+  }));
+  for (let i = 0; i < rows.length; i += 1_000)
+    await database.db
+      .insertInto('telemetry_records')
+      .values(rows.slice(i, i + 1_000))
+      .execute();
+}
+
+const postgres = databaseTargets.find((target) => target.kind === 'postgres');
+describe('the PostgreSQL search index loop', { skip: postgres?.skip ?? 'no PostgreSQL target' }, () => {
+  test('follows the log from start and after a commit, through a burst of commits, and stops', async () => {
+    const testDatabase = await postgres!.create();
+    const database = await openDatabase(testDatabase);
+    const errors: unknown[] = [];
+    const loop = new PostgresSearchIndexLoop(database.db, (error) => errors.push(error));
+    let committing: NodeJS.Timeout | undefined;
+    try {
+      await migrateToLatest(database);
+      const tenant = await createTenant(database.db, { codeName: 'acme' });
+      await writeRecords(database, tenant.id, 3);
+      loop.start();
+      await waitFor('the records there at start indexed', async () => (await searchIndexLag(database.db)) === 0);
+      await writeRecords(database, tenant.id, 2);
+      loop.poke();
+      await waitFor('the committed records indexed', async () => (await searchIndexLag(database.db)) === 0);
+      // More than one chunk while commits keep coming: the loop rests between chunks, and the
+      // commits neither cut its rests short nor keep it from finishing.
+      await writeRecords(database, tenant.id, 6_000);
+      committing = setInterval(() => loop.poke(), 20);
+      await waitFor('a burst indexed', async () => (await searchIndexLag(database.db)) === 0);
+      const stopping = performance.now();
+      await loop.stop();
+      assert.ok(performance.now() - stopping < 1_000, 'stop ended the rest (or waited for one short chunk)');
+      assert.deepEqual(errors, []);
+    } finally {
+      clearInterval(committing);
+      await loop.stop();
+      await database.close();
+      await testDatabase.cleanup();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import {
   type ActivityDelta,
   type RejectionDelta,
 } from './diagnostics-store.js';
+import { BackgroundLoop } from '../../core/background-loop.js';
 
 export const HOUR_MS = 3_600_000;
 const FLUSH_MS = 5_000;
@@ -25,18 +26,29 @@ const OTHER = '(other senders)';
 export class CollectorDiagnostics {
   private activity = new Map<string, ActivityDelta>();
   private rejected = new Map<string, RejectionDelta>();
-  private timer: NodeJS.Timeout | undefined;
   private lastPurge = 0;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly db: Db,
     private readonly onError: (error: unknown) => void,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop({
+      run: async () => {
+        await this.flush();
+        return undefined;
+      },
+      idleMs: FLUSH_MS,
+      // A flush reports its own failure and drops the counts: the next one comes as usual.
+      backoff: { baseMs: FLUSH_MS, maxMs: FLUSH_MS },
+      onError,
+    });
+  }
 
+  /** Flushes every few seconds, the first time a few seconds from now. */
   start(): void {
-    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
-    this.timer.unref();
+    this.loop.start(FLUSH_MS);
   }
 
   accepted(tenantId: number, sender: { userAgent: string; address: string }, records: number, now = Date.now()): void {
@@ -112,7 +124,7 @@ export class CollectorDiagnostics {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    await this.loop.stop();
     await this.flush();
   }
 }

@@ -10,6 +10,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../schema.js';
 import { SEARCH_INDEX_CURSOR } from '../../telemetry/telemetry-store.js';
+import { BackgroundLoop, type NextRun } from '../../core/background-loop.js';
 
 /** Only the start of a very large record is indexed: a tsvector holds at most 1 MB. */
 const INDEXED_CHARS = 262_144;
@@ -134,103 +135,60 @@ const MAX_REST_MS = 5_000;
 const ERROR_BACKOFF_MS = 5_000;
 const MAX_BACKOFF_MS = 300_000;
 
+/** The rest after a full chunk that took `chunkMs`, the last commit `sinceCommitMs` ago. */
+export function restAfterChunk(chunkMs: number, sinceCommitMs: number): number {
+  if (sinceCommitMs >= ACTIVE_GAP_MS) return 0;
+  return Math.min(MAX_REST_MS, (chunkMs * (1 - INDEX_SHARE)) / INDEX_SHARE);
+}
+
 /**
- * Keeps the PostgreSQL search index following the log: woken after each commit, and polling
- * once a second in case another process wrote. After an error it waits before trying again,
- * so a persistent fault is reported every 30 s, not every second.
+ * Keeps the PostgreSQL search index following the log a chunk at a time: woken after each
+ * commit, and polling once a second in case another process wrote. A rest during a burst is
+ * waited out whatever the commits (it is their share), and stop() ends it at once. After an
+ * error it backs off, 5 s doubling to 5 minutes, so a persistent fault is retried and reported
+ * ever more rarely.
  */
 export class PostgresSearchIndexLoop {
-  private running = false;
-  private again = false;
-  private stopped = false;
-  private pausedUntil = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private current: Promise<void> = Promise.resolve();
+  private readonly loop: BackgroundLoop;
+  private lastCommitAt = 0;
+  private chunk = CHUNK;
 
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly onError: (error: unknown) => void,
-  ) {}
-
-  private lastCommitAt = 0;
-  private endRest: (() => void) | undefined;
+    onError: (error: unknown) => void,
+  ) {
+    this.loop = new BackgroundLoop({
+      run: () => this.indexChunk(),
+      idleMs: IDLE_POLL_MS,
+      backoff: { baseMs: ERROR_BACKOFF_MS, maxMs: MAX_BACKOFF_MS },
+      onError,
+    });
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), IDLE_POLL_MS);
-    this.wake();
+    this.loop.start();
   }
 
   /** Called after each commit of records. */
   poke(): void {
     this.lastCommitAt = Date.now();
-    this.wake();
+    this.loop.poke();
   }
 
-  private wake(): void {
-    if (this.stopped || Date.now() < this.pausedUntil) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.current = this.run().finally(() => {
-      this.running = false;
-    });
+  /** Waits for the chunk under way (which its sizing keeps short). */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.endRest?.();
-    await this.current;
-  }
-
-  private failuresInARow = 0;
-  private chunk = CHUNK;
-
-  private async run(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        for (;;) {
-          const started = Date.now();
-          const limit = this.chunk;
-          const indexed = await indexPostgresChunk(this.db, limit);
-          const elapsedMs = Date.now() - started;
-          // A short chunk (caught up) says nothing about the pace.
-          if (indexed === limit) this.chunk = nextChunkSize(indexed, elapsedMs);
-          if (this.stopped || indexed < limit) break;
-          await this.restWhileWriting(elapsedMs);
-        }
-        this.failuresInARow = 0;
-      } catch (error) {
-        // Doubling per failure in a row: an outage is retried (and reported) ever more rarely.
-        this.pausedUntil = Date.now() + Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** this.failuresInARow);
-        this.failuresInARow++;
-        this.onError(error);
-        return;
-      }
-    } while (this.pokedMeanwhile());
-  }
-
-  private async restWhileWriting(chunkMs: number): Promise<void> {
-    if (Date.now() - this.lastCommitAt >= ACTIVE_GAP_MS) return;
-    const restMs = Math.min(MAX_REST_MS, (chunkMs * (1 - INDEX_SHARE)) / INDEX_SHARE);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.endRest = undefined;
-        resolve();
-      }, restMs);
-      // stop() ends a rest at once.
-      this.endRest = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  /** Whether poke() asked for another round while this one ran (it sets `again` between awaits). */
-  private pokedMeanwhile(): boolean {
-    return this.again && !this.stopped;
+  /** One chunk: a full one is followed by the next after its rest, a short one (caught up) by the poll. */
+  private async indexChunk(): Promise<NextRun> {
+    const started = Date.now();
+    const limit = this.chunk;
+    const indexed = await indexPostgresChunk(this.db, limit);
+    // A short chunk says nothing about the pace.
+    if (indexed < limit) return undefined;
+    const elapsedMs = Date.now() - started;
+    this.chunk = nextChunkSize(indexed, elapsedMs);
+    return { restMs: restAfterChunk(elapsedMs, Date.now() - this.lastCommitAt) };
   }
 }

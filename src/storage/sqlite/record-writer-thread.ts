@@ -14,6 +14,7 @@ import SQLite from 'better-sqlite3';
 import { configureSqliteConnection } from '../database.js';
 import type { RecordBatch } from '../../record-log/record-log.js';
 import { createSqliteSearchIndexer } from './search-indexer.js';
+import { backoffMs } from '../../core/background-loop.js';
 
 export interface WriteRequest {
   id: number;
@@ -181,8 +182,8 @@ function scheduleIndexing(requested = 0): void {
 function reportIndexError(error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
-  const retryInMs = Math.min(MAX_INDEX_RETRY_MS, INDEX_RETRY_MS * 2 ** indexFailuresInARow);
   indexFailuresInARow++;
+  const retryInMs = backoffMs(indexFailuresInARow, INDEX_RETRY_MS, MAX_INDEX_RETRY_MS);
   retryNotBefore = Date.now() + retryInMs;
   port.postMessage({
     indexError: message,
