@@ -183,7 +183,7 @@ const env = { ...process.env, ...(await postgresEnvironment()) };
 // dist/ was built from this source a moment ago: worker threads start from it, as in production,
 // rather than compiling their module graph again under tsx for every server a suite starts
 // (src/core/worker-thread.ts).
-if (!files.every(isUnit)) env.SIGHTLINE_BUILT_THREADS = path.resolve('dist');
+if (!files.every(isUnit)) env.SIGHTLINE_BUILT_DIST = path.resolve('dist');
 // An empty SIGHTLINE_TEST_DATABASE_URL counts as unset; leave none behind for the test files.
 if (!env.SIGHTLINE_TEST_DATABASE_URL) delete env.SIGHTLINE_TEST_DATABASE_URL;
 const timesFile = path.join('test-artifacts', 'test-file-times.json');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../../test/helpers/processes.js';
+import { freePort, spawnSightline, stopChild, waitReady, type Child } from '../../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../../test/helpers/postgres.js';
 import { makeBody } from '../common/records.js';
 import { seededRandom } from '../../src/core/random.js';
@@ -84,7 +84,7 @@ function prepareStorage(flags: Flags): string[] {
 }
 
 async function createToken(storageArgs: string[]): Promise<string> {
-  const cli = spawnTsx('src/cli/run.ts', [
+  const cli = spawnSightline([
     'token',
     'create',
     ...storageArgs,
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
   // The server (a child process) inherits it; the bench reads /metrics with it.
   process.env.SIGHTLINE_METRICS_TOKEN = randomBytes(24).toString('hex');
   const port = await freePort();
-  const server = spawnTsx('src/cli/run.ts', [
+  const server = spawnSightline([
     'serve',
     ...storageArgs,
     '--port',

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { spawnTsx, stopChild, waitReady, type Child } from '../../test/helpers/processes.js';
+import { spawnSightline, spawnTsx, stopChild, waitReady, type Child } from '../../test/helpers/processes.js';
 import type { FreshSchema } from '../../test/helpers/postgres.js';
 
 export interface LoadResult {
@@ -79,7 +79,8 @@ export async function startServer(
   port: number,
   readyTimeoutMs: number,
 ): Promise<Child> {
-  const server = spawnTsx(script, args);
+  // The sightline command gets the Node flags its launchers give it (test/helpers/processes.ts).
+  const server = script === 'src/cli/run.ts' ? spawnSightline(args) : spawnTsx(script, args);
   active.add(server);
   const url = `http://127.0.0.1:${port}/readyz`;
   try {

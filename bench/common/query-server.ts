@@ -2,7 +2,7 @@
 // better-sqlite3 runs each query synchronously on the server's event loop, so a pathological
 // query would block an in-process client as well and no request could time out. The children
 // and the clean-up steps are tracked so that an interrupt or a failure leaves nothing behind.
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../../test/helpers/processes.js';
+import { freePort, spawnSightline, stopChild, waitReady, type Child } from '../../test/helpers/processes.js';
 
 export const active = new Set<Child>();
 export const cleanup: (() => void | Promise<void>)[] = [];
@@ -52,7 +52,7 @@ export interface Server {
 /** `sightline serve` on the storage, detection off, warnings and errors kept. */
 export async function startServer(storage: string[]): Promise<Server> {
   const port = await freePort();
-  const child = spawnTsx('src/cli/run.ts', [
+  const child = spawnSightline([
     'serve',
     ...storage,
     '--port',

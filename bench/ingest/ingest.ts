@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnTsx, stopChild } from '../../test/helpers/processes.js';
+import { freePort, spawnSightline, stopChild } from '../../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../../test/helpers/postgres.js';
 import {
   active,
@@ -153,7 +153,7 @@ async function sightline(flags: Flags): Promise<SightlineRun> {
 async function requireIngestKey(dataDir: string, databaseUrl: string | undefined): Promise<string> {
   const storage = ['--data', dataDir, ...(databaseUrl ? ['--database', databaseUrl] : [])];
   const cli = async (args: string[]) => {
-    const child = spawnTsx('src/cli/run.ts', [...args, ...storage]);
+    const child = spawnSightline([...args, ...storage]);
     const code = await child.exited;
     if (code !== 0) throw new Error(`sightline ${args.join(' ')} failed: ${child.stderr()}`);
     return child.stdout().trim();

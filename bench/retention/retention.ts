@@ -23,7 +23,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnTsx } from '../../test/helpers/processes.js';
+import { freePort, spawnSightline } from '../../test/helpers/processes.js';
 import { dropSchema, freshSchema, type FreshSchema } from '../../test/helpers/postgres.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { followerLag, runLoad, startServer, stopServer, watchPeakRss } from '../common/ingest-harness.js';
@@ -74,7 +74,7 @@ function parseFlags(argv: string[]): Flags {
 }
 
 async function cli(storage: string[], args: string[]): Promise<string> {
-  const child = spawnTsx('src/cli/run.ts', [...args, ...storage]);
+  const child = spawnSightline([...args, ...storage]);
   const code = await child.exited;
   if (code !== 0) throw new Error(`sightline ${args.join(' ')} failed: ${child.stderr()}`);
   return child.stdout().trim();

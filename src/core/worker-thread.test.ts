@@ -32,11 +32,11 @@ test('with a build folder named, a thread beside a source module starts from its
     path.join(root, 'dist/core/echo-thread.js'),
     "import { parentPort, workerData } from 'node:worker_threads'; parentPort.postMessage(['built', workerData]);",
   );
-  const previous = process.env.SIGHTLINE_BUILT_THREADS;
-  process.env.SIGHTLINE_BUILT_THREADS = path.join(root, 'dist');
+  const previous = process.env.SIGHTLINE_BUILT_DIST;
+  process.env.SIGHTLINE_BUILT_DIST = path.join(root, 'dist');
   t.after(() => {
-    if (previous === undefined) delete process.env.SIGHTLINE_BUILT_THREADS;
-    else process.env.SIGHTLINE_BUILT_THREADS = previous;
+    if (previous === undefined) delete process.env.SIGHTLINE_BUILT_DIST;
+    else process.env.SIGHTLINE_BUILT_DIST = previous;
   });
   const caller = pathToFileURL(path.join(root, 'src/core/caller.ts')).href;
   const worker = startWorkerThread(caller, 'echo-thread', { n: 7 });

@@ -4,7 +4,7 @@
 //
 // A thread started from source compiles its whole module graph again, with a loader thread of
 // its own: seconds of CPU for each server a test starts. The test runner builds dist/ from the
-// same source before the suites that start servers, and names it in SIGHTLINE_BUILT_THREADS;
+// same source before the suites that start servers, and names it in SIGHTLINE_BUILT_DIST;
 // threads then start from there, as they do in production.
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
  */
 export function startWorkerThread(besides: string, entry: string, workerData: unknown): Worker {
   if (!besides.endsWith('.ts')) return new Worker(new URL(`./${entry}.js`, besides), { workerData });
-  const built = builtTwin(new URL(`./${entry}.ts`, besides), process.env.SIGHTLINE_BUILT_THREADS);
+  const built = builtTwin(new URL(`./${entry}.ts`, besides), process.env.SIGHTLINE_BUILT_DIST);
   if (built) return new Worker(built, { workerData });
   const source = new URL(`./${entry}.ts`, besides).href;
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;

@@ -19,7 +19,7 @@ import {
 } from '../helpers/api.js';
 import type { Page } from '../helpers/responses.js';
 import type { ApiToken } from '../../src/identity/tokens/token-service.js';
-import { freePort, spawnTsx, stopChild, waitReady } from '../helpers/processes.js';
+import { freePort, spawnSightline, stopChild, waitReady } from '../helpers/processes.js';
 import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 for (const target of databaseTargets) {
@@ -230,7 +230,7 @@ describe('the operator account on first start', () => {
   test('its password comes from SIGHTLINE_ADMIN_PASSWORD, or is generated and printed once on stderr, never in the log', async () => {
     const port = await freePort();
     const dataDir = tempDir();
-    const child = spawnTsx('src/cli/run.ts', [
+    const child = spawnSightline([
       'serve',
       '--data',
       dataDir,
@@ -255,7 +255,7 @@ describe('the operator account on first start', () => {
       await stopChild(child);
     }
     // A second start finds the account and prints nothing.
-    const again = spawnTsx('src/cli/run.ts', ['serve', '--data', dataDir, '--port', String(port)]);
+    const again = spawnSightline(['serve', '--data', dataDir, '--port', String(port)]);
     try {
       await waitReady(again, `http://127.0.0.1:${port}/readyz`, 30_000);
       assert.ok(!again.stderr().includes('Password'), again.stderr());

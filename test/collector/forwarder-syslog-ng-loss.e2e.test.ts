@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { tempDir } from '../helpers/databases.js';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../helpers/processes.js';
+import { freePort, spawnSightline, stopChild, waitReady, type Child } from '../helpers/processes.js';
 import { syslogNgConfig } from '../../src/collector/forwarders/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from '../helpers/syslog-ng.js';
 
@@ -22,7 +22,7 @@ const line = (n: number) =>
   JSON.stringify({ marker: n, level: n % 7 === 0 ? 'error' : 'info', message: `order ${n} paid`, user: `u${n % 97}` });
 
 function startSightline(dataDir: string, port: number): Child {
-  return spawnTsx('src/cli/run.ts', [
+  return spawnSightline([
     'serve',
     '--data',
     dataDir,

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { sql } from 'kysely';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { READY_TIMEOUT_MS } from '../helpers/ingest-load.js';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../helpers/processes.js';
+import { freePort, spawnSightline, stopChild, waitReady, type Child } from '../helpers/processes.js';
 import { appRecord, ndjson, webAccessRecord } from '../helpers/factories.js';
 import { openDatabase } from '../../src/storage/database.js';
 
@@ -25,7 +25,7 @@ const KILL_CHUNK = 50;
 function startServer(database: TestDatabase, port: number, chunk?: number): Child {
   const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
   const tuning = chunk === undefined ? [] : ['--detection-chunk', String(chunk)];
-  return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', 'warn', ...tuning]);
+  return spawnSightline(['serve', ...storage, '--port', String(port), '--log-level', 'warn', ...tuning]);
 }
 
 function request(port: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
@@ -95,7 +95,7 @@ for (const target of databaseTargets) {
           database.dataDir,
           ...(database.databaseUrl ? ['--database', database.databaseUrl] : []),
         ];
-        let server = spawnTsx('src/cli/run.ts', [
+        let server = spawnSightline([
           'serve',
           ...storage,
           '--port',

@@ -3,7 +3,7 @@
 // is up), and collect the markers of every record that was acknowledged.
 import http from 'node:http';
 import { appRecord, ndjson } from './factories.js';
-import { spawnTsx, type Child } from './processes.js';
+import { spawnSightline, type Child } from './processes.js';
 
 /**
  * How long a server started from source may take to answer /readyz. Generous: on a CI machine
@@ -18,7 +18,7 @@ export function spawnServer(
   logLevel = 'warn',
 ): Child {
   const storage = ['--data', database.dataDir, ...(database.databaseUrl ? ['--database', database.databaseUrl] : [])];
-  return spawnTsx('src/cli/run.ts', ['serve', ...storage, '--port', String(port), '--log-level', logLevel]);
+  return spawnSightline(['serve', ...storage, '--port', String(port), '--log-level', logLevel]);
 }
 
 export const SENDERS = 6;

@@ -1,5 +1,5 @@
-// Child-process plumbing shared by the benchmarks and the crash tests: free ports, spawning TypeScript
-// entry points through tsx, waiting for readiness, and stopping servers without leaving strays.
+// Child-process plumbing shared by the benchmarks and the crash tests: free ports, spawning the
+// sightline command and TypeScript entry points, waiting for readiness, and stopping servers without leaving strays.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
@@ -31,12 +31,24 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Runs `node --import tsx <script> …args` from the repository root, output captured. The CLI
- * runs with the Node flags its launchers give it, so servers here are the ones users run.
+ * Runs `sightline …args`, output captured: the compiled command when the test runner has built
+ * dist/ from this source (it names it in SIGHTLINE_BUILT_DIST), as users run it, else the source
+ * through tsx. Either way with the Node flags its launchers give it.
  */
+export function spawnSightline(args: string[]): Child {
+  const built = process.env.SIGHTLINE_BUILT_DIST;
+  return built
+    ? spawnNode([...NODE_FLAGS, path.join(built, 'cli/run.js'), ...args])
+    : spawnNode([...NODE_FLAGS, '--import', 'tsx', 'src/cli/run.ts', ...args]);
+}
+
+/** Runs `node --import tsx <script> …args` from the repository root, output captured. */
 export function spawnTsx(script: string, args: string[]): Child {
-  const flags = script === 'src/cli/run.ts' ? NODE_FLAGS : [];
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', script, ...args], {
+  return spawnNode(['--import', 'tsx', script, ...args]);
+}
+
+function spawnNode(args: string[]): Child {
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

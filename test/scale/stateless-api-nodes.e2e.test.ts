@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets, tempDir, type TestDatabase } from '../helpers/databases.js';
-import { freePort, spawnTsx, stopChild, waitReady, type Child } from '../helpers/processes.js';
+import { freePort, spawnSightline, stopChild, waitReady, type Child } from '../helpers/processes.js';
 import { runCli } from '../helpers/cli.js';
 import { httpPost } from '../helpers/server.js';
 import { webAccessRecord } from '../helpers/factories.js';
@@ -23,7 +23,7 @@ interface Node {
 
 async function startNode(database: TestDatabase, extra: string[] = []): Promise<Node> {
   const port = await freePort();
-  const child = spawnTsx('src/cli/run.ts', [
+  const child = spawnSightline([
     'serve',
     '--database',
     database.databaseUrl,
