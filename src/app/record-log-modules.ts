@@ -8,11 +8,13 @@ import type { RecordLogWriter } from '../record-log/record-log.js';
 import { GroupCommitQueue } from '../record-log/group-commit.js';
 import { SqliteRecordWriter } from '../storage/sqlite/record-writer.js';
 import { PostgresRecordWriter } from '../storage/postgres/record-writer.js';
-import { PostgresSearchIndexLoop } from '../storage/postgres/search-indexer.js';
+import { PostgresSearchIndexLoop, searchIndexConsumer } from '../storage/postgres/search-indexer.js';
 import { overloaded } from '../core/errors.js';
 import { geoIpFromConfig } from '../devices/geoip.js';
 import { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
-import { StreamPartitionDetection } from '../pipeline/stream-partition-detection.js';
+import { DetectionConsumer } from '../pipeline/detection-consumer.js';
+import { failureMessages, reportDetection } from '../pipeline/detection-report.js';
+import type { RecordConsumer } from '../record-log/record-consumer.js';
 import { ScaleNode } from './scale-node.js';
 
 /** How long start-up waits for the record-log stream before serving anyway (then /readyz says why). */
@@ -121,12 +123,12 @@ export function queueModule(w: Wiring): Module {
 }
 
 /**
- * Scale-out: each node consuming the stream detects and indexes for the stream partitions it
- * owns, inside each batch's apply transaction; the one holding the maintenance lease moves the
- * index cursor on.
+ * Scale-out: each node consuming the stream applies the record log's consumers (the search index,
+ * then detection) to the stream partitions it owns, inside each batch's apply transaction; the one
+ * holding the maintenance lease moves the index cursor on.
  */
 export function scaleModule(w: Wiring): Module {
-  const { config, database, metrics, detection } = w;
+  const { config, database, metrics } = w;
   let leasedIndex: PostgresSearchIndexLoop | undefined;
   return {
     name: 'scale',
@@ -147,22 +149,34 @@ export function scaleModule(w: Wiring): Module {
             leasedIndex = undefined;
           },
         },
-        new StreamPartitionDetection({
-          build: config.detection === 'on' ? detection.buildProcessor : undefined,
-          upkeep: {
-            locks: w.ports.locks,
-            policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
-            catalogue: detection.catalogue,
-            geo: geoIpFromConfig(config.geoipDatabase),
-          },
-          partitions: config.queuePartitions,
-          metrics,
-          log: () => w.log,
-        }),
+        streamConsumers(w),
       );
     },
     stop: () => w.parts.scale?.close(),
   };
+}
+
+/** The consumers a stream partition's batch is applied to, in order: the same detection as the detection thread's. */
+function streamConsumers(w: Wiring): RecordConsumer[] {
+  const { config, detection } = w;
+  if (config.detection !== 'on') return [searchIndexConsumer];
+  const detecting = new DetectionConsumer({
+    build: detection.buildProcessor,
+    upkeep: {
+      locks: w.ports.locks,
+      policy: { windowMs: config.caseWindow, grouping: config.caseGrouping },
+      catalogue: detection.catalogue,
+      geo: geoIpFromConfig(config.geoipDatabase),
+    },
+    report: ({ scope, records, observations, failures }) =>
+      reportDetection(
+        w.metrics,
+        w.log,
+        { records, observations, failures: failureMessages(failures) },
+        scope.kind === 'stream-partition' ? { partition: scope.partition } : {},
+      ),
+  });
+  return [searchIndexConsumer, detecting];
 }
 
 /**

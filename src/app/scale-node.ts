@@ -1,8 +1,9 @@
-// The scale-out parts of one process (docs/scale.md): the JetStream link, the
-// collector's publisher when it plays the collector role, and when it plays the worker role the
-// consumers of its stream partitions (which detect and index inside each batch's apply), plus
-// the search index cursor while it holds the maintenance lease. Readiness and metrics of these parts are reported here; the
-// embedded single process has none of them.
+// The scale-out parts of one process (docs/scale.md): the JetStream link, the collector's
+// publisher when it plays the collector role, and when it plays the worker role the workers of
+// its stream partitions (which apply the record log's consumers, the search index and detection,
+// inside each batch's transaction), plus the search index cursor while it holds the maintenance
+// lease. Readiness and metrics of these parts are reported here; the embedded single process has
+// none of them.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../storage/database.js';
@@ -10,7 +11,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { JetStreamLink, describeServers, type QueueLog } from '../record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../record-log/jetstream-queue.js';
 import { PartitionWorkers } from '../storage/postgres/stream-partition-workers.js';
-import type { BatchApplier } from '../storage/postgres/stream-partition-apply.js';
+import type { RecordConsumer } from '../record-log/record-consumer.js';
 import { ScaleMetrics } from '../record-log/scale-metrics.js';
 
 /** What a stream-consuming node starts while it holds the maintenance lease, and stops when it loses it. */
@@ -43,7 +44,7 @@ export class ScaleNode {
     metrics: Metrics,
     log: () => FastifyBaseLogger | undefined,
     leased: LeasedDuties,
-    applier: BatchApplier | undefined,
+    consumers: readonly RecordConsumer[],
   ) {
     if (database.kind !== 'postgres') throw new Error('the scale-out mode needs PostgreSQL');
     const queueLog: QueueLog = {
@@ -79,7 +80,7 @@ export class ScaleNode {
         pgConfig: database.pgConfig,
         pgSchema: database.pgSchema,
         db: database.db,
-        applier,
+        consumers,
         log: queueLog,
         metrics: this.metrics,
         onMaintenanceLease: (held) => {

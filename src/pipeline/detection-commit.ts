@@ -1,20 +1,18 @@
-// What one detection chunk changes, in one transaction: the log position (first: it takes
-// SQLite's write lock and fences out a second consumer), the devices the chunk's events name,
-// the normalised process and network rows, the logsources the events produced, the records
-// detection could not evaluate, the counts of records no shape recognised, the new observations
-// and their cases, and the correlation state. A crash before the commit redoes the chunk; after
-// it, the chunk is never read again; observations are also deduplicated by key. A scale-out
-// worker stores the same inside each batch's apply (stream-partition-detection.ts).
-import type { Kysely, Transaction } from 'kysely';
+// What one batch's detection changes, inside the transaction that moves the log position past
+// the batch (detection-consumer.ts): the devices the batch's events name, the normalised process
+// and network rows, the logsources the events produced, the records detection could not evaluate,
+// the counts of records no shape recognised, the new observations and their cases, and the
+// correlation state. A crash before the commit redoes the batch; after it, the batch is never
+// applied again; observations are also deduplicated by key.
+import type { Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { RowLocks } from '../storage/row-locks.js';
-import type { RecordLogReader } from '../record-log/record-log.js';
 import { insertNetworkEvents, insertProcessEvents } from '../telemetry/process-event-store.js';
 import type { GeoIpSource } from '../devices/geoip.js';
 import { deviceKey, upsertSightings } from '../devices/device-store.js';
 import { hostKey } from '../devices/device-sightings.js';
 import type { AttackCatalogue } from '../detection/attack.js';
-import { DETECTION_CURSOR, type CommitDetection, type DetectionCommit } from '../detection/detection-loop.js';
+import type { DetectionOutput } from '../detection/detection-processor.js';
 import { recordDetectionFailures, saveCorrelationState } from '../detection/detection-store.js';
 import { upsertLogsourceSightings } from '../detection/logsource-store.js';
 import { insertObservations } from '../observations/observation-store.js';
@@ -29,31 +27,26 @@ export interface CaseUpkeep {
   geo: GeoIpSource;
 }
 
-export function detectionCommitter(db: Kysely<Tables>, log: RecordLogReader, upkeep: CaseUpkeep): CommitDetection {
-  // Read-write: on SQLite the write lock is taken at BEGIN, so the chunk waits its turn behind
-  // the record writer instead of failing because a commit landed after its first read.
-  return (input) =>
-    db
-      .transaction()
-      .setAccessMode('read write')
-      .execute(async (trx) => {
-        await log.acknowledge(trx, DETECTION_CURSOR, input.from, input.to);
-        return storeDetection(trx, upkeep, input);
-      });
+/** A processed batch, ready to store. */
+export interface DetectionCommit {
+  output: DetectionOutput;
+  correlationChanges: { key: string; value: string | null }[];
+  /** When the batch was processed, epoch ms. */
+  now: number;
 }
 
 /**
- * Stores a chunk's output inside the caller's transaction (the embedded detection chunk's, or a
+ * Stores a batch's output inside the caller's transaction (the embedded detection chunk's, or a
  * scale-out worker's batch apply); returns how many observations were new.
  */
 export async function storeDetection(
   trx: Transaction<Tables>,
   upkeep: CaseUpkeep,
-  input: Pick<DetectionCommit, 'output' | 'correlationChanges' | 'now'>,
+  input: DetectionCommit,
 ): Promise<number> {
   const { processRows, networkRows, observations, sightings, failures, unrecognised } = input.output;
-  // Cases and devices are stamped now that the write lock is held (the chunk's `now` was
-  // taken before it was read), so a case's updated_at follows commit order for syncs.
+  // Cases and devices are stamped now that the write lock is held (the batch's `now` may have
+  // been taken before it), so a case's updated_at follows commit order for syncs.
   const stamp = Math.max(input.now, Date.now());
   // Devices first: the normalised rows and the observations' cases refer to them.
   const deviceIds = await upsertSightings(trx, sightings, upkeep.geo, stamp);

@@ -8,6 +8,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { DetectionThreadData, FromDetectionThread, ToDetectionThread } from './detection-thread.js';
 import type { StorageFault } from '../storage/storage-errors.js';
 import { deliveriesQueued } from '../webhooks/outbox-wake.js';
+import { reportDetection } from './detection-report.js';
 
 function startThread(data: DetectionThreadData): Worker {
   return startWorkerThread(import.meta.url, 'detection-thread', data);
@@ -110,16 +111,7 @@ export class DetectionThreadHost {
       case 'progress':
         this.lastError = null;
         if (message.webhooks) deliveriesQueued();
-        this.metrics.detectionRecords.inc(message.records);
-        this.metrics.observationsCreated.inc(message.observations);
-        if (message.failures.length > 0) {
-          this.metrics.detectionFailures.inc(message.failures.length);
-          // The record ids say which to look at; their content stays out of the log.
-          log?.warn(
-            { failures: message.failures.slice(0, 10), count: message.failures.length },
-            'detection could not evaluate some records',
-          );
-        }
+        reportDetection(this.metrics, log, message);
         break;
       case 'error':
         this.lastError = message.message;

@@ -1,14 +1,16 @@
-// The detection thread: its own database connection, its own copy of the rules, and
-// the follower loop. Detection is CPU work (normalising, matching thousands of rules), so it
-// runs here and never holds up the event loop that answers collectors and API calls.
+// The detection thread: its own database connection, its own copy of the rules, and the
+// detection consumer driven along the record log (record-log/log-follower.ts). Detection is CPU
+// work (normalising, matching thousands of rules), so it runs here and never holds up the event
+// loop that answers collectors and API calls.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../storage/database.js';
 import { loadDetection } from '../detection/detection-setup.js';
-import { DetectionLoop } from '../detection/detection-loop.js';
 import { geoIpFromConfig } from '../devices/geoip.js';
 import type { CaseGrouping } from '../config/config.js';
 import { SqlRecordLogReader } from '../record-log/record-follower.js';
-import { detectionCommitter } from './detection-commit.js';
+import { LogFollower } from '../record-log/log-follower.js';
+import { DetectionConsumer, type DetectionOutcome } from './detection-consumer.js';
+import { failureMessages, type DetectionProgress } from './detection-report.js';
 import { describeFault, storageFault, type StorageFault } from '../storage/storage-errors.js';
 import { errorMessage } from '../core/errors.js';
 import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
@@ -32,14 +34,11 @@ export type ToDetectionThread = { type: 'poke' } | { type: 'stop' };
 
 export type FromDetectionThread =
   | { type: 'ready'; rules: number; correlations: number; rejected: number }
-  | {
+  | ({
       type: 'progress';
-      records: number;
-      observations: number;
-      failures: { seq: number; message: string }[];
       /** The chunk's commit queued webhook deliveries (SQLite; on PostgreSQL the commit notifies). */
       webhooks: boolean;
-    }
+    } & DetectionProgress)
   | { type: 'error'; message: string; fault?: StorageFault; retryInMs: number }
   | { type: 'recovered' }
   | { type: 'stopped' };
@@ -62,13 +61,26 @@ const ports = storagePorts(database);
 await ports.relaxDerivedCommits();
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
 const log = new SqlRecordLogReader(database.db, ports.logReading);
-const commit = detectionCommitter(database.db, log, {
-  locks: ports.locks,
-  policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
-  catalogue: setup.catalogue,
-  geo: geoIpFromConfig(data.geoipDatabase),
+/** What the chunk just committed detected (the consumer tells once its transaction commits). */
+let lastCommitted: DetectionOutcome | undefined;
+const takeCommitted = () => {
+  const outcome = lastCommitted;
+  lastCommitted = undefined;
+  return outcome;
+};
+const detection = new DetectionConsumer({
+  build: setup.buildProcessor,
+  upkeep: {
+    locks: ports.locks,
+    policy: { windowMs: data.caseWindowMs, grouping: data.caseGrouping },
+    catalogue: setup.catalogue,
+    geo: geoIpFromConfig(data.geoipDatabase),
+  },
+  report: (outcome) => {
+    lastCommitted = outcome;
+  },
 });
-const loop = new DetectionLoop(database.db, log, setup.buildProcessor, commit, data.chunk);
+const follower = new LogFollower(database.db, log, DETECTION_CURSOR, detection, data.chunk);
 
 const stop = new AbortController();
 /** Read afresh each time: a 'stop' message can arrive during any await. */
@@ -104,10 +116,13 @@ while (!stopping()) {
   webhooksQueued = false;
   try {
     const began = performance.now();
-    const result = await loop.runChunk();
+    const result = await follower.runChunk();
     if (failuresInARow > 0) post({ type: 'recovered' });
     failuresInARow = 0;
-    if (result.records > 0) {
+    // Another process moved the cursor first: what it left may be read at once.
+    if (result.moved) pause = 0;
+    const committed = takeCommitted();
+    if (committed) {
       // Only where the lag is cheap to ask (the log's end minus the cursor); counting the
       // unprocessed rows after every chunk would cost more than the pacing saves.
       const sinceWriteMs = Date.now() - lastWriteAt;
@@ -118,12 +133,9 @@ while (!stopping()) {
       resting = pause > 0;
       post({
         type: 'progress',
-        records: result.records,
-        observations: result.observations,
-        failures: result.failures.map((failure) => ({
-          seq: failure.seq,
-          message: failure.error instanceof Error ? failure.error.message : String(failure.error),
-        })),
+        records: committed.records,
+        observations: committed.observations,
+        failures: failureMessages(committed.failures),
         webhooks: webhooksQueued,
       });
     }

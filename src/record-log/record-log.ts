@@ -2,8 +2,9 @@
 // collector appends request batches (the group-commit queue hands many at once to a writer,
 // which makes them durable together, and only then are the requests answered); consumers read
 // from their position in order and acknowledge a position inside the transaction that applied
-// what they read. The embedded implementation is the telemetry table itself, followed by a
-// persisted cursor (record-follower.ts); a distributed log (NATS JetStream) fits the same shape.
+// what they read (record-consumer.ts: what a consumer is, whichever log drives it). The embedded
+// implementation is the telemetry table itself, read after a persisted cursor (record-follower.ts)
+// by a follower (log-follower.ts); a distributed log (NATS JetStream) fits the same shape.
 import type { Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { StoredRecord } from '../telemetry/normalise/index.js';

@@ -2,7 +2,8 @@
 // for (a record whose transaction commits after a later-numbered record's is read once, never
 // skipped; a transaction held open elsewhere on the server holds nothing back; a restart inside
 // a window neither skips nor repeats); and its commits (a record that could not be evaluated is kept in
-// detection_failures; a commit from a stale position is refused rather than applied twice).
+// detection_failures; a commit from a stale position is refused rather than applied twice, and
+// its consumer told to discard what it holds in memory).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { schemaClient } from '../helpers/postgres.js';
@@ -13,7 +14,9 @@ import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import { CursorMoved, type LogPosition } from '../../src/record-log/record-log.js';
 import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';
 import { expiredBatch, followerFloor, logEnd, purgeFloor } from '../../src/retention/purge-store.js';
-import { detectionCommitter, type CaseUpkeep } from '../../src/pipeline/detection-commit.js';
+import { storeDetection, type CaseUpkeep } from '../../src/pipeline/detection-commit.js';
+import { LogFollower } from '../../src/record-log/log-follower.js';
+import type { RecordConsumer } from '../../src/record-log/record-consumer.js';
 import { loadAttackCatalogue } from '../../src/detection/attack.js';
 import { DEFAULT_GROUPING } from '../../src/cases/case-grouping.js';
 import { MmdbGeoIp } from '../../src/devices/geoip.js';
@@ -22,7 +25,12 @@ import { storagePorts } from '../helpers/storage-ports.js';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 
 function upkeep(database: Database): CaseUpkeep {
-  return { locks: storagePorts(database).locks, policy: DEFAULT_GROUPING, catalogue: loadAttackCatalogue(), geo: MmdbGeoIp.bundled() };
+  return {
+    locks: storagePorts(database).locks,
+    policy: DEFAULT_GROUPING,
+    catalogue: loadAttackCatalogue(),
+    geo: MmdbGeoIp.bundled(),
+  };
 }
 
 /** The marker of a record these tests wrote (its JSON text is `{"marker": …}`). */
@@ -220,21 +228,33 @@ for (const target of databaseTargets) {
           })
           .execute();
       }
-      const commit = detectionCommitter(database.db, log(), upkeep(database));
-      const from = await log().position(DETECTION_CURSOR);
+      // A consumer that stores, for the chunk's last record, the failure detection would report.
+      const told: string[] = [];
+      const failing: RecordConsumer = {
+        apply: async (trx, batch) => {
+          const broken = batch.records.at(-1);
+          if (!broken) return;
+          const failure = { seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) };
+          const output = {
+            processRows: [],
+            networkRows: [],
+            observations: [],
+            sightings: [],
+            logsources: [],
+            failures: [failure],
+          };
+          await storeDetection(trx, upkeep(database), { output, correlationChanges: [], now: 1_000 });
+        },
+        committed: (scope) => told.push(`committed ${scope.kind}`),
+        discard: (scope) => told.push(`discard ${scope.kind}`),
+      };
+      const follower = new LogFollower(database.db, log(), DETECTION_CURSOR, failing, 1_000);
       // Earlier tests may have left records behind the cursor too: this chunk is all of them, ending in ours.
-      const { records, to } = await log().read(from, 1_000);
+      const chunk = await follower.next();
+      const { from, to, records } = chunk;
       const [first, broken] = records.slice(-2) as [(typeof records)[number], (typeof records)[number]];
       assert.equal(markerOf(broken), 'broken');
-      const output = {
-        processRows: [],
-        networkRows: [],
-        observations: [],
-        sightings: [],
-        logsources: [],
-        failures: [{ seq: broken.seq, tenantId, error: new TypeError('x'.repeat(5_000)) }],
-      };
-      await commit({ from, to, output, correlationChanges: [], now: 1_000 });
+      await follower.commit(chunk);
 
       const failures = await database.db.selectFrom('detection_failures').selectAll().execute();
       assert.equal(failures.length, 1);
@@ -246,8 +266,10 @@ for (const target of databaseTargets) {
       assert.deepEqual(await log().position(DETECTION_CURSOR), to);
 
       // A second follower that read the same position cannot apply the chunk again.
-      await assert.rejects(commit({ from, to, output, correlationChanges: [], now: 2_000 }), CursorMoved);
+      await assert.rejects(follower.commit({ from, to, records }), CursorMoved);
       assert.equal((await database.db.selectFrom('detection_failures').selectAll().execute()).length, 1);
+      // The consumer heard of the commit, then was told to forget what the refused chunk left in memory.
+      assert.deepEqual(told, ['committed log', 'discard log']);
     });
   });
 }

@@ -17,11 +17,11 @@ import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { JetStreamLink, type QueueLog } from '../../src/record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../../src/record-log/jetstream-queue.js';
 import { PartitionWorkers, consumerName } from '../../src/storage/postgres/stream-partition-workers.js';
-import type { BatchApplier } from '../../src/storage/postgres/stream-partition-apply.js';
+import type { RecordConsumer } from '../../src/record-log/record-consumer.js';
 import { partitionSubject, tenantPartition } from '../../src/record-log/jetstream-codec.js';
 import { ScaleMetrics } from '../../src/record-log/scale-metrics.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';
-import { indexStoredRecords, indexPostgresChunk } from '../../src/storage/postgres/search-indexer.js';
+import { indexPostgresChunk, searchIndexConsumer } from '../../src/storage/postgres/search-indexer.js';
 import { indexedUpTo, logEnd } from '../../src/telemetry/telemetry-store.js';
 import { tempDir } from '../helpers/databases.js';
 import { dropSchema, freshSchema } from '../helpers/postgres.js';
@@ -90,13 +90,13 @@ function queue(r: Rig): JetStreamRecordQueue {
   return new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, { published: () => undefined, failed: () => undefined });
 }
 
-function workers(r: Rig, metrics: ScaleMetrics, applier?: BatchApplier): PartitionWorkers {
+function workers(r: Rig, metrics: ScaleMetrics, consumer?: RecordConsumer): PartitionWorkers {
   const worker = new PartitionWorkers({
     link: r.link,
     pgConfig: r.database.pgConfig,
     pgSchema: r.database.pgSchema,
     db: r.database.db,
-    applier,
+    consumers: consumer ? [consumer] : [],
     log: quiet,
     metrics,
     onMaintenanceLease: () => undefined,
@@ -237,7 +237,7 @@ test(
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding = false;
-    const applier: BatchApplier = {
+    const holder: RecordConsumer = {
       apply: async (_trx, applied) => {
         if (applied.records.some((record) => record.record.includes('second'))) {
           holding = true;
@@ -246,7 +246,7 @@ test(
       },
       discard: () => undefined,
     };
-    const worker = workers(r, metrics, applier);
+    const worker = workers(r, metrics, holder);
     worker.start();
     await publisher.append(batch(tenant, ['{"n":"first"}']), 1);
     await publisher.append(batch(tenant, ['{"n":"second"}']), 1);
@@ -286,15 +286,7 @@ test(
   async (t) => {
     const r = await rig(t, 'INDEXED');
     const metrics = new ScaleMetrics(new Registry());
-    const indexing: BatchApplier = {
-      apply: (trx, applied) =>
-        indexStoredRecords(
-          trx,
-          applied.records.map((record) => record.seq),
-        ),
-      discard: () => undefined,
-    };
-    const [a, b] = [workers(r, metrics, indexing), workers(r, metrics, indexing)];
+    const [a, b] = [workers(r, metrics, searchIndexConsumer), workers(r, metrics, searchIndexConsumer)];
     a.start();
     b.start();
     const publisher = queue(r);

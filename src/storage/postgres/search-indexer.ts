@@ -1,48 +1,93 @@
 // The PostgreSQL search indexer: stores each record's tsvector in telemetry_fts. PostgreSQL does
-// the tokenising; nothing crosses to Node. Two ways in:
-// - Embedded (one process writes the log): a loop follows the log in chunks committed together
-//   with the cursor (the cursor row is locked, so concurrent indexers take turns).
+// the tokenising; nothing crosses to Node. It is a consumer of the record log
+// (record-log/record-consumer.ts) with two drivers:
+// - Embedded (one process writes the log): a follower (record-log/log-follower.ts) reads the
+//   sequences after the index cursor and indexes them in the transaction that moves it.
 // - Scale-out (several workers write at once, so sequences do not commit in order and a cursor
-//   could pass a record still being written): each worker indexes its own records inside the
-//   transaction that stores them (indexStoredRecords), so a committed record is always indexed.
-//   The cursor loop then only moves the cursor on (it skips records already indexed), which the
-//   live tail's horizon reads.
+//   could pass a record still being written): each worker applies it to its own records inside
+//   the transaction that stores them, so a committed record is always indexed. The follower then
+//   only moves the cursor on (records already indexed are not tokenised again), which the live
+//   tail's horizon reads.
+// The index cursor is a sequence, not a snapshot position: the live tail and the index lag read
+// it as "every record at or below it is indexed" (telemetry/telemetry-store.ts indexedUpTo).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../schema.js';
 import { SEARCH_INDEX_CURSOR } from '../../telemetry/telemetry-store.js';
 import { BackgroundLoop, type NextRun } from '../../core/background-loop.js';
+import { CursorMoved, type LogPosition } from '../../record-log/record-log.js';
+import type { LogEntry, RecordConsumer } from '../../record-log/record-consumer.js';
+import { LogFollower, type FollowedLog } from '../../record-log/log-follower.js';
 
 /** Only the start of a very large record is indexed: a tsvector holds at most 1 MB. */
 const INDEXED_CHARS = 262_144;
 
+/** The search index as a consumer of the record log: it needs the records' sequences only. */
+export const searchIndexConsumer: RecordConsumer<LogEntry> = {
+  apply: (trx, batch) =>
+    indexStoredRecords(
+      trx,
+      batch.records.map((record) => record.seq),
+    ),
+  // It holds nothing in memory: what it did is in the transaction, committed or not.
+  discard: () => undefined,
+};
+
 /**
- * Indexes up to `limit` records with sequence ≤ `upTo`; returns how many it indexed. A chunk
- * PostgreSQL cannot index (a record it cannot tokenise) is redone one record at a time, and a
- * record that still fails is indexed as empty, so one record never stops the index.
+ * The log as the index follows it: sequences after the cursor in sequence order, up to `upTo`,
+ * and no record text (the INSERT … SELECT reads that inside the database).
+ */
+export class IndexedPositions implements FollowedLog<LogEntry> {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly upTo = Number.MAX_SAFE_INTEGER,
+  ) {}
+
+  async position(cursor: string): Promise<LogPosition> {
+    const row = await this.db.selectFrom('log_cursors').select('seq').where('name', '=', cursor).executeTakeFirst();
+    if (!row) throw new Error(`log cursor ${cursor} is missing (migration 0003 creates it)`);
+    return { seq: row.seq, txId: '0' };
+  }
+
+  async read(from: LogPosition, limit: number): Promise<{ records: LogEntry[]; to: LogPosition }> {
+    const rows = await this.db
+      .selectFrom('telemetry_records')
+      .select(['seq', 'tenant_id'])
+      .where('seq', '>', from.seq)
+      .where('seq', '<=', this.upTo)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    const records = rows.map((row) => ({ seq: row.seq, tenantId: row.tenant_id }));
+    return { records, to: { seq: records.at(-1)?.seq ?? from.seq, txId: '0' } };
+  }
+
+  async acknowledge(trx: Transaction<Tables>, cursor: string, from: LogPosition, to: LogPosition): Promise<void> {
+    // Waits for another indexer's commit of the same cursor, then fails this chunk: it is read again from there.
+    const moved = await trx
+      .updateTable('log_cursors')
+      .set({ seq: to.seq })
+      .where('name', '=', cursor)
+      .where('seq', '=', from.seq)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved(`the ${cursor} cursor moved under this indexer`);
+  }
+}
+
+/**
+ * Indexes up to `limit` records with sequence ≤ `upTo` after the index cursor, moving it; returns
+ * how many it indexed. Another indexer moving the cursor first (a search catching the index up
+ * beside the loop) only means reading again from where it left it.
  */
 export async function indexPostgresChunk(
   db: Kysely<Tables>,
   limit: number,
   upTo = Number.MAX_SAFE_INTEGER,
 ): Promise<number> {
-  try {
-    return await indexRange(db, limit, upTo, 'tokens');
-  } catch (error) {
-    if (!isDataError(error)) throw error;
+  const follower = new LogFollower(db, new IndexedPositions(db, upTo), SEARCH_INDEX_CURSOR, searchIndexConsumer, limit);
+  for (;;) {
+    const { records, moved } = await follower.runChunk();
+    if (!moved) return records;
   }
-  let indexed = 0;
-  while (indexed < limit) {
-    let n: number;
-    try {
-      n = await indexRange(db, 1, upTo, 'tokens');
-    } catch (error) {
-      if (!isDataError(error)) throw error;
-      n = await indexRange(db, 1, upTo, 'empty');
-    }
-    if (n === 0) break;
-    indexed += n;
-  }
-  return indexed;
 }
 
 /** SQLSTATE classes 22 (data exception) and 54 (program limit, e.g. tsvector too long). */
@@ -51,43 +96,25 @@ function isDataError(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('54'));
 }
 
-async function indexRange(db: Kysely<Tables>, limit: number, upTo: number, mode: 'tokens' | 'empty'): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const cursor = await sql<{
-      seq: number;
-    }>`SELECT seq FROM log_cursors WHERE name = ${SEARCH_INDEX_CURSOR} FOR UPDATE`.execute(trx);
-    const from = cursor.rows[0]?.seq ?? 0;
-    const vector =
-      mode === 'tokens' ? sql`to_tsvector('simple'::regconfig, left(record, ${INDEXED_CHARS}))` : sql`''::tsvector`;
-    const result = await sql<{ n: number; last: number | null }>`
-      WITH batch AS (
-        SELECT seq, tenant_id, record FROM telemetry_records WHERE seq > ${from} AND seq <= ${upTo} ORDER BY seq LIMIT ${limit}
-      ), indexed AS (
-        INSERT INTO telemetry_fts (seq, tenant_id, tsv) SELECT seq, tenant_id, ${vector} FROM batch
-        WHERE NOT EXISTS (SELECT 1 FROM telemetry_fts done WHERE done.seq = batch.seq)
-        ON CONFLICT (seq) DO NOTHING
-      )
-      SELECT count(*)::int AS n, max(seq) AS last FROM batch`.execute(trx);
-    const { n, last } = result.rows[0] ?? { n: 0, last: null };
-    if (n > 0 && last !== null) {
-      await trx.updateTable('log_cursors').set({ seq: last }).where('name', '=', SEARCH_INDEX_CURSOR).execute();
-    }
-    return n;
-  });
-}
-
 /**
- * Inside the transaction that stored them: indexes the records with these sequences. A record
- * PostgreSQL cannot tokenise is indexed as empty (a savepoint keeps the transaction usable), as
- * the cursor loop does, so one record never refuses its batch.
+ * Inside the caller's transaction: indexes the records with these sequences that are not indexed
+ * yet. A record PostgreSQL cannot tokenise is indexed as empty (a savepoint keeps the transaction
+ * usable), so one record never refuses its batch.
  */
 export async function indexStoredRecords(trx: Transaction<Tables>, seqs: readonly number[]): Promise<void> {
   if (seqs.length === 0) return;
   const insert = (some: readonly number[], mode: 'tokens' | 'empty') => {
     const vector =
       mode === 'tokens' ? sql`to_tsvector('simple'::regconfig, left(record, ${INDEXED_CHARS}))` : sql`''::tsvector`;
+    // The bounds are implied by the list; stated, they let both tables be read as one index range
+    // each, however large they are. Tokenising happens before ON CONFLICT could skip a row, so
+    // records already indexed (the scale-out cursor passing its workers' records) are left out first.
+    const low = some.reduce((a, b) => Math.min(a, b));
+    const high = some.reduce((a, b) => Math.max(a, b));
     return sql`INSERT INTO telemetry_fts (seq, tenant_id, tsv)
-      SELECT seq, tenant_id, ${vector} FROM telemetry_records WHERE seq = ANY(${[...some]}::bigint[])
+      SELECT seq, tenant_id, ${vector} FROM telemetry_records r
+      WHERE seq BETWEEN ${low} AND ${high} AND seq = ANY(${[...some]}::bigint[])
+        AND NOT EXISTS (SELECT 1 FROM telemetry_fts done WHERE done.seq = r.seq AND done.seq BETWEEN ${low} AND ${high})
       ON CONFLICT (seq) DO NOTHING`.execute(trx);
   };
   if (await inSavepoint(trx, () => insert(seqs, 'tokens'))) return;

@@ -1,7 +1,7 @@
 // Applying a fetched batch of one partition's messages: one PostgreSQL transaction holds the
-// fence (the partition row, locked, must still carry this owner's epoch), the records, whatever
-// the composition root derives from them in the same transaction (detection, search index) and
-// the partition's new applied stream sequence. Messages at or below that sequence are skipped.
+// fence (the partition row, locked, must still carry this owner's epoch), the records, the record
+// log's consumers applied to them (record-log/record-consumer.ts: the search index, detection —
+// the composition root's list) and the partition's new applied stream sequence. Messages at or below that sequence are skipped.
 // A message that cannot be applied — it does not decode, or the database refuses its data — is
 // a dead letter: set aside in log_dead_letters and passed, so one bad message never stalls its
 // partition.
@@ -10,6 +10,7 @@ import type { Tables } from '../schema.js';
 import { decodeBatches } from '../../record-log/jetstream-codec.js';
 import { recordColumns, recordInsert } from './record-insert.js';
 import type { LoggedRecord, RecordBatch } from '../../record-log/record-log.js';
+import type { ConsumerScope, RecordConsumer } from '../../record-log/record-consumer.js';
 
 /** A dead letter keeps this much of its message, so a huge message cannot bloat the table. */
 export const DEAD_LETTER_EXCERPT_CHARS = 2_000;
@@ -19,22 +20,6 @@ const REASON_CHARS = 1_000;
 export interface PartitionMessage {
   seq: number;
   data: Uint8Array;
-}
-
-/** What an applier sees of an applied batch: the partition, its owner's epoch, the stored records in order. */
-export interface AppliedBatch {
-  partition: number;
-  epoch: number;
-  records: LoggedRecord[];
-}
-
-/**
- * Work derived from the records inside their apply transaction (detection, the search index).
- * `discard` is called when such a transaction rolled back: memory ahead of the database must go.
- */
-export interface BatchApplier {
-  apply(trx: Transaction<Tables>, batch: AppliedBatch): Promise<void>;
-  discard(partition: number): void;
 }
 
 export interface DeadLetter {
@@ -55,8 +40,16 @@ interface Target {
   db: Kysely<Tables>;
   stream: string;
   partition: number;
+  /** The stream's partition count. */
+  partitions: number;
   epoch: number;
-  applier: BatchApplier | undefined;
+  /** The record log's consumers, applied in the batch's transaction (in order: consumersInOrder). */
+  consumer: RecordConsumer;
+}
+
+/** The scope the target's batches continue: its partition as held under its epoch. */
+export function targetScope(target: Pick<Target, 'partition' | 'partitions' | 'epoch'>): ConsumerScope {
+  return { kind: 'stream-partition', partition: target.partition, partitions: target.partitions, epoch: target.epoch };
 }
 
 /**
@@ -93,8 +86,10 @@ export async function applyMessages(target: Target, messages: PartitionMessage[]
 }
 
 async function applyInOne(target: Target, messages: PartitionMessage[], refused: DeadLetter[]): Promise<ApplyOutcome> {
+  const scope = targetScope(target);
+  let outcome: ApplyOutcome;
   try {
-    return await target.db.transaction().execute(async (trx) => {
+    outcome = await target.db.transaction().execute(async (trx) => {
       const appliedSeq = await lockPosition(trx, target);
       if (appliedSeq === undefined) return { outcome: 'fenced' as const, skipped: 0, records: 0, deadLetters: [] };
       const fresh = messages.filter((message) => message.seq > appliedSeq);
@@ -113,8 +108,7 @@ async function applyInOne(target: Target, messages: PartitionMessage[], refused:
         }
       }
       const records = await insertAll(trx, batches);
-      if (records.length > 0 && target.applier)
-        await target.applier.apply(trx, { partition: target.partition, epoch: target.epoch, records });
+      if (records.length > 0) await target.consumer.apply(trx, { scope, records });
       await insertDeadLetters(trx, target, letters);
       const last = Math.max(0, ...fresh.map((message) => message.seq), ...letters.map((letter) => letter.seq));
       if (last > appliedSeq)
@@ -132,9 +126,12 @@ async function applyInOne(target: Target, messages: PartitionMessage[], refused:
       };
     });
   } catch (error) {
-    target.applier?.discard(target.partition);
+    target.consumer.discard(scope);
     throw error;
   }
+  // The consumers were applied exactly when records were stored.
+  if (outcome.records > 0) target.consumer.committed?.(scope);
+  return outcome;
 }
 
 /** The partition row, locked until commit; undefined when another epoch owns the partition now. */

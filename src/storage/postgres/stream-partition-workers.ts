@@ -15,7 +15,8 @@ import type { Kysely } from 'kysely';
 import { createPool } from '../database.js';
 import type { Tables } from '../schema.js';
 import { partitionSubject } from '../../record-log/jetstream-codec.js';
-import { applyMessages, type BatchApplier } from './stream-partition-apply.js';
+import { applyMessages, targetScope } from './stream-partition-apply.js';
+import { consumersInOrder, type RecordConsumer } from '../../record-log/record-consumer.js';
 import { backoffMs, type JetStreamLink, type QueueLog } from '../../record-log/jetstream-connection.js';
 import * as store from './stream-partition-store.js';
 import type { ScaleMetrics } from '../../record-log/scale-metrics.js';
@@ -45,8 +46,8 @@ export interface PartitionWorkerOptions {
   pgSchema: string;
   /** Where batches are applied (the node's database). */
   db: Kysely<Tables>;
-  /** Work derived from each batch inside its apply transaction (detection, the search index). */
-  applier?: BatchApplier;
+  /** The record log's consumers, applied in order inside each batch's transaction (the search index, detection). */
+  consumers: readonly RecordConsumer[];
   log: QueueLog;
   metrics: ScaleMetrics;
   /** Told when this worker gains or loses the maintenance lease (one worker moves the search index cursor). */
@@ -66,8 +67,10 @@ export class PartitionWorkers {
   /** Why this worker cannot do its work now, for /readyz; undefined when it can. */
   problem: string | undefined = 'starting';
   private readonly lockClass: number;
+  private readonly consumer: RecordConsumer;
 
   constructor(private readonly options: PartitionWorkerOptions) {
+    this.consumer = consumersInOrder(options.consumers);
     // Heartbeats and claims only: batches are applied over the node's database pool.
     this.pool = createPool({ ...options.pgConfig, max: 2, keepAlive: true });
     this.lockClass = store.lockClass(options.link.settings.stream, options.pgSchema);
@@ -75,6 +78,10 @@ export class PartitionWorkers {
 
   get stream(): string {
     return this.options.link.settings.stream;
+  }
+
+  private get partitionCount(): number {
+    return this.options.link.settings.partitions;
   }
 
   /** The partitions this worker owns now. */
@@ -131,7 +138,7 @@ export class PartitionWorkers {
         this.problem = unavailable;
         return;
       }
-      const count = this.options.link.settings.partitions;
+      const count = this.partitionCount;
       const share = Math.ceil(count / live);
       // Released together: each waits for its consumer's fetch in flight to end.
       await Promise.all(this.partitions.slice(share).map((partition) => this.release(partition)));
@@ -185,7 +192,7 @@ export class PartitionWorkers {
       })
       .finally(() => {
         // Fenced out or failed: give the lease back so that a later round (here or elsewhere) takes it.
-        this.options.applier?.discard(partition);
+        this.consumer.discard(targetScope({ partition, partitions: this.partitionCount, epoch: owned.epoch }));
         if (owned.releasing) return;
         this.owned.delete(partition);
         if (this.leaseClient) store.unlock(this.leaseClient, this.lockClass, partition).catch(() => undefined);
@@ -283,7 +290,14 @@ export class PartitionWorkers {
   private async apply(partition: number, epoch: number, messages: JsMsg[]): Promise<'applied' | 'fenced'> {
     const { metrics, log } = this.options;
     const result = await applyMessages(
-      { db: this.options.db, stream: this.stream, partition, epoch, applier: this.options.applier },
+      {
+        db: this.options.db,
+        stream: this.stream,
+        partition,
+        partitions: this.partitionCount,
+        epoch,
+        consumer: this.consumer,
+      },
       messages.map((message) => ({ seq: message.seq, data: message.data })),
     );
     metrics.skippedMessages.inc(result.skipped);
