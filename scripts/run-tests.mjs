@@ -184,6 +184,10 @@ const env = { ...process.env, ...(await postgresEnvironment()) };
 // rather than compiling their module graph again under tsx for every server a suite starts
 // (src/core/worker-thread.ts).
 if (!files.every(isUnit)) env.SIGHTLINE_BUILT_DIST = path.resolve('dist');
+// Hundreds of sign-ins and new accounts: hashed at scrypt's production work factor each takes
+// tens of milliseconds of CPU, minutes over the run. Throwaway passwords get the lowest factor
+// (--password-hash-cost); src/identity/users/password.test.ts checks the default one.
+env.SIGHTLINE_PASSWORD_HASH_COST ??= '10';
 // An empty SIGHTLINE_TEST_DATABASE_URL counts as unset; leave none behind for the test files.
 if (!env.SIGHTLINE_TEST_DATABASE_URL) delete env.SIGHTLINE_TEST_DATABASE_URL;
 const timesFile = path.join('test-artifacts', 'test-file-times.json');

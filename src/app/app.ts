@@ -10,6 +10,7 @@ import { ensureFirstTenant, type Tenant } from '../identity/tenants/tenant-servi
 import type { RecordQueue } from '../record-log/record-log.js';
 import { Metrics } from '../observability/metrics.js';
 import { ensureFirstOperator, type User } from '../identity/users/user-service.js';
+import { setPasswordHashCost } from '../identity/users/password.js';
 import { loadDetection } from '../detection/detection-setup.js';
 import { deploymentRulePaths } from '../detection/rule-import.js';
 import { describeFault, storageFault } from '../storage/storage-errors.js';
@@ -83,6 +84,7 @@ async function prepare(database: Database, config: Config) {
   // Cursors handed out by any node, before or after a restart, stay valid: one key in the database.
   setCursorKey(await instanceKey(database.db, 'cursor_key'));
   setRecordIdKey(await instanceKey(database.db, 'record_id_key', 16));
+  setPasswordHashCost(config.passwordHashCost);
   const firstTenant = await ensureFirstTenant(database.db, config.defaultTenant);
   const firstOperator = await ensureFirstOperator(database.db, config);
   return { firstTenant, firstOperator };

@@ -11,6 +11,7 @@ import { roles, tenantRoles } from '../identity/permissions.js';
 import { cliActor } from '../identity/principal.js';
 import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
 import { checkPassword, createUser, presentUser } from '../identity/users/user-service.js';
+import { setPasswordHashCost } from '../identity/users/password.js';
 import { listTenantUsers } from '../identity/users/user-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 import { registerUserAdmin } from './user-admin-command.js';
@@ -47,6 +48,7 @@ export function registerUser(program: Command): void {
     storageSettings,
   ).action(async (options: Record<string, unknown>) => {
     const config = loadConfig(settingValues(options, storageSettings));
+    setPasswordHashCost(config.passwordHashCost);
     const tenantCode = typeof options.tenant === 'string' ? options.tenant : undefined;
     const role = String(options.role);
     checkRoleAndTenant(role, tenantCode);

@@ -173,6 +173,14 @@ export const settings = {
     description:
       'Password of that first operator account (environment only). Empty: one is generated and printed once.',
   }),
+  passwordHashCost: setting({
+    flag: 'password-hash-cost',
+    env: 'SIGHTLINE_PASSWORD_HASH_COST',
+    default: 15,
+    parse: integer(10, 20),
+    description:
+      'Work factor of new password hashes (scrypt), as log2 of N: 15 costs 32 MiB and tens of milliseconds a hash, each step up doubles both. Stored hashes keep the factor they were made with. It is also what guessing a stolen hash costs: lower it only where the passwords are throwaway (test deployments).',
+  }),
   authMaxFailures: setting({
     flag: 'auth-max-failures',
     env: 'SIGHTLINE_AUTH_MAX_FAILURES',

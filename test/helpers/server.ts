@@ -23,7 +23,14 @@ export async function startServer(
 ): Promise<TestServer> {
   const config = loadConfig(
     { dataDir: database.dataDir, databaseUrl: database.databaseUrl, port: 0, logLevel: 'silent', ...overrides },
-    { SIGHTLINE_METRICS_TOKEN: TEST_METRICS_TOKEN, ...env },
+    {
+      SIGHTLINE_METRICS_TOKEN: TEST_METRICS_TOKEN,
+      // The test runner lowers the password hashing work factor for the whole run (scripts/run-tests.mjs).
+      ...(process.env.SIGHTLINE_PASSWORD_HASH_COST
+        ? { SIGHTLINE_PASSWORD_HASH_COST: process.env.SIGHTLINE_PASSWORD_HASH_COST }
+        : {}),
+      ...env,
+    },
   );
   const sightline = await createSightline(config);
   await sightline.server.listen({ host: '127.0.0.1', port: 0 });
