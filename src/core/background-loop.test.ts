@@ -214,3 +214,23 @@ test('a loop started with a delay runs first after it, or at a poke before then'
   assert.equal(starts, 2, 'a poke does not wait for the delay');
   await poked.stop();
 });
+
+test('a reporter that throws does not end the loop: the failed run is still retried', async () => {
+  let runs = 0;
+  const loop = new BackgroundLoop({
+    run: () => {
+      runs++;
+      return runs === 1 ? Promise.reject(new Error('down')) : Promise.resolve(undefined);
+    },
+    idleMs: 60_000,
+    backoff: { baseMs: 5, maxMs: 5 },
+    onError: () => {
+      throw new Error('the logger is closed');
+    },
+  });
+  loop.start();
+  const deadline = Date.now() + 5_000;
+  while (runs < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  await loop.stop();
+  assert.equal(runs, 2);
+});

@@ -90,7 +90,11 @@ export class BackgroundLoop {
       return { ms: next ?? this.options.idleMs, firm: false };
     } catch (error) {
       this.failures++;
-      this.options.onError(error);
+      try {
+        this.options.onError(error);
+      } catch {
+        // A reporter that fails (a closed logger) must not end the loop: the next run is still due.
+      }
       const { baseMs, maxMs } = this.options.backoff;
       return { ms: backoffMs(this.failures, baseMs, maxMs), firm: true };
     }
