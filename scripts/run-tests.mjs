@@ -13,10 +13,10 @@
 // Arguments after the tier narrow it to the files whose path contains one of them; --list prints
 // the files in the order they would start, and runs none.
 //
-// Files run in path order, CONCURRENCY at a time (2, one per core: a third file at once made the
-// timing-sensitive suites, retention's pacing among them, slower than their bounds on a loaded
-// machine; SIGHTLINE_TEST_CONCURRENCY overrides it). After the run the longest files are printed
-// (the time in their tests, from scripts/test-file-times.mjs; all of them in
+// Files run in path order (FIRST below excepted), CONCURRENCY at a time (3 on 2 cores: files
+// wait on servers, browsers and child processes much of their time, and a third file fills
+// those waits; SIGHTLINE_TEST_CONCURRENCY overrides it). After the run the longest files are
+// printed (the time in their tests, from scripts/test-file-times.mjs; all of them in
 // test-artifacts/test-file-times.json), the place to start when the suite must get shorter.
 //
 // PostgreSQL is found here, once, before any test file starts, and handed to them all in the
@@ -118,7 +118,13 @@ const UNIT_ROOTS = ['src', 'test/integration'];
 
 const isUnit = (file) => UNIT_ROOTS.some((root) => file.startsWith(`${root}/`)) && !SPAWNING.includes(file);
 
-const CONCURRENCY = Number(process.env.SIGHTLINE_TEST_CONCURRENCY || 2);
+/**
+ * Started before the rest: the longest file (browsers sweeping every page), which in path order
+ * came last and ran alone for minutes while the other slot had nothing left to run.
+ */
+const FIRST = ['test/ui/ui-accessibility.browser.test.ts'];
+
+const CONCURRENCY = Number(process.env.SIGHTLINE_TEST_CONCURRENCY || 3);
 if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   console.error('run-tests: SIGHTLINE_TEST_CONCURRENCY must be a whole number of at least 1');
   process.exit(1);
@@ -132,7 +138,8 @@ const files = [...findTests('src'), ...findTests('test')]
   .map((file) => file.split(path.sep).join('/'))
   .filter((file) => !unitOnly || isUnit(file))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort();
+  .sort()
+  .sort((a, b) => Number(FIRST.includes(b)) - Number(FIRST.includes(a)));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
