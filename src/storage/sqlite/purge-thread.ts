@@ -65,16 +65,24 @@ const statements = (count: number): Statements => {
   return made;
 };
 
-let lockedAt = 0;
+/**
+ * A commit by someone else counts as contention only if it came within this long of our previous
+ * write: the pause between two batches is far shorter, and the first batch of a pass (after an
+ * idle hour, or the records a test has just written) would otherwise be paced as though ingest
+ * were running because of commits made long before.
+ */
+const RECENT_MS = 2_000;
+let lockedAt = Number.NEGATIVE_INFINITY;
 const dataVersion = () => connection.pragma('data_version', { simple: true }) as number;
 let seenVersion = dataVersion();
 let contended = false;
 /** Inside the write transaction: nobody else commits until it ends, so the version stays ours. */
 const locked = () => {
-  lockedAt = performance.now();
+  const now = performance.now();
   const version = dataVersion();
-  contended = version !== seenVersion;
+  contended = version !== seenVersion && now - lockedAt < RECENT_MS;
   seenVersion = version;
+  lockedAt = now;
 };
 // The freed pages go back in the same transaction: one write lock (and its time counted in
 // heldMs, which paces the purger) rather than a second one for the vacuum.
