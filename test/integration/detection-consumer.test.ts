@@ -16,6 +16,7 @@ import { DetectionConsumer, type DetectionOutcome } from '../../src/pipeline/det
 import { DEFAULT_GROUPING } from '../../src/cases/case-grouping.js';
 import { MmdbGeoIp } from '../../src/devices/geoip.js';
 import { storagePorts } from '../helpers/storage-ports.js';
+import { toLogged } from '../../src/record-log/record-follower.js';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 
 const setup = loadDetection({ rulePaths: [], pipelinePath: '' });
@@ -88,15 +89,7 @@ for (const target of databaseTargets) {
     test('a stream partition keeps its engine under one owner epoch and restores it under the next', async () => {
       const { detection, seen } = consumer();
       const records = await database.db.selectFrom('telemetry_records').selectAll().orderBy('seq').limit(2).execute();
-      const batch = records.map((row) => ({
-        seq: row.seq,
-        tenantId: row.tenant_id,
-        receivedAt: row.received_at,
-        eventTime: row.event_time,
-        record: row.record,
-        meta: row.meta,
-        txId: '0',
-      }));
+      const batch = records.map((row) => toLogged(row, '0'));
       const partition = (epoch: number): ConsumerScope => ({
         kind: 'stream-partition',
         partition: 1,
