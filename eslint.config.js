@@ -12,7 +12,18 @@ import { LAYERS, layerZones } from './scripts/layers.js';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'data/', '.bench/', 'test-artifacts/', 'web/dist/', 'rules/', 'config/', 'vendor/'],
+    ignores: [
+      'dist/',
+      '.build/',
+      'node_modules/',
+      'data/',
+      '.bench/',
+      'test-artifacts/',
+      'web/dist/',
+      'rules/',
+      'config/',
+      'vendor/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

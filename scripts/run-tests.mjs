@@ -1,4 +1,4 @@
-// Runs the test files with Node's test runner, TypeScript loaded by tsx, in one of two tiers:
+// Runs the test files with Node's test runner in one of two tiers:
 //
 //   unit (`npm run test:unit`, `node scripts/run-tests.mjs --unit`): files that start no Sightline
 //     server and no other process: the unit tests beside the code in src/ (less SPAWNING below)
@@ -8,7 +8,10 @@
 //     fake of a provider or a sink). Needs no build; meant to finish in under two minutes on 2 cores.
 //   all (`npm test`, the default): every *.test.ts in src/ and test/. test/api, cli, collector,
 //     detection, durability, scale and ui start real servers, the CLI, forwarders, NATS or a
-//     browser; the CLI suites run the compiled command, so this tier first builds dist/.
+//     browser; the CLI suites run the compiled command, so this tier first builds dist/. It also
+//     compiles the whole tree into .build/ (scripts/test-build.mjs) and runs the compiled test
+//     files on plain Node: under tsx's loader hooks each file spent seconds of CPU importing the
+//     server (docs/development.md).
 //
 // Arguments after the tier narrow it to the files whose path contains one of them; --list prints
 // the files in the order they would start, and runs none.
@@ -28,6 +31,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { BUILD_DIR, buildTestTree, compiledTest } from './test-build.mjs';
 
 const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432';
 const TEST_DATABASE = 'sightline_test';
@@ -165,6 +169,10 @@ function buildServer() {
   }
 }
 
+/** The source of a compiled test file (`.build/test/x.test.js` → `test/x.test.ts`), else the file. */
+const sourceOf = (file) =>
+  file.startsWith(`${BUILD_DIR}/`) ? file.slice(BUILD_DIR.length + 1).replace(/\.js$/, '.ts') : file;
+
 /** Prints the longest files and the counts that scripts/test-file-times.mjs wrote. */
 function report(timesFile) {
   let times;
@@ -176,7 +184,7 @@ function report(timesFile) {
   }
   console.log('\nrun-tests: the longest files (seconds in their tests):');
   for (const { file, seconds } of times.files.slice(0, 12)) {
-    console.log(`  ${String(seconds).padStart(6)}  ${path.relative(process.cwd(), file)}`);
+    console.log(`  ${String(seconds).padStart(6)}  ${sourceOf(path.relative(process.cwd(), file))}`);
   }
   console.log(`tests: ${times.passed} passed, ${times.failed} failed, ${times.skipped} skipped`);
 }
@@ -185,12 +193,20 @@ if (listOnly) {
   console.log(files.join('\n'));
   process.exit(0);
 }
-if (!files.every(isUnit)) buildServer();
+const fullTier = !files.every(isUnit);
+if (fullTier) {
+  buildServer();
+  const failed = buildTestTree();
+  if (failed) {
+    console.error(`run-tests: compiling the tests into ${BUILD_DIR}/ failed: ${failed}`);
+    process.exit(1);
+  }
+}
 const env = { ...process.env, ...(await postgresEnvironment()) };
 // dist/ was built from this source a moment ago: worker threads start from it, as in production,
 // rather than compiling their module graph again under tsx for every server a suite starts
 // (src/core/worker-thread.ts).
-if (!files.every(isUnit)) env.SIGHTLINE_BUILT_DIST = path.resolve('dist');
+if (fullTier) env.SIGHTLINE_BUILT_DIST = path.resolve('dist');
 // Hundreds of sign-ins and new accounts: hashed at scrypt's production work factor each takes
 // tens of milliseconds of CPU, minutes over the run. Throwaway passwords get the lowest factor
 // (--password-hash-cost); src/identity/users/password.test.ts checks the default one.
@@ -204,15 +220,14 @@ console.log(`run-tests: ${files.length} files, ${CONCURRENCY} at a time${unitOnl
 const result = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    ...(fullTier ? ['--enable-source-maps'] : ['--import', 'tsx']),
     '--test',
     `--test-concurrency=${CONCURRENCY}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/test-file-times.mjs',
     `--test-reporter-destination=${timesFile}`,
-    ...files,
+    ...(fullTier ? files.map(compiledTest) : files),
   ],
   { stdio: 'inherit', env },
 );

@@ -4,14 +4,14 @@
 // the index merged as a long-running index would be (a bulk build leaves dozens of unmerged
 // segments, and the first write after it merged them all at once under the write lock).
 // PostgreSQL: the records spread over past days, each day in its own day partition made by the
-// purger's own partition code, so the purge drops whole partitions as it does in production.
+// purger's own table partition code, so the purge drops whole day partitions as in production.
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sql } from 'kysely';
 import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createDays, listPartitions, utcDayStart } from '../../src/retention/partitions.js';
+import { createDays, listTablePartitions, utcDayStart } from '../../src/retention/table-partitions.js';
 import type { FreshSchema } from '../../test/helpers/postgres.js';
 
 const DAY = 86_400_000;
@@ -69,7 +69,7 @@ export async function seedBacklog(database: Database, backlog: Backlog): Promise
  */
 async function dayPartitions(database: Database, first: number, days: number): Promise<void> {
   const { db } = database;
-  for (const partition of await listPartitions(db)) {
+  for (const partition of await listTablePartitions(db)) {
     if (partition.isDefault || partition.from > first) continue;
     const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(partition.name)}`.execute(db);
     if (rows.rows[0]?.n !== 0) throw new Error(`partition ${partition.name} is not empty: use a fresh schema`);

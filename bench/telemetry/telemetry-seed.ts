@@ -5,7 +5,7 @@
 // writer's INSERT, then the search index is filled with what the indexer stores for each record
 // (SQLite: the record text in the FTS5 table, built in one pass; PostgreSQL: the indexer's
 // tsvector expression), and every follower's cursor moves to the end, as if the server had
-// processed them all. PostgreSQL gets one partition per day of the span, as a server running
+// processed them all. PostgreSQL gets one table partition per day of the span, as a server running
 // for a month has.
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
@@ -16,7 +16,7 @@ import type { Database } from '../../src/storage/database.js';
 import { parseBody } from '../../src/collector/intake/parse.js';
 import { insertRecords } from '../../src/storage/postgres/record-insert.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';
-import { createDays, listPartitions } from '../../src/retention/partitions.js';
+import { createDays, listTablePartitions } from '../../src/retention/table-partitions.js';
 
 export const DAY = 86_400_000;
 /** Words that occur in about one record in 400: the full-text scenario's needle. */
@@ -176,7 +176,7 @@ function seedSqlite(file: string, plan: SeedPlan): SeedResult {
  */
 async function dayPartitions(db: Database['db'], plan: SeedPlan): Promise<void> {
   const start = plan.now - plan.days * DAY;
-  for (const partition of await listPartitions(db)) {
+  for (const partition of await listTablePartitions(db)) {
     if (partition.isDefault || partition.from !== -Infinity) continue;
     const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(partition.name)}`.execute(db);
     if ((rows.rows[0]?.n ?? 0) > 0) throw new Error(`partition ${partition.name} is not empty: not a fresh schema`);
@@ -232,18 +232,18 @@ async function indexPostgres(config: pg.PoolConfig): Promise<void> {
         [low, middle],
         [middle + 1, high],
       ].map(async ([from, to]) => {
-        const worker = new pg.Client(config);
-        await worker.connect();
+        const client = new pg.Client(config);
+        await client.connect();
         try {
-          await worker.query('SET synchronous_commit = off');
-          await worker.query(
+          await client.query('SET synchronous_commit = off');
+          await client.query(
             `INSERT INTO telemetry_fts (seq, tenant_id, tsv)
              SELECT seq, tenant_id, to_tsvector('simple'::regconfig, left(record, 262144)) FROM telemetry_records
              WHERE seq BETWEEN $1 AND $2`,
             [from, to],
           );
         } finally {
-          await worker.end();
+          await client.end();
         }
       }),
     );

@@ -27,6 +27,7 @@ import { running, type Wiring } from './wiring.js';
 import {
   detectionModule,
   followingModule,
+  indexFreshnessModule,
   queueModule,
   recordWriterModule,
   scaleModule,
@@ -35,6 +36,7 @@ import {
 import {
   collectorDiagnosticsModule,
   httpModule,
+  ingestLimitsModule,
   metricsListenerModule,
   retentionModule,
   summaryCachePurgeModule,
@@ -132,10 +134,12 @@ export function processModules(w: Wiring): Module[] {
     scaleModule(w),
     summarySinkModule(w),
     collectorDiagnosticsModule(w),
+    ingestLimitsModule(w),
     webhooksModule(w),
     metricsListenerModule(w),
     httpModule(w),
     followingModule(w),
+    indexFreshnessModule(w),
     summaryCachePurgeModule(w),
     retentionModule(w),
   ];

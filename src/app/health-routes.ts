@@ -10,7 +10,7 @@ import type { RecordLogReader, RecordLogWriter, RecordQueue } from '../record-lo
 import type { ScaleNode } from './scale-node.js';
 import type { Metrics } from '../observability/metrics.js';
 import { searchIndexLag } from '../telemetry/telemetry-store.js';
-import { DETECTION_CURSOR } from '../detection/detection-loop.js';
+import { DETECTION_CURSOR } from '../detection/detection-cursor.js';
 import type { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
 import { describeFault, type StorageFault } from '../storage/storage-errors.js';
 import { AppError } from '../core/errors.js';
@@ -58,7 +58,7 @@ const ReadinessSchema = Type.Object({
           description: 'Whether this node holds the maintenance lease (it moves the search index cursor on)',
         }),
         consumer_lag: Type.Record(Type.String(), Type.Integer(), {
-          description: 'Per owned partition: messages not yet applied',
+          description: 'Per owned stream partition: messages not yet applied',
         }),
         dead_letters: Type.Integer({
           description: 'Record-log messages set aside as unappliable (table log_dead_letters; the log says why)',

@@ -106,9 +106,16 @@ export async function registerDocsSite(app: FastifyInstance, deps: DocsDependenc
   // and the static assets alike.
   // An answered challenge returns the reply, which ends the request there.
   app.addHook('onRequest', requireToken);
+  // No other site may frame the reference (clickjacking its Authorize dialog), as with the web UI:
+  // X-Frame-Options for older browsers, frame-ancestors in the policy Swagger UI sets for the rest.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('X-Frame-Options', 'DENY');
+    return payload;
+  });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
+    transformStaticCSP: (policy) => policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
     // BaseLayout drops Swagger UI's top bar: its "Explore" box invites loading other documents
     // and its inline SVG logo carries a <style> that the static CSP (rightly) blocks.
     // Swagger UI cannot send a cookie of its own, and Basic-with-token repeats the bearer

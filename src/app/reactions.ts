@@ -13,7 +13,7 @@ import { rescoreCases } from '../cases/case-rescore.js';
 import { recordResponseAction } from '../cases/case-response-actions.js';
 import { deleteTenantCache } from '../summaries/summary-store.js';
 import type { Config } from '../config/config.js';
-import type { TargetPolicy } from '../webhooks/webhook-target.js';
+import type { OutboundPolicy } from '../http/outbound-address.js';
 
 export const tenantReactions: TenantReactions = {
   aiSummariesTurnedOff: (trx, tenantId) => deleteTenantCache(trx, tenantId),
@@ -42,7 +42,7 @@ export function observationWriting(
   };
 }
 
-/** Where webhook deliveries may go, from the operator's settings. */
-export function webhookPolicy(config: Config): TargetPolicy {
+/** Where webhook deliveries and single sign-on requests may go, from the operator's settings. */
+export function webhookPolicy(config: Config): OutboundPolicy {
   return { allowLoopback: config.webhookAllowLoopback, allowedNetworks: config.webhookAllowedNetworks };
 }

@@ -13,9 +13,10 @@ import { overloaded } from '../core/errors.js';
 import { geoIpFromConfig } from '../devices/geoip.js';
 import { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
 import { DetectionConsumer } from '../pipeline/detection-consumer.js';
-import { failureMessages, reportDetection } from '../pipeline/detection-report.js';
+import { delaysOf, failureMessages, reportDetection } from '../pipeline/detection-report.js';
 import type { RecordConsumer } from '../record-log/record-consumer.js';
 import { ScaleNode } from './scale-node.js';
+import { searchIndexDelaySeconds } from '../telemetry/search-index.js';
 
 /** How long start-up waits for the record-log stream before serving anyway (then /readyz says why). */
 const STREAM_CHECK_MS = 5_000;
@@ -57,7 +58,9 @@ export function detectionModule(w: Wiring): Module {
     dependsOn: ['record_writer'],
     start: async () => {
       if (config.detection !== 'on') return;
-      const worker = new DetectionThreadHost(
+      const writerThreads = w.ports.writerThreads;
+      const shared = writerThreads.share();
+      const thread = new DetectionThreadHost(
         {
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
@@ -67,12 +70,14 @@ export function detectionModule(w: Wiring): Module {
           caseWindowMs: config.caseWindow,
           caseGrouping: config.caseGrouping,
           geoipDatabase: config.geoipDatabase,
+          writerThreads: shared,
         },
         metrics,
         () => w.log,
+        (threadId) => writerThreads.ended(shared, threadId),
       );
-      await worker.ready();
-      w.parts.detectionThread = worker;
+      await thread.ready();
+      w.parts.detectionThread = thread;
     },
     stop: () => w.parts.detectionThread?.stop(),
   };
@@ -168,12 +173,17 @@ function streamConsumers(w: Wiring): RecordConsumer[] {
       catalogue: detection.catalogue,
       geo: geoIpFromConfig(config.geoipDatabase),
     },
-    report: ({ scope, records, observations, failures }) =>
+    report: (outcome) =>
       reportDetection(
         w.metrics,
         w.log,
-        { records, observations, failures: failureMessages(failures) },
-        scope.kind === 'stream-partition' ? { partition: scope.partition } : {},
+        {
+          records: outcome.records,
+          observations: outcome.observations,
+          failures: failureMessages(outcome.failures),
+          ...delaysOf(outcome),
+        },
+        outcome.scope.kind === 'stream-partition' ? { partition: outcome.scope.partition } : {},
       ),
   });
   return [searchIndexConsumer, detecting];
@@ -191,8 +201,40 @@ export function followingModule(w: Wiring): Module {
     start: async () => {
       w.parts.indexLoop?.start();
       w.parts.scale?.start();
-      // A stream with another partition count can never be used: stop here, naming the setting.
+      // A stream with another stream partition count can never be used: stop here, naming the setting.
       await w.parts.scale?.startupCheck(STREAM_CHECK_MS);
     },
+  };
+}
+
+/** How often the search index's delay is sampled into its histogram. */
+const INDEX_DELAY_SAMPLE_MS = 1_000;
+
+/**
+ * Samples how far behind the full-text index is, in time, once a second: what a text search
+ * cannot find yet (`sightline_search_index_delay_seconds`).
+ */
+export function indexFreshnessModule(w: Wiring): Module {
+  let timer: NodeJS.Timeout | undefined;
+  let sampling = false;
+  const sample = async () => {
+    if (sampling) return;
+    sampling = true;
+    try {
+      w.metrics.searchIndexDelay.observe(await searchIndexDelaySeconds(w.database.db));
+    } catch {
+      // A sample missed while the database is unreachable; /readyz and the logs say why.
+    } finally {
+      sampling = false;
+    }
+  };
+  return {
+    name: 'index_freshness',
+    dependsOn: ['following'],
+    start: () => {
+      timer = setInterval(() => void sample(), INDEX_DELAY_SAMPLE_MS);
+      timer.unref();
+    },
+    stop: () => clearInterval(timer),
   };
 }

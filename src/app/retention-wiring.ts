@@ -1,12 +1,12 @@
 // Starts the retention purger for a server: its metrics on the server's registry, its lease
-// holder named after this process, and on PostgreSQL the partition upkeep.
+// holder named after this process, and on PostgreSQL the table partition upkeep.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { Database } from '../storage/database.js';
 import { RetentionPurger } from '../retention/purger.js';
 import { retentionMetrics } from '../retention/retention-metrics.js';
-import { partitionUpkeep } from '../retention/partitions.js';
+import { tablePartitionUpkeep } from '../retention/table-partitions.js';
 import type { RecordPurge } from '../retention/purge-port.js';
 
 export async function startRetention(
@@ -24,11 +24,11 @@ export async function startRetention(
     metrics: retentionMetrics(registry),
     onError,
     ...(webhookLogMs === undefined ? {} : { webhookLogMs }),
-    ...(database.kind === 'postgres' ? { partitions: partitionUpkeep(database.db) } : {}),
+    ...(database.kind === 'postgres' ? { tablePartitions: tablePartitionUpkeep(database.db) } : {}),
   });
-  // Partitions for the days ahead exist before the first record of those days arrives.
+  // Day partitions for the days ahead exist before the first record of those days arrives.
   if (database.kind === 'postgres')
-    await partitionUpkeep(database.db)({ now: Date.now(), cutoffs: new Map(), held: new Set() });
+    await tablePartitionUpkeep(database.db)({ now: Date.now(), cutoffs: new Map(), held: new Set() });
   purger.start(intervalMs);
   return purger;
 }

@@ -1,5 +1,5 @@
 // The scale-out parts of one process (docs/scale.md): the JetStream link, the collector's
-// publisher when it plays the collector role, and when it plays the worker role the workers of
+// publisher when it plays the collector role, and when it plays the worker role the consumers of
 // its stream partitions (which apply the record log's consumers, the search index and detection,
 // inside each batch's transaction), plus the search index cursor while it holds the maintenance
 // lease. Readiness and metrics of these parts are reported here; the embedded single process has
@@ -10,7 +10,7 @@ import type { Database } from '../storage/database.js';
 import type { Metrics } from '../observability/metrics.js';
 import { JetStreamLink, describeServers, type QueueLog } from '../record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../record-log/jetstream-queue.js';
-import { PartitionWorkers } from '../storage/postgres/stream-partition-workers.js';
+import { StreamPartitionConsumers } from '../storage/postgres/stream-partition-consumers.js';
 import type { RecordConsumer } from '../record-log/record-consumer.js';
 import { ScaleMetrics } from '../record-log/scale-metrics.js';
 
@@ -33,7 +33,8 @@ export interface ScaleStatus {
 export class ScaleNode {
   readonly link: JetStreamLink;
   readonly queue: JetStreamRecordQueue | undefined;
-  readonly workers: PartitionWorkers | undefined;
+  /** The worker role's consumers of the stream partitions this node owns. */
+  readonly streamPartitionConsumers: StreamPartitionConsumers | undefined;
   private readonly metrics: ScaleMetrics;
   private maintenanceLease = false;
   private duties: Promise<void> = Promise.resolve();
@@ -75,7 +76,7 @@ export class ScaleNode {
       });
     }
     if (config.role.includes('worker')) {
-      this.workers = new PartitionWorkers({
+      this.streamPartitionConsumers = new StreamPartitionConsumers({
         link: this.link,
         pgConfig: database.pgConfig,
         pgSchema: database.pgSchema,
@@ -83,6 +84,7 @@ export class ScaleNode {
         consumers,
         log: queueLog,
         metrics: this.metrics,
+        leaseMs: config.queueLease,
         onMaintenanceLease: (held) => {
           this.maintenanceLease = held;
           // Serialised: a lease lost and won again quickly never runs two index loops at once.
@@ -102,13 +104,13 @@ export class ScaleNode {
 
   /** An API-only node never touches the record log: it neither connects nor waits for NATS. */
   private get usesQueue(): boolean {
-    return this.queue !== undefined || this.workers !== undefined;
+    return this.queue !== undefined || this.streamPartitionConsumers !== undefined;
   }
 
   /** Connects in the background (retrying for ever) and starts consuming the owned stream partitions. */
   start(): void {
     if (this.usesQueue) this.link.start();
-    this.workers?.start();
+    this.streamPartitionConsumers?.start();
   }
 
   /** Throws when the stream can never be used with these settings (a stream partition count mismatch). */
@@ -122,8 +124,9 @@ export class ScaleNode {
   async status(): Promise<{ ready: boolean; reasons: string[]; status: ScaleStatus }> {
     const unavailable = this.usesQueue ? this.link.unavailable : undefined;
     this.metrics.natsConnected.set(unavailable ? 0 : 1);
-    const workerProblem = this.workers?.problem;
-    const lag = this.workers ? await this.workers.lag() : new Map<number, number>();
+    const consumers = this.streamPartitionConsumers;
+    const workerProblem = consumers?.problem;
+    const lag = consumers ? await consumers.lag() : new Map<number, number>();
     const deadLetters = await this.deadLetters();
     for (const [partition, messages] of lag) this.metrics.consumerLag.set({ partition: String(partition) }, messages);
     const reasons = [
@@ -136,8 +139,8 @@ export class ScaleNode {
       status: {
         roles: this.config.role,
         queue: unavailable ? 'unavailable' : 'ok',
-        worker: this.workers ? (workerProblem ? 'failing' : 'ok') : 'off',
-        partitions_owned: this.workers?.partitions ?? [],
+        worker: consumers ? (workerProblem ? 'failing' : 'ok') : 'off',
+        partitions_owned: consumers?.partitions ?? [],
         maintenance_lease: this.maintenanceLease,
         consumer_lag: Object.fromEntries([...lag].map(([partition, messages]) => [String(partition), messages])),
         dead_letters: deadLetters,
@@ -162,7 +165,7 @@ export class ScaleNode {
 
   async close(): Promise<void> {
     await this.queue?.drain();
-    await this.workers?.stop();
+    await this.streamPartitionConsumers?.stop();
     await this.duties;
     await this.link.close();
   }

@@ -9,6 +9,7 @@ import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { CollectorTenants } from '../collector/intake/tenant-routing.js';
 import { CollectorDiagnostics } from '../collector/diagnostics/collector-diagnostics.js';
 import { IngestKeyGate, VERSION_CHECK_MS } from '../collector/ingest-keys/ingest-key-gate.js';
+import { IngestLimitSync } from '../collector/ingest-limits/ingest-limit-sync.js';
 import { createSink, isolate } from '../summaries/monitoring/sink.js';
 import { purgeExpired } from '../summaries/summary-store.js';
 import { errorMessage } from '../core/errors.js';
@@ -100,6 +101,27 @@ export function webhooksModule(w: Wiring): Module {
   };
 }
 
+/**
+ * Each tenant's ingest limits, reloaded every few seconds; where processes share a PostgreSQL
+ * database, this node's heartbeat too, so each divides the rates by the collector nodes running.
+ */
+export function ingestLimitsModule(w: Wiring): Module {
+  return {
+    name: 'ingest_limits',
+    start: async () => {
+      const sync = new IngestLimitSync(
+        w.database.db,
+        w.database.kind === 'postgres' && w.config.role.includes('collector'),
+        (error) => w.log?.warn({ error: errorMessage(error) }, 'ingest limits could not be reloaded; retrying'),
+        (nodes) => w.metrics.collectorNodes.set(nodes),
+      );
+      await sync.start();
+      w.parts.ingestLimits = sync;
+    },
+    stop: () => w.parts.ingestLimits?.stop(),
+  };
+}
+
 /** Started when the server listens (see httpModule); stopped once no request is answered. */
 export function metricsListenerModule(w: Wiring): Module {
   return { name: 'metrics_listener', stop: () => w.parts.metricsListener?.close() };
@@ -114,6 +136,7 @@ export function httpModule(w: Wiring): Module {
       'scale',
       'summary_sink',
       'collector_diagnostics',
+      'ingest_limits',
       'webhooks',
       'metrics_listener',
     ],
@@ -156,6 +179,7 @@ function startHttp(w: Wiring): void {
   // The record log as its consumers see it (lag for /readyz and /metrics).
   const logReader = new SqlRecordLogReader(database.db, w.ports.logReading);
   const dispatcher = running(parts.dispatcher, 'the webhook dispatcher');
+  const ingestLimits = running(parts.ingestLimits, 'ingest limits');
   const server = buildServer({
     config,
     db: database.db,
@@ -176,6 +200,8 @@ function startHttp(w: Wiring): void {
     collectorAddress,
     diagnostics: running(parts.diagnostics, 'collector diagnostics'),
     ingestKeys,
+    ingestLimits: ingestLimits.limiter,
+    ingestLimitsApplied: (tenantId, limits) => ingestLimits.applied(tenantId, limits),
     webhooksQueued: () => dispatcher.poke(),
   });
   parts.server = server;

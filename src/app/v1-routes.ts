@@ -39,11 +39,14 @@ import type { CollectorDiagnostics } from '../collector/diagnostics/collector-di
 import type { CollectorTenants } from '../collector/intake/tenant-routing.js';
 import type { IngestKeyGate } from '../collector/ingest-keys/ingest-key-gate.js';
 import { ingestKeyRoutes } from '../collector/ingest-keys/ingest-key-routes.js';
+import { ingestLimitRoutes } from '../collector/ingest-limits/ingest-limit-routes.js';
+import type { IngestLimits } from '../collector/ingest-limits/ingest-limiter.js';
 import { retentionRoutes } from '../retention/retention-routes.js';
 import type { MonitoringSink } from '../summaries/monitoring/sink.js';
 import { installAuth } from '../identity/auth.js';
 import { webhookRoutes } from '../webhooks/webhook-routes.js';
 import { installInputGuards } from '../http/input-guard.js';
+import { installCursorScope } from '../http/pagination.js';
 import { deviceReactions, observationWriting, tenantReactions, webhookPolicy } from './reactions.js';
 
 export interface ApiDependencies {
@@ -67,6 +70,8 @@ export interface ApiDependencies {
   tenants: CollectorTenants;
   /** The collector's ingest keys: the key routes drop its cache, the collector test borrows a key. */
   ingestKeys: IngestKeyGate;
+  /** A tenant's ingest limits changed through this process: its collector applies them at once. */
+  ingestLimitsApplied?: (tenantId: number, limits: IngestLimits | undefined) => void;
   /** Something was queued for webhooks: this process's dispatcher looks at once. */
   webhooksQueued: () => void;
 }
@@ -76,6 +81,8 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   const db = database.db;
   installAuth(app, { db, limiter, metrics });
   installInputGuards(app);
+  // A cursor works only in the tenant it was handed out in (operator-wide lists: in none).
+  installCursorScope(app, (request) => (request.tenant ? `tenant ${request.tenant.id}` : 'no tenant'));
 
   app.get(
     '/openapi.json',
@@ -152,6 +159,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     limiter,
     secureCookies: Boolean(config.tlsCert) || config.insecureHttp,
     address: deps.collectorAddress,
+    policy: webhookPolicy(config),
   });
   await app.register(attackRoutes, { catalogue: deps.detection.catalogue });
   await app.register(observationStatsRoutes, { db });
@@ -165,6 +173,11 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     ingestKeys: deps.ingestKeys,
   });
   await app.register(ingestKeyRoutes, { db, gate: deps.ingestKeys });
+  await app.register(ingestLimitRoutes, {
+    db,
+    shared: database.kind === 'postgres',
+    ...(deps.ingestLimitsApplied ? { applied: deps.ingestLimitsApplied } : {}),
+  });
   await app.register(webhookRoutes, {
     database,
     policy: webhookPolicy(config),

@@ -19,6 +19,7 @@ import type { RetentionPurger } from '../retention/purger.js';
 import type { DetectionThreadHost } from '../pipeline/detection-thread-host.js';
 import type { ScaleNode } from './scale-node.js';
 import type { MetricsListener } from './metrics-listener.js';
+import type { IngestLimitSync } from '../collector/ingest-limits/ingest-limit-sync.js';
 
 export interface Parts {
   writer?: RecordLogWriter;
@@ -34,6 +35,7 @@ export interface Parts {
   server?: FastifyInstance;
   collectorAddress?: CollectorAddressSettings;
   retention?: RetentionPurger;
+  ingestLimits?: IngestLimitSync;
 }
 
 export interface Wiring {

@@ -5,7 +5,7 @@
 //   - an observation naming no device joins the open case of the same rule and source within
 //     the window;
 //   - otherwise it opens a new case (status new).
-// Runs inside the transaction that stores the observations (the detection worker's chunk, or an
+// Runs inside the transaction that stores the observations (detection's chunk or batch, or an
 // external write), so an observation is grouped exactly once.
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseGrouping } from '../config/config.js';

@@ -1,5 +1,5 @@
 // SQL for cases and their parts. Every function takes the tenant and every query filters on it;
-// writers run inside the caller's transaction (grouping runs in the detection worker's).
+// writers run inside the caller's transaction (grouping runs in detection's).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
 import type { RowLocks } from '../storage/row-locks.js';
@@ -207,12 +207,17 @@ export async function caseObservationIds(db: Db, tenantId: number, caseId: strin
   return rows.map((row) => row.observation_id);
 }
 
-/** The cases merged into this one, by number. */
+/**
+ * The cases merged into this one, by number. `+tenant_id` is still the tenant filter, but no index
+ * can serve it: without statistics SQLite otherwise walks the tenant's cases in number order
+ * (every one of them, for a case nothing was merged into), where the merged_into index finds the
+ * few directly.
+ */
 export function casesMergedInto(db: Db, tenantId: number, caseId: string): Promise<{ id: string; number: number }[]> {
   return db
     .selectFrom('cases')
     .select(['id', 'number'])
-    .where('tenant_id', '=', tenantId)
+    .where(sql`+tenant_id`, '=', tenantId)
     .where('merged_into', '=', caseId)
     .orderBy('number')
     .limit(100)

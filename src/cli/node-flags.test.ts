@@ -18,7 +18,8 @@ test('the sightline command and npm start launch Node with the flags the server 
 });
 
 test("after the server's start, worker threads get Node's default young generation and the main thread keeps its own", () => {
-  const module = path.join(root, 'src/cli/node-flags.ts');
+  // Beside this file: the source under tsx (which maps .js to .ts), or the compiled test tree.
+  const module = fileURLToPath(new URL('./node-flags.js', import.meta.url));
   // Allocates short-lived objects until new space has grown as far as it may, then reports it.
   const script = `
     import { Worker } from 'node:worker_threads';

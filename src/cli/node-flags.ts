@@ -19,7 +19,7 @@ const WORKER_SEMI_SPACE_MB = 16;
 /**
  * The flag sizes every V8 heap, worker threads' too; V8 reads it when it creates a heap, so
  * setting it back once the process has started leaves the main thread's as started and gives
- * the workers created later (record writer, detection, purge) Node's default: no records of
+ * the worker threads created later (the record writer, detection and purge threads) Node's default: no records of
  * theirs wait on commits, and each larger young generation is memory held for nothing.
  */
 export function workersAtDefaultYoungGeneration(): void {

@@ -17,7 +17,7 @@ import {
   listRetention,
 } from '../retention/retention-service.js';
 import { RetentionPurger } from '../retention/purger.js';
-import { partitionUpkeep } from '../retention/partitions.js';
+import { tablePartitionUpkeep } from '../retention/table-partitions.js';
 import { addSettingOptions, parsePositiveInteger, requiredValue, settingValues, storageSettings } from './options.js';
 import { storagePorts } from '../storage/ports/storage-ports.js';
 
@@ -143,7 +143,7 @@ export function registerRetention(program: Command): void {
         purge: storagePorts(database).recordPurge,
         holder: `cli:${process.pid}`,
         webhookLogMs: loadConfig(settingValues(options, purgeSettings)).webhookLogRetention,
-        ...(database.kind === 'postgres' ? { partitions: partitionUpkeep(database.db) } : {}),
+        ...(database.kind === 'postgres' ? { tablePartitions: tablePartitionUpkeep(database.db) } : {}),
       });
       try {
         return await purger.runPass();

@@ -14,7 +14,9 @@ const serveSettings = Object.keys(settings) as SettingName[];
 export function registerServe(program: Command): void {
   const command = program
     .command('serve')
-    .description('Run Sightline: the collector, the API and the workers, in one process');
+    .description(
+      'Run Sightline: the collector, the API and detection, in one process (or scale-out roles: --role, --queue)',
+    );
   addSettingOptions(command, serveSettings).action(async (options: Record<string, unknown>) => {
     workersAtDefaultYoungGeneration();
     const config = loadConfig(settingValues(options, serveSettings));

@@ -54,7 +54,12 @@ export function registerTelemetry(program: Command): void {
       };
       const ports = storagePorts(database);
       const reader = { database, storage: ports.telemetry, searchIndex: ports.searchIndex };
-      for await (const record of streamRecords(reader, tenant.id, query, limit)) {
+      // stdout holds the records alone; the note that the search index is behind goes to stderr.
+      const partial = (completeUpTo: number) =>
+        process.stderr.write(
+          `note: the search index has not reached every record yet; the text search covers records received before ${new Date(completeUpTo).toISOString()}\n`,
+        );
+      for await (const record of streamRecords(reader, tenant.id, query, limit, partial)) {
         if (!process.stdout.write(`${JSON.stringify(record)}\n`))
           await new Promise((resolve) => process.stdout.once('drain', resolve));
       }

@@ -20,6 +20,7 @@ import { listTenants } from '../identity/tenants/tenant-store.js';
 import { tenantReactions } from '../app/reactions.js';
 import { getIngestKeyPolicy, setIngestKeyPolicy } from '../collector/ingest-keys/ingest-key-service.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
+import { registerTenantLimits } from './tenant-limits-command.js';
 
 const addressSettings = ['baseDomain', 'publicUrl', 'port', 'tlsCert', 'insecureHttp'] as const;
 /** These commands listen on nothing: the server's own settings only shape the addresses they print. */
@@ -45,6 +46,7 @@ async function collectorAddress(config: Config, db: Db): Promise<CollectorAddres
 
 export function registerTenant(program: Command): void {
   const tenant = program.command('tenant').description('Manage tenants (customer organisations)');
+  registerTenantLimits(tenant);
 
   addSettingOptions(
     tenant

@@ -21,7 +21,7 @@ import {
   type UserUpdate,
 } from '../identity/users/user-admin-service.js';
 import { resetSecondFactor } from '../identity/second-factor/second-factor-service.js';
-import { findUserByEmail, type UserRow } from '../identity/users/user-store.js';
+import { findOperatorByEmail, findTenantUserByEmail, type UserRow } from '../identity/users/user-store.js';
 import { addSettingOptions, settingValues, storageSettings } from './options.js';
 
 const change = { actor: cliActor, ip: null };
@@ -46,7 +46,7 @@ async function inTenant(
 /** A person of the tenant by email (or user id); another tenant's people are not found. */
 async function personIn(db: Db, tenantId: number, who: string): Promise<UserRow> {
   const row = who.includes('@')
-    ? await findUserByEmail(db, who.trim().toLowerCase())
+    ? await findTenantUserByEmail(db, tenantId, who.trim().toLowerCase())
     : await db.selectFrom('users').selectAll().where('id', '=', who).executeTakeFirst();
   if (row?.tenant_id !== tenantId || row.deleted_at !== null)
     throw new AppError('not_found', `no user ${JSON.stringify(who)} in this tenant`);
@@ -176,8 +176,8 @@ export function registerUserAdmin(user: Command): void {
       if (typeof options.tenant === 'string') {
         row = await personIn(db, (await requireTenantByCodeName(db, options.tenant)).id, who);
       } else {
-        const found = await findUserByEmail(db, who.trim().toLowerCase());
-        if (found?.tenant_id !== null || found.deleted_at !== null)
+        const found = await findOperatorByEmail(db, who.trim().toLowerCase());
+        if (found?.deleted_at !== null)
           throw new AppError(
             'not_found',
             `no platform operator ${JSON.stringify(who)}; for a tenant member give --tenant`,

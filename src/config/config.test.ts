@@ -12,7 +12,7 @@ test('defaults: 127.0.0.1:8080, ./data, localhost collector domain, demo default
   assert.equal(config.defaultTenant, 'demo');
   assert.equal(config.maxBodyBytes, 10 * 1024 * 1024);
   assert.equal(config.maxRecordBytes, 1024 * 1024);
-  assert.equal(config.detectionChunk, 1_000);
+  assert.equal(config.detectionChunk, 3_000);
 });
 
 test('command line beats environment beats default; sizes take units', () => {

@@ -41,3 +41,10 @@ test('queue URLs must be nats:// or tls:// without credentials; credential and C
   );
   assert.throws(() => loadConfig({ queuePartitions: '0' }, {}), /--queue-partitions must be an integer/);
 });
+
+test('a worker lease is a minute unless given, from 2 s to an hour', () => {
+  assert.equal(loadConfig({}, {}).queueLease, 60_000);
+  assert.equal(loadConfig({ queueLease: '4s' }, {}).queueLease, 4_000);
+  assert.equal(loadConfig({}, { SIGHTLINE_QUEUE_LEASE: '2m' }).queueLease, 120_000);
+  assert.throws(() => loadConfig({ queueLease: '1s' }, {}), /--queue-lease must be a span from 2s to 3600s/);
+});

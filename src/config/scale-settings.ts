@@ -2,7 +2,7 @@
 // the NATS JetStream record log it shares with the other nodes. Empty --queue keeps the embedded
 // single process; settings.ts spreads these into the table.
 import { setting } from './setting-spec.js';
-import { integer, text } from './value-parsers.js';
+import { duration, integer, text } from './value-parsers.js';
 
 export type Role = 'collector' | 'worker' | 'api';
 export const ROLES: readonly Role[] = ['collector', 'worker', 'api'];
@@ -102,7 +102,8 @@ export const scaleSettings = {
     env: 'SIGHTLINE_QUEUE_STREAM',
     default: 'SIGHTLINE_RECORDS',
     parse: streamName,
-    description: 'Name of the JetStream stream holding the record log (its subjects are <name>.p.<partition>).',
+    description:
+      'Name of the JetStream stream holding the record log (its subjects, one per stream partition, are <name>.p.<n>).',
   }),
   queuePartitions: setting({
     flag: 'queue-partitions',
@@ -110,7 +111,7 @@ export const scaleSettings = {
     default: 16,
     parse: integer(1, 1024),
     description:
-      'Partitions of the record log, fixed when the stream is created; every node must give the same number. At most this many workers share the work.',
+      'Stream partitions of the record log (the stream\u2019s subjects), fixed when the stream is created; every node must give the same number. At most this many workers share the work.',
   }),
   queueReplicas: setting({
     flag: 'queue-replicas',
@@ -119,5 +120,13 @@ export const scaleSettings = {
     parse: integer(0, 5),
     description:
       'Copies JetStream keeps of each record, used when the stream is created. 0: 3 when --queue lists three or more servers, else 1.',
+  }),
+  queueLease: setting({
+    flag: 'queue-lease',
+    env: 'SIGHTLINE_QUEUE_LEASE',
+    default: 60_000,
+    parse: duration(2_000, 3_600_000),
+    description:
+      'How long a worker may fall silent towards PostgreSQL (paused, hung, cut off) before it loses its stream partitions to the other workers. Longer than any batch takes to apply.',
   }),
 };

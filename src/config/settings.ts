@@ -234,15 +234,15 @@ export const settings = {
     default: 'on',
     parse: onOff,
     description:
-      'Run the detection worker in this process (on or off). Off: records are stored and searchable but no observations are made here.',
+      'Run detection in this process (on or off): the detection thread, or on a scale-out worker the detection of each batch. Off: records are stored and searchable but no observations are made here.',
   }),
   detectionChunk: setting({
     flag: 'detection-chunk',
     env: 'SIGHTLINE_DETECTION_CHUNK',
-    default: 1_000,
+    default: 3_000,
     parse: integer(1, 10_000),
     description:
-      'Records the detection worker reads, matches and commits in one transaction (1–10000). Smaller: less memory and latency per chunk; larger: more throughput.',
+      'Most records the detection thread reads, matches and commits in one transaction (1–10000); a chunk holds what arrived since the last, up to this. Smaller: shorter write transactions (on SQLite ingest waits for them); larger: more throughput under load.',
   }),
   detectionRulePaths: setting({
     flag: 'rule-paths',

@@ -1,7 +1,7 @@
-// Settings of outbound events (docs/webhooks.md): which addresses deliveries may reach, the CA
-// that signs receivers' certificates, the per-attempt timeout and the retry schedule. Declared
-// here and spread into the settings table; the defaults suit production, tests shorten the
-// schedule.
+// Settings of outbound events (docs/webhooks.md): which addresses deliveries (and single
+// sign-on's requests to identity providers) may reach, the CA that signs receivers'
+// certificates, the per-attempt timeout and the retry schedule. Declared here and spread into
+// the settings table; the defaults suit production, tests shorten the schedule.
 import ipaddr from 'ipaddr.js';
 import { setting } from './setting-spec.js';
 import { boolean, duration, existingFile, parseDuration } from './value-parsers.js';
@@ -39,7 +39,7 @@ export const webhookSettings = {
     default: false,
     parse: boolean,
     description:
-      'Let webhooks reach loopback addresses (127.0.0.0/8, ::1), over https or plain http: for testing a receiver on this machine only.',
+      'Let webhooks and single sign-on reach loopback addresses (127.0.0.0/8, ::1), over https or plain http: for testing a receiver or an identity provider on this machine only.',
   }),
   webhookAllowedNetworks: setting({
     flag: 'webhook-allowed-networks',
@@ -47,7 +47,7 @@ export const webhookSettings = {
     default: [],
     parse: cidrList,
     description:
-      'Private, link-local or other non-public ranges webhooks may reach, as CIDR ranges, comma-separated (e.g. 10.20.0.0/16 for an internal SOAR). Empty: public addresses only.',
+      'Private, link-local or other non-public ranges webhooks and single sign-on may reach, as CIDR ranges, comma-separated (e.g. 10.20.0.0/16 for an internal SOAR or identity provider). Empty: public addresses only.',
   }),
   webhookCaFile: setting({
     flag: 'webhook-ca-file',

@@ -21,6 +21,8 @@ export const problems = {
   ingest_key_required: { status: 401, title: 'Ingest key required' },
   invalid_ingest_key: { status: 401, title: 'Invalid ingest key' },
   overloaded: { status: 503, title: 'Collector is busy' },
+  rate_limited: { status: 429, title: 'Ingest limit reached' },
+  request_exceeds_burst: { status: 413, title: 'Request larger than the ingest burst' },
   // What the HTTP parser refuses before any route sees the request
   malformed_request: { status: 400, title: 'Malformed HTTP request' },
   headers_too_large: { status: 431, title: 'Request headers too large' },
@@ -48,6 +50,7 @@ export const problems = {
   user_change_refused: { status: 409, title: 'Change to this user refused' },
   invalid_code: { status: 404, title: 'Invalid or expired code' },
   second_factor_required: { status: 401, title: 'Second-factor code required' },
+  tenant_choice_required: { status: 401, title: 'Choose the tenant to sign in to' },
   invalid_second_factor_code: { status: 401, title: 'Second-factor code is wrong' },
   second_factor_already_enabled: { status: 409, title: 'Second factor already turned on' },
   second_factor_not_enabled: { status: 409, title: 'Second factor not turned on' },
@@ -56,6 +59,9 @@ export const problems = {
   no_ingest_key: { status: 409, title: 'No ingest key to require' },
   sso_not_configured: { status: 404, title: 'Single sign-on not configured' },
   sso_discovery_failed: { status: 422, title: 'Identity provider discovery failed' },
+  sso_domain_not_verified: { status: 422, title: 'Email domain not verified' },
+  sso_link_not_pending: { status: 404, title: 'No single sign-on link to confirm' },
+  sso_link_needs_sign_in: { status: 403, title: 'Sign in with your password to confirm the link' },
   // Detection and observations
   observation_rate_limited: { status: 429, title: 'Approved observation volume exceeded' },
   review_request_pending: { status: 409, title: 'A review request is already pending' },

@@ -1,6 +1,6 @@
 // Turns a chunk of records into what detection stores for them: the normalised process and
 // network rows, and observations from rule matches and completed correlations. Pure apart from
-// the correlation engine's state, so the worker can commit its output and that state together.
+// the correlation engine's state, so the caller can commit its output and that state together.
 import type { CompiledRule, RuleSet } from './sigma/index.js';
 import type { CorrelationEngine, CorrelationHit } from './sigma/correlation.js';
 import type { Normaliser, StoredRecord } from '../telemetry/normalise/index.js';

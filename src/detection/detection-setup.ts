@@ -12,7 +12,7 @@ import {
 } from '../telemetry/normalise/index.js';
 import { loadAttackCatalogue, type AttackCatalogue } from './attack.js';
 import { DetectionProcessor } from './detection-processor.js';
-import type { ProcessorFactory } from './detection-loop.js';
+import type { ProcessorFactory } from './detection-cursor.js';
 
 /** The bundled rule pack (same depth from src/detection and dist/detection). */
 export const BUNDLED_RULES_DIR = fileURLToPath(new URL('../../rules/', import.meta.url));

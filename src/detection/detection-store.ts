@@ -1,5 +1,5 @@
 // Detection's own tables: the records it could not evaluate, and the correlation engine's
-// state. Both are written inside the pipeline worker's chunk transaction (app/detection-commit.ts),
+// state. Both are written inside detection's chunk transaction (pipeline/detection-commit.ts),
 // with the observations and the log position, so a crash redoes the chunk or none of it.
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
@@ -60,7 +60,7 @@ export async function saveCorrelationState(
 
 /**
  * The saved correlation state (windows and watermarks), of every tenant or of the tenants given
- * (a scale-out partition's): each key starts with its tenant id, `<tenant>:…`.
+ * (a stream partition's): each key starts with its tenant id, `<tenant>:…`.
  */
 export async function loadCorrelationState(
   db: Kysely<Tables>,

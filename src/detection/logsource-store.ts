@@ -1,5 +1,5 @@
 // SQL for logsource_sightings: the chunk commit's upsert (newest time wins, so commits from any
-// worker in any order leave the same row) and coverage's read of one tenant's recent sightings.
+// scale-out worker in any order leave the same row) and coverage's read of one tenant's recent sightings.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { LogSource } from '../telemetry/normalise/event.js';

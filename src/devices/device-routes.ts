@@ -86,7 +86,7 @@ export const deviceRoutes = routePlugin(function deviceRoutes(
         tags: ['Devices'],
         summary: 'Edit a device',
         description:
-          "Sets the host description and the criticality (tenant admins: devices:write). A criticality change rescores the device's open cases.",
+          "Sets the host description and the criticality (tenant admins: devices:write). A criticality change rescores the device's open cases. Audited as `device.updated` with what changed, from and to.",
         params: DeviceParams,
         body: PatchDeviceBody,
         response: { 200: DeviceSchema },
@@ -94,7 +94,13 @@ export const deviceRoutes = routePlugin(function deviceRoutes(
     },
     async (request) =>
       editDevice(
-        { db, tenantId: tenantOf(request).id, actor: actorOf(principalOf(request)), reactions: deps.reactions },
+        {
+          db,
+          tenantId: tenantOf(request).id,
+          actor: actorOf(principalOf(request)),
+          ip: request.ip,
+          reactions: deps.reactions,
+        },
         request.params.device_id,
         request.body,
       ),

@@ -1,5 +1,5 @@
 // The device inventory as the API shows it, and the edits tenant admins make. A criticality
-// change rescores the device's open cases in the same transaction.
+// change rescores the device's open cases in the same transaction; every edit is audited.
 import type { Kysely } from 'kysely';
 import type { Criticality, Tables } from '../storage/schema.js';
 import type { Db } from '../storage/database.js';
@@ -8,6 +8,7 @@ import type { IsolationState } from './device-action-rules.js';
 import type { DeviceActionRow } from './device-action-store.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { AuditActor } from '../identity/principal.js';
+import { recordAudit } from '../identity/audit/audit-service.js';
 import {
   findAddresses,
   findDevice,
@@ -49,6 +50,8 @@ export interface DeviceEdit {
   db: Kysely<Tables>;
   tenantId: number;
   actor: AuditActor;
+  /** The caller's address, for the audit log. */
+  ip: string | null;
   reactions: DeviceReactions;
   now?: number;
 }
@@ -203,6 +206,21 @@ export async function editDevice(
     if (!after) throw new AppError('not_found', `device ${id} not found`);
     if (changes.criticality !== undefined && changes.criticality !== before.criticality)
       await reactions.criticalityChanged(trx, { tenantId, device: after, from: before.criticality, actor, now });
+    // What changed, each as from and to; an edit that changed nothing is not an event.
+    const changed: Record<string, { from: string; to: string }> = {};
+    if (after.description !== before.description)
+      changed.description = { from: before.description, to: after.description };
+    if (after.criticality !== before.criticality)
+      changed.criticality = { from: before.criticality, to: after.criticality };
+    if (Object.keys(changed).length > 0)
+      await recordAudit(trx, {
+        tenantId,
+        action: 'device.updated',
+        actor,
+        ip: context.ip,
+        target: { type: 'device', id },
+        details: { host_name: after.host_name, ...changed },
+      });
     return after;
   });
   return presentOneDevice(db, tenantId, row);

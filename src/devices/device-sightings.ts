@@ -1,7 +1,7 @@
 // What the telemetry says about devices: every event that names its host is a sighting of that
-// device, with what the event adds (endpoint ID, user, OS, the device's own addresses). The
-// detection worker collects the sightings of a chunk, one entry per device, and the device
-// store upserts them in the chunk's transaction.
+// device, with what the event adds (endpoint ID, user, OS, the device's own addresses).
+// Detection collects the sightings of a chunk, one entry per device, and the device store
+// upserts them in the chunk's transaction.
 import { isIP } from 'node:net';
 import type { NormalisedEvent, FieldValue } from '../telemetry/normalise/event.js';
 

@@ -1,9 +1,10 @@
 // SQL for the device inventory. Every function takes the tenant (or rows that carry it) and
-// every query filters on it. Sightings are upserted inside the detection worker's transaction.
+// every query filters on it. Sightings are upserted inside detection's transaction.
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Criticality, DeviceAddressesTable, DevicesTable, Tables } from '../storage/schema.js';
 import { newId } from '../core/ids.js';
 import { likeContains } from '../storage/like.js';
+import { bulkInsert, type BulkInsert } from '../storage/bulk-insert.js';
 import type { DeviceSighting } from './device-sightings.js';
 import type { GeoIpSource } from './geoip.js';
 
@@ -21,6 +22,42 @@ const newer = (column: string) =>
     string | null
   >`CASE WHEN excluded.${sql.ref(column)} IS NOT NULL AND (excluded.last_seen >= devices.last_seen OR devices.${sql.ref(column)} IS NULL) THEN excluded.${sql.ref(column)} ELSE devices.${sql.ref(column)} END`;
 
+/** Devices per upsert statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const DEVICES_PER_STATEMENT = 500;
+
+/** The upsert of sighted devices; RETURNING names each row's key, as its order is not the input's. */
+const DEVICE_UPSERT: BulkInsert = {
+  columns: [
+    'id',
+    'tenant_id',
+    'host_key',
+    'host_name',
+    'last_user',
+    'endpoint_id',
+    'os',
+    'kubernetes_namespace',
+    'first_seen',
+    'last_seen',
+    'updated_at',
+  ],
+  build: (db, rows) =>
+    db
+      .insertInto('devices')
+      .values(rows as never[])
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'host_key']).doUpdateSet({
+          last_user: newer('last_user'),
+          endpoint_id: newer('endpoint_id'),
+          os: newer('os'),
+          kubernetes_namespace: newer('kubernetes_namespace'),
+          first_seen: earlier('first_seen'),
+          last_seen: later('last_seen'),
+          updated_at: sql<number>`excluded.updated_at`,
+        }),
+      )
+      .returning(['id', 'tenant_id', 'host_key']),
+};
+
 /**
  * Creates or refreshes the devices sighted; returns `tenant/hostKey → device id`. Addresses new
  * to a device are located once, when first seen.
@@ -32,37 +69,29 @@ export async function upsertSightings(
   now: number,
 ): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
+  // One statement per few hundred devices, not one per device: a chunk of records names hundreds.
+  const rows = await bulkInsert<{ id: string; tenant_id: number; host_key: string }>(
+    db,
+    DEVICE_UPSERT,
+    sightings.map((sighting) => [
+      newId('dev'),
+      sighting.tenantId,
+      sighting.hostKey,
+      sighting.hostName,
+      sighting.user,
+      sighting.endpointId,
+      sighting.os,
+      sighting.kubernetesNamespace,
+      sighting.firstSeen,
+      sighting.lastSeen,
+      now,
+    ]),
+    DEVICES_PER_STATEMENT,
+  );
+  for (const row of rows) ids.set(deviceKey(row.tenant_id, row.host_key), row.id);
   for (const sighting of sightings) {
-    const row = await db
-      .insertInto('devices')
-      .values({
-        id: newId('dev'),
-        tenant_id: sighting.tenantId,
-        host_key: sighting.hostKey,
-        host_name: sighting.hostName,
-        last_user: sighting.user,
-        endpoint_id: sighting.endpointId,
-        os: sighting.os,
-        kubernetes_namespace: sighting.kubernetesNamespace,
-        first_seen: sighting.firstSeen,
-        last_seen: sighting.lastSeen,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'host_key']).doUpdateSet({
-          last_user: newer('last_user'),
-          endpoint_id: newer('endpoint_id'),
-          os: newer('os'),
-          kubernetes_namespace: newer('kubernetes_namespace'),
-          first_seen: earlier('first_seen'),
-          last_seen: later('last_seen'),
-          updated_at: now,
-        }),
-      )
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ids.set(deviceKey(sighting.tenantId, sighting.hostKey), row.id);
-    if (sighting.addresses.size > 0) await upsertAddresses(db, sighting, row.id, geo);
+    const id = ids.get(deviceKey(sighting.tenantId, sighting.hostKey));
+    if (id !== undefined && sighting.addresses.size > 0) await upsertAddresses(db, sighting, id, geo);
   }
   return ids;
 }

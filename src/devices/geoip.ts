@@ -144,7 +144,7 @@ export class MmdbGeoIp implements GeoIpSource {
   }
 
   private open(database: { file: string; reader?: Reader<Response> }): Reader<Response> {
-    // Synchronous on first use: the detection worker that calls this has nothing else to do meanwhile.
+    // Synchronous on first use: detection, which calls this, has nothing else to do meanwhile.
     return (database.reader ??= new Reader<Response>(fs.readFileSync(database.file)));
   }
 }

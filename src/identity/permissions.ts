@@ -20,7 +20,7 @@ export const permissionDescriptions = {
   'users:write':
     "Manage the tenant's people: invite, change roles, disable, delete, reset passwords and second factors, end sessions",
   'ingest_keys:read': "List the collector's ingest keys and whether the collector requires one",
-  'ingest_keys:write': 'Create and delete ingest keys; require them on the collector',
+  'ingest_keys:write': 'Create and delete ingest keys; require them on the collector; send it a test record',
   'sso:read': "Read the tenant's single sign-on settings (never the client secret)",
   'sso:write': "Configure the tenant's single sign-on",
   'devices:respond': 'Request and confirm response actions on devices (isolate, release)',

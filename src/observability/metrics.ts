@@ -1,6 +1,9 @@
 // Prometheus metrics of one server instance (its own registry, so tests can run several).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** Seconds until a record is seen (detected, searchable): the targets are 2 s and 5 s. */
+const TIME_TO_SEE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
+
 export class Metrics {
   readonly registry = new Registry();
 
@@ -28,6 +31,26 @@ export class Metrics {
     name: 'sightline_collector_rejects_total',
     help: 'Collector requests rejected, by problem code.',
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly collectorRateLimitedRecords = new Counter({
+    name: 'sightline_collector_rate_limited_records_total',
+    help: 'Records refused because their tenant was over its ingest limits (429 or 413; a request refused before its body was read counts in the requests total only), by tenant code name.',
+    labelNames: ['tenant'] as const,
+    registers: [this.registry],
+  });
+
+  readonly collectorRateLimitedRequests = new Counter({
+    name: 'sightline_collector_rate_limited_requests_total',
+    help: 'Collector requests refused because their tenant was over its ingest limits, by tenant code name.',
+    labelNames: ['tenant'] as const,
+    registers: [this.registry],
+  });
+
+  readonly collectorNodes = new Gauge({
+    name: 'sightline_collector_nodes',
+    help: "Collector nodes sharing the database that this node counts as live: it accepts each tenant's ingest rates divided by this number.",
     registers: [this.registry],
   });
 
@@ -70,27 +93,48 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly timeToDetect = new Histogram({
+    name: 'sightline_time_to_detect_seconds',
+    help: 'For each observation detection made: seconds from the collector accepting its newest triggering record to the observation being committed.',
+    buckets: TIME_TO_SEE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly detectionDelay = new Histogram({
+    name: 'sightline_detection_delay_seconds',
+    help: 'For each committed detection batch: seconds from the collector accepting its oldest record to the commit (how far behind detection runs, in time).',
+    buckets: TIME_TO_SEE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly searchIndexDelay = new Histogram({
+    name: 'sightline_search_index_delay_seconds',
+    help: 'Sampled every second: the age of the oldest record not yet in the full-text index (0 when it holds every record), which a text search cannot find yet.',
+    buckets: [0, ...TIME_TO_SEE_BUCKETS],
+    registers: [this.registry],
+  });
+
   readonly detectionLag = new Gauge({
     name: 'sightline_detection_lag_records',
-    help: 'Records in the log the detection worker has not processed yet.',
+    help: 'Records in the log the detection thread has not processed yet (0 in the scale-out mode: see sightline_queue_consumer_lag_messages).',
     registers: [this.registry],
   });
 
   readonly detectionRecords = new Counter({
     name: 'sightline_detection_records_total',
-    help: 'Records the detection worker has processed (normalised and matched against the rules).',
+    help: 'Records detection has processed (normalised and matched against the rules).',
     registers: [this.registry],
   });
 
   readonly detectionFailures = new Counter({
     name: 'sightline_detection_record_failures_total',
-    help: 'Records detection could not normalise or evaluate (logged by record id; the worker went on).',
+    help: 'Records detection could not normalise or evaluate (logged by record id; detection went on).',
     registers: [this.registry],
   });
 
   readonly observationsCreated = new Counter({
     name: 'sightline_observations_created_total',
-    help: 'Observations the detection worker created.',
+    help: 'Observations detection created.',
     registers: [this.registry],
   });
 

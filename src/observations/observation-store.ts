@@ -1,5 +1,6 @@
 // SQL for observations and the records they cite. Every query names the tenant. Observations
-// are written by the pipeline worker (from detection's drafts) and by approved external writers.
+// are written by detection (src/pipeline/, from the drafts of src/detection/) and by approved
+// external writers.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { ObservationsTable, Tables } from '../storage/schema.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';

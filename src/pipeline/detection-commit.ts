@@ -36,7 +36,7 @@ export interface DetectionCommit {
 }
 
 /**
- * Stores a batch's output inside the caller's transaction (the embedded detection chunk's, or a
+ * Stores a batch's output inside the caller's transaction (the detection thread's chunk, or a
  * scale-out worker's batch apply); returns how many observations were new.
  */
 export async function storeDetection(

@@ -9,6 +9,22 @@ export interface DetectionProgress {
   records: number;
   observations: number;
   failures: { seq: number; message: string }[];
+  /** Seconds from the collector accepting the batch's oldest record to its commit. */
+  delaySeconds: number;
+  /** Per observation made: seconds from its newest triggering record's acceptance to the commit. */
+  timeToDetectSeconds: number[];
+}
+
+/** The delays of a batch just committed, measured now. */
+export function delaysOf(
+  outcome: { oldestReceivedAt: number; observationsReceivedAt: number[] },
+  committedAt = Date.now(),
+): Pick<DetectionProgress, 'delaySeconds' | 'timeToDetectSeconds'> {
+  const seconds = (receivedAt: number) => Math.max(0, committedAt - receivedAt) / 1000;
+  return {
+    delaySeconds: Number.isFinite(outcome.oldestReceivedAt) ? seconds(outcome.oldestReceivedAt) : 0,
+    timeToDetectSeconds: outcome.observationsReceivedAt.map(seconds),
+  };
 }
 
 /** The failures of a batch as text: an Error's message, anything else as a string. */
@@ -19,7 +35,7 @@ export function failureMessages(failures: readonly { seq: number; error: unknown
   }));
 }
 
-/** Counts a committed batch and warns of the records it could not evaluate (with the partition, on a scale-out node). */
+/** Counts a committed batch and warns of the records it could not evaluate (with the stream partition, on a scale-out node). */
 export function reportDetection(
   metrics: Metrics,
   log: FastifyBaseLogger | undefined,
@@ -28,6 +44,8 @@ export function reportDetection(
 ): void {
   metrics.detectionRecords.inc(progress.records);
   metrics.observationsCreated.inc(progress.observations);
+  if (progress.records > 0) metrics.detectionDelay.observe(progress.delaySeconds);
+  for (const seconds of progress.timeToDetectSeconds) metrics.timeToDetect.observe(seconds);
   if (progress.failures.length === 0) return;
   metrics.detectionFailures.inc(progress.failures.length);
   // The record ids say which to look at; their content stays out of the log.

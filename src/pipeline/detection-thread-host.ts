@@ -29,8 +29,12 @@ export class DetectionThreadHost {
     data: DetectionThreadData,
     private readonly metrics: Metrics,
     private readonly log: () => FastifyBaseLogger | undefined,
+    /** Told when the thread has ended, however: what it held of the database is let go. */
+    ended: (threadId: number) => void = () => undefined,
   ) {
     this.worker = startThread(data);
+    const threadId = this.worker.threadId;
+    this.worker.once('exit', () => ended(threadId));
     this.started = new Promise((resolve, reject) => {
       this.worker.on('message', (message: FromDetectionThread) => {
         if (message.type === 'ready') resolve();

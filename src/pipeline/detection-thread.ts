@@ -10,12 +10,12 @@ import type { CaseGrouping } from '../config/config.js';
 import { SqlRecordLogReader } from '../record-log/record-follower.js';
 import { LogFollower } from '../record-log/log-follower.js';
 import { DetectionConsumer, type DetectionOutcome } from './detection-consumer.js';
-import { failureMessages, type DetectionProgress } from './detection-report.js';
+import { delaysOf, failureMessages, type DetectionProgress } from './detection-report.js';
 import { describeFault, storageFault, type StorageFault } from '../storage/storage-errors.js';
 import { errorMessage } from '../core/errors.js';
 import { onDeliveriesQueued } from '../webhooks/outbox-wake.js';
+import { DETECTION_CURSOR } from '../detection/detection-cursor.js';
 import { ACTIVE_GAP_MS, restAfterChunk } from '../detection/burst-pacing.js';
-import { DETECTION_CURSOR } from '../detection/detection-loop.js';
 import { storagePorts } from '../storage/ports/storage-ports.js';
 
 export interface DetectionThreadData {
@@ -28,6 +28,8 @@ export interface DetectionThreadData {
   caseWindowMs: number;
   caseGrouping: CaseGrouping;
   geoipDatabase: string[];
+  /** What the storage shares between the threads that write it (storage/writer-threads.ts). */
+  writerThreads: SharedArrayBuffer | undefined;
 }
 
 export type ToDetectionThread = { type: 'poke' } | { type: 'stop' };
@@ -58,6 +60,7 @@ const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: da
 // record log and commits with its cursor: a commit a power cut takes is done again from the log.
 // Its fsync, under the write lock, held up the record writer's commits.
 const ports = storagePorts(database);
+ports.writerThreads.join(data.writerThreads);
 await ports.relaxDerivedCommits();
 const setup = loadDetection({ rulePaths: data.rulePaths, pipelinePath: data.pipelinePath });
 const log = new SqlRecordLogReader(database.db, ports.logReading);
@@ -123,8 +126,9 @@ while (!stopping()) {
     if (result.moved) pause = 0;
     const committed = takeCommitted();
     if (committed) {
-      // Only where the lag is cheap to ask (the log's end minus the cursor); counting the
-      // unprocessed rows after every chunk would cost more than the pacing saves.
+      // Straight on to the next chunk unless a burst has outrun detection (burst-pacing.ts). Only
+      // where the lag is cheap to ask (the log's end minus the cursor); counting the unprocessed
+      // rows after every chunk would cost more than the pacing saves.
       const sinceWriteMs = Date.now() - lastWriteAt;
       if (log.lagIsCheap && sinceWriteMs < ACTIVE_GAP_MS) {
         const tookMs = performance.now() - began;
@@ -136,6 +140,7 @@ while (!stopping()) {
         records: committed.records,
         observations: committed.observations,
         failures: failureMessages(committed.failures),
+        ...delaysOf(committed),
         webhooks: webhooksQueued,
       });
     }

@@ -1,22 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBatches, encodeBatches, partitionSubjects, tenantPartition } from './jetstream-codec.js';
+import { decodeBatches, encodeBatches, streamPartitionSubjects, tenantStreamPartition } from './jetstream-codec.js';
 
-test('a tenant always maps to the same partition, and tenants spread over the partitions', () => {
+test('a tenant always maps to the same stream partition, and tenants spread over the stream partitions', () => {
   const seen = new Set<number>();
   for (let tenant = 1; tenant <= 200; tenant += 1) {
-    const partition = tenantPartition(tenant, 16);
-    assert.equal(tenantPartition(tenant, 16), partition);
+    const partition = tenantStreamPartition(tenant, 16);
+    assert.equal(tenantStreamPartition(tenant, 16), partition);
     assert.ok(partition >= 0 && partition < 16);
     seen.add(partition);
   }
   assert.equal(seen.size, 16);
-  // Stable across releases: a changed hash would move tenants between partitions mid-stream.
+  // Stable across releases: a changed hash would move tenants between stream partitions mid-stream.
   assert.deepEqual(
-    [1, 2, 3, 1000].map((tenant) => tenantPartition(tenant, 16)),
-    [tenantPartition(1, 16), tenantPartition(2, 16), tenantPartition(3, 16), tenantPartition(1000, 16)],
+    [1, 2, 3, 1000].map((tenant) => tenantStreamPartition(tenant, 16)),
+    [
+      tenantStreamPartition(1, 16),
+      tenantStreamPartition(2, 16),
+      tenantStreamPartition(3, 16),
+      tenantStreamPartition(1000, 16),
+    ],
   );
-  assert.deepEqual(partitionSubjects('REC', 3), ['REC.p.0', 'REC.p.1', 'REC.p.2']);
+  assert.deepEqual(streamPartitionSubjects('REC', 3), ['REC.p.0', 'REC.p.1', 'REC.p.2']);
 });
 
 test('batches survive the message format, missing event times included', () => {

@@ -1,24 +1,24 @@
-// How the record log looks on NATS JetStream: one stream whose subjects are <stream>.p.<n>, a
-// tenant always on the same partition (a stable hash of its id, so its records keep their
-// order), and one message carrying one or more whole requests (a request is never split, so a
+// How the record log looks on NATS JetStream: one stream whose subjects, <stream>.p.<n>, are its
+// stream partitions, a tenant always on the same stream partition (a stable hash of its id, so
+// its records keep their order), and one message carrying one or more whole requests (a request is never split, so a
 // message stored is a request stored: all or nothing).
 import type { RecordBatch } from './record-log.js';
 
-/** The subject of partition `n`. */
-export function partitionSubject(stream: string, partition: number): string {
+/** The subject of stream partition `n`. */
+export function streamPartitionSubject(stream: string, partition: number): string {
   return `${stream}.p.${partition}`;
 }
 
-/** Every subject of a stream with `count` partitions, in partition order. */
-export function partitionSubjects(stream: string, count: number): string[] {
-  return Array.from({ length: count }, (_unused, partition) => partitionSubject(stream, partition));
+/** Every subject of a stream with `count` stream partitions, in stream partition order. */
+export function streamPartitionSubjects(stream: string, count: number): string[] {
+  return Array.from({ length: count }, (_unused, partition) => streamPartitionSubject(stream, partition));
 }
 
 /**
- * The partition of a tenant: FNV-1a over its id's decimal digits, modulo the count. Fixed for
+ * The stream partition of a tenant: FNV-1a over its id's decimal digits, modulo the count. Fixed for
  * the life of the stream (the count is too), so every collector agrees without asking anyone.
  */
-export function tenantPartition(tenantId: number, count: number): number {
+export function tenantStreamPartition(tenantId: number, count: number): number {
   let hash = 0x811c9dc5;
   for (const char of String(tenantId)) {
     hash ^= char.charCodeAt(0);
@@ -49,7 +49,7 @@ export function encodeBatches(batches: RecordBatch[]): Uint8Array {
   return Buffer.from(JSON.stringify({ v: VERSION, b: wire }));
 }
 
-/** The batches of a message; throws on a message this version cannot read (the worker sets it aside). */
+/** The batches of a message; throws on a message this version cannot read (the worker role sets it aside as a dead letter). */
 export function decodeBatches(data: Uint8Array): RecordBatch[] {
   const parsed = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as {
     v?: unknown;

@@ -22,7 +22,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { ConfigError } from '../config/config.js';
-import { partitionSubjects } from './jetstream-codec.js';
+import { streamPartitionSubjects } from './jetstream-codec.js';
 import { backoffMs as doublingBackoffMs } from '../core/background-loop.js';
 
 export interface QueueSettings {
@@ -42,9 +42,9 @@ export interface QueueLog {
   error(message: string): void;
 }
 
-/** The stream exists with another partition count: no node may use it until the settings agree. */
-export class PartitionMismatch extends ConfigError {
-  override name = 'PartitionMismatch';
+/** The stream exists with another stream partition count: no node may use it until the settings agree. */
+export class StreamPartitionMismatch extends ConfigError {
+  override name = 'StreamPartitionMismatch';
 }
 
 /** How long retry number `attempt` (0: the first) waits: doubling from half a second, capped at ten. */
@@ -67,7 +67,7 @@ export class JetStreamLink {
   private problem = 'connecting';
   private stopped = false;
   private readonly readyWaiters: (() => void)[] = [];
-  /** Set when the stream cannot be used whatever happens (a partition mismatch): start fails. */
+  /** Set when the stream cannot be used whatever happens (a stream partition count mismatch): start fails. */
   fatal: Error | undefined;
 
   constructor(
@@ -144,7 +144,7 @@ export class JetStreamLink {
         await this.ensureStreamUntilDone();
         return;
       } catch (error) {
-        if (error instanceof PartitionMismatch) {
+        if (error instanceof StreamPartitionMismatch) {
           this.fatal = error;
           this.log.error(error.message);
           for (const wake of this.readyWaiters.splice(0)) wake();
@@ -192,7 +192,7 @@ export class JetStreamLink {
         for (const wake of this.readyWaiters.splice(0)) wake();
         return;
       } catch (error) {
-        if (error instanceof PartitionMismatch) throw error;
+        if (error instanceof StreamPartitionMismatch) throw error;
         this.problem = `not available (${(error as Error).message})`;
         const wait = backoffMs(attempt);
         this.log.warn(
@@ -203,12 +203,12 @@ export class JetStreamLink {
     }
   }
 
-  /** Creates the stream on first use; otherwise checks that its partitions are the configured ones. */
+  /** Creates the stream on first use; otherwise checks that its stream partitions are the configured ones. */
   private async ensureStream(): Promise<void> {
     const manager = this.manager;
     if (!manager) throw new Error('not connected');
     const { stream, partitions } = this.settings;
-    const subjects = partitionSubjects(stream, partitions);
+    const subjects = streamPartitionSubjects(stream, partitions);
     try {
       const info = await manager.streams.info(stream);
       checkSubjects(stream, info.config.subjects, partitions);
@@ -228,7 +228,7 @@ export class JetStreamLink {
         discard: DiscardPolicy.New,
         duplicate_window: DUPLICATE_WINDOW_NS,
       });
-      this.log.info(`created JetStream stream ${stream}: ${partitions} partitions, ${this.replicas} replicas`);
+      this.log.info(`created JetStream stream ${stream}: ${partitions} stream partitions, ${this.replicas} replicas`);
     } catch (error) {
       // Another node may have created it at the same moment: then check what it created.
       const info = await manager.streams.info(stream).catch(() => {
@@ -240,11 +240,11 @@ export class JetStreamLink {
 }
 
 function checkSubjects(stream: string, subjects: string[], partitions: number): void {
-  const expected = partitionSubjects(stream, partitions);
+  const expected = streamPartitionSubjects(stream, partitions);
   const same = subjects.length === expected.length && expected.every((subject, i) => subjects[i] === subject);
   if (!same) {
-    throw new PartitionMismatch(
-      `the JetStream stream ${stream} was created with ${subjects.length} partitions but --queue-partitions (SIGHTLINE_QUEUE_PARTITIONS) is ${partitions}: give every node the stream's count (a stream's partitions are fixed when it is created)`,
+    throw new StreamPartitionMismatch(
+      `the JetStream stream ${stream} was created with ${subjects.length} stream partitions but --queue-partitions (SIGHTLINE_QUEUE_PARTITIONS) is ${partitions}: give every node the stream's count (a stream's partitions are fixed when it is created)`,
     );
   }
 }

@@ -1,5 +1,5 @@
 // The collector's side of the JetStream record log. A request's records go into one message on
-// their tenant's partition, many messages in flight at once. Each request has one message id,
+// their tenant's stream partition, many messages in flight at once. Each request has one message id,
 // reused when the collector retries a publish whose acknowledgement it lost, so that is stored
 // once. A client that sends an Idempotency-Key gets an id derived from its tenant and that key:
 // its own retry of the request (the collector died after JetStream stored it) is then stored once
@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { AppError, overloaded } from '../core/errors.js';
 import type { Appended, RecordBatch, RecordQueue, RequestIdentity } from './record-log.js';
-import { encodeBatches, partitionSubject, tenantPartition } from './jetstream-codec.js';
+import { encodeBatches, streamPartitionSubject, tenantStreamPartition } from './jetstream-codec.js';
 import type { JetStreamLink } from './jetstream-connection.js';
 
 /** How long one publish may be retried (same message id) before the request gets 503. */
@@ -64,7 +64,7 @@ export class JetStreamRecordQueue implements RecordQueue {
     this.inFlight += 1;
     this.inFlightBytes += bytes;
     try {
-      const partition = tenantPartition(batch.tenantId, this.link.settings.partitions);
+      const partition = tenantStreamPartition(batch.tenantId, this.link.settings.partitions);
       return { duplicate: await this.publish(partition, msgID, data, batch.records.length) };
     } finally {
       this.inFlight -= 1;
@@ -89,7 +89,7 @@ export class JetStreamRecordQueue implements RecordQueue {
    * retried until the message has a sequence, or the request gets 503.
    */
   private async publish(partition: number, msgID: string, data: Uint8Array, records: number): Promise<boolean> {
-    const subject = partitionSubject(this.link.settings.stream, partition);
+    const subject = streamPartitionSubject(this.link.settings.stream, partition);
     const started = performance.now();
     const deadline = Date.now() + PUBLISH_DEADLINE_MS;
     let lastError = 'not attempted';

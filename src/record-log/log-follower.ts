@@ -63,7 +63,10 @@ export class LogFollower<R extends LogEntry> {
    * discards its memory, which may be ahead of what committed.
    */
   async commit(chunk: LogChunk<R>): Promise<void> {
+    const batch = { scope: WHOLE_LOG, records: chunk.records };
     try {
+      // The work that needs no lock first: the transaction below holds only the writes.
+      await this.consumer.prepare?.(this.db, batch);
       // Read-write: on SQLite the write lock is taken at BEGIN, so the chunk waits its turn behind
       // the record writer instead of failing because a commit landed after its first read.
       await this.db
@@ -71,7 +74,7 @@ export class LogFollower<R extends LogEntry> {
         .setAccessMode('read write')
         .execute(async (trx) => {
           await this.log.acknowledge(trx, this.cursor, chunk.from, chunk.to);
-          await this.consumer.apply(trx, { scope: WHOLE_LOG, records: chunk.records });
+          await this.consumer.apply(trx, batch);
         });
     } catch (error) {
       this.consumer.discard(WHOLE_LOG);

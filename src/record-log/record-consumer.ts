@@ -4,21 +4,21 @@
 // stream partition's applied sequence under its owner's epoch, storage/postgres/stream-partition-apply.ts).
 // So a consumer never commits, never fences and never retries: it applies, and it forgets what it
 // holds in memory when told the transaction did not commit or the log changed hands.
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../storage/schema.js';
 import type { LoggedRecord } from './record-log.js';
 
 /**
  * Which part of the log a batch comes from, and so which in-memory state it continues: the whole
  * embedded log (one durable cursor per consumer), or one stream partition of the scale-out log as
- * held by one owner epoch (a tenant lives on one partition, so its state never spans two).
+ * held by one owner epoch (a tenant lives on one stream partition, so its state never spans two).
  */
 export type ConsumerScope =
   | { kind: 'log' }
   | {
       kind: 'stream-partition';
       partition: number;
-      /** The stream's partition count: which tenants the partition holds (record-log/jetstream-codec.ts). */
+      /** How many stream partitions the stream has: which tenants this one holds (record-log/jetstream-codec.ts). */
       partitions: number;
       /** The owner epoch the batch is applied under; a new one means another owner may have applied since. */
       epoch: number;
@@ -34,6 +34,13 @@ export interface ConsumedBatch<R extends LogEntry = LoggedRecord> {
 }
 
 export interface RecordConsumer<R extends LogEntry = LoggedRecord> {
+  /**
+   * Optional: the batch's work that needs no transaction (matching, parsing), done before the
+   * driver opens the one `apply` runs in, so that the transaction (on SQLite, the database's one
+   * write lock) is held only for the writes. A driver may skip it; `apply` then does that work
+   * itself. What it computed is the consumer's memory: `discard` forgets it.
+   */
+  prepare?(db: Kysely<Tables>, batch: ConsumedBatch<R>): Promise<void>;
   /**
    * Applies the batch's effects inside `trx`, which also moves the scope's durable position: both
    * commit or neither does. Throwing rolls the whole transaction back.
@@ -56,6 +63,9 @@ export function scopeKey(scope: ConsumerScope): string {
 /** Several consumers applied in order in the same transaction, as one. */
 export function consumersInOrder<R extends LogEntry>(consumers: readonly RecordConsumer<R>[]): RecordConsumer<R> {
   return {
+    async prepare(db, batch) {
+      for (const consumer of consumers) await consumer.prepare?.(db, batch);
+    },
     async apply(trx, batch) {
       for (const consumer of consumers) await consumer.apply(trx, batch);
     },

@@ -61,7 +61,7 @@ export class SqlRecordLogReader implements RecordLogReader {
       .where((eb) => (from.seen === undefined ? eb('seen', 'is', null) : eb('seen', '=', from.seen)))
       .where((eb) => (from.upTo === undefined ? eb('up_to', 'is', null) : eb('up_to', '=', from.upTo)))
       .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved(`the ${consumer} cursor moved under this worker`);
+    if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved(`the ${consumer} cursor moved under this follower`);
   }
 
   async lag(consumer: string): Promise<number> {

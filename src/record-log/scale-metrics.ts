@@ -1,5 +1,5 @@
 // Prometheus metrics of the scale-out record log, registered on the server's registry: the NATS
-// connection, publish latency, partitions owned, consumer lag per partition, records applied,
+// connection, publish latency, stream partitions owned, consumer lag per stream partition, records applied,
 // consumers restarted after a lost delivery, messages set aside as dead letters.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
@@ -7,7 +7,7 @@ export class ScaleMetrics {
   readonly natsConnected: Gauge;
   readonly publishSeconds: Histogram;
   readonly publishFailures: Counter;
-  readonly partitionsOwned: Gauge;
+  readonly streamPartitionsOwned: Gauge;
   readonly consumerLag: Gauge<'partition'>;
   readonly appliedRecords: Counter;
   readonly skippedMessages: Counter;
@@ -32,14 +32,14 @@ export class ScaleMetrics {
       help: 'Record-log messages JetStream did not store in time (their requests got 503).',
       registers,
     });
-    this.partitionsOwned = new Gauge({
+    this.streamPartitionsOwned = new Gauge({
       name: 'sightline_queue_partitions_owned',
-      help: 'Record-log partitions this worker holds the lease of.',
+      help: 'Record-log stream partitions this worker holds the lease of.',
       registers,
     });
     this.consumerLag = new Gauge({
       name: 'sightline_queue_consumer_lag_messages',
-      help: 'Messages of a partition not yet applied and acknowledged, for the partitions this worker owns.',
+      help: 'Messages of a stream partition not yet applied and acknowledged, for the stream partitions this worker owns.',
       labelNames: ['partition'] as const,
       registers,
     });
@@ -50,12 +50,12 @@ export class ScaleMetrics {
     });
     this.skippedMessages = new Counter({
       name: 'sightline_queue_redeliveries_skipped_total',
-      help: 'Redelivered messages at or below their partition\u2019s applied sequence, skipped.',
+      help: 'Redelivered messages at or below their stream partition\u2019s applied sequence, skipped.',
       registers,
     });
     this.consumerRestarts = new Counter({
       name: 'sightline_queue_consumer_restarts_total',
-      help: 'Partition consumers started again because a delivery never reached this worker (order kept; nothing skipped).',
+      help: 'Stream partition consumers started again because a delivery never reached this worker (order kept; nothing skipped).',
       registers,
     });
     this.deadLetters = new Counter({

@@ -4,10 +4,10 @@
 // log's followers have not processed yet. After each batch it pauses for several times the
 // batch's own duration, so writers and searchers keep nearly all of the database's time; on
 // SQLite, when nobody else wrote since the previous batch, for at most 100 ms instead. On
-// PostgreSQL whole expired time partitions are dropped first (partitions.ts). Then the same way
-// it deletes finished webhook deliveries and unreferenced events past the webhook log's
-// retention. Finally it sweeps the log in chunks to measure each tenant's records, bytes and
-// oldest record.
+// PostgreSQL whole expired day partitions of the table are dropped first (table-partitions.ts).
+// Then the same way it deletes finished webhook deliveries and unreferenced events past the
+// webhook log's retention. Finally it sweeps the log in chunks to measure each tenant's records,
+// bytes and oldest record.
 import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tables } from '../storage/schema.js';
@@ -37,7 +37,7 @@ import {
 } from './purge-store.js';
 import { effectiveDays, DAY_MS } from './retention-rules.js';
 import type { RetentionMetrics } from './retention-metrics.js';
-import type { UpkeepPass, UpkeepResult } from './partitions.js';
+import type { UpkeepPass, UpkeepResult } from './table-partitions.js';
 import { purgeFinishedDeliveries, purgeUnreferencedEvents } from '../webhooks/webhook-log-retention.js';
 
 export const PURGER_LEASE = 'purger';
@@ -75,8 +75,8 @@ export interface PurgerSettings {
   metrics?: RetentionMetrics;
   /** Called for a failed pass (the loop goes on). */
   onError?: (error: unknown) => void;
-  /** PostgreSQL: drops whole expired partitions and keeps future ones ready (partitions.ts). */
-  partitions?: (pass: UpkeepPass) => Promise<UpkeepResult>;
+  /** PostgreSQL: drops whole expired day partitions and keeps future ones ready (table-partitions.ts). */
+  tablePartitions?: (pass: UpkeepPass) => Promise<UpkeepResult>;
   /** How long finished webhook deliveries and their events are kept (default 30 days). */
   webhookLogMs?: number;
 }
@@ -86,9 +86,9 @@ export interface PassReport {
   ran: boolean;
   purged: Record<string, number>;
   held: string[];
-  /** Records dropped with whole partitions (PostgreSQL). */
+  /** Records dropped with whole day partitions (PostgreSQL). */
   partitionRecords: number;
-  /** Expired partitions left for the next pass: their detach lock stayed busy (PostgreSQL). */
+  /** Expired day partitions left for the next pass: their detach lock stayed busy (PostgreSQL). */
   busyPartitions: string[];
   /** Webhook deliveries and events deleted, per tenant code name. */
   webhookLog: Record<string, { deliveries: number; events: number }>;
@@ -171,7 +171,7 @@ export class RetentionPurger {
         cutoffs.set(tenant.id, now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS);
       }
       const byId = new Map(tenants.map((tenant) => [tenant.id, tenant]));
-      const upkeep = await this.settings.partitions?.({
+      const upkeep = await this.settings.tablePartitions?.({
         now,
         cutoffs,
         held,
@@ -195,8 +195,8 @@ export class RetentionPurger {
           continue;
         }
         const cutoff = now - effectiveDays(tenant.telemetry_days, limits) * DAY_MS;
-        const fromPartitions = dropped.get(tenant.id) ?? 0;
-        const purged = fromPartitions + (await this.purgeTenant(tenant, cutoff, floor));
+        const fromDayPartitions = dropped.get(tenant.id) ?? 0;
+        const purged = fromDayPartitions + (await this.purgeTenant(tenant, cutoff, floor));
         report.purged[tenant.code_name] = purged;
         report.webhookLog[tenant.code_name] = await this.purgeWebhookLog(tenant.id, now - this.webhookLogMs);
       }
@@ -294,7 +294,9 @@ export class RetentionPurger {
     const sqlite = this.sqlite;
     if (!sqlite) return;
     let renewedAt = performance.now();
-    let renewed = false;
+    // The pass's own writes since the thread's last batch (progress counts, the webhook log)
+    // would read as another connection's commit on the first step.
+    let renewed = true;
     for (let step = 0; step < RECLAIM_STEPS && !this.stopping; step++) {
       const { more, heldMs, contended } = await sqlite.reclaim(RECLAIM_PAGES);
       if (!more) return;

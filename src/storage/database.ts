@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, sql, type Transaction } from 'kysely';
 import { RollbackOnceSqliteDialect } from './sqlite-dialect.js';
+import { registerPhraseFunction } from './sqlite-phrases.js';
 import type { Tables } from './schema.js';
 import { ConfigError } from '../config/config.js';
 import { SchemaScopedPostgresDialect } from './postgres-introspector.js';
@@ -109,6 +110,7 @@ function openSqlite(file: string): SqliteDatabase {
   // Only a database without tables can take this: retention then frees deleted pages in steps.
   if (isNew) connection.pragma('auto_vacuum = INCREMENTAL');
   configureSqliteConnection(connection);
+  registerPhraseFunction(connection);
   const db = new Kysely<Tables>({
     dialect: new RollbackOnceSqliteDialect({ database: withStatementCache(connection) }, connection, BUSY_TIMEOUT_MS),
   });

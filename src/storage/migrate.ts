@@ -1,6 +1,6 @@
 // Applies the schema migrations in order. Each migration receives the dialect so that the few
 // statements that differ between SQLite and PostgreSQL stay side by side in one file.
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database, DatabaseKind } from './database.js';
 import { errorMessage } from '../core/errors.js';
 import * as m0001 from './migrations/0001-tenants-and-record-log.js';
@@ -36,6 +36,12 @@ import * as m0042 from './migrations/0042-record-log-without-tenant-key.js';
 import * as m0043 from './migrations/0043-log-cursor-snapshots.js';
 import * as m0044 from './migrations/0044-record-jsonb-flag.js';
 import * as m0045 from './migrations/0045-record-plain-text-flag.js';
+import * as m0046 from './migrations/0046-cases-merged-into-index.js';
+import * as m0047 from './migrations/0047-process-events-fewer-indexes.js';
+import * as m0048 from './migrations/0048-search-index-words.js';
+import * as m0049 from './migrations/0049-people-per-tenant.js';
+import * as m0050 from './migrations/0050-sso-links-and-domains.js';
+import * as m0051 from './migrations/0051-tenant-ingest-limits.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -75,6 +81,12 @@ const migrations: Record<string, MigrationModule> = {
   '0043-log-cursor-snapshots': m0043,
   '0044-record-jsonb-flag': m0044,
   '0045-record-plain-text-flag': m0045,
+  '0046-cases-merged-into-index': m0046,
+  '0047-process-events-fewer-indexes': m0047,
+  '0048-search-index-words': m0048,
+  '0049-people-per-tenant': m0049,
+  '0050-sso-links-and-domains': m0050,
+  '0051-tenant-ingest-limits': m0051,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */
@@ -96,7 +108,19 @@ class InCodeMigrations implements MigrationProvider {
 }
 
 /** Brings the database to the latest schema; returns the names of the migrations applied now. */
-export async function migrateToLatest(database: Database): Promise<string[]> {
+export function migrateToLatest(database: Database): Promise<string[]> {
+  return migrate(database, (migrator) => migrator.migrateToLatest());
+}
+
+/** Brings the database to the schema of one migration: how upgrade tests make an older database. */
+export function migrateTo(database: Database, name: string): Promise<string[]> {
+  return migrate(database, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(
+  database: Database,
+  run: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: new InCodeMigrations(database.kind),
@@ -104,7 +128,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     // two Sightline schemas in one database would otherwise see each other's tables.
     ...(database.kind === 'postgres' ? { migrationTableSchema: database.pgSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${errorMessage(error)}`, {

@@ -36,7 +36,7 @@ import type { UnrecognisedShapesTable } from './tables/unrecognised.js';
 import type { CaseSummariesTable, SummaryCacheTable, SummaryFeedbackTable } from './tables/summaries.js';
 import type { SecondFactorsTable, RecoveryCodesTable } from './tables/second-factor.js';
 import type { CollectorIngestPoliciesTable, IngestKeysTable } from './tables/ingest-keys.js';
-import type { SsoConfigsTable } from './tables/sso.js';
+import type { SsoConfigsTable, SsoDomainsTable, SsoLinksTable } from './tables/sso.js';
 import type {
   AccountThrottleTable,
   AuthFailuresTable,
@@ -44,6 +44,7 @@ import type {
   IngestKeyVersionsTable,
 } from './tables/shared-state.js';
 import type { SavedSearchesTable } from './tables/saved-searches.js';
+import type { CollectorNodesTable, TenantIngestLimitsTable } from './tables/ingest-limits.js';
 import type { WebhookDeliveriesTable, WebhookEventsTable, WebhookSubscriptionsTable } from './tables/webhooks.js';
 import type { DeviceActionsTable } from './tables/device-actions.js';
 import type { RetentionLeasesTable, RetentionLimitsTable, TenantRetentionTable } from './tables/retention.js';
@@ -87,6 +88,8 @@ export type {
   IngestKeysTable,
   CollectorIngestPoliciesTable,
   SsoConfigsTable,
+  SsoDomainsTable,
+  SsoLinksTable,
   AuthFailuresTable,
   AccountThrottleTable,
   IngestKeyVersionsTable,
@@ -99,6 +102,8 @@ export type {
   TenantRetentionTable,
   RetentionLimitsTable,
   RetentionLeasesTable,
+  TenantIngestLimitsTable,
+  CollectorNodesTable,
 };
 
 export interface Tables {
@@ -140,6 +145,8 @@ export interface Tables {
   ingest_keys: IngestKeysTable;
   collector_ingest_policies: CollectorIngestPoliciesTable;
   sso_configs: SsoConfigsTable;
+  sso_links: SsoLinksTable;
+  sso_domains: SsoDomainsTable;
   auth_failures: AuthFailuresTable;
   account_throttle: AccountThrottleTable;
   ingest_key_versions: IngestKeyVersionsTable;
@@ -154,4 +161,6 @@ export interface Tables {
   retention_leases: RetentionLeasesTable;
   unrecognised_shapes: UnrecognisedShapesTable;
   logsource_sightings: LogsourceSightingsTable;
+  tenant_ingest_limits: TenantIngestLimitsTable;
+  collector_nodes: CollectorNodesTable;
 }

@@ -15,6 +15,7 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
+import { joinedWriteGate } from './sqlite-write-gate.js';
 
 /** Longest pause between two tries for the write lock (ms). */
 const MAX_LOCK_POLL_MS = 8;
@@ -29,6 +30,19 @@ const MAX_LOCK_POLL_MS = 8;
  * as busy_timeout would; the connection keeps its busy_timeout for every other statement.
  */
 export async function beginImmediate(connection: SQLite.Database, waitMs: number): Promise<void> {
+  // A writing thread of this process passes its gate first (sqlite-write-gate.ts); it waits there
+  // rather than in SQLite's busy handler, and gives the gate back when the transaction ends.
+  const gate = joinedWriteGate();
+  if (gate) {
+    gate.enter(waitMs);
+    try {
+      connection.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      gate.leave();
+      throw error;
+    }
+    return;
+  }
   const deadline = Date.now() + waitMs;
   const busyTimeout = connection.pragma('busy_timeout', { simple: true }) as number;
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_LOCK_POLL_MS)) {
@@ -76,6 +90,8 @@ class LockWaitingConnection implements DatabaseConnection {
       // SQLite ends a transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR, …).
       if (inTransaction(this.connection)) this.connection.exec('ROLLBACK');
       throw error;
+    } finally {
+      joinedWriteGate()?.leave();
     }
   }
 
@@ -117,14 +133,22 @@ class RollbackOnceDriver implements Driver {
     await beginImmediate(this.connection, this.lockWaitMs);
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(connection);
+    } finally {
+      // A failed COMMIT is rolled back next, and the transaction is over either way.
+      if (!this.connection.inTransaction) joinedWriteGate()?.leave();
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    // inTransaction is SQLite's own answer (sqlite3_get_autocommit), not a guess.
-    if (!this.connection.inTransaction) return;
-    await this.inner.rollbackTransaction(connection);
+    try {
+      // inTransaction is SQLite's own answer (sqlite3_get_autocommit), not a guess.
+      if (this.connection.inTransaction) await this.inner.rollbackTransaction(connection);
+    } finally {
+      joinedWriteGate()?.leave();
+    }
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {

@@ -1,6 +1,7 @@
 // The fixed sections of every summary, in order, as Markdown `## ` headings. Statements of
 // evidence cite the observations they rest on as [obs_…] and the evidence rows as [proc_…]
-// (a process event) or [net_…] (a connection); the API and UI turn those into links.
+// (a process event) or [net_…] (a connection); the API and UI turn those into links
+// (core/markdown-inline.ts reads them).
 
 export const SECTIONS = [
   { key: 'overview', heading: 'Overview' },
@@ -12,9 +13,6 @@ export const SECTIONS = [
 ] as const;
 
 export type SectionKey = (typeof SECTIONS)[number]['key'];
-
-/** A citation in summary text: an observation, or an evidence row (process event, connection). */
-export const CITATION = /\[((?:obs_[A-Za-z0-9]{1,40})|(?:proc|net)_[0-9]{1,15})\]/g;
 
 /** Whether a cited id names an evidence row rather than an observation. */
 export const isEvidenceId = (id: string) => id.startsWith('proc_') || id.startsWith('net_');

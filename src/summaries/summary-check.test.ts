@@ -2,6 +2,7 @@
 // observations outside the case dropped, each change flagged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { citationsIn } from '../core/markdown-inline.js';
 import { checkSummary } from './summary-check.js';
 import { renderPrompt } from './summary-prompt.js';
 import type { SummaryInput } from './summary-input.js';
@@ -105,4 +106,27 @@ test('a statement citing evidence rows cites exactly the observations those rows
     checked.flags.map((flag) => flag.code),
     ['corrected_citation', 'corrected_citation', 'corrected_citation', 'unknown_citation'],
   );
+});
+
+test('a citation the UI would link is checked: code spans are split as the UI splits them', () => {
+  const known = { observations: new Set(['obs_a1', 'obs_b2']), evidence: new Map<string, Set<string>>() };
+  const raw = full.replace(
+    'Reset.',
+    [
+      '- **`**[obs_other]` in a code span, shown as code',
+      '- `[obs_other]`` no closing backtick of the same length',
+      '- ``[obs_other]` nor here',
+      '- quoted `[obs_other]` log text [obs_a1]',
+    ].join('\n'),
+  );
+  const checked = checkSummary(raw, known);
+  const steps = checked.sections.find((section) => section.key === 'next_steps')!.markdown.split('\n');
+  assert.deepEqual(steps, [
+    '- **`**[obs_other]` in a code span, shown as code',
+    '- quoted `[obs_other]` log text [obs_a1]',
+  ]);
+  assert.equal(checked.flags.filter((flag) => flag.code === 'unknown_citation').length, 2);
+  // What the UI links in the answer: only the case's own observations.
+  assert.deepEqual(new Set(citationsIn(checked.text)), new Set(['obs_a1', 'obs_b2']));
+  assert.deepEqual(new Set(checked.citations), new Set(['obs_a1', 'obs_b2']));
 });

@@ -4,7 +4,8 @@
 // and a line citing evidence rows cites exactly the observations those rows support (others are
 // removed, missing ones added, both flagged). The citations that remain are returned so the API
 // can link them.
-import { CITATION, SECTIONS, isEvidenceId, type SectionKey } from './sections.js';
+import { citationsIn } from '../core/markdown-inline.js';
+import { SECTIONS, isEvidenceId, type SectionKey } from './sections.js';
 import type { SummaryInput } from './summary-input.js';
 
 export interface SummaryFlag {
@@ -114,12 +115,8 @@ export function checkSummary(raw: string, known: CaseCitables): CheckedSummary {
   return { text, sections, citations, flags };
 }
 
-/** Inline code spans: quoted log text, where `[obs_…]` is data and never a citation. */
-const CODE_SPAN = /`[^`\n]*`/g;
-
-/** The ids a text cites, in order (outside code spans, as the UI renders them). */
-export function citedIds(text: string): string[] {
-  return [...text.replace(CODE_SPAN, ' ').matchAll(CITATION)].flatMap((match) =>
-    match[1] === undefined ? [] : [match[1]],
-  );
-}
+/**
+ * The ids a text cites, in order: what the UI shows as citations (core/markdown-inline.ts, which
+ * it renders with), so a citation in quoted log text (a code span) is neither checked nor linked.
+ */
+export const citedIds = citationsIn;

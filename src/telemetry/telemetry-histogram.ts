@@ -5,6 +5,7 @@
 import { AppError } from '../core/errors.js';
 import type { BucketGrid } from './telemetry-store.js';
 import { parseSearch, readYourWrites, type SearchInput, type TelemetryReader } from './telemetry-service.js';
+import type { IndexFreshness } from './search-index.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -43,6 +44,7 @@ export interface Histogram {
   width: number;
   buckets: { start: number; count: number }[];
   total: number;
+  freshness: IndexFreshness;
 }
 
 /** The smallest round width that covers [since, until) in at most `maxBuckets` aligned buckets. */
@@ -73,7 +75,7 @@ export async function histogramTelemetry(
       { extensions: { field: 'buckets' } },
     );
   }
-  await readYourWrites(reader, match);
+  const freshness = await readYourWrites(reader, match, tenantId);
   const grid = bucketGrid(since, until, maxBuckets);
   const counts = await reader.storage.histogram.count(reader.database.db, tenantId, { ...match, since, until }, grid);
   return {
@@ -82,5 +84,6 @@ export async function histogramTelemetry(
     width: grid.width,
     buckets: counts.map((count, i) => ({ start: grid.origin + i * grid.width, count })),
     total: counts.reduce((sum, count) => sum + count, 0),
+    freshness,
   };
 }

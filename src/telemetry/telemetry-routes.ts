@@ -25,6 +25,7 @@ import {
 } from './telemetry-service.js';
 import { decodeTailCursor, encodeTailCursor, tailTelemetry, TAIL_SCAN_RECORDS } from './telemetry-tail.js';
 import { histogramTelemetry } from './telemetry-histogram.js';
+import type { IndexFreshness } from './search-index.js';
 import { FIELD_SAMPLE_RECORDS, recentFields } from './telemetry-fields.js';
 import {
   ExportBody,
@@ -67,6 +68,7 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         records: page.records,
         next_cursor: encodePageCursor(order, page.next),
         tail_cursor: encodeTailCursor(page.tail),
+        ...freshnessOf(page.freshness),
       };
     },
   );
@@ -131,6 +133,7 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
           count: bucket.count,
         })),
         total: histogram.total,
+        ...freshnessOf(histogram.freshness),
       };
     },
   );
@@ -143,7 +146,7 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
       schema: {
         tags: ['Telemetry'],
         summary: 'Export records as NDJSON',
-        description: `${matching} Oldest first in the order the collector stored them, or newest first with \`"order": "desc"\`. Streamed as NDJSON, one record per line, as fast as the client reads. Errors found before the first byte are problem responses; a failure after that cuts the response off (the chunked body never ends properly), so an incomplete export cannot pass for a complete one.`,
+        description: `${matching} Oldest first in the order the collector stored them, or newest first with \`"order": "desc"\`. Streamed as NDJSON, one record per line, as fast as the client reads. Errors found before the first byte are problem responses; a failure after that cuts the response off (the chunked body never ends properly), so an incomplete export cannot pass for a complete one. When the query has full-text terms and the search index had not reached every record yet (it waits half a second at most), the header \`Sightline-Complete-Up-To\` gives the receive time before which every record was searched.`,
         body: ExportBody,
         response: {
           200: {
@@ -156,11 +159,21 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
     },
     async (request, reply) => {
       const { max_records: max, order = 'asc', ...search } = request.body;
-      const lines = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
+      const { lines, freshness } = await exportTelemetry(deps, tenantOf(request).id, search, max, order);
+      if (freshness.partial) reply.header(COMPLETE_UP_TO_HEADER, new Date(freshness.completeUpTo).toISOString());
       return reply.type('application/x-ndjson').send(Readable.from(loggedFailure(lines, request.log)));
     },
   );
 });
+
+/** On an export that the search index had not fully reached: every record before it was searched. */
+const COMPLETE_UP_TO_HEADER = 'Sightline-Complete-Up-To';
+
+function freshnessOf(freshness: IndexFreshness): { partial: boolean; complete_up_to?: string } {
+  return freshness.partial
+    ? { partial: true, complete_up_to: new Date(freshness.completeUpTo).toISOString() }
+    : { partial: false };
+}
 
 /**
  * Page cursors: a record's receive time and sequence, `{a, s}` after it (oldest first) or `{r, s}`

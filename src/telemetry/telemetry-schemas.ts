@@ -102,10 +102,21 @@ const TailCursor = Type.String({
     'A position in the log, as returned by a search or a tail call: everything matching after it is new. It does not depend on the criteria, so they may change between calls.',
 });
 
+/** How complete a text search was: the index follows the log a little behind. */
+const freshnessFields = {
+  partial: Type.Boolean({
+    description:
+      'true when the query has full-text terms and the search index had not yet reached every record of the tenant: the answer covers what was indexed, which is every record received before `complete_up_to`. Searches wait at most half a second for the index; ask again for the rest. Always false for queries without full-text terms.',
+  }),
+  complete_up_to: Timestamp('With `partial`: every record received before this time was searched; absent otherwise'),
+};
+
 export const SearchResponse = Type.Object(
   {
     records: Type.Array(StoredRecordSchema),
     next_cursor: NextCursor,
+    partial: freshnessFields.partial,
+    complete_up_to: Type.Optional(freshnessFields.complete_up_to),
     tail_cursor: Type.String({
       description:
         'The log position taken just before this page was read: `POST /v1/telemetry/tail` with it returns what arrives from then on. A record committed while the search ran can come back from both calls: drop repeats by `id`.',
@@ -211,6 +222,8 @@ export const HistogramResponse = Type.Object(
       },
     ),
     total: Type.Integer({ description: 'Matching records in the whole range' }),
+    partial: freshnessFields.partial,
+    complete_up_to: Type.Optional(freshnessFields.complete_up_to),
   },
   {
     description: 'Matching records per time bucket',

@@ -18,7 +18,14 @@ import {
   type StoredRecordRow,
 } from './telemetry-store.js';
 import { MAX_FIELD_PATH_LENGTH, parseTelemetryQuery } from './telemetry-query.js';
-import { catchUpSearchIndex, type SearchIndexCatchUp, type SearchIndexKeeper } from './search-index.js';
+import {
+  catchUpSearchIndex,
+  COMPLETE,
+  freshIndex,
+  type IndexFreshness,
+  type SearchIndexCatchUp,
+  type SearchIndexKeeper,
+} from './search-index.js';
 import type { TailPosition } from './tail-store.js';
 import type { TelemetryStorage } from './telemetry-ports.js';
 
@@ -120,9 +127,18 @@ function fieldPathProblem(path: string): string | undefined {
   return undefined;
 }
 
-/** A text search first brings the index up to the log's end, so acknowledged records are found. */
-export async function readYourWrites(reader: TelemetryReader, filter: RecordFilter): Promise<void> {
-  if (hasText(filter)) await catchUpSearchIndex(reader.searchIndex, reader.writer);
+/**
+ * A text search first asks for the index to reach the log's end, so acknowledged records are
+ * found, but waits for that only briefly (search-index.ts): it then reads what is indexed, and
+ * the answer says how complete that is.
+ */
+export async function readYourWrites(
+  reader: TelemetryReader,
+  filter: RecordFilter,
+  tenantId: number,
+): Promise<IndexFreshness> {
+  if (!hasText(filter)) return COMPLETE;
+  return freshIndex(reader.database.db, tenantId, () => catchUpSearchIndex(reader.searchIndex, reader.writer));
 }
 
 /** Where a page ended: the key of its last record, in the page's order. */
@@ -140,6 +156,8 @@ export interface RecordPage {
   next?: PageEnd;
   /** The log's end, taken before the page was read: a tail from here misses nothing after it. */
   tail: TailPosition;
+  /** Whether a text search saw every record, or the index had not reached some yet. */
+  freshness: IndexFreshness;
 }
 
 /** One page of the tenant's matching records, oldest first (log order) or newest first. */
@@ -160,7 +178,7 @@ export async function searchTelemetry(
       },
     );
   }
-  await readYourWrites(reader, filter);
+  const freshness = await readYourWrites(reader, filter, tenantId);
   const tail = await reader.storage.tail.end(reader.database.db);
   const from = page.start ? await startKey(reader.database.db, tenantId, page.start) : undefined;
   // One more than asked tells whether another page exists, so the last page says so.
@@ -175,6 +193,7 @@ export async function searchTelemetry(
   return {
     records: presentRecords(shown),
     tail,
+    freshness,
     ...(rows.length > page.limit && last ? { next: { seq: last.seq, receivedAt: last.received_at } } : {}),
   };
 }
@@ -204,12 +223,12 @@ export async function exportTelemetry(
   input: SearchInput,
   max?: number,
   order: SearchOrder = 'asc',
-): Promise<AsyncIterable<string>> {
+): Promise<{ lines: AsyncIterable<string>; freshness: IndexFreshness }> {
   const filter = parseSearch(input);
-  await readYourWrites(reader, filter);
+  const freshness = await readYourWrites(reader, filter, tenantId);
   const pages = rowPages(reader, tenantId, filter, max ?? Number.POSITIVE_INFINITY, order);
   const first = await pages.next();
-  return (async function* () {
+  const lines = (async function* () {
     try {
       if (first.done) return;
       yield ndjsonPage(first.value);
@@ -219,6 +238,7 @@ export async function exportTelemetry(
       await pages.return(undefined);
     }
   })();
+  return { lines, freshness };
 }
 
 /**
@@ -250,8 +270,10 @@ export async function* streamRecords(
   tenantId: number,
   query: RecordFilter,
   max = Number.POSITIVE_INFINITY,
+  onPartial?: (completeUpTo: number) => void,
 ): AsyncGenerator<StoredRecord> {
-  await readYourWrites(reader, query);
+  const freshness = await readYourWrites(reader, query, tenantId);
+  if (freshness.partial) onPartial?.(freshness.completeUpTo);
   for await (const rows of rowPages(reader, tenantId, query, max)) yield* presentRecords(rows);
 }
 

@@ -6,7 +6,6 @@ import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import {
   parseSearch,
   presentRecords,
-  readYourWrites,
   type SearchInput,
   type StoredRecord,
   type TelemetryReader,
@@ -38,7 +37,8 @@ export async function tailTelemetry(
   const { db } = reader.database;
   const { tail } = reader.storage;
   if (!from) return { records: [], position: await tail.end(db), caughtUp: true };
-  await readYourWrites(reader, match);
+  // No catch-up: a text tail reads no further than the index has reached (its horizon), and
+  // the next call goes on from there.
   const read = await tail.read(db, tenantId, match, from, {
     limit: Math.min(limit, MAX_TAIL_RECORDS),
     scan: TAIL_SCAN_RECORDS,

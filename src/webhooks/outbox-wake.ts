@@ -5,7 +5,8 @@
 //   only once it commits (and drops on rollback), to every node listening on the schema.
 // - SQLite: the server's writes share one connection, lent out under a mutex, so the
 //   dispatcher's next query runs after the emitting transaction ends; the detection thread,
-//   with a connection of its own, says so after its commit (detection-worker.ts).
+//   with a connection of its own, says so in its progress message after its commit
+//   (pipeline/detection-thread.ts), and its host wakes the dispatcher (detection-thread-host.ts).
 // The dispatcher's poll stays, for other processes on SQLite and for a lost listener. Hearing
 // other nodes is a storage port (storage/postgres/outbox-listener.ts on PostgreSQL).
 import { PostgresAdapter, sql } from 'kysely';
@@ -45,7 +46,11 @@ export interface OutboxWake {
 export type OutboxListener = (poke: () => void, onError: (error: unknown) => void) => OutboxWake;
 
 /** Calls `poke` when deliveries were queued: by this thread, or by any node the port hears. */
-export function startOutboxWake(listen: OutboxListener, poke: () => void, onError: (error: unknown) => void): OutboxWake {
+export function startOutboxWake(
+  listen: OutboxListener,
+  poke: () => void,
+  onError: (error: unknown) => void,
+): OutboxWake {
   const unsubscribe = onDeliveriesQueued(poke);
   const remote = listen(poke, onError);
   return {

@@ -78,7 +78,8 @@ export function sendAttempt(
       response.on('close', done);
       response.on('error', done);
     });
-    request.on('error', (error) => finish({ error: error.message }));
+    // The receiver's name, never the address it resolved to: the log is the tenant's to read.
+    request.on('error', (error) => finish({ error: error.message.replaceAll(address, url.hostname) }));
     request.end(body);
   });
 }

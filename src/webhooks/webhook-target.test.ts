@@ -1,7 +1,8 @@
 // Where deliveries may go: addresses refused by kind (private, link-local metadata, loopback
-// unless allowed, unique-local, NAT64) and allowed by the operator's ranges; a name resolving to
-// any refused address is refused at delivery time; and the connection goes to the address that
-// was checked — a name no resolver knows reaches a real HTTPS receiver through the pin alone.
+// unless allowed, unique-local, IPv4-compatible, NAT64) and allowed by the operator's ranges; a
+// name resolving to any refused address is refused at delivery time, without saying what it
+// resolved to; and the connection goes to the address that was checked — a name no resolver
+// knows reaches a real HTTPS receiver through the pin alone.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -28,6 +29,10 @@ test('only public unicast addresses pass unless the operator allows loopback or 
     ['100.100.100.200', /carrierGradeNat/],
     ['0.0.0.0', /unspecified/],
     ['64:ff9b::a00:1', /rfc6052/],
+    ['::7f00:1', /IPv4-compatible/],
+    ['::a9fe:a9fe', /IPv4-compatible/],
+    ['::1:2', /IPv4-compatible/],
+    ['4000::1', /unassigned/],
   ] as const) {
     assert.match(refusal(address, publicOnly) ?? 'allowed', kind, address);
   }
@@ -49,6 +54,8 @@ test('URLs: https only; http only to loopback when allowed; literal addresses ch
   refused('https://localhost/hook');
   refused('http://localhost:8080/hook');
   refused('https://[::ffff:a9fe:a9fe]/hook');
+  refused('https://[::a9fe:a9fe]/hook');
+  refused('http://[::7f00:1]:8080/hook', { allowLoopback: true, allowedNetworks: [] });
   assert.equal(
     checkTargetUrl('http://127.0.0.1:9/hook', { allowLoopback: true, allowedNetworks: [] }).host,
     '127.0.0.1:9',
@@ -57,12 +64,21 @@ test('URLs: https only; http only to loopback when allowed; literal addresses ch
   assert.equal(checkTargetUrl('https://soar.example.com/hook', publicOnly).hostname, 'soar.example.com');
 });
 
-test('at delivery, a name is refused when any of its addresses is refused', async () => {
+test('at delivery, a name is refused when any of its addresses is refused, and what it resolved to stays unsaid', async () => {
   const resolver = (answers: string[]) => () => Promise.resolve(answers);
   const url = new URL('https://hooks.example.com/x');
   assert.equal(await pinAddress(url, publicOnly, resolver(['93.184.216.34'])), '93.184.216.34');
   await assert.rejects(pinAddress(url, publicOnly, resolver(['93.184.216.34', '10.0.0.5'])), AddressRefused);
-  await assert.rejects(pinAddress(url, publicOnly, resolver(['169.254.169.254'])), /link-local/);
+  for (const internal of ['169.254.169.254', '10.0.0.5', 'fd00:ec2::254', '::a9fe:a9fe']) {
+    await assert.rejects(pinAddress(url, publicOnly, resolver([internal])), (error: Error) => {
+      assert.ok(error instanceof AddressRefused);
+      assert.match(error.message, /^hooks\.example\.com resolves to an address that is not public/);
+      assert.ok(!error.message.includes(internal), error.message);
+      return true;
+    });
+  }
+  // An address typed in the URL is the caller's own: the refusal may name it.
+  await assert.rejects(pinAddress(new URL('https://10.0.0.5/x'), publicOnly, resolver([])), /10\.0\.0\.5 is a private/);
 });
 
 test('the connection goes to the checked address, with TLS verified against the host name', async () => {

@@ -2,7 +2,7 @@
 // Sysmon process-creation event posted to the collector makes the techniques of the bundled
 // Windows process rules live; techniques covered only by Kubernetes audit rules stay silent;
 // another tenant sees nothing live; the layer meets the layer format 4.5 specification; the
-// logsource upsert keeps the newest time whatever order workers commit in.
+// logsource upsert keeps the newest time whatever order scale-out workers commit in.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets } from '../helpers/databases.js';

@@ -1,6 +1,6 @@
 // Onboarding a forwarder: what the collector heard per tenant (senders by User-Agent and source
 // address, refusals by code with the latest example), a test record sent through the real
-// collector path, and the Host header that names the tenant never misrouting a record — two
+// collector path (by holders of ingest_keys:write, audited), and the Host header that names the tenant never misrouting a record — two
 // Host headers are refused, and every spelling of an address reaches its tenant or a 404.
 import { recordSeq } from '../../src/core/record-ids.js';
 import { before, describe, test } from 'node:test';
@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { databaseTargets } from '../helpers/databases.js';
 import { apiSuite } from '../helpers/suite.js';
-import { apiClient, bearer, issueToken, type ApiClient } from '../helpers/api.js';
+import { apiClient, bearer, expectProblem, issueToken, type ApiClient } from '../helpers/api.js';
+import type { AuditEvent } from '../../src/identity/audit/audit-service.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
 
 interface Diagnostics {
@@ -97,8 +98,14 @@ for (const target of databaseTargets) {
       assert.equal((await apiClient(suite.server).get('/v1/collector/diagnostics')).status, 401);
     });
 
-    test('a test record goes through the collector, is stored, and shows as a sender', async () => {
-      const sent = await acme.post<TestRecord>('/v1/collector/test-record');
+    test('a test record needs ingest_keys:write, goes through the collector, is stored, shows as a sender, and is audited', async () => {
+      // It passes the ingest-key requirement: a read-only token may not send one.
+      expectProblem(await acme.post('/v1/collector/test-record'), 403, 'permission_denied');
+      const keyHolder = apiClient(
+        suite.server,
+        bearer((await issueToken(suite.server, suite.acme, ['ingest_keys:write'], { name: 'key holder' })).value),
+      );
+      const sent = await keyHolder.post<TestRecord>('/v1/collector/test-record');
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       assert.equal(sent.body.status, 201);
       assert.equal(sent.body.stored, true);
@@ -114,6 +121,20 @@ for (const target of databaseTargets) {
       assert.match(stored.record, /Sightline collector test/);
       const seen = await acme.get<Diagnostics>('/v1/collector/diagnostics');
       assert.ok(seen.body.senders.some((s) => s.user_agent === 'Sightline collector test'));
+
+      const auditor = apiClient(
+        suite.server,
+        bearer((await issueToken(suite.server, suite.acme, ['audit:read'])).value),
+      );
+      const audit = await auditor.get<{ events: AuditEvent[] }>('/v1/audit-events?action=collector.test_record_sent');
+      assert.equal(audit.status, 200, JSON.stringify(audit.body));
+      assert.equal(audit.body.events.length, 1, 'the refused attempt sent nothing');
+      const [event] = audit.body.events;
+      assert.equal(event?.actor.label, 'key holder');
+      assert.equal(event.outcome, 'success');
+      assert.deepEqual(event.target, { type: 'record', id: sent.body.record_id });
+      assert.equal(event.details.status, 201);
+      assert.equal(event.details.stored, true);
     });
 
     test('two Host headers are refused (400) and nothing is stored; each spelling of an address reaches its tenant', async () => {

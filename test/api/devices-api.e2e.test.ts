@@ -1,7 +1,7 @@
-// The device inventory through HTTP on SQLite and PostgreSQL: built by the detection worker from
+// The device inventory through HTTP on SQLite and PostgreSQL: built by the detection thread from
 // endpoint records posted to the collector (generic shape), with endpoint ID, last user, OS,
 // addresses located in the bundled DB-IP database (public IPv4 and IPv6; private ones labelled),
-// processes, cases; filters and pages of GET /v1/devices; tenant isolation.
+// processes, cases; filters and pages of GET /v1/devices; edits audited; tenant isolation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,7 @@ import { allPermissions } from '../../src/identity/permissions.js';
 import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import type { DeviceView, getDevice } from '../../src/devices/device-service.js';
 import type { CaseView } from '../../src/cases/case-service.js';
+import type { AuditEvent } from '../../src/identity/audit/audit-service.js';
 
 type DeviceDetail = Awaited<ReturnType<typeof getDevice>>;
 type Devices = Page<'devices', DeviceView>;
@@ -146,7 +147,7 @@ for (const target of databaseTargets) {
         host: 'acme-collector.localhost',
       });
       assert.equal(response.status, 201, await response.text());
-      // The detection worker (a thread) builds the inventory: wait until it has read every record.
+      // The detection thread builds the inventory: wait until it has read every record.
       const deadline = Date.now() + 20_000;
       for (;;) {
         const ready = await apiClient(server).get<Readiness>('/readyz');
@@ -310,6 +311,23 @@ for (const target of databaseTargets) {
         cursor = response.body.next_cursor;
       } while (cursor);
       assert.deepEqual(paged, all);
+    });
+
+    test('an edit is audited with what changed, from and to; an edit that changes nothing is not', async () => {
+      const old = await device('dev-old');
+      const edit = (body: Record<string, unknown>) => admin.patch<DeviceView>(`/v1/devices/${old.id}`, body);
+      assert.equal((await edit({ description: 'Build server', criticality: 'high' })).status, 200);
+      assert.equal((await edit({ criticality: 'high' })).status, 200);
+      const audit = await admin.get<{ events: AuditEvent[] }>('/v1/audit-events?action=device.updated&limit=50');
+      assert.equal(audit.status, 200, JSON.stringify(audit.body));
+      const events = audit.body.events.filter((event) => event.target?.id === old.id);
+      assert.equal(events.length, 1, JSON.stringify(audit.body.events));
+      assert.equal(events[0]!.actor.label, 'acme admin');
+      assert.deepEqual(events[0]!.details, {
+        host_name: 'dev-old',
+        description: { from: old.description, to: 'Build server' },
+        criticality: { from: 'medium', to: 'high' },
+      });
     });
 
     test('another tenant gets 404 for the device and lists none of them; reading needs devices:read', async () => {

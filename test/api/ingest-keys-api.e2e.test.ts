@@ -1,8 +1,8 @@
 // Collector ingest keys through HTTP, on SQLite and PostgreSQL: off by default; once a tenant
 // requires them, POST /log_sink stores records only with one of that tenant's keys (Bearer, or
 // Basic with any user name) and refuses everything else with 401 before storing anything; an
-// unknown collector address answers exactly what a keyed tenant answers; deleted and expired
-// keys stop at once; keys are the tenant's own (404 across tenants) and need ingest_keys:*.
+// unknown collector address answers exactly what a keyed tenant answers, whatever the body;
+// deleted and expired keys stop at once; keys are the tenant's own (404 across tenants) and need ingest_keys:*.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -115,6 +115,21 @@ for (const target of databaseTargets) {
         for (const host of ['nobody-collector.localhost', 'Bad_Name-collector.localhost', 'x.acme-collector.localhost'])
           assert.deepEqual(await answerOf(await send(run, headers, host)), keyed, host);
       }
+      // Whatever the body: the key is judged before the body could say anything.
+      const bodies: [string, Record<string, string>][] = [
+        ['', { 'content-type': 'application/json' }],
+        ['', {}],
+        ['{"a":', { 'content-type': 'application/json' }],
+        ['<p>', { 'content-type': 'text/html' }],
+        ['not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }],
+        ['{}', { 'content-type': 'application/json', 'content-encoding': 'br, zstd, x' }],
+      ];
+      for (const [body, headers] of bodies) {
+        const to = (host: string) => suite.server.post(body, { ...headers, host });
+        const keyed = await answerOf(await to('acme-collector.localhost'));
+        assert.equal(keyed.status, 401, `${JSON.stringify(body)} ${JSON.stringify(headers)}`);
+        assert.deepEqual(await answerOf(await to('nobody-collector.localhost')), keyed, JSON.stringify(headers));
+      }
     });
 
     test('the list shows name, prefix, creator and last use, never the value; last use is set by sending', async () => {
@@ -201,7 +216,7 @@ for (const target of databaseTargets) {
 
     test('the collector test record still goes through when keys are required', async () => {
       assert.deepEqual((await admin.get('/v1/collector/ingest-key-policy')).body, { require_ingest_key: true });
-      const answer = await reader.post<{ status: number; stored: boolean }>('/v1/collector/test-record');
+      const answer = await admin.post<{ status: number; stored: boolean }>('/v1/collector/test-record');
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.equal(answer.body.status, 201);
       assert.equal(answer.body.stored, true);

@@ -1,5 +1,5 @@
 // Observations through HTTP on SQLite and PostgreSQL: records posted to the collector become
-// observations via the detection worker (listed, filtered, read with evidence, tenant-scoped,
+// observations via the detection thread (listed, filtered, read with evidence, tenant-scoped,
 // never doubled on reprocessing), and external writes pass the review: filed by a tenant admin,
 // approved by an operator, held to the approved volume.
 import { after, before, describe, test } from 'node:test';
@@ -331,13 +331,21 @@ for (const target of databaseTargets) {
       assert.deepEqual((await reader.get<{ rejected: unknown[] }>('/v1/rules/rejected')).body.rejected, []);
     });
 
-    test('/metrics and /readyz report the detection lag and worker', async () => {
+    test('/metrics and /readyz report the detection lag and progress, and how soon records were seen', async () => {
       const ready = await apiClient(server).get<Readiness>('/readyz');
       assert.equal(ready.body.checks.detection, 'ok');
       assert.equal(typeof ready.body.detection_lag_records, 'number');
       const metrics = await server.metrics();
       assert.match(metrics, /^sightline_detection_lag_records \d+$/m);
       assert.match(metrics, /^sightline_observations_created_total [1-9]\d*$/m);
+      // One time to detect per observation made, each within the histogram's buckets.
+      const created = Number(/^sightline_observations_created_total (\d+)$/m.exec(metrics)?.[1]);
+      const detected = Number(/^sightline_time_to_detect_seconds_count (\d+)$/m.exec(metrics)?.[1]);
+      assert.ok(detected >= created && created > 0, `time to detect counted ${detected} for ${created} observations`);
+      assert.match(metrics, /^sightline_time_to_detect_seconds_bucket\{le="900"\} [1-9]\d*$/m);
+      assert.match(metrics, /^sightline_detection_delay_seconds_count [1-9]\d*$/m);
+      // Sampled every second from the start.
+      assert.match(metrics, /^sightline_search_index_delay_seconds_count [1-9]\d*$/m);
     });
   });
 }

@@ -1,5 +1,6 @@
-// The optional second factor through HTTP on SQLite and PostgreSQL: setting it up, signing in
-// with a code (once per code), recovery codes (once each), turning it off (with the password),
+// The optional second factor through HTTP on SQLite and PostgreSQL: setting it up (turned on with
+// the password), signing in with a code (once per code), recovery codes (once each), turning it
+// off (with the password),
 // and what is never shown or stored in clear. Codes come from the tests' own RFC 6238
 // implementation (test/helpers/totp.ts), not from the library the server uses.
 import { before, describe, test } from 'node:test';
@@ -42,7 +43,7 @@ for (const target of databaseTargets) {
       const phone = new Authenticator(start.body.secret);
       const confirm = await session.client.post<{ recovery_codes: string[] }>(
         '/v1/me/second-factor/confirm',
-        { code: await phone.freshCode() },
+        { code: await phone.freshCode(), password },
         write(session),
       );
       assert.equal(confirm.status, 200, JSON.stringify(confirm.body));
@@ -73,7 +74,7 @@ for (const target of databaseTargets) {
       const phone = new Authenticator(start.body.secret);
       const wrong = await session.client.post(
         '/v1/me/second-factor/confirm',
-        { code: phone.wrongCode() },
+        { code: phone.wrongCode(), password },
         write(session),
       );
       assert.equal(expectProblem(wrong, 400, 'invalid_request').reason, 'wrong_code');
@@ -87,7 +88,7 @@ for (const target of databaseTargets) {
 
       const confirm = await session.client.post<{ recovery_codes: string[] }>(
         '/v1/me/second-factor/confirm',
-        { code: await phone.freshCode() },
+        { code: await phone.freshCode(), password },
         write(session),
       );
       assert.equal(confirm.status, 200);
@@ -97,12 +98,32 @@ for (const target of databaseTargets) {
 
       const again = await session.client.post(
         '/v1/me/second-factor/confirm',
-        { code: await phone.freshCode() },
+        { code: await phone.freshCode(), password },
         write(session),
       );
       expectProblem(again, 409, 'second_factor_already_enabled');
       const restart = await session.client.post('/v1/me/second-factor', undefined, write(session));
       expectProblem(restart, 409, 'second_factor_already_enabled');
+    });
+
+    test('turning it on needs the password as well as a right code', async () => {
+      const session = await signIn(suite.server, { tenant: suite.acme, role: 'viewer', email: 'owner@acme.test' });
+      const start = await session.client.post<Enrolment>('/v1/me/second-factor', undefined, write(session));
+      assert.equal(start.status, 200);
+      // One right code throughout: a refused attempt does not spend it.
+      const code = await new Authenticator(start.body.secret).freshCode();
+      const confirm = (body: Record<string, unknown>) =>
+        session.client.post('/v1/me/second-factor/confirm', body, write(session));
+      expectProblem(await confirm({ code }), 400, 'invalid_request');
+      expectProblem(await confirm({ code, password: 'not the password at all' }), 403, 'password_incorrect');
+      assert.equal((await session.client.get<Me>('/v1/me')).body.second_factor, false, 'still off');
+      assert.equal((await login({ email: 'owner@acme.test', password })).status, 200, 'sign-in unchanged');
+
+      const right = await confirm({ code, password });
+      assert.equal(right.status, 200, JSON.stringify(right.body));
+      const me = await session.client.get<Me>('/v1/me');
+      assert.equal(me.body.second_factor, true);
+      assert.equal((await auditOf('second_factor.enabled', me.body.id)).length, 1);
     });
 
     test('after set-up the secret is in no API answer, and the database holds it and the recovery codes only encrypted or hashed', async () => {
@@ -236,7 +257,8 @@ for (const target of databaseTargets) {
       const token = await issueToken(suite.server, suite.acme);
       const client = apiClient(suite.server, bearer(token.value));
       expectProblem(await client.post('/v1/me/second-factor'), 403, 'session_required');
-      expectProblem(await client.post('/v1/me/second-factor/confirm', { code: '123456' }), 403, 'session_required');
+      const confirm = await client.post('/v1/me/second-factor/confirm', { code: '123456', password });
+      expectProblem(confirm, 403, 'session_required');
       expectProblem(await client.post('/v1/me/second-factor/recovery-codes', { password }), 403, 'session_required');
       const off = await client.request('DELETE', '/v1/me/second-factor', { body: { password } });
       expectProblem(off, 403, 'session_required');

@@ -36,7 +36,7 @@ for (const target of databaseTargets) {
       const phone = new Authenticator(start.body.secret);
       const confirm = await session.client.post(
         '/v1/me/second-factor/confirm',
-        { code: await phone.freshCode() },
+        { code: await phone.freshCode(), password },
         write(session),
       );
       assert.equal(confirm.status, 200, JSON.stringify(confirm.body));

@@ -1,8 +1,9 @@
 // Single sign-on with OpenID Connect through HTTP, on SQLite and PostgreSQL, against a real
-// provider (oidc-provider on loopback): settings that keep the client secret to themselves and
-// stay in their tenant, and a sign-in that provisions people in the right tenant with the mapped
-// role and refuses everything else (unverified or foreign emails, tampered state, other
-// tenants' people, off-site return paths) with a reason the login page can show.
+// provider (oidc-provider on loopback, which the operator's outbound policy lets the server
+// reach): settings that keep the client secret to themselves and stay in their tenant, and a
+// sign-in that provisions people in the right tenant with the mapped role and refuses everything
+// else (unverified or foreign emails, tampered state, disabled people, off-site return paths)
+// with a reason the login page can show.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,10 +15,11 @@ import { apiSuite } from '../helpers/suite.js';
 import { apiClient, bearer, expectProblem, issueToken, signIn, type ApiClient } from '../helpers/api.js';
 import type { Me } from '../helpers/responses.js';
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
-import { CookieJar, finishAt, loopback, signInWithSso, throughProvider } from '../helpers/sso.js';
+import { approveEmailDomain, CookieJar, finishAt, loopback, signInWithSso, throughProvider } from '../helpers/sso.js';
 import { allPermissions } from '../../src/identity/permissions.js';
 import { createUser } from '../../src/identity/users/user-service.js';
 import { cliActor } from '../../src/identity/principal.js';
+import { DISCOVERY_FAILED_DETAIL } from '../../src/identity/sso/sso-provider.js';
 
 interface SsoSettings {
   issuer: string;
@@ -45,7 +47,7 @@ async function closedPort(): Promise<number> {
 
 for (const target of databaseTargets) {
   describe(`single sign-on with OpenID Connect on ${target.kind}`, { skip: target.skip }, () => {
-    const suite = apiSuite(target, { authMaxFailures: '1000' });
+    const suite = apiSuite(target, { authMaxFailures: '1000', webhookAllowLoopback: true });
     let provider: TestProvider;
     let admin: ApiClient;
     let publicUrl: string;
@@ -86,6 +88,7 @@ for (const target of databaseTargets) {
       admin = apiClient(suite.server, bearer((await issueToken(suite.server, suite.acme, allPermissions)).value));
       const saved = await put(admin, settings());
       assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      await approveEmailDomain(suite.server, suite.acme, 'acme.example');
     });
     after(() => provider.close());
 
@@ -110,15 +113,23 @@ for (const target of databaseTargets) {
       }
     });
 
-    test('settings that cannot work are refused: not https, an operator role or a bad domain (400), discovery failing (422)', async () => {
-      const plain = await put(admin, settings({ issuer: 'http://login.acme.example' }));
-      assert.match(expectProblem(plain, 400, 'invalid_request').detail, /https/);
+    test('settings that cannot work are refused: not a URL, an operator role or a bad domain (400), discovery failing (422, one answer)', async () => {
+      expectProblem(await put(admin, settings({ issuer: 'login.acme.example' })), 400, 'invalid_request');
       for (const role_mapping of [{ everyone: 'operator' }, { '': 'admin' }])
         expectProblem(await put(admin, settings({ role_mapping })), 400, 'invalid_request');
       expectProblem(await put(admin, settings({ default_role: 'operator' })), 400, 'invalid_request');
       expectProblem(await put(admin, settings({ allowed_email_domains: ['not a domain'] })), 400, 'invalid_request');
-      const unreachable = await put(admin, settings({ issuer: `http://127.0.0.1:${await closedPort()}` }));
-      assert.match(expectProblem(unreachable, 422, 'sso_discovery_failed').detail, /discovery/);
+      // Loopback is allowed here, yet plain http elsewhere, a closed port, a link-local address
+      // and a private one all answer the same.
+      for (const issuer of [
+        'http://login.acme.example',
+        `http://127.0.0.1:${await closedPort()}`,
+        'https://169.254.169.254',
+        'https://10.0.0.1',
+      ]) {
+        const failed = expectProblem(await put(admin, settings({ issuer })), 422, 'sso_discovery_failed');
+        assert.equal(failed.detail, DISCOVERY_FAILED_DETAIL, issuer);
+      }
       assert.equal((await admin.get<SsoSettings>('/v1/sso')).body.issuer, provider.issuer);
     });
 
@@ -212,34 +223,39 @@ for (const target of databaseTargets) {
       assert.ok(reasons.includes('email_not_verified') && reasons.includes('domain_not_allowed'), String(reasons));
     });
 
-    test("an email of another tenant's person, of an operator or of a disabled member is refused; nobody moves", async () => {
+    test("a disabled member is refused; another tenant's person and an operator with the email stay as they are", async () => {
       const db = suite.server.sightline.database.db;
+      const disabled = `${login('dora')}@acme.example`;
+      await createUser(db, { tenantId: suite.acme.id, email: disabled, role: 'viewer', actor: cliActor });
+      await db.updateTable('users').set({ disabled_at: Date.now() }).where('email', '=', disabled).execute();
+      const refused = await sso(account('x', { email: disabled, email_verified: true, groups: ['soc-admins'] }));
+      assert.equal(refused.location, '/login?sso_error=account_unavailable&tenant=acme');
+      assert.equal(refused.session, undefined);
+
+      // A person's identity belongs to their tenant: the same email elsewhere is another account.
       const elsewhere = `${login('gabe')}@acme.example`;
       await createUser(db, { tenantId: suite.globex.id, email: elsewhere, role: 'viewer', actor: cliActor });
       const operator = `${login('opal')}@acme.example`;
       await createUser(db, { tenantId: null, email: operator, role: 'operator', actor: cliActor });
-      const disabled = `${login('dora')}@acme.example`;
-      await createUser(db, { tenantId: suite.acme.id, email: disabled, role: 'viewer', actor: cliActor });
-      await db.updateTable('users').set({ disabled_at: Date.now() }).where('email', '=', disabled).execute();
-
-      for (const email of [elsewhere, operator, disabled]) {
-        const id = account('x', { email, email_verified: true, groups: ['soc-admins'] });
-        const outcome = await sso(id);
-        assert.equal(outcome.location, '/login?sso_error=account_unavailable&tenant=acme', email);
-        assert.equal(outcome.session, undefined);
+      for (const email of [elsewhere, operator]) {
+        const outcome = await sso(account('x', { email, email_verified: true, groups: ['soc-analysts'] }));
+        const who = await me(outcome.session);
+        assert.deepEqual([who.body.label, who.body.role, who.body.tenant?.code_name], [email, 'analyst', 'acme']);
       }
       const rows = await db
         .selectFrom('users')
         .select(['email', 'tenant_id', 'role'])
         .where('email', 'in', [elsewhere, operator])
         .orderBy('email')
+        .orderBy('tenant_id')
         .execute();
+      const byTenant = (tenantId: number | null) =>
+        rows.filter((row) => row.tenant_id === tenantId).map((row) => [row.email, row.role]);
+      assert.deepEqual(byTenant(suite.globex.id), [[elsewhere, 'viewer']]);
+      assert.deepEqual(byTenant(null), [[operator, 'operator']]);
       assert.deepEqual(
-        rows.map((row) => [row.email, row.tenant_id, row.role]),
-        [
-          [elsewhere, suite.globex.id, 'viewer'],
-          [operator, null, 'operator'],
-        ],
+        byTenant(suite.acme.id),
+        [elsewhere, operator].sort().map((email) => [email, 'analyst']),
       );
     });
 
@@ -291,13 +307,13 @@ for (const target of databaseTargets) {
       );
     });
 
-    test('another site cannot start a sign-in (login CSRF): the browser is sent back with the reason', async () => {
+    test("another site cannot start a sign-in (login CSRF): the browser is sent back with the reason, not that site's tenant", async () => {
       const fromElsewhere = await fetch(loopback(`${publicUrl}/v1/auth/sso/acme/start`), {
         redirect: 'manual',
         headers: { 'sec-fetch-site': 'cross-site' },
       });
       assert.equal(fromElsewhere.status, 302);
-      assert.equal(fromElsewhere.headers.get('location'), '/login?sso_error=cross_site&tenant=acme');
+      assert.equal(fromElsewhere.headers.get('location'), '/login?sso_error=cross_site');
       assert.deepEqual(fromElsewhere.headers.getSetCookie(), [], 'no sign-in flow was started');
       const fromHere = await fetch(loopback(`${publicUrl}/v1/auth/sso/acme/start`), {
         redirect: 'manual',

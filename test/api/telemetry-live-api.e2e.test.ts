@@ -121,6 +121,7 @@ for (const target of databaseTargets) {
       assert.equal(search.body.records.length, 1);
       assert.equal(typeof search.body.tail_cursor, 'string');
       const fromNow = await tail(reader, { filters: { run } });
+      const globexFromNow = await tail(globexReader, { filters: { run } });
       assert.deepEqual(fromNow.records, [], 'a tail without a position starts at the end');
       assert.equal(fromNow.caught_up, true);
 
@@ -159,11 +160,16 @@ for (const target of databaseTargets) {
         errors.records.map((r) => r.record.n),
         [2],
       );
-      // Another tenant following from the same place sees only its own record.
+      // A cursor works only in the tenant it was handed out in; another tenant's own sees its record.
+      expectProblem(
+        await globexReader.post('/v1/telemetry/tail', { filters: { run }, tail_cursor: fromNow.tail_cursor }),
+        400,
+        'invalid_cursor',
+      );
       const theirs = await drainTail(
         globexReader,
         { filters: { run } },
-        fromNow.tail_cursor,
+        globexFromNow.tail_cursor,
         (found) => found.length >= 1,
       );
       assert.deepEqual(

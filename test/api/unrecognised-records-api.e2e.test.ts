@@ -3,7 +3,7 @@
 // Cloudflare Logpush http_requests record with custom request-header fields, a 1Password Events
 // API item-usage record, both as their vendors document them — are counted by shape across
 // chunks, with a redacted, truncated sample; recognised records are not; each tenant sees its
-// own. The store's shape limit and its increments (what several workers rely on) are checked on
+// own. The store's shape limit and its increments (what several scale-out workers rely on) are checked on
 // the same database.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -143,7 +143,7 @@ for (const target of databaseTargets) {
         lastSeen: at,
         sample: `{"at":${at}}`,
       });
-      // Two workers' chunks for the same shape, the later one committed first.
+      // Two scale-out workers' batches for the same shape, the later one committed first.
       await addUnrecognised(db, [tally('a,b', 5, 2_000)]);
       await addUnrecognised(db, [tally('a,b', 7, 1_000)]);
       let rows = await listUnrecognised(db, tenantId);

@@ -122,6 +122,7 @@ for (const target of databaseTargets) {
       await refused('https://169.254.169.254/latest/meta-data', 'webhook_address_refused', /link-local/);
       await refused('https://10.1.2.3/hook', 'webhook_address_refused', /private/);
       await refused('https://[fd00:ec2::254]/hook', 'webhook_address_refused', /uniqueLocal/);
+      await refused('https://[::a9fe:a9fe]/hook', 'webhook_address_refused', /IPv4-compatible/);
       await refused(`https://example.com/${'a'.repeat(2_100)}`, 'invalid_request', /url/);
       const unknown = expectProblem(
         await admin.post('/v1/webhooks', { url: receiver.url, events: ['case.deleted'] }),

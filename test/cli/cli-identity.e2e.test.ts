@@ -196,7 +196,7 @@ describe('sightline user', () => {
         ...data,
       ]);
       assert.equal(duplicate.code, 1);
-      assert.match(duplicate.stderr, /user_exists.*already exists/);
+      assert.match(duplicate.stderr, /user_exists.*already a member of this tenant/);
       assert.equal(duplicate.stdout, '');
 
       const badEmail = await runCli([

@@ -120,7 +120,8 @@ describe('sightline user lifecycle commands', () => {
     const csrf = { 'x-csrf-token': (signedIn.body as { csrf_token: string }).csrf_token };
     const started = await session.post<{ secret: string }>('/v1/me/second-factor', {}, csrf);
     const phone = new Authenticator(started.body.secret);
-    const confirmed = await session.post('/v1/me/second-factor/confirm', { code: await phone.freshCode() }, csrf);
+    const code = await phone.freshCode();
+    const confirmed = await session.post('/v1/me/second-factor/confirm', { code, password: PASSWORD }, csrf);
     assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
     assert.equal((await login('ida@acme.test')).status, 401, 'the password alone no longer signs in');
 

@@ -10,7 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { apiClient, bearer, detectionCaughtUp, ingest, issueToken, seedTenant, signIn } from '../helpers/api.js';
-import { projectRoot, runCli, sightlineArgs } from '../helpers/cli.js';
+import { runCli, sightlineArgs } from '../helpers/cli.js';
+import { repoRoot } from '../helpers/processes.js';
 import { schemaClient } from '../helpers/postgres.js';
 import { webAccessRecord } from '../helpers/factories.js';
 
@@ -33,7 +34,7 @@ async function pgCount(url: string, table: string): Promise<number> {
 /** Runs the move and SIGKILLs it once it reports telemetry_records part way. */
 function interruptedMove(args: string[]): Promise<{ stdout: string; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, sightlineArgs(args), { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, sightlineArgs(args), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;

@@ -1,5 +1,5 @@
 // `sightline demo` against a real server: the command, run as a child process, sends its traffic
-// to a tenant's collector address, and the detection worker turns it into observations of several
+// to a tenant's collector address, and the detection thread turns it into observations of several
 // rule families within seconds; an unknown tenant or an unreachable collector fail clearly.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +9,8 @@ import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { apiClient, bearer, issueToken, seedTenant, type ApiClient, type ApiResponse } from '../helpers/api.js';
 import type { Page } from '../helpers/responses.js';
-import { freePort } from '../helpers/processes.js';
-import { projectRoot, runCli } from '../helpers/cli.js';
+import { freePort, repoRoot } from '../helpers/processes.js';
+import { runCli } from '../helpers/cli.js';
 import { loadPipeline } from '../../src/telemetry/normalise/index.js';
 import { cliActor } from '../../src/identity/principal.js';
 import { createIngestKey, setIngestKeyPolicy } from '../../src/collector/ingest-keys/ingest-key-service.js';
@@ -19,7 +19,7 @@ import { loadRuleDirectories } from '../../src/detection/sigma/index.js';
 /** Rule id → family, the folder of its file in the bundled pack (rules/sightline/<family>/). */
 function ruleFamilies(): Map<string, string> {
   const pipeline = loadPipeline();
-  const compilation = loadRuleDirectories([path.join(projectRoot, 'rules')], { placeholders: pipeline.placeholders });
+  const compilation = loadRuleDirectories([path.join(repoRoot, 'rules')], { placeholders: pipeline.placeholders });
   return new Map(
     [...compilation.rules, ...compilation.correlations].map((rule) => [
       rule.id,
@@ -109,7 +109,7 @@ for (const target of databaseTargets) {
 
     test('the demo traffic becomes cases with devices, locations, techniques and scores', async () => {
       // Runs after the test above sent the traffic. Grouping happens in the same transaction as
-      // detection, but the worker may still be working through the backlog when the test above
+      // detection, but the detection thread may still be working through the backlog when the test above
       // saw its four families, so this waits for all it asserts rather than for the first case.
       interface CaseSummary {
         id: string;

@@ -253,7 +253,13 @@ const cases: SigmaCase[] = [
     name: 'Bitbucket Data Center audit event: a failed login',
     record: {
       affectedObjects: [{ name: 'bob', type: 'USER' }],
-      auditType: { action: 'User login failed', actionI18nKey: 'bitbucket.service.user.audit.action.loginfailed', area: 'SECURITY', category: 'Authentication', level: 'BASE' },
+      auditType: {
+        action: 'User login failed',
+        actionI18nKey: 'bitbucket.service.user.audit.action.loginfailed',
+        area: 'SECURITY',
+        category: 'Authentication',
+        level: 'BASE',
+      },
       author: { id: '-2', name: 'Anonymous', type: 'user' },
       changedValues: [],
       extraAttributes: [],
@@ -267,11 +273,16 @@ const cases: SigmaCase[] = [
   },
 ];
 
-/** Recognised shapes with missing or wrong parts: stored, and the worker carries on. */
+/** Recognised shapes with missing or wrong parts: stored, and detection carries on. */
 const malformed = [
   { eventVersion: '1.09', eventSource: 'iam.amazonaws.com', eventName: 'CreateUser', userIdentity: 'not-an-object' },
   // CloudTrail without userIdentity (nor a source address or region).
-  { eventVersion: '1.09', eventSource: 's3.amazonaws.com', eventName: 'DeleteBucket', eventTime: '2026-11-24T10:00:00Z' },
+  {
+    eventVersion: '1.09',
+    eventSource: 's3.amazonaws.com',
+    eventName: 'DeleteBucket',
+    eventTime: '2026-11-24T10:00:00Z',
+  },
   { category: 'SignInLogs', operationName: 'Sign-in activity', tenantId: TENANT, properties: 'broken' },
   { protoPayload: { '@type': 'type.googleapis.com/google.cloud.audit.AuditLog', methodName: 42 } },
   { kind: 'admin#reports#activity', id: { applicationName: 'admin' }, events: 'none' },

@@ -1,7 +1,7 @@
 // Windows event logs in every forwarder shape (evtx as JSON, Winlogbeat, NXLog im_msvistalog,
 // Fluent Bit winevtlog, flat Provider_Name) through POST /log_sink: each Sigma category and
 // channel service they map to makes a SigmaHQ rule fire; Security 4688/5156 fill the process
-// and network tables; malformed events in a recognised shape are stored and never stop the worker.
+// and network tables; malformed events in a recognised shape are stored and never stop detection.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeSigmaFamily, type SigmaCase } from '../helpers/sigma-cases.js';

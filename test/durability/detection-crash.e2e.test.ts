@@ -1,4 +1,4 @@
-// Crash safety of the detection worker: its output commits with its cursor, so a SIGKILL in the
+// Crash safety of the detection thread: its output commits with its cursor, so a SIGKILL in the
 // middle of a backlog neither loses an observation nor doubles one. Thousands of records (some
 // of them attacks) are stored, the server is killed while detection works through them and
 // restarted; then every attack record has exactly one observation per rule, and every

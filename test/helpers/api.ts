@@ -153,7 +153,7 @@ export async function ingest(
   assert.equal(response.status, 201, await response.text());
 }
 
-/** Waits until the detection worker has processed every record in the log (/readyz says so). */
+/** Waits until the detection thread has processed every record in the log (/readyz says so). */
 export async function detectionCaughtUp(server: TestServer, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -2,10 +2,9 @@
 // runs it), which scripts/run-tests.mjs builds from the source before any test starts.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from './processes.js';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const cliEntry = path.join(projectRoot, 'dist/cli/run.js');
+export const cliEntry = path.join(repoRoot, 'dist/cli/run.js');
 
 export interface CliResult {
   code: number | null;
@@ -21,7 +20,7 @@ export function sightlineArgs(args: string[]): string[] {
 export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, sightlineArgs(args), {
-      cwd: projectRoot,
+      cwd: repoRoot,
       env: { ...process.env, ...env },
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

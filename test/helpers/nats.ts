@@ -67,6 +67,21 @@ export class NatsCluster {
     this.nodes[index]?.process?.kill('SIGKILL');
   }
 
+  /** Signals one server: SIGSTOP freezes it as a hung machine would be, SIGCONT resumes it. */
+  signal(index: number, signal: NodeJS.Signals): void {
+    this.nodes[index]?.process?.kill(signal);
+  }
+
+  /** One server's client URL. */
+  url(index: number): string {
+    return `nats://127.0.0.1:${this.nodes[index]?.port ?? 0}`;
+  }
+
+  /** The index of the server JetStream names so (n0, n1, …), e.g. a stream's leader; -1 if none. */
+  indexOf(name: string): number {
+    return this.nodes.findIndex((node) => node.name === name);
+  }
+
   /** Starts a killed server again on the same ports and store. */
   async restart(index: number): Promise<void> {
     const node = this.nodes[index];

@@ -7,7 +7,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/**
+ * The repository: two folders up from here, or from the compiled tree the full test tier runs
+ * (.build/ inside the repository, scripts/test-build.mjs).
+ */
+export const repoRoot = (() => {
+  const up = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  return path.basename(up) === '.build' ? path.dirname(up) : up;
+})();
 
 export interface Child {
   process: ChildProcess;

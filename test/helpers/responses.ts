@@ -24,7 +24,11 @@ export type WithSummary<T extends { summary: unknown }> = Omit<T, 'summary'> & {
 export type CaseDetail = WithSummary<Awaited<ReturnType<typeof getCaseDetail>>>;
 
 /** POST /v1/telemetry/search: a page of records, and where a tail of them starts. */
-export type RecordSearch = Page<'records', StoredRecord> & { tail_cursor: string };
+export type RecordSearch = Page<'records', StoredRecord> & {
+  tail_cursor: string;
+  partial: boolean;
+  complete_up_to?: string;
+};
 
 /** GET /v1/cases/counts */
 export interface CaseCounts {

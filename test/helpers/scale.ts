@@ -79,10 +79,21 @@ export interface Answer {
   status: number;
   /** The collector said an earlier attempt with this Idempotency-Key had been stored already. */
   replayed: boolean;
+  /** The answer's body, as text (empty without one). */
+  body: string;
 }
 
-/** One POST of NDJSON to a collector for a tenant, with an Idempotency-Key when given. */
-export function sendRequest(port: number, tenant: string, lines: string[], idempotencyKey?: string): Promise<Answer> {
+/**
+ * One POST of NDJSON to a collector for a tenant, with an Idempotency-Key when given; an attempt
+ * unanswered after `timeoutMs` counts as no answer.
+ */
+export function sendRequest(
+  port: number,
+  tenant: string,
+  lines: string[],
+  idempotencyKey?: string,
+  timeoutMs = 30_000,
+): Promise<Answer> {
   return new Promise((resolve) => {
     const body = `${lines.join('\n')}\n`;
     const request = http.request(
@@ -92,7 +103,7 @@ export function sendRequest(port: number, tenant: string, lines: string[], idemp
         path: '/log_sink',
         method: 'POST',
         agent,
-        timeout: 30_000,
+        timeout: timeoutMs,
         headers: {
           host: `${tenant}-collector.localhost`,
           'content-type': 'application/x-ndjson',
@@ -101,13 +112,14 @@ export function sendRequest(port: number, tenant: string, lines: string[], idemp
         },
       },
       (response) => {
-        response.resume();
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
         const replayed = response.headers['idempotent-replayed'] === 'true';
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, replayed }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, replayed, body: text }));
       },
     );
     request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve({ status: 0, replayed: false }));
+    request.on('error', () => resolve({ status: 0, replayed: false, body: '' }));
     request.end(body);
   });
 }

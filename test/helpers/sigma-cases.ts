@@ -47,7 +47,7 @@ export function describeSigmaFamily(
   family: string,
   cases: readonly SigmaCase[],
   extra?: (context: () => FamilyContext) => void,
-  /** Records posted first in the same batch: malformed ones the worker must get past. */
+  /** Records posted first in the same batch: malformed ones detection must get past. */
   leading: readonly (Record<string, unknown> | string)[] = [],
 ): void {
   for (const target of databaseTargets) {

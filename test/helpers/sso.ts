@@ -1,7 +1,10 @@
 // A person signing in with single sign-on, driven over HTTP: a small cookie jar per origin,
 // redirects followed by hand, the provider's login form filled in. Browsers test the same flow
-// in sso.browser.test.ts; this one lets a test stop, inspect or alter any step.
+// in sso.browser.test.ts; this one lets a test stop, inspect or alter any step. Suites mark the
+// email domains they sign people in with as verified.
 import assert from 'node:assert/strict';
+import type { TestServer } from './server.js';
+import { saveVerifiedDomain } from '../../src/identity/sso/sso-store.js';
 
 export class CookieJar {
   private readonly jars = new Map<string, Map<string, string>>();
@@ -102,4 +105,15 @@ export async function finishAt(jar: CookieJar, callback: URL): Promise<SsoOutcom
   const response = await send(jar, url);
   assert.equal(response.status, 302, await response.text());
   return { location: response.headers.get('location') ?? '', session: jar.get(url, 'sightline_session') };
+}
+
+/** Marks an email domain verified for a tenant, as a platform operator's approval does. */
+export async function approveEmailDomain(server: TestServer, tenant: { id: number }, domain: string): Promise<void> {
+  await saveVerifiedDomain(server.sightline.database.db, {
+    tenant_id: tenant.id,
+    domain,
+    verified_by: 'operator',
+    verified_at: Date.now(),
+    approved_by: 'test',
+  });
 }

@@ -18,9 +18,28 @@ export async function searchAll(
   client: ApiClient,
   body: Record<string, unknown>,
 ): Promise<{ records: StoredRecord[]; pages: number }> {
+  // A text search answers with what the index holds after a short wait, saying when that is not
+  // everything (`partial`): as a client should, ask again until it is complete.
+  const deadline = Date.now() + PARTIAL_RETRY_MS;
+  for (;;) {
+    const found = await searchPages(client, body);
+    if (!found.partial) return { records: found.records, pages: found.pages };
+    assert.ok(Date.now() < deadline, `the search was still partial after ${PARTIAL_RETRY_MS} ms`);
+    await sleep(100);
+  }
+}
+
+/** How long searchAll asks again while the search index catches up. */
+const PARTIAL_RETRY_MS = 30_000;
+
+async function searchPages(
+  client: ApiClient,
+  body: Record<string, unknown>,
+): Promise<{ records: StoredRecord[]; pages: number; partial: boolean }> {
   const records: StoredRecord[] = [];
   let cursor: string | null = null;
   let pages = 0;
+  let partial = false;
   do {
     const response: ApiResponse<RecordSearch> = await client.post('/v1/telemetry/search', {
       ...body,
@@ -28,10 +47,11 @@ export async function searchAll(
     });
     assert.equal(response.status, 200, JSON.stringify(response.body));
     records.push(...response.body.records);
+    partial ||= response.body.partial;
     cursor = response.body.next_cursor;
     pages++;
   } while (cursor);
-  return { records, pages };
+  return { records, pages, partial };
 }
 
 /** POST /v1/telemetry/export with a token; the raw response, to read the stream or the problem. */

@@ -3,12 +3,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from '../helpers/processes.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+// The repository's own src/ (the .ts paths the page names), also when this test runs compiled.
+const root = `${repoRoot}${sep}`;
 const page = fs.readFileSync(`${root}docs/architecture.md`, 'utf8');
 // Imported by URL: scripts/layers.js is plain JavaScript shared with eslint.config.js.
-const { LAYERS } = (await import(new URL('../../scripts/layers.js', import.meta.url).href)) as { LAYERS: string[][] };
+const { LAYERS } = (await import(pathToFileURL(`${root}scripts/layers.js`).href)) as { LAYERS: string[][] };
 
 test('every layer of scripts/layers.js is named in docs/architecture.md as src/<layer>/', () => {
   const missing = LAYERS.flat().filter((layer) => !page.includes(`src/${layer}/`));

@@ -10,7 +10,7 @@ import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import { LogFollower } from '../../src/record-log/log-follower.js';
 import type { ConsumerScope } from '../../src/record-log/record-consumer.js';
-import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';
+import { DETECTION_CURSOR } from '../../src/detection/detection-cursor.js';
 import { loadDetection } from '../../src/detection/detection-setup.js';
 import { DetectionConsumer, type DetectionOutcome } from '../../src/pipeline/detection-consumer.js';
 import { DEFAULT_GROUPING } from '../../src/cases/case-grouping.js';

@@ -4,6 +4,7 @@
 // it then read every index entry of the tenant to find a page's few rows, or sorted all of the
 // tenant's rows to return the newest hundred. Rows fetched by key (a case page's devices, their
 // addresses, the cases' summaries, the cases of a list of observations, the cases a merge locks,
+// the cases merged into a case,
 // the process and network events of an observation's records)
 // must be found by that key; a list in index order must be read in that order, not sorted.
 // Each store function runs against a migrated SQLite file and the plan of what it sent is read.
@@ -17,7 +18,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import type { Tables } from '../../src/storage/schema.js';
 import { findAddresses, findDevicesByIds } from '../../src/devices/device-store.js';
 import { findSummaries } from '../../src/summaries/summary-store.js';
-import { lockCases } from '../../src/cases/case-store.js';
+import { casesMergedInto, lockCases } from '../../src/cases/case-store.js';
 import { sqliteRowLocks } from '../../src/storage/sqlite/row-locks.js';
 import { findObservationCases, listObservations } from '../../src/observations/observation-store.js';
 import { recordEvents } from '../../src/telemetry/process-event-reads.js';
@@ -89,6 +90,11 @@ describe('page reads on SQLite without statistics', () => {
     assert.match(plan[0] ?? '', /^SEARCH case_observations\b/, `the observations drive: ${plan.join(' / ')}`);
     assertByKey(plan, 'case_observations', 'observation_id');
     assertByKey(plan, 'cases', 'id');
+  });
+
+  test("the cases merged into a case (each case's detail), by the case merged into", async () => {
+    const plan = await planOf(() => casesMergedInto(db, 1, 'case_1'));
+    assert.match(plan[0] ?? '', /^SEARCH cases USING INDEX cases_merged_into \(merged_into=\?\)$/, plan.join(' / '));
   });
 
   test('the cases a merge locks', async () => {

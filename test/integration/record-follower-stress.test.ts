@@ -16,7 +16,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import type { LogPosition } from '../../src/record-log/record-log.js';
-import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';
+import { DETECTION_CURSOR } from '../../src/detection/detection-cursor.js';
 import { followerFloor } from '../../src/retention/purge-store.js';
 import { seededRandom } from '../../src/core/random.js';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';

@@ -12,7 +12,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { SqlRecordLogReader } from '../../src/record-log/record-follower.js';
 import { CursorMoved, type LogPosition } from '../../src/record-log/record-log.js';
-import { DETECTION_CURSOR } from '../../src/detection/detection-loop.js';
+import { DETECTION_CURSOR } from '../../src/detection/detection-cursor.js';
 import { expiredBatch, followerFloor, logEnd, purgeFloor } from '../../src/retention/purge-store.js';
 import { storeDetection, type CaseUpkeep } from '../../src/pipeline/detection-commit.js';
 import { LogFollower } from '../../src/record-log/log-follower.js';

@@ -6,7 +6,7 @@
 // key to the other collector, so nearly every record is acknowledged, including requests whose
 // first attempt was stored although its answer was lost. Every acknowledged record must be
 // stored exactly once (the rest at most once), each sender's order kept within its tenant, and
-// the observations and cases (detected per partition inside each batch's apply) must equal those
+// the observations and cases (detected per stream partition inside each batch's apply) must equal those
 // the embedded single process makes of the same input, including an event_count correlation whose
 // window holds records applied before and after the kill of the worker that owned its tenant.
 import { test } from 'node:test';
@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { createTenant } from '../../src/identity/tenants/tenant-service.js';
-import { tenantPartition } from '../../src/record-log/jetstream-codec.js';
+import { tenantStreamPartition } from '../../src/record-log/jetstream-codec.js';
 import { tempDir } from '../helpers/databases.js';
 import { dropSchema, freshSchema } from '../helpers/postgres.js';
 import { NatsCluster, natsServerBinary } from '../helpers/nats.js';
@@ -110,7 +110,7 @@ test(
     for (const codeName of TENANTS) tenantIds.set(codeName, (await createTenant(database.db, { codeName })).id);
     await database.close();
     const watchedTenant = tenantIds.get(TENANTS[0] ?? '') ?? 0;
-    const watchedPartition = tenantPartition(watchedTenant, PARTITIONS);
+    const watchedPartition = tenantStreamPartition(watchedTenant, PARTITIONS);
     const [colA, colB, workA, workB] = await Promise.all([
       node('col-a', 'collector'),
       node('col-b', 'collector'),
@@ -166,13 +166,15 @@ test(
       // Under load the workers may not have applied anything yet: the kill must fall inside the
       // watched tenant's windows, so some of its records are committed first.
       while ((await lastSeqOf(fresh.url, watchedTenant)) === 0) await sleep(250);
-      // The worker that owns the watched tenant's partition: its windows must survive the move.
+      // The worker that owns the watched tenant's stream partition: its windows must survive the move.
       const owners = await Promise.all(workers.map(async (worker) => (await readiness(worker)).scale));
       const victim = owners.findIndex((owner) => owner?.partitions_owned.includes(watchedPartition));
-      assert.ok(victim >= 0, `a worker owns partition ${watchedPartition}: ${JSON.stringify(owners)}`);
+      assert.ok(victim >= 0, `a worker owns stream partition ${watchedPartition}: ${JSON.stringify(owners)}`);
       await killNode(workers[victim]!);
       appliedBeforeKill = await lastSeqOf(fresh.url, watchedTenant);
-      phase(`killed worker ${victim} (kill -9), owner of partition ${watchedPartition} (seq ${appliedBeforeKill})`);
+      phase(
+        `killed worker ${victim} (kill -9), owner of stream partition ${watchedPartition} (seq ${appliedBeforeKill})`,
+      );
       restarts.push(sleep(1_000).then(async () => (workers[victim] = await node('work-a2', 'worker'))));
       await until(() => requests >= totalRequests * 0.35);
       const collectorPort = collectors[0]?.port;
@@ -225,7 +227,7 @@ test(
     const consumerRestarts = nodes
       .map((node) => (node.child.stdout() + node.child.stderr()).split('restarting its consumer').length - 1)
       .reduce((a, b) => a + b, 0);
-    phase(`partition consumers restarted after a delivery was lost on its way: ${consumerRestarts}`);
+    phase(`stream partition consumers restarted after a delivery was lost on its way: ${consumerRestarts}`);
     const counts = new Map<string, number>();
     for (const row of stored) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
     const duplicated = [...counts].filter(([, n]) => n > 1);
@@ -316,7 +318,7 @@ async function lastSeqOf(databaseUrl: string, tenantId: number): Promise<number>
   }
 }
 
-/** Until no owned partition has messages left and the record count has stood still for 3 s. */
+/** Until no owned stream partition has messages left and the record count has stood still for 3 s. */
 async function waitForIdle(databaseUrl: string, workers: NodeProcess[], timeoutMs: number): Promise<void> {
   const database = await openDatabase({ databaseUrl, dataDir: '' });
   try {

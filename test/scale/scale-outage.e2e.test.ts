@@ -1,7 +1,7 @@
 // A scale-out node and its NATS server: started while NATS is down, the node keeps retrying,
 // answers /readyz 503 saying why and the collector 503 with Retry-After; once NATS is up it
 // becomes ready, stores what it acknowledges and reports the record log in /metrics. A node
-// whose partition count differs from the stream's, or a split role without --queue, stops at
+// whose stream partition count differs from the stream's, or a split role without --queue, stops at
 // start with exit code 2 and a message naming the setting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,7 +92,7 @@ test(
     assert.match(metrics, /^sightline_queue_publish_seconds_count [1-9]/m);
     assert.match(metrics, /^sightline_queue_applied_records_total [1-9]/m);
 
-    // The stream now has 16 partitions: a node configured for 4 refuses to start.
+    // The stream now has 16 stream partitions: a node configured for 4 refuses to start.
     const mismatched = spawnCli([
       'serve',
       '--queue',
@@ -109,7 +109,7 @@ test(
     assert.equal(await mismatched.exited, 2, mismatched.stderr());
     assert.match(
       mismatched.stderr(),
-      /created with 16 partitions but --queue-partitions \(SIGHTLINE_QUEUE_PARTITIONS\) is 4/,
+      /created with 16 stream partitions but --queue-partitions \(SIGHTLINE_QUEUE_PARTITIONS\) is 4/,
     );
   },
 );

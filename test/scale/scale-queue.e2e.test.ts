@@ -1,7 +1,7 @@
 // The scale-out record log's parts against a real nats-server (a standalone JetStream server on
 // a free loopback port) and real PostgreSQL (a schema of the test's): a request retried with its
 // Idempotency-Key after the collector died is stored once (and told so); a message no worker can apply is set aside as a dead
-// letter and its partition moves on; a delivery that never reached the worker is applied in its
+// letter and its stream partition moves on; a delivery that never reached the worker is applied in its
 // turn, not skipped as already applied; two workers applying at once leave every record indexed
 // for search, and the search index cursor then reaches the end of the log.
 import { test } from 'node:test';
@@ -16,9 +16,9 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { JetStreamLink, type QueueLog } from '../../src/record-log/jetstream-connection.js';
 import { JetStreamRecordQueue } from '../../src/record-log/jetstream-queue.js';
-import { PartitionWorkers, consumerName } from '../../src/storage/postgres/stream-partition-workers.js';
+import { StreamPartitionConsumers, consumerName } from '../../src/storage/postgres/stream-partition-consumers.js';
 import type { RecordConsumer } from '../../src/record-log/record-consumer.js';
-import { partitionSubject, tenantPartition } from '../../src/record-log/jetstream-codec.js';
+import { streamPartitionSubject, tenantStreamPartition } from '../../src/record-log/jetstream-codec.js';
 import { ScaleMetrics } from '../../src/record-log/scale-metrics.js';
 import type { RecordBatch } from '../../src/record-log/record-log.js';
 import { indexPostgresChunk, searchIndexConsumer } from '../../src/storage/postgres/search-indexer.js';
@@ -39,7 +39,7 @@ interface Rig {
   /** The NATS server's address. */
   urls: string;
   /** Stopped before the servers and the schema go. */
-  running: PartitionWorkers[];
+  running: StreamPartitionConsumers[];
 }
 
 async function rig(t: { after(fn: () => Promise<void>): void }, stream: string): Promise<Rig> {
@@ -58,7 +58,7 @@ async function rig(t: { after(fn: () => Promise<void>): void }, stream: string):
   );
   link.start();
   await link.whenReady();
-  const running: PartitionWorkers[] = [];
+  const running: StreamPartitionConsumers[] = [];
   t.after(async () => {
     await Promise.all(running.map((worker) => worker.stop()));
     await link.close();
@@ -90,8 +90,8 @@ function queue(r: Rig): JetStreamRecordQueue {
   return new JetStreamRecordQueue(r.link, 64 * 1024 * 1024, { published: () => undefined, failed: () => undefined });
 }
 
-function workers(r: Rig, metrics: ScaleMetrics, consumer?: RecordConsumer): PartitionWorkers {
-  const worker = new PartitionWorkers({
+function workers(r: Rig, metrics: ScaleMetrics, consumer?: RecordConsumer): StreamPartitionConsumers {
+  const worker = new StreamPartitionConsumers({
     link: r.link,
     pgConfig: r.database.pgConfig,
     pgSchema: r.database.pgSchema,
@@ -166,7 +166,7 @@ test(
 );
 
 test(
-  'an unappliable message becomes a dead letter and its partition moves on',
+  'an unappliable message becomes a dead letter and its stream partition moves on',
   { skip: needs, timeout: 60_000 },
   async (t) => {
     const r = await rig(t, 'POISON');
@@ -175,7 +175,7 @@ test(
     const js = r.link.js;
     assert.ok(js);
     const tenant = 11;
-    const subject = partitionSubject(r.stream, tenantPartition(tenant, PARTITIONS));
+    const subject = streamPartitionSubject(r.stream, tenantStreamPartition(tenant, PARTITIONS));
     const publisher = queue(r);
     await publisher.append(batch(tenant, ['{"n":1}']), 8);
     // Not JSON; the right format with a malformed batch; a record PostgreSQL refuses (a NUL byte).
@@ -200,7 +200,7 @@ test(
     assert.deepEqual(
       letters.map((row) => [row.partition, row.stream_seq, row.tenant_id]),
       [2, 3, 4, 5].map((seq) => [
-        tenantPartition(tenant, PARTITIONS),
+        tenantStreamPartition(tenant, PARTITIONS),
         seq,
         seq === 2 ? null : seq === 5 ? 999 : tenant,
       ]),
@@ -218,7 +218,7 @@ test(
     const text = await registry.metrics();
     assert.match(
       text,
-      new RegExp(`sightline_queue_dead_letters_total\\{partition="${tenantPartition(tenant, PARTITIONS)}"\\} 4`),
+      new RegExp(`sightline_queue_dead_letters_total\\{partition="${tenantStreamPartition(tenant, PARTITIONS)}"\\} 4`),
     );
   },
 );
@@ -231,7 +231,7 @@ test(
     const registry = new Registry();
     const metrics = new ScaleMetrics(registry);
     const tenant = 5;
-    const partition = tenantPartition(tenant, PARTITIONS);
+    const partition = tenantStreamPartition(tenant, PARTITIONS);
     const publisher = queue(r);
     // The worker is held inside the apply of "second", so that it has no fetch outstanding.
     let release = (): void => undefined;

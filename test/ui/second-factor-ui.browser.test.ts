@@ -1,5 +1,6 @@
 // The second factor in a real browser: a person sets up an authenticator app under Settings ›
-// Security (QR code and key, a first code, recovery codes shown once with copy and download),
+// Security (QR code and key, a first code and their password, recovery codes shown once with copy
+// and download),
 // then signs in with a code from the app and with a recovery code, and turns it off with the
 // password. Codes come from the tests' own RFC 6238 implementation.
 import fs from 'node:fs';
@@ -47,11 +48,18 @@ test('setting up an authenticator app and signing in with its codes, in the brow
       await screenshot(page, 'second-factor-setup');
 
       phone = new Authenticator(key);
-      await page.getByLabel('Code from the app').fill(phone.wrongCode());
-      await page.getByRole('button', { name: 'Turn on' }).click();
-      await page.getByText('the code is wrong').waitFor();
-      await page.getByLabel('Code from the app').fill(await phone.freshCode());
-      await page.getByRole('button', { name: 'Turn on' }).click();
+      // Turning it on asks for the password as well as a code.
+      const setup = page.getByRole('form', { name: 'Set up authenticator app' });
+      await setup.getByLabel('Code from the app').fill(await phone.freshCode());
+      await setup.getByLabel('Password').fill('not the password at all');
+      await setup.getByRole('button', { name: 'Turn on' }).click();
+      await setup.getByText('the password is wrong').waitFor();
+      await setup.getByLabel('Code from the app').fill(phone.wrongCode());
+      await setup.getByLabel('Password').fill(password);
+      await setup.getByRole('button', { name: 'Turn on' }).click();
+      await setup.getByText('the code is wrong').waitFor();
+      await setup.getByLabel('Code from the app').fill(await phone.freshCode());
+      await setup.getByRole('button', { name: 'Turn on' }).click();
 
       const list = page.getByRole('list', { name: 'Recovery codes' });
       await list.waitFor();

@@ -202,9 +202,11 @@ test('cases list and detail, the close dialog, and the AI summary in the browser
           true,
           'c focuses the comment box',
         );
-        await page.keyboard.type('Looked at the **web logs**; scanner traffic only.');
+        await page.keyboard.type('Looked at the **web logs**; scanner traffic only. **`**[obs_quoted]`');
         await page.getByRole('button', { name: 'Comment', exact: true }).click();
         await page.locator('.comment-body strong', { hasText: 'web logs' }).waitFor();
+        // Code spans bind tighter than bold, as the summary check reads them: quoted text, no link.
+        await page.locator('.comment-body code', { hasText: '**[obs_quoted]' }).waitFor();
         await page.locator('body').press('a');
         await page.getByText('assigned to Alice Analyst').waitFor();
 

@@ -1,9 +1,13 @@
 // The web UI's frame in a real browser: signing in (and failing to), deep links surviving the
-// sign-in, the tenant in the top bar, operators switching tenant, the narrow-window menu, signing out.
+// sign-in, the tenant in the top bar, operators switching tenant, the narrow-window menu, signing out,
+// and choosing the tenant when one email has accounts in several.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Request } from 'playwright-core';
 import { seedTenant } from '../helpers/api.js';
+import { createUser } from '../../src/identity/users/user-service.js';
+import { cliActor } from '../../src/identity/principal.js';
+import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
 import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi } from '../helpers/browser.js';
 import { password, withUiServer, type Person } from '../helpers/ui-data.js';
 
@@ -52,10 +56,18 @@ test('sign-in, the frame, tenant switching and sign-out in the browser', { skip,
         await page.getByRole('navigation').first().waitFor();
         assert.equal(new URL(page.url()).pathname, '/settings/collector');
 
-        // Keyboard: g c goes to cases; ? lists the shortcuts.
-        await page.locator('body').press('g');
-        await page.locator('body').press('c');
-        await page.waitForURL(/\/cases$/);
+        // Keyboard: g c goes to cases; ? lists the shortcuts. The two keys must come within a
+        // second of each other, which a busy test machine cannot always promise: tried thrice.
+        for (let attempt = 1; ; attempt++) {
+          await page.locator('body').press('g');
+          await page.locator('body').press('c');
+          const moved = await page.waitForURL(/\/cases$/, { timeout: 5_000 }).then(
+            () => true,
+            () => false,
+          );
+          if (moved) break;
+          assert.ok(attempt < 3, 'g then c goes to the cases');
+        }
         await page.locator('body').press('?');
         await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
         await page.keyboard.press('Escape');
@@ -112,6 +124,35 @@ test('sign-in, the frame, tenant switching and sign-out in the browser', { skip,
       await cases.click();
       await page.waitForURL(/\/cases$/);
       await screenshot(page, 'narrow-window');
+      assertCleanPage(ui);
+      await ui.context.close();
+    });
+
+    await t.test('an email with accounts in two tenants: the sign-in page asks which one', async () => {
+      const globex = await findTenantByCodeName(server.sightline.database.db, 'globex');
+      await createUser(server.sightline.database.db, {
+        tenantId: globex!.id,
+        email: 'alice@acme.test',
+        role: 'viewer',
+        password,
+        actor: cliActor,
+      });
+      const ui = await openUi(browser, server);
+      const { page } = ui;
+      await page.goto('/');
+      await page.getByLabel('Email').fill('alice@acme.test');
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const choice = page.getByLabel('Sign in to');
+      await choice.waitFor();
+      assert.deepEqual(await choice.locator('option').allInnerTexts(), [
+        'acme display name (acme)',
+        'globex display name (globex)',
+      ]);
+      await choice.selectOption({ label: 'globex display name (globex)' });
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('navigation').first().waitFor();
+      assert.match(await page.locator('.topbar .tenant').innerText(), /globex display name/);
       assertCleanPage(ui);
       await ui.context.close();
     });

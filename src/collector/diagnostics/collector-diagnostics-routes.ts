@@ -1,13 +1,17 @@
 // GET /v1/collector/diagnostics: who sent the tenant's collector what in the last 24 hours (by
 // User-Agent and source address) and which requests it refused, by code, with the latest
 // example; POST /v1/collector/test-record sends one record through the tenant's real collector
-// path (routing by Host, parsing, durable commit) and says how long the round trip took.
+// path (routing by Host, parsing, durable commit) and says how long the round trip took. It
+// passes the ingest-key requirement, so it needs ingest_keys:write (whoever holds it can make a
+// key anyway) and is audited.
 import { recordId } from '../../core/record-ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../storage/database.js';
-import { tenantOf } from '../../identity/auth.js';
+import { principalOf, tenantOf } from '../../identity/auth.js';
+import { actorOf } from '../../identity/principal.js';
+import { recordAudit } from '../../identity/audit/audit-service.js';
 import { problemResponse, Timestamp } from '../../http/schemas.js';
 import { routePlugin } from '../../http/route-plugin.js';
 import { newId } from '../../core/ids.js';
@@ -147,12 +151,12 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
   routes.post(
     '/collector/test-record',
     {
-      config: access,
+      config: { access: { scope: 'tenant', permission: 'ingest_keys:write' } },
       schema: {
         tags: ['Telemetry'],
         summary: 'Send a test record',
         description:
-          'Sends one record, `{"message": "Sightline collector test", "sightline_test_id": …}`, through the tenant\'s collector the way a forwarder\'s request goes (addressed by its Host, with a one-time ingest key, parsed, committed durably) and answers how long the round trip took and whether the record reads back.',
+          'Sends one record, `{"message": "Sightline collector test", "sightline_test_id": …}`, through the tenant\'s collector the way a forwarder\'s request goes (addressed by its Host, with a one-time ingest key, parsed, committed durably) and answers how long the round trip took and whether the record reads back. Needs `ingest_keys:write`, as it passes the ingest-key requirement; audited as `collector.test_record_sent`.',
         response: {
           200: TestRecordSchema,
           404: problemResponse('The tenant has no collector here', 'unknown_collector'),
@@ -187,7 +191,7 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
       const roundTrip = Number((performance.now() - started).toFixed(1));
       const storedSeq =
         answer.statusCode === 201 ? await findStoredText(database.db, tenant.id, before, body) : undefined;
-      return {
+      const result = {
         status: answer.statusCode,
         stored: storedSeq !== undefined,
         record_id: storedSeq === undefined ? null : recordId(storedSeq),
@@ -195,6 +199,16 @@ export const collectorDiagnosticsRoutes = routePlugin(function collectorDiagnost
         collector_url: url.origin,
         detail: answer.statusCode === 201 ? null : (answer.json<{ detail?: string }>().detail ?? null),
       };
+      await recordAudit(database.db, {
+        tenantId: tenant.id,
+        action: 'collector.test_record_sent',
+        outcome: result.stored ? 'success' : 'failure',
+        actor: actorOf(principalOf(request)),
+        ip: request.ip,
+        ...(result.record_id === null ? {} : { target: { type: 'record', id: result.record_id } }),
+        details: { sightline_test_id: testId, status: result.status, stored: result.stored },
+      });
+      return result;
     },
   );
 });

@@ -6,8 +6,8 @@
 // every change) once per `versionCheckMs` and reloads when it moved: a key deleted through any
 // node stops opening every node's collector within that bound (docs/scale.md, Stateless API nodes).
 // A key's last use is written at most once a minute. An unknown collector address is answered
-// exactly as a tenant that requires a key answers a request without a valid one, so addresses
-// cannot be probed.
+// exactly as a tenant that requires a key answers a request without a valid one, so such a
+// tenant's address cannot be told from one that does not exist.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/schema.js';
 import { AppError } from '../../core/errors.js';

@@ -14,6 +14,7 @@ import { parseBody } from './parse.js';
 import type { CollectorTenant, CollectorTenants } from './tenant-routing.js';
 import type { CollectorDiagnostics } from '../diagnostics/collector-diagnostics.js';
 import { ingestKeyRefusal, type IngestKeyGate } from '../ingest-keys/ingest-key-gate.js';
+import type { IngestLimiter } from '../ingest-limits/ingest-limiter.js';
 
 const AcceptedSchema = Type.Object(
   { accepted: Type.Integer({ minimum: 1, description: 'Records stored from this request' }) },
@@ -29,10 +30,18 @@ export interface CollectorDependencies {
   diagnostics: CollectorDiagnostics;
   /** Which requests carry a valid ingest key, for tenants that require one. */
   ingestKeys: IngestKeyGate;
+  /** Each tenant's ingest limits (none by default). */
+  ingestLimits: IngestLimiter;
 }
 
-/** Who sent a request, as the diagnostics name senders. */
-const senderOf = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'] ?? '', address: request.ip });
+/**
+ * Who sent a request, as the diagnostics name senders. A client that hung up before the answer
+ * has no socket address left to read (Node gives undefined despite the type): it is named unknown.
+ */
+const senderOf = (request: FastifyRequest) => ({
+  userAgent: request.headers['user-agent'] ?? '',
+  address: (request.ip as string | undefined) ?? 'unknown',
+});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,7 +55,14 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
   app: FastifyInstance,
   deps: CollectorDependencies,
 ): void {
-  const { config, tenants, queue, metrics, diagnostics, ingestKeys } = deps;
+  const { config, tenants, queue, metrics, diagnostics, ingestKeys, ingestLimits } = deps;
+  /** Throws a limit's refusal, counted for the tenant; `records` is 0 when the body was not read. */
+  const refuseOverLimit = (tenant: CollectorTenant, refusal: AppError | undefined, records: number) => {
+    if (!refusal) return;
+    metrics.collectorRateLimitedRequests.inc({ tenant: tenant.codeName });
+    metrics.collectorRateLimitedRecords.inc({ tenant: tenant.codeName }, records);
+    throw refusal;
+  };
   const budget = new BodyBudget(config.maxInflightBytes);
   app.decorateRequest('heldBodyBytes', 0);
 
@@ -79,7 +95,9 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
         'One JSON object, or JSON objects one per line (NDJSON). The tenant comes from the Host header ' +
         '<code_name>-collector.<base-domain>. Answered 201 only once the records are durable. In the scale-out ' +
         'mode a retry carrying the Idempotency-Key of a request already stored is stored once and answered 201 ' +
-        'with Idempotent-Replayed: true.',
+        "with Idempotent-Replayed: true. Over the tenant's ingest limits it answers 429 rate_limited with " +
+        "Retry-After and stores nothing from the request; a request larger than a limit's burst is answered 413 " +
+        'request_exceeds_burst.',
       response: { 201: AcceptedSchema, ...problemResponses },
     },
     onRequest: async (request, reply) => {
@@ -96,6 +114,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       if (!tenant) throw ingestKeyRefusal(request.headers.authorization);
       request.collectorTenant = tenant;
       await ingestKeys.admit(tenant.id, request.headers.authorization);
+      refuseOverLimit(tenant, ingestLimits.refuseEarly(tenant.id), 0);
       if (queue.overLimit) {
         throw overloaded('the collector queue is full');
       }
@@ -115,11 +134,17 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       if (!tenant) throw new Error('POST /log_sink: the onRequest hook resolves the tenant before the handler runs');
       const parsed = parseBody(body, { maxRecordBytes: config.maxRecordBytes });
       const { records, eventTimes, metas } = parsed;
+      // Checked before anything is stored: a refused request leaves nothing behind.
+      refuseOverLimit(tenant, ingestLimits.take(tenant.id, records.length, body.length), records.length);
       // The identity lets the scale-out record log store a retried request once (docs/scale.md,
       // scale); the forwarder learns from Idempotent-Replayed that its earlier attempt had landed.
-      const appended = await queue.append({ tenantId: tenant.id, receivedAt, records, eventTimes, metas }, parsed.bytes, {
-        idempotencyKey: request.headers['idempotency-key'],
-      });
+      const appended = await queue.append(
+        { tenantId: tenant.id, receivedAt, records, eventTimes, metas },
+        parsed.bytes,
+        {
+          idempotencyKey: request.headers['idempotency-key'],
+        },
+      );
       metrics.collectorRecords.inc(records.length);
       diagnostics.accepted(tenant.id, senderOf(request), records.length, receivedAt);
       metrics.collectorBytes.inc({ stage: 'wire' }, wireBytes);

@@ -2,9 +2,9 @@
 // names it; any other Host goes to the configured default tenant (so `curl 127.0.0.1:8080`
 // works locally). An address no tenant has (unknown, malformed, or no default tenant) finds
 // none: the collector then answers exactly as a tenant requiring an ingest key answers a
-// request without a valid one (collector/ingest-key-gate.ts), so a sender cannot tell a known
-// address from an unknown one. Lookups are cached briefly: the collector resolves a tenant per
-// request.
+// request without a valid one (collector/ingest-key-gate.ts), so a sender without a key cannot
+// tell such a tenant's address from an unknown one. Lookups are cached briefly: the collector
+// resolves a tenant per request.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/schema.js';
 import { findTenantByCodeName } from '../../identity/tenants/tenant-store.js';

@@ -5,7 +5,7 @@
 // Windows slide on event time: each tenant has a watermark, the newest record time seen, and a
 // match is fed against it as it stands at that record. So the outcome depends only on each
 // tenant's record order, never on how the log was cut into chunks (an embedded chunk, a scale-out
-// worker's batch, the batch after a partition moved): the watermark is saved with the windows.
+// worker's batch, the batch after a stream partition moved): the watermark is saved with the windows.
 import { createHash } from 'node:crypto';
 import type { NormalisedEvent, FieldValue } from '../../telemetry/normalise/event.js';
 import { RuleError } from './errors.js';

@@ -56,13 +56,18 @@ const RecoveryCodesSchema = Type.Object(
   { examples: [{ recovery_codes: recoveryExample }] },
 );
 
-const CodeBody = Type.Object(
-  { code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits the authenticator app shows now' }) },
-  { additionalProperties: false, examples: [{ code: '492039' }] },
+const PasswordField = Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: "The account's password" });
+
+const ConfirmBody = Type.Object(
+  {
+    code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits the authenticator app shows now' }),
+    password: PasswordField,
+  },
+  { additionalProperties: false, examples: [{ code: '492039', password: 'correct horse battery staple' }] },
 );
 
 const PasswordBody = Type.Object(
-  { password: Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: "The account's password" }) },
+  { password: PasswordField },
   { additionalProperties: false, examples: [{ password: 'correct horse battery staple' }] },
 );
 
@@ -146,18 +151,20 @@ export const secondFactorRoutes = routePlugin(function secondFactorRoutes(
       schema: {
         tags,
         summary: 'Turn the second factor on',
-        description: `Checks a first code from the authenticator app against the pending secret and turns the second factor on: from now on sign-in asks for a code. Returns ten recovery codes, each usable once instead of a code; they are stored only hashed and never shown again. A wrong code answers 400 \`invalid_request\` with \`reason: wrong_code\`. ${tokenRefused}`,
-        body: CodeBody,
+        description: `Checks the account's password and a first code from the authenticator app against the pending secret, and turns the second factor on: from now on sign-in asks for a code. Returns ten recovery codes, each usable once instead of a code; they are stored only hashed and never shown again. A wrong password answers 403 \`password_incorrect\` and counts as a failed attempt from the address; a wrong code answers 400 \`invalid_request\` with \`reason: wrong_code\`. ${tokenRefused}`,
+        body: ConfirmBody,
         response: {
           200: { ...RecoveryCodesSchema, description: 'On; the recovery codes, shown once' },
-          403: tokenRefusal,
+          403: wrongPassword,
           409: notEnabled,
         },
       },
     },
     async (request, reply) => {
+      const self = selfOf(db, request);
       reply.header('Cache-Control', 'no-store');
-      return { recovery_codes: await confirmEnrolment(selfOf(db, request), request.body.code) };
+      const { code, password } = request.body;
+      return { recovery_codes: await withPassword(request, () => confirmEnrolment(self, code, password)) };
     },
   );
 

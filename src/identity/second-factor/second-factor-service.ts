@@ -1,7 +1,7 @@
 // The rules of the optional second factor: a person enrols themselves (a pending secret, then a
-// first code confirms it and yields recovery codes shown once), turns it off or regenerates the
-// codes with their password, and an admin removes it for someone who lost their phone. At
-// sign-in, a code is accepted once (its time step is remembered) and a recovery code once.
+// first code and their password turn it on and yield recovery codes shown once), turns it off or
+// regenerates the codes with their password, and an admin removes it for someone who lost their
+// phone. At sign-in, a code is accepted once (its time step is remembered) and a recovery code once.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/schema.js';
 import { instanceKey } from '../../storage/instance-settings.js';
@@ -9,7 +9,7 @@ import { AppError } from '../../core/errors.js';
 import { recordAudit } from '../audit/audit-service.js';
 import type { AuditActor } from '../principal.js';
 import { verifyPassword } from '../users/password.js';
-import { findUserByEmail, type UserRow } from '../users/user-store.js';
+import { findAccount, type UserRow } from '../users/user-store.js';
 import {
   base32Of,
   decryptSecret,
@@ -82,8 +82,13 @@ export async function startEnrolment(context: SelfContext): Promise<{ secret: st
   return { secret: base32Of(secret), otpauth_uri: otpauthUri(secret, context.email) };
 }
 
-/** Confirms enrolment with a first code; returns the recovery codes, which are never shown again. */
-export async function confirmEnrolment(context: SelfContext, code: string): Promise<string[]> {
+/**
+ * Confirms enrolment with a first code and the person's password (a session left open must not be
+ * enough to tie the account to someone else's phone); returns the recovery codes, which are never
+ * shown again.
+ */
+export async function confirmEnrolment(context: SelfContext, code: string, password: string): Promise<string[]> {
+  await requirePassword(context, password);
   const { db, tenantId, userId } = context;
   const now = context.now ?? Date.now();
   const row = await findSecondFactor(db, tenantId, userId);
@@ -105,10 +110,10 @@ export async function confirmEnrolment(context: SelfContext, code: string): Prom
   return codes;
 }
 
-/** The person's own password, checked before they weaken or reissue their second factor. */
+/** The person's own password, checked before they turn on, weaken or reissue their second factor. */
 async function requirePassword(context: SelfContext, password: string): Promise<void> {
-  const user = await findUserByEmail(context.db, context.email);
-  if (user?.id !== context.userId || !(await verifyPassword(password, user.password_hash))) {
+  const user = await findAccount(context.db, context.tenantId, context.userId);
+  if (!user || !(await verifyPassword(password, user.password_hash))) {
     throw new AppError('password_incorrect', 'the password is wrong');
   }
 }

@@ -33,6 +33,12 @@ const LoginBody = Type.Object(
   {
     email: Type.String({ maxLength: 254 }),
     password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
+    tenant: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+        description:
+          "Which account, when the email belongs to people in several tenants: the tenant's code name, or null for the platform operator's account. Leave it out to sign in to the one account the password opens.",
+      }),
+    ),
     code: Type.Optional(
       Type.String({
         pattern: '^[0-9]{6}$',
@@ -52,6 +58,7 @@ const LoginBody = Type.Object(
     examples: [
       { email: 'alice@example.com', password: 'correct horse battery staple' },
       { email: 'alice@example.com', password: 'correct horse battery staple', code: '492039' },
+      { email: 'alice@example.com', password: 'correct horse battery staple', tenant: 'acme' },
     ],
   },
 );
@@ -120,12 +127,12 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       schema: {
         tags: ['Authentication'],
         summary: 'Sign in',
-        description: `Signs a person in with email and password and sets the \`${SESSION_COOKIE}\` cookie (httpOnly, SameSite=Lax). The session ends after 12 hours unused or 7 days in any case. Integrations use API tokens instead. Failed attempts count against the client address's limit. When the account has a second factor, the right password without \`code\` (or \`recovery_code\`) answers 401 \`second_factor_required\` and opens no session; send the same body again with the code. That attempt counts against the account's throttle until a right code follows; a wrong or reused code is a failed attempt.`,
+        description: `Signs a person in with email and password and sets the \`${SESSION_COOKIE}\` cookie (httpOnly, SameSite=Lax). The session ends after 12 hours unused or 7 days in any case. Integrations use API tokens instead. Failed attempts count against the client address's limit. When the account has a second factor, the right password without \`code\` (or \`recovery_code\`) answers 401 \`second_factor_required\` and opens no session; send the same body again with the code. That attempt counts against the account's throttle until a right code follows; a wrong or reused code is a failed attempt. An email may belong to people in several tenants, each an account of its own: when the password opens more than one and the body names no \`tenant\`, the answer is 401 \`tenant_choice_required\` with \`tenants\` (code name and name of each account it opened); send the same body again with \`tenant\`.`,
         body: LoginBody,
         response: {
           200: { ...SessionSchema, description: 'Signed in; the cookie is set' },
           401: problemResponse(
-            'Email or password is wrong (`invalid_credentials`); the account needs its second-factor code (`second_factor_required`); or the code is wrong or was already used (`invalid_second_factor_code`)',
+            'Email or password is wrong (`invalid_credentials`); the password opens accounts in several tenants and the body named none (`tenant_choice_required`, with `tenants`); the account needs its second-factor code (`second_factor_required`); or the code is wrong or was already used (`invalid_second_factor_code`)',
             'invalid_credentials',
             'email or password is wrong',
           ),
@@ -138,7 +145,13 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       },
     },
     async (request, reply) => {
-      const body = request.body as { email: string; password: string; code?: string; recovery_code?: string };
+      const body = request.body as {
+        email: string;
+        password: string;
+        tenant?: string | null;
+        code?: string;
+        recovery_code?: string;
+      };
       // A locked-out address may still sign in to an account nobody is failing at (an office
       // behind one NAT); the accounts it was guessing at stay closed to it.
       // Counted before the password is checked, each check-and-count in one step, so concurrent
@@ -152,13 +165,14 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
       const result = await login(db, {
         email: body.email,
         password: body.password,
+        ...(body.tenant !== undefined ? { tenant: body.tenant } : {}),
         secondFactor: { code: body.code, recoveryCode: body.recovery_code },
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? '',
       }).catch(async (error: unknown) => {
-        // The right password, awaiting its code: not a guess from this address, but the account's
-        // attempt stays counted until the code proves right.
-        if (error instanceof AppError && error.code === 'second_factor_required') {
+        // The right password, awaiting its code or the choice of account: not a guess from this
+        // address, but the account's attempt stays counted until the sign-in completes.
+        if (error instanceof AppError && ['second_factor_required', 'tenant_choice_required'].includes(error.code)) {
           await forgive();
           await accounts.awaitingCode(body.email);
         }

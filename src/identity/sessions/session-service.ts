@@ -19,7 +19,8 @@ import {
   recordLogin,
   touchSession,
 } from './session-store.js';
-import { findUserByEmail, type UserRow } from '../users/user-store.js';
+import { findAccountsByEmail, findOperatorByEmail, findTenantUserByEmail, type UserRow } from '../users/user-store.js';
+import { findTenantByCodeName, findTenantById } from '../tenants/tenant-store.js';
 import { checkSecondFactor, type SecondFactorProof } from '../second-factor/second-factor-service.js';
 
 export const SESSION_COOKIE = 'sightline_session';
@@ -37,6 +38,11 @@ export function csrfTokenFor(cookieValue: string): string {
 export interface LoginInput {
   email: string;
   password: string;
+  /**
+   * Which account, when the email holds several: a tenant's code name, or null for the platform
+   * operator's. Undefined: any account this email and password open.
+   */
+  tenant?: string | null;
   /** The second factor, when the account has one: a TOTP code or a recovery code. */
   secondFactor?: SecondFactorProof;
   ip: string;
@@ -50,27 +56,99 @@ export interface LoginResult {
   user: UserRow;
 }
 
-/** Signs a person in. Unknown email and wrong password fail alike, in the same time. */
+/** The most accounts one email may hold across tenants that a sign-in tries at once. */
+export const MAX_ACCOUNTS_PER_EMAIL = 20;
+
+/** One of the accounts an email and password opened, as the sign-in page offers it. */
+export interface AccountChoice {
+  /** The tenant's code name; null for the platform operator's account. */
+  code_name: string | null;
+  name: string;
+}
+
+/**
+ * Signs a person in. Unknown email and wrong password fail alike, in the same time. An email may
+ * hold accounts in several tenants: when the password opens more than one and the sign-in named
+ * no tenant, it answers which (to someone who has just proven the password for each).
+ */
 export async function login(db: Kysely<Tables>, input: LoginInput): Promise<LoginResult> {
   const email = input.email.trim().toLowerCase();
-  const user = await findUserByEmail(db, email);
-  // Accounts without a password (invited, not yet accepted) are checked against the decoy too,
-  // so that their answer takes as long as any other and does not reveal them.
-  const usable = user?.password_hash.startsWith('scrypt$') ? user.password_hash : undefined;
-  const valid = (await verifyPassword(input.password, usable ?? (await decoyHash()))) && usable !== undefined;
-  if (!user || !valid || !isActiveUser(user)) {
-    await recordAudit(db, {
-      tenantId: user?.tenant_id ?? null,
-      action: 'auth.login_failed',
-      outcome: 'failure',
-      actor: { type: 'anonymous', id: user?.id ?? null, label: email },
-      ip: input.ip,
-      details: { reason: !user ? 'unknown_email' : !isActiveUser(user) ? 'disabled' : 'wrong_password' },
-    });
+  const accounts = await candidateAccounts(db, email, input.tenant);
+  const opened = await accountsOpenedBy(accounts, input.password);
+  const active = opened.filter(isActiveUser);
+  const [user, ...others] = active;
+  if (!user) {
+    await auditFailedLogin(db, email, accounts, opened, input.ip);
     throw new AppError('invalid_credentials', 'email or password is wrong');
+  }
+  if (others.length > 0) {
+    throw new AppError('tenant_choice_required', 'this email and password open several accounts: name the tenant', {
+      extensions: { tenants: await accountChoices(db, active) },
+    });
   }
   await checkSecondFactor(db, user, input.secondFactor ?? {}, input.ip);
   return startSession(db, user, { ip: input.ip, userAgent: input.userAgent, method: 'password' });
+}
+
+async function candidateAccounts(db: Kysely<Tables>, email: string, tenant: string | null | undefined) {
+  if (tenant === null) {
+    const operator = await findOperatorByEmail(db, email);
+    return operator ? [operator] : [];
+  }
+  if (tenant === undefined) return findAccountsByEmail(db, email, MAX_ACCOUNTS_PER_EMAIL);
+  const row = await findTenantByCodeName(db, tenant);
+  const member = row ? await findTenantUserByEmail(db, row.id, email) : undefined;
+  return member ? [member] : [];
+}
+
+/**
+ * The accounts whose password this is, every hash checked at once. Accounts without a password
+ * (invited, not yet accepted), and no account at all, are checked against the decoy, so that
+ * the answer takes as long as any other and reveals neither.
+ */
+async function accountsOpenedBy(accounts: UserRow[], password: string): Promise<UserRow[]> {
+  const usable = accounts.filter((account) => account.password_hash.startsWith('scrypt$'));
+  if (usable.length === 0) {
+    await verifyPassword(password, await decoyHash());
+    return [];
+  }
+  const valid = await Promise.all(usable.map((account) => verifyPassword(password, account.password_hash)));
+  return usable.filter((_, i) => valid[i]);
+}
+
+/** A failed sign-in, in the audit log of each tenant whose member's email it named. */
+async function auditFailedLogin(
+  db: Kysely<Tables>,
+  email: string,
+  accounts: UserRow[],
+  opened: UserRow[],
+  ip: string,
+): Promise<void> {
+  const targets: (UserRow | undefined)[] = accounts.length > 0 ? accounts : [undefined];
+  for (const account of targets) {
+    const reason = !account ? 'unknown_email' : opened.includes(account) ? 'disabled' : 'wrong_password';
+    await recordAudit(db, {
+      tenantId: account?.tenant_id ?? null,
+      action: 'auth.login_failed',
+      outcome: 'failure',
+      actor: { type: 'anonymous', id: account?.id ?? null, label: email },
+      ip,
+      details: { reason },
+    });
+  }
+}
+
+async function accountChoices(db: Kysely<Tables>, accounts: UserRow[]): Promise<AccountChoice[]> {
+  const choices: AccountChoice[] = [];
+  for (const account of accounts) {
+    if (account.tenant_id === null) {
+      choices.push({ code_name: null, name: 'Platform operator' });
+      continue;
+    }
+    const tenant = await findTenantById(db, account.tenant_id);
+    if (tenant) choices.push({ code_name: tenant.code_name, name: tenant.name });
+  }
+  return choices.sort((a, b) => (a.code_name ?? '').localeCompare(b.code_name ?? ''));
 }
 
 /**

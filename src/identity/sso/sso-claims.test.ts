@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { allowedEmail, claimedRole } from './sso-claims.js';
+import { allowedEmail, claimedRole, isAcceptableEmail } from './sso-claims.js';
 import { Sealer } from './sso-seal.js';
 import { safeReturnPath } from './sso-sign-in.js';
 
@@ -28,6 +28,23 @@ describe('single sign-on claims', () => {
     assert.deepEqual(allowedEmail({ email: 'ana@acme.example.evil', email_verified: true }, config), {
       refusal: 'domain_not_allowed',
     });
+  });
+
+  test('an email is taken as invitations take it, and look-alikes are refused', () => {
+    const verified = (email: string) => allowedEmail({ email, email_verified: true }, config);
+    for (const email of [
+      'ana@evil.example@acme.example',
+      'an a@acme.example',
+      '\u0430na@acme.example', // a Cyrillic 'а' among Latin letters
+      'ana@\u0430cme.example',
+      'ana\u200b@acme.example', // a zero-width space
+      '\uff41na@acme.example', // a fullwidth 'ａ'
+      'ana\u202e@acme.example', // a direction override
+    ])
+      assert.deepEqual(verified(email), { refusal: 'invalid_email' }, JSON.stringify(email));
+    assert.ok(isAcceptableEmail('\u0438\u0432\u0430\u043d@acme.example'), 'one script per part: a Cyrillic name');
+    assert.ok(isAcceptableEmail('\u5c71\u7530\u305f\u308d\u3046@acme.example'), 'Han with Hiragana');
+    assert.ok(isAcceptableEmail('o.brien+soc@acme.example'));
   });
 
   test('the highest mapped role wins; the default applies only when nothing maps; none without a default', () => {

@@ -1,7 +1,8 @@
 // Single sign-on with OpenID Connect: tenant admins configure their provider (GET, PUT, DELETE
-// /v1/sso); people start at /v1/auth/sso/{tenant_code_name}/start and come back through the one
-// callback every tenant registers. Sign-in answers are redirects: to the provider, to the page
-// the person came for, or to the login page with an `sso_error` code it shows as text.
+// /v1/sso) and verify its email domains; people start at /v1/auth/sso/{tenant_code_name}/start
+// and come back through the one callback every tenant registers. Sign-in answers are
+// redirects: to the provider, to the page the person came for, or to the login page with an
+// `sso_error` code it shows as text (for a link to confirm, to the page that confirms it).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
@@ -14,7 +15,8 @@ import { principalOf, tenantOf } from '../auth.js';
 import type { FailureLimiter } from '../throttling/failure-limiter.js';
 import { actorOf } from '../principal.js';
 import { SESSION_COOKIE, SESSION_MAX_MS } from '../sessions/session-service.js';
-import { ProviderCache } from './sso-provider.js';
+import type { OutboundPolicy } from '../../http/outbound-address.js';
+import { DISCOVERY_FAILED_DETAIL, DiscoveryFailed, ProviderCache } from './sso-provider.js';
 import { SsoSettingsBody, SsoSettingsSchema } from './sso-schemas.js';
 import {
   deleteSsoSettings,
@@ -23,6 +25,10 @@ import {
   SSO_CALLBACK_PATH,
   type SsoContext,
 } from './sso-service.js';
+import { ssoDomainRoutes } from './sso-domain-routes.js';
+import { systemTxtResolver, type TxtResolver } from './sso-domains.js';
+import { ssoLinkRoutes } from './sso-link-routes.js';
+import { SSO_LINK_COOKIE, SSO_LINK_COOKIE_PATH, SSO_LINK_TTL_MS } from './sso-links.js';
 import {
   beginSignIn,
   finishSignIn,
@@ -39,6 +45,10 @@ export interface SsoRouteDependencies {
   secureCookies: boolean;
   /** Where browsers reach this deployment, read when needed (the port is known once listening). */
   address: { readonly publicUrl: string };
+  /** Where the server may send requests: the operator's outbound address policy (as for webhooks). */
+  policy: OutboundPolicy;
+  /** Reads TXT records for domain verification (the system's DNS unless a test gives its own). */
+  resolveTxt?: TxtResolver;
 }
 
 const redirect302 = { description: 'Redirect (see `Location`)', type: 'null' } as const;
@@ -46,7 +56,7 @@ const redirect302 = { description: 'Redirect (see `Location`)', type: 'null' } a
 export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, deps: SsoRouteDependencies): void {
   const { db, limiter, address } = deps;
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
-  const providers = new ProviderCache();
+  const providers = new ProviderCache({ policy: deps.policy });
   const context = (request: FastifyRequest): SsoContext => ({
     db,
     tenant: tenantOf(request),
@@ -54,19 +64,39 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
     ip: request.ip,
     providers,
     publicUrl: address.publicUrl,
+    warn: (details, message) => request.log.warn(details, message),
   });
   const secure = (request: FastifyRequest) => deps.secureCookies || request.protocol === 'https';
   const flowCookie = (request: FastifyRequest) =>
     ({ path: SSO_FLOW_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: secure(request) }) as const;
 
-  /** To the login page, saying why (and offering the tenant's code name again). */
+  /**
+   * To the login page, saying why (and offering the tenant's code name again, unless another site
+   * chose it: a refused cross-site start must not leave that site's organisation one click away).
+   */
   const refuse = (request: FastifyRequest, reply: FastifyReply, refusal: SsoRefusal) => {
-    request.log.warn({ reason: refusal.audit, cause: errorMessage(refusal.cause ?? '') }, 'single sign-on refused');
+    const cause = refusal.cause instanceof DiscoveryFailed ? refusal.cause.reason : errorMessage(refusal.cause ?? '');
+    request.log.warn({ reason: refusal.audit, cause }, 'single sign-on refused');
     const query = new URLSearchParams({ sso_error: refusal.reason });
-    if (refusal.tenantCode !== undefined && /^[a-z0-9-]{1,63}$/.test(refusal.tenantCode))
-      query.set('tenant', refusal.tenantCode);
+    const { linkCookie } = refusal.context;
+    if (linkCookie !== undefined) {
+      // The person signs in with their password there, then confirms the link on that page.
+      reply.setCookie(SSO_LINK_COOKIE, linkCookie, {
+        path: SSO_LINK_COOKIE_PATH,
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secure(request),
+        maxAge: SSO_LINK_TTL_MS / 1000,
+      });
+      return reply.header('Cache-Control', 'no-store').redirect(`/account/sso-link?${query.toString()}`, 302);
+    }
+    const offered = refusal.reason === 'cross_site' ? undefined : refusal.tenantCode;
+    if (offered !== undefined && /^[a-z0-9-]{1,63}$/.test(offered)) query.set('tenant', offered);
     return reply.header('Cache-Control', 'no-store').redirect(`/login?${query.toString()}`, 302);
   };
+
+  ssoLinkRoutes(app, { db, cookie: (request) => ({ secure: secure(request) }) });
+  ssoDomainRoutes(app, { db, resolveTxt: deps.resolveTxt ?? systemTxtResolver });
 
   const notConfigured = problemResponse(
     'The tenant has no single sign-on configured (on GET the problem also gives `redirect_uri` and `sign_in_url`)',
@@ -97,14 +127,14 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
         tags: ['Authentication'],
         summary: 'Configure single sign-on',
         description:
-          "Creates or replaces the tenant's OpenID Connect settings. Discovery runs against the issuer first: an issuer that is not https (plain http is accepted on a loopback address only) answers 400, a provider that cannot be reached or used answers 422 with the reason, and nothing is saved.",
+          "Creates or replaces the tenant's OpenID Connect settings. Discovery runs against the issuer first, under the deployment's outbound address policy (the one webhooks follow): https to public addresses only, unless the operator allows loopback or allow-listed a range. An issuer that is not a URL answers 400; an issuer the policy refuses, or a provider that cannot be reached or used, answers 422 `sso_discovery_failed` with one detail whatever the reason (the reason goes to the server log, and the attempt to the audit log), and nothing is saved.",
         body: SsoSettingsBody,
         response: {
           200: { ...SsoSettingsSchema, description: 'Saved' },
           422: problemResponse(
-            'Discovery at the issuer failed; the detail says why',
+            'Discovery at the issuer failed or was refused; the detail is the same for every reason',
             'sso_discovery_failed',
-            'OpenID Connect discovery at https://login.acme.example/ failed: fetch failed',
+            DISCOVERY_FAILED_DETAIL,
           ),
         },
       },
@@ -138,7 +168,7 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
         tags: ['Authentication'],
         summary: 'Start single sign-on',
         description:
-          "Sends the browser to the tenant's identity provider (authorization code flow with PKCE), remembering for ten minutes, in an encrypted httpOnly cookie, what the callback needs. An unknown tenant and one without single sign-on both redirect to the login page with `sso_error=sso_unavailable`; a sign-in another site starts (`Sec-Fetch-Site: cross-site`) with `sso_error=cross_site`.",
+          "Sends the browser to the tenant's identity provider (authorization code flow with PKCE), remembering for ten minutes, in an encrypted httpOnly cookie, what the callback needs. An unknown tenant and one without single sign-on both redirect to the login page with `sso_error=sso_unavailable`; a sign-in another site starts (`Sec-Fetch-Site: cross-site`) with `sso_error=cross_site` and no tenant to offer again.",
         params: Type.Object({
           tenant_code_name: Type.String({ maxLength: 63, description: "The organisation's code name" }),
         }),
@@ -183,7 +213,7 @@ export const ssoRoutes = routePlugin(function ssoRoutes(app: FastifyInstance, de
         tags: ['Authentication'],
         summary: 'Single sign-on callback',
         description:
-          "The redirect URI registered at every tenant's provider. Exchanges the code, checks the id token (issuer, audience, nonce, signature), a verified email in an allowed domain and the role, provisions the person in the tenant on first sign-in, sets the session cookie as `POST /v1/auth/login` does and redirects to the page asked for. Refusals redirect to `/login?sso_error=<code>` and are audited as `auth.login_failed`; they count against the address's failed attempts.",
+          "The redirect URI registered at every tenant's provider. Exchanges the code, checks the id token (issuer, audience, nonce, signature), a verified, acceptable email in an allowed and verified domain, and the role, provisions (and links) the person in the tenant on first sign-in, sets the session cookie as `POST /v1/auth/login` does and redirects to the page asked for. A member with a password or a second factor of their own is signed in only once they confirmed the link: until then the callback sets the pending link cookie and redirects to `/account/sso-link?sso_error=link_required`, where they sign in with their password and confirm (`POST /v1/account/sso-link`). Refusals redirect to `/login?sso_error=<code>` and are audited as `auth.login_failed` with the reason; they count against the address's failed attempts.",
         querystring: Type.Object(
           {
             code: Type.Optional(Type.String({ maxLength: 4096 })),

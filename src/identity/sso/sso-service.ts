@@ -1,6 +1,6 @@
 // A tenant's single sign-on settings: read (never the client secret), replaced after discovery
-// against the provider succeeds, deleted; every change audited. Sign-in itself is in
-// sso-sign-in.ts.
+// against the provider succeeds, deleted; every change audited, and so is a discovery that
+// failed (its reason goes to the server log only). Sign-in itself is in sso-sign-in.ts.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/schema.js';
 import { AppError } from '../../core/errors.js';
@@ -8,8 +8,8 @@ import { recordAudit } from '../audit/audit-service.js';
 import { tenantRoles } from '../permissions.js';
 import type { AuditActor } from '../principal.js';
 import type { TenantRow } from '../tenants/tenant-store.js';
-import type { ProviderCache } from './sso-provider.js';
-import { discoverProvider } from './sso-provider.js';
+import { discoverProvider, DiscoveryFailed, type ProviderCache } from './sso-provider.js';
+import { describeDomains, domainName, type EmailDomain } from './sso-domains.js';
 import { ssoSealer, type Sealer } from './sso-seal.js';
 import { deleteSsoConfig, findSsoConfig, saveSsoConfig, type SsoConfigRow } from './sso-store.js';
 
@@ -32,6 +32,8 @@ export interface SsoSettingsInput {
 
 export interface SsoSettings extends Omit<SsoSettingsInput, 'client_secret'> {
   client_secret_set: true;
+  /** The allowed domains, each with its verification: single sign-on accepts verified ones only. */
+  email_domains: EmailDomain[];
   redirect_uri: string;
   sign_in_url: string;
   updated_at: string;
@@ -57,10 +59,11 @@ export interface SsoContext {
   providers: ProviderCache;
   /** Where browsers reach this deployment (config/public-url.ts). */
   publicUrl: string;
+  /** The server log, for what the tenant is not told (why discovery failed). */
+  warn(details: Record<string, unknown>, message: string): void;
 }
 
 const secretContext = (tenantId: number) => `sso client secret of tenant ${tenantId}`;
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
 
 export function openSsoConfig(row: SsoConfigRow, sealer: Sealer): SsoConfig {
   const clientSecret = sealer.open(row.client_secret_sealed, secretContext(row.tenant_id));
@@ -78,12 +81,19 @@ export function openSsoConfig(row: SsoConfigRow, sealer: Sealer): SsoConfig {
   };
 }
 
-export function presentSsoSettings(row: SsoConfigRow, tenant: TenantRow, publicUrl: string): SsoSettings {
+export async function presentSsoSettings(
+  db: Kysely<Tables>,
+  row: SsoConfigRow,
+  tenant: TenantRow,
+  publicUrl: string,
+): Promise<SsoSettings> {
+  const domains = JSON.parse(row.allowed_email_domains) as string[];
   return {
     issuer: row.issuer,
     client_id: row.client_id,
     client_secret_set: true,
-    allowed_email_domains: JSON.parse(row.allowed_email_domains) as string[],
+    allowed_email_domains: domains,
+    email_domains: await describeDomains(db, tenant.id, domains),
     role_claim: row.role_claim,
     role_mapping: JSON.parse(row.role_mapping) as Record<string, TenantRole>,
     default_role: row.default_role as TenantRole | null,
@@ -104,17 +114,11 @@ export async function readSsoSettings(ctx: SsoContext): Promise<SsoSettings> {
         sign_in_url: `${ctx.publicUrl}/v1/auth/sso/${ctx.tenant.code_name}/start`,
       },
     });
-  return presentSsoSettings(row, ctx.tenant, ctx.publicUrl);
+  return presentSsoSettings(ctx.db, row, ctx.tenant, ctx.publicUrl);
 }
 
 function normaliseDomains(domains: readonly string[]): string[] {
-  const normalised = [...new Set(domains.map((domain) => domain.trim().toLowerCase().replace(/^@/, '')))];
-  const bad = normalised.find((domain) => !DOMAIN.test(domain));
-  if (bad !== undefined)
-    throw new AppError('invalid_request', `allowed_email_domains: ${JSON.stringify(bad)} is not a domain name`, {
-      extensions: { field: 'allowed_email_domains' },
-    });
-  return normalised;
+  return [...new Set(domains.map((domain) => domainName(domain, 'allowed_email_domains')))];
 }
 
 /** Replaces the tenant's settings once discovery at the issuer succeeds (400/422 saying why otherwise). */
@@ -138,7 +142,7 @@ export async function saveSsoSettings(ctx: SsoContext, input: SsoSettingsInput):
       extensions: { field: 'role_mapping' },
     });
   const issuer = input.issuer.trim();
-  await discoverProvider(issuer, input.client_id, clientSecret);
+  await discover(ctx, issuer, input.client_id, clientSecret);
   const now = Date.now();
   const row: SsoConfigRow = {
     tenant_id: tenant.id,
@@ -174,7 +178,27 @@ export async function saveSsoSettings(ctx: SsoContext, input: SsoSettingsInput):
     });
   });
   ctx.providers.forget(tenant.id);
-  return presentSsoSettings(row, tenant, ctx.publicUrl);
+  return presentSsoSettings(db, row, tenant, ctx.publicUrl);
+}
+
+/** Discovery at the issuer; a failure is logged with its reason, audited without it, and rethrown. */
+async function discover(ctx: SsoContext, issuer: string, clientId: string, clientSecret: string): Promise<void> {
+  try {
+    await discoverProvider(issuer, clientId, clientSecret, ctx.providers.access);
+  } catch (error) {
+    if (!(error instanceof DiscoveryFailed)) throw error;
+    ctx.warn({ tenant: ctx.tenant.code_name, issuer, reason: error.reason }, 'single sign-on discovery failed');
+    await recordAudit(ctx.db, {
+      tenantId: ctx.tenant.id,
+      action: 'sso.configured',
+      outcome: 'failure',
+      actor: ctx.actor,
+      ip: ctx.ip,
+      target: { type: 'tenant', id: ctx.tenant.code_name },
+      details: { issuer, client_id: clientId, reason: 'discovery_failed' },
+    });
+    throw error;
+  }
 }
 
 export async function deleteSsoSettings(ctx: SsoContext): Promise<void> {

@@ -1,68 +1,32 @@
 // Signing in with the tenant's OpenID Connect provider. `beginSignIn` sends the browser to the
 // provider (authorization code flow, PKCE S256, state and nonce) and keeps what the callback
 // needs in a sealed cookie for ten minutes; `finishSignIn` exchanges the code (openid-client
-// checks issuer, audience, nonce and signature), judges the claims, finds or provisions the
-// person in that tenant only, and opens their session. Every refusal is an SsoRefusal whose
+// checks issuer, audience, nonce and signature), judges the claims (a verified, acceptable
+// email in an allowed domain the tenant proved it holds), finds or provisions the person in that
+// tenant only (sso-people.ts), and opens their session. Every refusal is an SsoRefusal whose
 // reason the login page shows as text.
 import type { Kysely } from 'kysely';
 import * as oidc from 'openid-client';
-import type { Role, Tables } from '../../storage/schema.js';
-import { newId } from '../../core/ids.js';
+import type { Tables } from '../../storage/schema.js';
 import { sameSecret } from '../../core/secrets.js';
 import { recordAudit } from '../audit/audit-service.js';
-import { generatePassword, hashPassword } from '../users/password.js';
-import { rolePermissions } from '../permissions.js';
-import { isActiveUser, startSession, type LoginResult } from '../sessions/session-service.js';
+import { startSession, type LoginResult } from '../sessions/session-service.js';
 import { findTenantByCodeName, findTenantById, type TenantRow } from '../tenants/tenant-store.js';
 import { allowedEmail, claimedRole } from './sso-claims.js';
 import type { ProviderCache } from './sso-provider.js';
+import { signedInUser } from './sso-people.js';
+import { SsoRefusal } from './sso-refusal.js';
 import { ssoSealer } from './sso-seal.js';
-import { openSsoConfig, SSO_CALLBACK_PATH, type SsoConfig, type TenantRole } from './sso-service.js';
-import { findAnyUserByEmail, findSsoConfig, insertTenantUser, updateTenantUserRole } from './sso-store.js';
-import { revokePersonTokens } from '../tokens/token-service.js';
-import { countActiveAdmins, type UserRow } from '../users/user-store.js';
+import { openSsoConfig, SSO_CALLBACK_PATH, type SsoConfig } from './sso-service.js';
+import { findSsoConfig, listVerifiedDomains } from './sso-store.js';
+
+export { SsoRefusal, type SsoFailure } from './sso-refusal.js';
 
 export const SSO_FLOW_COOKIE = 'sightline_sso';
 /** The flow cookie goes only to the single sign-on routes. */
 export const SSO_FLOW_COOKIE_PATH = '/v1/auth/sso';
 export const SSO_FLOW_TTL_MS = 10 * 60_000;
 const FLOW_CONTEXT = 'sso sign-in flow';
-
-export type SsoFailure =
-  | 'sso_unavailable'
-  | 'invalid_state'
-  | 'provider_error'
-  | 'exchange_failed'
-  | 'email_not_verified'
-  | 'domain_not_allowed'
-  | 'no_role'
-  | 'account_unavailable'
-  | 'too_many_attempts'
-  | 'cross_site';
-
-/**
- * A refused sign-in: `reason` goes to the login page as its `sso_error`, `audit` (more precise)
- * to the tenant's audit log, with the email the provider vouched for when there was one.
- */
-export class SsoRefusal extends Error {
-  override name = 'SsoRefusal';
-  readonly audit: string;
-  constructor(
-    readonly reason: SsoFailure,
-    readonly context: { audit?: string; tenant?: TenantRow; tenantCode?: string; email?: string; cause?: unknown } = {},
-  ) {
-    super(
-      `single sign-on refused: ${context.audit ?? reason}`,
-      context.cause === undefined ? {} : { cause: context.cause },
-    );
-    this.audit = context.audit ?? reason;
-  }
-
-  /** The code name to offer again on the login page. */
-  get tenantCode(): string | undefined {
-    return this.context.tenant?.code_name ?? this.context.tenantCode;
-  }
-}
 
 export interface SsoSignInDeps {
   db: Kysely<Tables>;
@@ -203,9 +167,14 @@ async function signInWithCode(
     const tried = typeof claims.email === 'string' ? claims.email.slice(0, 254) : undefined;
     throw new SsoRefusal(email.refusal, { tenant, ...(tried ? { email: tried } : {}) });
   }
+  // The provider's word on an email counts only in a domain the tenant proved it holds.
+  const domain = email.email.slice(email.email.indexOf('@') + 1);
+  if (!(await listVerifiedDomains(deps.db, tenant.id)).some((row) => row.domain === domain))
+    throw new SsoRefusal('domain_not_verified', { tenant, email: email.email });
   const role = claimedRole(claims, config);
   const name = typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim().slice(0, 200) : '';
-  const user = await signedInUser(deps.db, tenant, { email: email.email, name, role });
+  const subject = typeof claims.sub === 'string' ? claims.sub : '';
+  const user = await signedInUser(deps.db, tenant, { email: email.email, name, role, issuer: config.issuer, subject });
   return startSession(deps.db, user, { ip: input.ip, userAgent: input.userAgent, method: 'sso' });
 }
 
@@ -229,97 +198,4 @@ async function exchangeCode(
   // Some providers keep profile claims out of the id token; userinfo has them, for the same subject.
   const info = await oidc.fetchUserInfo(provider, tokens.access_token, claims.sub);
   return { ...info, ...claims };
-}
-
-const rank: Record<Role, number> = { viewer: 0, analyst: 1, admin: 2, operator: 3 };
-
-/**
- * A member's role after signing in through the provider: the mapped role when a claim value maps
- * to one; with none, never above the default role (someone removed from the provider's admin
- * group stops being admin). Lowering it revokes the tokens the new role could not hold, as an
- * admin's change does, and the tenant's last active admin is never demoted this way (kept and
- * audited as refused).
- */
-async function followProviderRole(
-  db: Kysely<Tables>,
-  tenant: TenantRow,
-  existing: UserRow,
-  role: { role: TenantRole; mapped: boolean },
-): Promise<UserRow> {
-  const next = role.mapped || rank[existing.role] > rank[role.role] ? role.role : existing.role;
-  if (next === existing.role) return existing;
-  const actor = { type: 'system', id: null, label: 'single sign-on' } as const;
-  return db.transaction().execute(async (trx) => {
-    const audit = (outcome: 'success' | 'failure', details: Record<string, unknown>) =>
-      recordAudit(trx, {
-        tenantId: tenant.id,
-        action: 'user.role_changed',
-        outcome,
-        actor,
-        target: { type: 'user', id: existing.id },
-        details: { email: existing.email, from: existing.role, to: next, method: 'sso', ...details },
-      });
-    if (existing.role === 'admin' && (await countActiveAdmins(trx, tenant.id)) <= 1) {
-      await audit('failure', { reason: 'last_admin' });
-      return existing;
-    }
-    await updateTenantUserRole(trx, tenant.id, existing.id, next);
-    const revoked = await revokePersonTokens(trx, tenant.id, existing.id, {
-      actor,
-      ip: null,
-      keep: rolePermissions[next],
-      reason: `revoked because its creator ${existing.email} became ${next} at the identity provider, a role without some of its permissions`,
-    });
-    await audit('success', { tokens_revoked: revoked });
-    return { ...existing, role: next };
-  });
-}
-
-/**
- * The tenant member with this email, provisioned on first sign-in; their role follows the
- * provider's when a claim value maps to one. An email of another tenant or of an operator, and
- * a disabled or deleted account, are refused: single sign-on never crosses tenants.
- */
-async function signedInUser(
-  db: Kysely<Tables>,
-  tenant: TenantRow,
-  person: { email: string; name: string; role: ReturnType<typeof claimedRole> },
-  retried = false,
-): Promise<UserRow> {
-  const { email, role } = person;
-  const existing = await findAnyUserByEmail(db, email);
-  if (existing && existing.tenant_id !== tenant.id)
-    throw new SsoRefusal('account_unavailable', { audit: 'email_not_available', tenant, email });
-  if (existing && !isActiveUser(existing))
-    throw new SsoRefusal('account_unavailable', { audit: 'disabled', tenant, email });
-  if (!role) throw new SsoRefusal('no_role', { tenant, email });
-  if (existing) return followProviderRole(db, tenant, existing, role);
-  const user: UserRow = {
-    id: newId('usr'),
-    tenant_id: tenant.id,
-    email,
-    name: person.name === '' ? email : person.name,
-    role: role.role,
-    // Nobody knows this password: the person signs in through the provider.
-    password_hash: await hashPassword(generatePassword()),
-    created_at: Date.now(),
-    disabled_at: null,
-    deleted_at: null,
-    last_login_at: null,
-  };
-  const created = await db.transaction().execute(async (trx) => {
-    if (!(await insertTenantUser(trx, tenant.id, user))) return false;
-    await recordAudit(trx, {
-      tenantId: tenant.id,
-      action: 'user.created',
-      actor: { type: 'system', id: null, label: 'single sign-on' },
-      target: { type: 'user', id: user.id },
-      details: { email, role: user.role, method: 'sso' },
-    });
-    return true;
-  });
-  if (created) return user;
-  // Someone took the email meanwhile (a second sign-in at once): judge that account instead.
-  if (retried) throw new SsoRefusal('account_unavailable', { audit: 'email_not_available', tenant, email });
-  return signedInUser(db, tenant, person, true);
 }

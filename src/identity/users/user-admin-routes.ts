@@ -162,7 +162,7 @@ export const userAdminRoutes = routePlugin(function userAdminRoutes(
         tags,
         summary: 'Add a person to the tenant',
         description:
-          'Invites a person (admin, analyst or viewer). Without `password` the answer carries a one-time invitation code (7 days) with which they choose their password; with one, they can sign in at once. Emails are unique across the platform (409 `user_exists`).',
+          'Invites a person (admin, analyst or viewer). Without `password` the answer carries a one-time invitation code (7 days) with which they choose their password; with one, they can sign in at once. An email is one person per tenant (409 `user_exists` when it is already a member here); the same email may belong to people in other tenants, each an account of its own.',
         body: InviteBody,
         response: {
           201: Type.Object(

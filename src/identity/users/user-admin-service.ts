@@ -21,6 +21,7 @@ import {
   findTenantUser,
   findUserCode,
   insertUserCode,
+  lockTenantAdmins,
   updateUserRow,
   type UserRow,
 } from './user-store.js';
@@ -125,7 +126,11 @@ export async function getManagedUser(db: Kysely<Tables>, tenantId: number, id: s
   return presentManagedUser(await requireUser(db, tenantId, id));
 }
 
-/** Refuses a change that would leave the tenant without an active admin, or lock out the caller. */
+/**
+ * Refuses a change that would leave the tenant without an active admin, or lock out the caller.
+ * The count holds the tenant's admins locked until the change commits: concurrent changes are
+ * judged one after the other.
+ */
 async function guardAdmins(trx: Kysely<Tables>, row: UserRow, change: Change, losing: string): Promise<void> {
   if (change.personId === row.id)
     throw new AppError('user_change_refused', `you cannot ${losing} yourself; ask another admin`);
@@ -164,6 +169,8 @@ export async function updateUser(
   const name = update.name?.trim();
   if (name === '') throw new AppError('invalid_request', 'name must not be blank', { extensions: { field: 'name' } });
   await db.transaction().execute(async (trx) => {
+    // Taken before the person is read: a concurrent change to the tenant's admins has ended.
+    if (update.role !== undefined || update.disabled === true) await lockTenantAdmins(trx, tenantId);
     let row = await requireUser(trx, tenantId, id);
     const audit = (action: AuditAction, details: Record<string, unknown>) =>
       recordAudit(trx, { tenantId, action, actor: change.actor, ip: change.ip, target: { type: 'user', id }, details });
@@ -201,6 +208,7 @@ export async function updateUser(
  */
 export async function deleteUser(db: Kysely<Tables>, tenantId: number, id: string, change: Change): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await lockTenantAdmins(trx, tenantId);
     const row = await requireUser(trx, tenantId, id);
     await guardAdmins(trx, row, change, 'delete');
     const now = Date.now();

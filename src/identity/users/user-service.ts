@@ -105,7 +105,12 @@ export async function createUser(
   };
   await db.transaction().execute(async (trx) => {
     if (!(await insertUser(trx, row)))
-      throw new AppError('user_exists', `a user with email ${JSON.stringify(email)} already exists`);
+      throw new AppError(
+        'user_exists',
+        input.tenantId === null
+          ? `an operator with email ${JSON.stringify(email)} already exists`
+          : `a person with email ${JSON.stringify(email)} is already a member of this tenant`,
+      );
     await recordAudit(trx, {
       tenantId: input.tenantId,
       action: 'user.created',

@@ -1,13 +1,50 @@
 // SQL for users. Tenant members are read through their tenant; operators (tenant_id null)
-// and login, which starts from an email alone, are the two platform-wide reads.
+// and sign-in, which starts from an email alone, are the two platform-wide reads. An email is
+// one person per tenant: the same address may hold accounts in several tenants.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables, UserCodesTable, UsersTable } from '../../storage/schema.js';
 import { likeStartsWith } from '../../storage/like.js';
 
 export type UserRow = Selectable<UsersTable>;
 
-export function findUserByEmail(db: Kysely<Tables>, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+/** Every account, of any tenant or an operator's, that holds this (lower-cased) email: sign-in's candidates. */
+export function findAccountsByEmail(db: Kysely<Tables>, email: string, limit: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).orderBy('id').limit(limit).execute();
+}
+
+/** One account by id, in its tenant (null: an operator), deleted ones left out. */
+export function findAccount(db: Kysely<Tables>, tenantId: number | null, id: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', tenantId === null ? 'is' : '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The platform operator with this (lower-cased) email. */
+export function findOperatorByEmail(db: Kysely<Tables>, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('tenant_id', 'is', null)
+    .where('email', '=', email)
+    .executeTakeFirst();
+}
+
+/** The tenant's person with this (lower-cased) email, deleted ones included. */
+export function findTenantUserByEmail(
+  db: Kysely<Tables>,
+  tenantId: number,
+  email: string,
+): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', email)
+    .executeTakeFirst();
 }
 
 /** The tenant's people, deleted ones left out. */
@@ -30,12 +67,12 @@ export async function countUsers(db: Kysely<Tables>): Promise<number> {
   return row.n;
 }
 
-/** Inserts a user; returns false when the email is taken. */
+/** Inserts a user; returns false when the email is taken in the tenant (or among operators). */
 export async function insertUser(db: Kysely<Tables>, user: UserRow): Promise<boolean> {
   const inserted = await db
     .insertInto('users')
     .values(user)
-    .onConflict((oc) => oc.column('email').doNothing())
+    .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
   return inserted !== undefined;
@@ -101,7 +138,26 @@ export function updateUserRow(
   return db.updateTable('users').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
 
+/**
+ * Locks the tenant's set of admins until the transaction ends: a write to the tenant's row that
+ * changes nothing. On PostgreSQL it holds the row (not its key: rows referring to the tenant are
+ * still written freely), so a second transaction guarding the last admin waits here for the
+ * first to end; SQLite's write transactions run one at a time already.
+ */
+export async function lockTenantAdmins(db: Kysely<Tables>, tenantId: number): Promise<void> {
+  await db
+    .updateTable('tenants')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', tenantId)
+    .execute();
+}
+
+/**
+ * The tenant's active admins, counted after taking lockTenantAdmins: inside the transaction
+ * that takes an admin away, two such changes cannot both count the other admin and leave none.
+ */
 export async function countActiveAdmins(db: Kysely<Tables>, tenantId: number): Promise<number> {
+  await lockTenantAdmins(db, tenantId);
   const row = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('n'))

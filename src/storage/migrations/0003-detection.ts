@@ -1,8 +1,8 @@
 // Detection: the normalised endpoint-process and network-process tables, observations, the
-// correlation state the detection worker keeps beside its cursor, and the observation-write
-// review requests. On PostgreSQL the record log gains the writing transaction's id, so the
-// detection follower can read only what no still-running transaction can add to (see
-// src/detection/record-follower.ts).
+// correlation state detection keeps beside its cursor, and the observation-write review
+// requests. On PostgreSQL the record log gains the writing transaction's id, so the detection
+// follower can read only what no still-running transaction can add to (see
+// src/record-log/record-follower.ts).
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../database.js';
 

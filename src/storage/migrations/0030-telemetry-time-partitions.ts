@@ -1,5 +1,5 @@
 // PostgreSQL: the record log becomes a table partitioned by receive time (one partition per UTC
-// day, src/retention/partitions.ts keeps a week ready), so retention drops whole days instead
+// day, src/retention/table-partitions.ts keeps a week ready), so retention drops whole days instead
 // of deleting rows. Nothing is copied: the existing table becomes the partition of everything
 // received before today (or before the end of its newest row's day). Its columns, defaults and indexes carry over whatever they
 // are (LIKE, and each index re-created on the parent, which adopts the old one); the primary

@@ -9,6 +9,7 @@ import type { Throttles } from '../../identity/throttling/throttles.js';
 import type { SearchIndexCatchUp } from '../../telemetry/search-index.js';
 import type { RecordPurge } from '../../retention/purge-port.js';
 import type { LogReading } from '../../record-log/record-follower.js';
+import type { WriterThreads } from '../writer-threads.js';
 import { sqlitePorts } from '../sqlite/index.js';
 import { postgresPorts } from '../postgres/index.js';
 
@@ -27,6 +28,7 @@ export interface StoragePorts {
   searchIndex: SearchIndexCatchUp;
   recordPurge: RecordPurge;
   logReading: LogReading;
+  writerThreads: WriterThreads;
 }
 
 export function storagePorts(database: Database): StoragePorts {

@@ -11,6 +11,7 @@ import { postgresThrottles } from './throttles.js';
 import { postgresSearchIndex } from './search-index.js';
 import { postgresRecordPurge } from './record-purge.js';
 import { postgresLogReading } from './log-reading.js';
+import { noWriterThreads } from '../writer-threads.js';
 
 export function postgresPorts(database: PostgresDatabase) {
   return {
@@ -22,6 +23,7 @@ export function postgresPorts(database: PostgresDatabase) {
     locks: postgresRowLocks,
     // Every commit is durable on PostgreSQL: relaxing it is the operator's setting, not ours.
     relaxDerivedCommits: () => Promise.resolve(),
+    writerThreads: noWriterThreads,
     caseSearch: postgresCaseSearch,
     telemetry: { records: postgresRecordDialect, histogram: postgresHistogram, tail: postgresTailLog },
   };

@@ -1,11 +1,11 @@
-// Applying a fetched batch of one partition's messages: one PostgreSQL transaction holds the
-// fence (the partition row, locked, must still carry this owner's epoch), the records, the record
-// log's consumers applied to them (record-log/record-consumer.ts: the search index, detection —
-// the composition root's list) and the partition's new applied stream sequence. Messages at or below that sequence are skipped.
-// A message that cannot be applied — it does not decode, or the database refuses its data — is
-// a dead letter: set aside in log_dead_letters and passed, so one bad message never stalls its
-// partition.
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+// Applying a fetched batch of one stream partition's messages: one PostgreSQL transaction holds
+// the fence (the stream partition's row in log_partitions, locked, must still carry this owner's
+// epoch), the records, the record log's consumers applied to them (record-log/record-consumer.ts:
+// the search index, detection — the composition root's list) and the stream partition's new
+// applied stream sequence. Messages at or below that sequence are skipped. A message that cannot
+// be applied — it does not decode, or the database refuses its data — is a dead letter: set aside
+// in log_dead_letters and passed, so one bad message never stalls its stream partition.
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../schema.js';
 import { decodeBatches } from '../../record-log/jetstream-codec.js';
 import { recordColumns, recordInsert } from './record-insert.js';
@@ -17,7 +17,7 @@ export const DEAD_LETTER_EXCERPT_CHARS = 2_000;
 const REASON_CHARS = 1_000;
 
 /** One message as fetched: its stream sequence and payload. */
-export interface PartitionMessage {
+export interface StreamPartitionMessage {
   seq: number;
   data: Uint8Array;
 }
@@ -40,14 +40,20 @@ interface Target {
   db: Kysely<Tables>;
   stream: string;
   partition: number;
-  /** The stream's partition count. */
+  /** How many stream partitions the stream has. */
   partitions: number;
   epoch: number;
   /** The record log's consumers, applied in the batch's transaction (in order: consumersInOrder). */
   consumer: RecordConsumer;
+  /**
+   * The owner's lease time: PostgreSQL ends the transaction's session once it has waited this
+   * long for the owner's next statement, so an owner paused mid-batch does not hold the stream
+   * partition's row (and the new owner's claim) beyond its lease.
+   */
+  leaseMs: number;
 }
 
-/** The scope the target's batches continue: its partition as held under its epoch. */
+/** The scope the target's batches continue: its stream partition as held under its epoch. */
 export function targetScope(target: Pick<Target, 'partition' | 'partitions' | 'epoch'>): ConsumerScope {
   return { kind: 'stream-partition', partition: target.partition, partitions: target.partitions, epoch: target.epoch };
 }
@@ -56,7 +62,7 @@ export function targetScope(target: Pick<Target, 'partition' | 'partitions' | 'e
  * Applies the messages in one transaction. When the database refuses the batch's data, each
  * message is applied in a transaction of its own and the ones still refused become dead letters.
  */
-export async function applyMessages(target: Target, messages: PartitionMessage[]): Promise<ApplyOutcome> {
+export async function applyMessages(target: Target, messages: StreamPartitionMessage[]): Promise<ApplyOutcome> {
   try {
     return await applyInOne(target, messages, []);
   } catch (error) {
@@ -85,11 +91,16 @@ export async function applyMessages(target: Target, messages: PartitionMessage[]
   return total;
 }
 
-async function applyInOne(target: Target, messages: PartitionMessage[], refused: DeadLetter[]): Promise<ApplyOutcome> {
+async function applyInOne(
+  target: Target,
+  messages: StreamPartitionMessage[],
+  refused: DeadLetter[],
+): Promise<ApplyOutcome> {
   const scope = targetScope(target);
   let outcome: ApplyOutcome;
   try {
     outcome = await target.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(target.leaseMs)}, true)`.execute(trx);
       const appliedSeq = await lockPosition(trx, target);
       if (appliedSeq === undefined) return { outcome: 'fenced' as const, skipped: 0, records: 0, deadLetters: [] };
       const fresh = messages.filter((message) => message.seq > appliedSeq);
@@ -134,7 +145,7 @@ async function applyInOne(target: Target, messages: PartitionMessage[], refused:
   return outcome;
 }
 
-/** The partition row, locked until commit; undefined when another epoch owns the partition now. */
+/** The stream partition's row, locked until commit; undefined when another epoch owns it now. */
 async function lockPosition(trx: Transaction<Tables>, target: Target): Promise<number | undefined> {
   const row = await trx
     .selectFrom('log_partitions')

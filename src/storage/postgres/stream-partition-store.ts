@@ -1,6 +1,6 @@
 // SQL of the scale-out record log's bookkeeping (tables log_partitions and log_workers): the
-// partition positions with their lease epochs, the worker heartbeats, and the session advisory
-// locks that hold a partition's lease. Plain pg: session advisory locks live on one connection.
+// stream partition positions with their lease epochs, the worker heartbeats, and the session
+// advisory locks that hold a stream partition's lease. Plain pg: session advisory locks live on one connection.
 // Applying a batch (the position's fence and move) is stream-partition-apply.ts.
 import type pg from 'pg';
 
@@ -14,7 +14,7 @@ export function lockClass(stream: string, schema: string): number {
   return hash | 0;
 }
 
-/** The maintenance lease: held by the one worker that moves the search index cursor (detection runs per partition). */
+/** The maintenance lease: held by the one worker that moves the search index cursor (detection runs per stream partition). */
 export const MAINTENANCE_LOCK = -1;
 
 export async function tryLock(client: pg.ClientBase, lock: number, key: number): Promise<boolean> {
@@ -22,12 +22,30 @@ export async function tryLock(client: pg.ClientBase, lock: number, key: number):
   return result.rows[0]?.ok === true;
 }
 
+/**
+ * Makes the lease session end once its worker falls silent for `leaseMs`: PostgreSQL closes a
+ * session idle that long (idle_session_timeout, PostgreSQL 14 and later), and its advisory locks
+ * go with it, so the leases of a worker that is paused or hung pass to the others as those of
+ * one that died. False when the server has no such setting: the leases then last as long as
+ * the connection.
+ */
+export async function expireWhenSilent(client: pg.ClientBase, leaseMs: number): Promise<boolean> {
+  try {
+    await client.query(`SELECT set_config('idle_session_timeout', $1, false)`, [String(leaseMs)]);
+    return true;
+  } catch (error) {
+    // undefined_object: an older server, without the setting.
+    if ((error as { code?: unknown }).code === '42704') return false;
+    throw error;
+  }
+}
+
 export async function unlock(client: pg.ClientBase, lock: number, key: number): Promise<void> {
   await client.query('SELECT pg_advisory_unlock($1, $2)', [lock, key]);
 }
 
 /** A new owner raises the epoch (fencing the former one) and learns where to resume. */
-export async function claimPartition(
+export async function claimStreamPartition(
   pool: pg.Pool,
   stream: string,
   partition: number,
@@ -43,7 +61,7 @@ export async function claimPartition(
     [stream, partition, owner, now],
   );
   const row = result.rows[0];
-  if (!row) throw new Error('claiming a partition returned no row');
+  if (!row) throw new Error('claiming a stream partition returned no row');
   return { appliedSeq: Number(row.applied_seq), epoch: Number(row.owner_epoch) };
 }
 
@@ -72,7 +90,7 @@ export async function leaveWorkers(pool: pg.Pool, stream: string, id: string): P
   await pool.query('DELETE FROM log_workers WHERE stream = $1 AND id = $2', [stream, id]);
 }
 
-/** Per partition, the last applied stream sequence (for /metrics). */
+/** Per stream partition, the last applied stream sequence (for /metrics). */
 export async function appliedPositions(pool: pg.Pool, stream: string): Promise<Map<number, number>> {
   const result = await pool.query<{ partition: number; applied_seq: string }>(
     'SELECT partition, applied_seq FROM log_partitions WHERE stream = $1',

@@ -11,6 +11,8 @@ import { memoryThrottles } from '../../identity/throttling/throttles.js';
 import { sqliteSearchIndex } from './search-index.js';
 import { sqliteRecordPurge } from './record-purge.js';
 import { sqliteLogReading } from './log-reading.js';
+import { joinWriteGate, releaseFor, writeGateFor } from '../sqlite-write-gate.js';
+import type { WriterThreads } from '../writer-threads.js';
 
 export function sqlitePorts(database: SqliteDatabase) {
   return {
@@ -21,6 +23,11 @@ export function sqlitePorts(database: SqliteDatabase) {
     logReading: sqliteLogReading,
     locks: sqliteRowLocks,
     relaxDerivedCommits: () => relaxSqliteCommits(database),
+    writerThreads: {
+      share: () => writeGateFor(database.sqlitePath),
+      join: (shared) => shared && joinWriteGate(shared),
+      ended: (shared, threadId) => shared && releaseFor(shared, threadId),
+    } satisfies WriterThreads,
     caseSearch: sqliteCaseSearch,
     telemetry: { records: sqliteRecordDialect, histogram: sqliteHistogram, tail: sqliteTailLog },
   };

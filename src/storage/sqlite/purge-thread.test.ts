@@ -23,7 +23,10 @@ async function oldRecords(database: SqliteDatabase, code: string, count: number,
   const at = Date.now() - 60 * DAY_MS;
   await sql`WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${count})
     INSERT INTO telemetry_records (tenant_id, received_at, event_time, record)
-    SELECT ${tenant.id}, ${at} + g, ${at} + g, '{"message":"old event ' || g || '"}' FROM s`.execute(db);
+    SELECT ${tenant.id}, ${at} + g, ${at} + g,
+      '{"message":"old event ' || g || '","host":"web-' || (g % 7) || '","bytes":' || (g * 37 % 9973) || '}' FROM s`.execute(
+    db,
+  );
   // Indexed in chunks, as the record writer does: segments on several levels, like a real index.
   const first = await db
     .selectFrom('telemetry_records')
@@ -88,11 +91,16 @@ describe('SQLite purge pacing', () => {
   });
 
   test('reclaim steps say there is more while the deleted entries are merged away, then that there is none', async () => {
-    const tenantId = await oldRecords(database, 'reclaim', 10_000, 20);
-    const seqs = await seqsOf(database, tenantId);
-    const worker = new SqlitePurgeThread(database.sqlitePath);
+    // A database of its own: what the other tests left in the index would change the steps.
+    const ownDir = tempDir();
+    const own = await openDatabase({ dataDir: ownDir, databaseUrl: '' });
+    if (own.kind !== 'sqlite') throw new Error('expected SQLite');
+    await migrateToLatest(own);
+    const tenantId = await oldRecords(own, 'reclaim', 10_000, 20);
+    const seqs = await seqsOf(own, tenantId);
+    const worker = new SqlitePurgeThread(own.sqlitePath);
     const pages = async () =>
-      (await sql<{ n: number }>`SELECT count(*) AS n FROM telemetry_fts_data`.execute(database.db)).rows[0]?.n ?? 0;
+      (await sql<{ n: number }>`SELECT count(*) AS n FROM telemetry_fts_data`.execute(own.db)).rows[0]?.n ?? 0;
     try {
       // Three quarters: a merge writes the entries left, so only they make it take steps.
       for (let at = 0; at < 7_500; at += 2_500) await worker.delete(tenantId, seqs.slice(at, at + 2_500));
@@ -110,6 +118,8 @@ describe('SQLite purge pacing', () => {
       assert.ok((await pages()) < before, `the index shrank (${before} pages before)`);
     } finally {
       await worker.close();
+      await own.close();
+      fs.rmSync(ownDir, { recursive: true, force: true });
     }
   });
 

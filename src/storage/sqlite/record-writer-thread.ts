@@ -1,17 +1,17 @@
-// The SQLite record-log writer, on its own thread: it owns one connection (WAL,
-// synchronous=FULL) and commits each group of batches in one transaction. The main thread
-// parses while this one waits on fsync, and a long commit never blocks the event loop.
-// Between commits it runs the search indexer in short chunks, only while no write is waiting
-// and, while writes keep coming, for at most a fifth of its time: full-text indexing costs
-// several times what storing a record does, so under a burst the index falls behind (up to
-// MAX_INDEX_LAG records) and catches up when the burst ends, instead of every 201 waiting for
-// it and every chunk taking CPU time that parsing the senders' requests needs. Catching up in
-// the background it takes half its time, leaving the write lock free in between for detection,
-// which is behind too after a burst and whose alerts come first. A server's text search asks it
-// to catch the index up flat out (read-your-writes) rather than indexing on the event loop.
+// The SQLite record-log writer, on its own thread: it owns one connection (WAL) and commits
+// each group of batches in one transaction, then fsyncs the WAL before it answers. The main
+// thread parses while this one waits on fsync, and a long commit never blocks the event loop.
+// Between commits it runs the search indexer in short chunks, only while no write is waiting,
+// for at most INDEX_SHARE of its time: a text search should find a record seconds after its 201,
+// so the index keeps up with sustained ingest, and the gaps between chunks leave the write lock
+// to detection. Past MAX_INDEX_LAG writes pay for indexing themselves (back-pressure). A
+// server's text search asks to be told when the index has reached the log's end as it was, and
+// waits for that a short while only (telemetry/search-index.ts).
+import fs from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { configureSqliteConnection } from '../database.js';
+import { BUSY_TIMEOUT_MS, configureSqliteConnection } from '../database.js';
+import { WriteGate } from '../sqlite-write-gate.js';
 import type { RecordBatch } from '../../record-log/record-log.js';
 import { createSqliteSearchIndexer } from './search-indexer.js';
 import { backoffMs } from '../../core/background-loop.js';
@@ -46,11 +46,11 @@ export interface IndexFailure {
  */
 const INDEX_CHUNK = 1_000;
 /**
- * While writes keep coming, chunks are smaller still: every write then waits for at most one
- * short chunk, which keeps the slowest 201s of a burst down (FTS5 merging segments still makes a
- * chunk slow at times). The measurements are in docs/performance.md, bench:ingest.
+ * While writes keep coming, chunks are smaller: every write then waits for at most one short
+ * chunk, which keeps the slowest 201s down (FTS5 merging segments still makes a chunk slow at
+ * times). Each chunk is a segment of the index to merge later, so not smaller still.
  */
-const BURST_INDEX_CHUNK = 200;
+const BURST_INDEX_CHUNK = 500;
 /**
  * Past this many unindexed records each write also indexes as many records as it added before
  * the writer takes the next: the lag stops growing, commits slow to the indexing rate, the queue
@@ -58,22 +58,32 @@ const BURST_INDEX_CHUNK = 200;
  * Below it, indexing uses only the time the writer would otherwise wait for work. The bound is
  * set so that a burst of about fifteen seconds at the full ingest rate of two cores never reaches
  * it: once reached, every commit waits for its indexing and the slowest 201s grow several times
- * over (docs/performance.md, bench:ingest). The price: a text search right after such a burst
- * waits for the index to catch up (docs/search.md, Full text).
+ * over (docs/performance.md, bench:ingest). A text search meanwhile answers with what is
+ * indexed, marked partial (docs/search.md, Full text).
  */
 const MAX_INDEX_LAG = 3_000_000;
 /**
- * While writes keep coming (one within ACTIVE_GAP_MS), a chunk that took d ms is followed by
- * at least d × (1 − INDEX_SHARE) / INDEX_SHARE ms without indexing; without writes, the same
- * with IDLE_INDEX_SHARE. A waiting text search lets it run flat out (writes still first).
+ * A chunk that took d ms is followed by at least d × (1 − INDEX_SHARE) / INDEX_SHARE ms without
+ * indexing, so that detection, which also needs the write lock, gets it between chunks. A
+ * waiting text search changes nothing: it is answered when the index passes the log end it saw.
  */
-const INDEX_SHARE = 0.2;
+const INDEX_SHARE = 0.6;
 /**
- * Without it, the background catch-up after a burst would hold the write lock in back-to-back
- * chunks, and detection, which waits for the lock in SQLite's busy handler (sleeping up to 100 ms
- * between tries), would crawl until the index had caught up.
+ * A little behind (a commit too large to index itself, a slow moment), the chunks take nearly all
+ * the time between writes, so that the index is caught up again within seconds and the commits
+ * index their own records once more; far behind (a burst), the usual share.
  */
-const IDLE_INDEX_SHARE = 0.5;
+const NEAR_INDEX_SHARE = 0.95;
+const NEAR_LAG = 30_000;
+/** Far behind while writes keep coming, a burst is under way: its 201s come first. */
+const BURST_INDEX_SHARE = 0.2;
+
+function indexShare(writing: boolean, more: boolean): number {
+  if (!more) return INDEX_SHARE;
+  const lag = indexer.lag();
+  if (lag < NEAR_LAG) return NEAR_INDEX_SHARE;
+  return writing ? BURST_INDEX_SHARE : INDEX_SHARE;
+}
 const ACTIVE_GAP_MS = 1_000;
 let lastWriteAt = 0;
 let indexingPausedUntil = 0;
@@ -90,8 +100,36 @@ function workerPort(): MessagePort {
 }
 const port = workerPort();
 
-const connection = new SQLite((workerData as { path: string }).path);
+const data = workerData as { path: string; gate: SharedArrayBuffer };
+const connection = new SQLite(data.path);
 configureSqliteConnection(connection);
+// Commits do not fsync under the write lock (FULL would): each record commit is made durable by
+// an fsync of the WAL file right after it, with the lock already given back, so that detection
+// and the indexer write meanwhile. A commit's 201 still waits for that fsync (durableWrite).
+connection.pragma('synchronous = NORMAL');
+let walFd: number | undefined;
+/** fsync of the WAL file: everything committed to it so far, by any connection, is on disk. */
+function syncWal(): void {
+  walFd ??= fs.openSync(`${data.path}-wal`, 'r');
+  fs.fsyncSync(walFd);
+}
+/** Every write transaction of this thread passes the process's write gate (sqlite-write-gate.ts). */
+const gate = new WriteGate(data.gate);
+function gated<T>(write: () => T): T {
+  gate.enter(BUSY_TIMEOUT_MS);
+  try {
+    return write();
+  } finally {
+    gate.leave();
+  }
+}
+
+/**
+ * Most records a commit indexes itself (its own and those earlier commits left). Under sustained
+ * load that is a few hundred to a few thousand; more is a burst, whose senders would wait for
+ * indexing (about 10 µs a record): the index catches up between commits instead.
+ */
+const INLINE_INDEX_MAX = 3_000;
 
 const COLUMNS = 'INSERT INTO telemetry_records (tenant_id, received_at, event_time, record, meta) VALUES ';
 /** Rows per INSERT statement: one statement per row was most of the cost of storing a record. */
@@ -103,8 +141,10 @@ const insertMany = connection.prepare(
 
 const writeAll = connection.transaction((batches: RecordBatch[]): number => {
   let last = 0;
+  let count = 0;
   const values: unknown[] = [];
   for (const batch of batches) {
+    count += batch.records.length;
     const { tenantId, receivedAt, records, eventTimes, metas } = batch;
     for (let i = 0; i < records.length; i++) {
       // No event time of its own (NaN): the receive time stands in.
@@ -117,12 +157,23 @@ const writeAll = connection.transaction((batches: RecordBatch[]): number => {
     }
   }
   for (let i = 0; i < values.length; i += 5) last = Number(insertOne.run(values.slice(i, i + 5)).lastInsertRowid);
+  // While the index keeps up, the commit indexes what is not indexed yet (its own records, and
+  // what earlier commits left): searchable as soon as acknowledged, without a transaction of
+  // its own. Further behind (a burst: large commits), the commits stay fast and the chunks
+  // between them catch the index up.
+  if (count > 0) indexer.indexRestWithin(INLINE_INDEX_MAX);
   return last;
 });
 
-// `transaction()` uses a deferred BEGIN; take the write lock up front so a busy database waits
-// in busy_timeout instead of failing half-way.
-const writeImmediate = (batches: RecordBatch[]) => writeAll.immediate(batches);
+/**
+ * Commits the batches and makes them durable; returns the last record's sequence. `immediate`
+ * takes the write lock at BEGIN (`transaction()` alone begins deferred and could fail half-way).
+ */
+function durableWrite(batches: RecordBatch[]): number {
+  const seq = gated(() => writeAll.immediate(batches));
+  syncWal();
+  return seq;
+}
 
 const indexer = createSqliteSearchIndexer(connection);
 let indexingScheduled = false;
@@ -132,16 +183,32 @@ const catchUps: { id: number; upTo: number }[] = [];
 
 /**
  * One chunk of indexing. The index can be rebuilt from the log, so its chunks need no fsync of
- * their own: WAL with synchronous=NORMAL keeps chunk and cursor consistent, and the next record
- * commit (FULL) makes them durable too. Record commits themselves stay FULL.
+ * their own: the WAL keeps chunk and cursor consistent, and the next record commit's fsync
+ * makes them durable too.
  */
 function indexChunk(limit = INDEX_CHUNK): number {
-  connection.pragma('synchronous = NORMAL');
-  try {
-    return indexer.indexChunk(limit);
-  } finally {
-    connection.pragma('synchronous = FULL');
-  }
+  return gated(() => indexer.indexChunk(limit));
+}
+
+/**
+ * Pages one merge step of the index writes. The index does not merge its segments as it grows
+ * (automerge 0, migration 0048): a merge FTS5 started inside a commit could hold it, and every
+ * 201 waiting on it, for a large part of a second. The writer merges here instead, in steps of
+ * about this many pages between commits, paced like indexing.
+ */
+const MERGE_PAGES = 64;
+const mergeStep = connection.prepare(
+  `INSERT INTO telemetry_fts (telemetry_fts, rank) VALUES ('merge', ${MERGE_PAGES})`,
+);
+const totalChanges = connection.prepare('SELECT total_changes()').pluck();
+
+/** One merge step; whether it found segments to merge (FTS5 then reports two changes or more). */
+function mergeIndex(): boolean {
+  return gated(() => {
+    const before = totalChanges.get() as number;
+    mergeStep.run();
+    return (totalChanges.get() as number) - before >= 2;
+  });
 }
 
 /** Indexes one chunk at a time, writes first: whatever arrived meanwhile is handled before each. */
@@ -153,23 +220,24 @@ function scheduleIndexing(requested = 0): void {
     handleWaiting();
     if (closed) return;
     const now = Date.now();
-    if (catchUps.length === 0 && now < indexingPausedUntil) {
+    if (now < indexingPausedUntil) {
       scheduleIndexing(indexingPausedUntil - now);
       return;
     }
     try {
       const burst = Date.now() - lastWriteAt < ACTIVE_GAP_MS;
-      // A waiting text search has the index caught up flat out, in full-size chunks.
-      const limit = burst && catchUps.length === 0 ? BURST_INDEX_CHUNK : INDEX_CHUNK;
+      const limit = burst ? BURST_INDEX_CHUNK : INDEX_CHUNK;
       const started = performance.now();
       const indexed = indexChunk(limit);
+      // Caught up: the time goes to merging the segments the commits added.
+      const merging = indexed < limit && mergeIndex();
       const took = performance.now() - started;
-      const share = burst ? INDEX_SHARE : IDLE_INDEX_SHARE;
+      const share = indexShare(burst, indexed === limit);
       indexingPausedUntil = Date.now() + (took * (1 - share)) / share;
       indexFailuresInARow = 0;
       retryNotBefore = 0;
       answerCatchUps();
-      if (indexed === limit) scheduleIndexing();
+      if (indexed === limit || merging) scheduleIndexing();
     } catch (error) {
       reportIndexError(error);
     }
@@ -243,6 +311,7 @@ function handle(request: Request): void {
   if (request === 'close') {
     closed = true;
     failCatchUps('the record writer is closing');
+    if (walFd !== undefined) fs.closeSync(walFd);
     connection.close();
     port.close();
     return;
@@ -258,7 +327,7 @@ function handle(request: Request): void {
   let response: WriteResponse;
   let written = 0;
   try {
-    response = { id: request.id, ok: true, seq: writeImmediate(request.batches) };
+    response = { id: request.id, ok: true, seq: durableWrite(request.batches) };
     for (const batch of request.batches) written += batch.records.length;
   } catch (error) {
     const err = error as Error & { code?: string };

@@ -2,18 +2,14 @@
 // resolves each when the thread reports it committed; asks it, too, to catch the search index up.
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../../core/worker-thread.js';
+import { releaseFor, writeGateFor } from '../sqlite-write-gate.js';
 import type { AppError } from '../../core/errors.js';
-import {
-  searchIndexUnavailable,
-  storageFault,
-  storageUnavailable,
-  type StorageFault,
-} from '../storage-errors.js';
+import { searchIndexUnavailable, storageFault, storageUnavailable, type StorageFault } from '../storage-errors.js';
 import type { LogPosition, RecordBatch, RecordLogWriter } from '../../record-log/record-log.js';
 import type { CatchUpRequest, IndexFailure, WriteRequest, WriteResponse } from './record-writer-thread.js';
 
 function startThread(path: string): Worker {
-  return startWorkerThread(import.meta.url, 'record-writer-thread', { path });
+  return startWorkerThread(import.meta.url, 'record-writer-thread', { path, gate: writeGateFor(path) });
 }
 
 interface Waiter {
@@ -36,6 +32,9 @@ export class SqliteRecordWriter implements RecordLogWriter {
   /** `onIndexError` hears of background indexing failures (retried by the thread with back-off). */
   constructor(path: string, onIndexError: (failure: IndexFailure) => void) {
     this.worker = startThread(path);
+    const threadId = this.worker.threadId;
+    // Dead, it holds no transaction: its turn at the write gate is given up for it.
+    this.worker.once('exit', () => releaseFor(writeGateFor(path), threadId));
     this.started = new Promise((resolve, reject) => {
       this.worker.once('message', (message: unknown) =>
         message === 'ready' ? resolve() : reject(new Error(`unexpected first message ${String(message)}`)),

@@ -14,6 +14,11 @@ export interface SqliteSearchIndexer {
   indexed(): number;
   /** Records in the log not yet indexed. */
   lag(): number;
+  /**
+   * Inside the caller's transaction (the commit that just appended records): indexes every record
+   * not indexed yet, if they are at most `limit`; returns whether it did.
+   */
+  indexRestWithin(limit: number): boolean;
 }
 
 export function createSqliteSearchIndexer(connection: SQLite.Database): SqliteSearchIndexer {
@@ -25,19 +30,27 @@ export function createSqliteSearchIndexer(connection: SQLite.Database): SqliteSe
   const advance = connection.prepare('UPDATE log_cursors SET seq = ? WHERE name = ?');
   const end = connection.prepare<[], number | null>('SELECT max(seq) FROM telemetry_records').pluck();
 
-  const chunk = connection.transaction((limit: number, upTo: number): number => {
+  const indexNext = (limit: number, upTo: number): number => {
     const from = cursor.get(SEARCH_INDEX_CURSOR) ?? 0;
     const rows = pending.all(from, upTo, limit);
     for (const row of rows) index.run(row.seq, row.record);
     const last = rows.at(-1);
     if (last) advance.run(last.seq, SEARCH_INDEX_CURSOR);
     return rows.length;
-  });
+  };
+  const chunk = connection.transaction(indexNext);
+  const lag = () => (end.get() ?? 0) - (cursor.get(SEARCH_INDEX_CURSOR) ?? 0);
 
   return {
+    indexRestWithin: (limit) => {
+      const behind = lag();
+      if (behind > limit) return false;
+      if (behind > 0) indexNext(behind, Number.MAX_SAFE_INTEGER);
+      return true;
+    },
     indexChunk: (limit, upTo = Number.MAX_SAFE_INTEGER) => chunk.immediate(limit, upTo),
     logEnd: () => end.get() ?? 0,
     indexed: () => cursor.get(SEARCH_INDEX_CURSOR) ?? 0,
-    lag: () => (end.get() ?? 0) - (cursor.get(SEARCH_INDEX_CURSOR) ?? 0),
+    lag,
   };
 }

@@ -13,6 +13,7 @@ import {
   type TextScope,
 } from '../../telemetry/telemetry-query-sql.js';
 import { wantedOf, type FieldFilter } from '../../telemetry/telemetry-store.js';
+import { searchWords, wordsQuery } from '../sqlite-phrases.js';
 
 export const sqliteRecordDialect: RecordDialect = {
   prefilter: sqlitePrefilter,
@@ -38,14 +39,19 @@ function sqlitePrefilter(clauses: Clause[]): RawBuilder<boolean> | undefined {
 function sqliteDialect(scope: TextScope): QueryDialect {
   return {
     text(node) {
-      const phrase = `"${node.text.replaceAll('"', '""')}"${node.prefix ? ' *' : ''}`;
+      // The index knows which records hold each word, not where (sqlite-phrases.ts): it finds
+      // the records holding them all, and several words are then checked for being a phrase.
+      const words = searchWords(node.text);
+      if (words.length === 0) return sql<boolean>`0 = 1`;
       // FTS5 seeks its lists by rowid, so a window costs what the window holds, not every match;
       // it only seeks with integer bounds, and better-sqlite3 binds JS numbers as reals (hence CAST).
       const window =
         scope.kind === 'window'
           ? sql` AND rowid > CAST(${scope.afterSeq} AS INTEGER) AND rowid <= CAST(${scope.upToSeq} AS INTEGER)`
           : sql``;
-      return sql<boolean>`r.seq IN (SELECT rowid FROM telemetry_fts WHERE telemetry_fts MATCH ${phrase}${window})`;
+      const held = sql<boolean>`r.seq IN (SELECT rowid FROM telemetry_fts WHERE telemetry_fts MATCH ${wordsQuery(words, node.prefix)}${window})`;
+      if (words.length === 1) return held;
+      return sql<boolean>`(${held} AND sightline_phrase(r.record, ${JSON.stringify(words)}, ${node.prefix ? 1 : 0}) = 1)`;
     },
     field(node) {
       // Quoted labels (`$."a"."b"`) look up object keys only, as PostgreSQL's #> does with text.

@@ -29,7 +29,7 @@ export type Role = 'operator' | 'admin' | 'analyst' | 'viewer';
 export interface UsersTable {
   id: string;
   tenant_id: number | null;
-  /** Lower-cased; unique across the platform. */
+  /** Lower-cased; unique within the tenant (and among operators): one email may hold accounts in several tenants. */
   email: string;
   name: string;
   role: Role;

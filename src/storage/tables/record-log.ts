@@ -31,7 +31,7 @@ export interface LogCursorsTable {
   up_to: string | null;
 }
 
-/** Scale-out: per JetStream partition, what the database has applied and whose lease may move it. */
+/** Scale-out: per JetStream stream partition, what the database has applied and whose lease may move it. */
 export interface LogPartitionsTable {
   stream: string;
   partition: number;
@@ -50,7 +50,7 @@ export interface LogWorkersTable {
   seen_at: number;
 }
 
-/** Scale-out: a message a worker could not apply, set aside so that its partition moves on. */
+/** Scale-out: a message a worker could not apply, set aside so that its stream partition moves on. */
 export interface LogDeadLettersTable {
   id: Generated<number>;
   stream: string;

@@ -1,7 +1,8 @@
 // The provider for Anthropic's Messages API through the official `@anthropic-ai/sdk`, which owns
 // the per-attempt timeout and the retries (408/409/429/5xx and connection failures, exponential
 // backoff). A non-empty base URL points it at a proxy or, in tests, at a local fake.
-import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import {
   ProviderError,
   toProviderError,
@@ -11,7 +12,10 @@ import {
   type SummaryProvider,
 } from './provider.js';
 
-const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
+// The SDK loads with the first summary, not with the process: some 250 modules that a server
+// without this provider, and every CLI command, would otherwise load for nothing.
+let sdk: Promise<typeof AnthropicSdk> | undefined;
+const loadSdk = () => (sdk ??= import('@anthropic-ai/sdk'));
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -24,26 +28,32 @@ export class AnthropicProvider implements SummaryProvider {
   readonly name = 'anthropic' as const;
   readonly model: string;
   readonly isLlm = true;
-  readonly #client: Anthropic;
-  readonly #apiKey: string;
+  readonly #settings: ProviderSettings;
+  #client: Anthropic | undefined;
 
   constructor(settings: ProviderSettings) {
     this.model = settings.model;
-    this.#apiKey = settings.apiKey;
-    this.#client = new Anthropic({
+    this.#settings = settings;
+  }
+
+  #clientOf(AnthropicClient: typeof Anthropic): Anthropic {
+    const settings = this.#settings;
+    return (this.#client ??= new AnthropicClient({
       // Always explicit, so ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY from the environment and the
       // SDK's credential profiles never override the settings.
       baseURL: settings.baseUrl || ANTHROPIC_DEFAULT_BASE_URL,
       apiKey: settings.apiKey || NO_KEY_PLACEHOLDER,
       timeout: settings.timeoutMs,
       maxRetries: settings.maxRetries,
-    });
+    }));
   }
 
   async generate(request: ProviderRequest): Promise<ProviderResult> {
+    const { default: AnthropicClient, APIConnectionTimeoutError, APIError, APIUserAbortError } = await loadSdk();
+    const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
     let message: Anthropic.Messages.Message;
     try {
-      message = await this.#client.messages.create(
+      message = await this.#clientOf(AnthropicClient).messages.create(
         {
           model: this.model,
           system: request.system,
@@ -55,7 +65,7 @@ export class AnthropicProvider implements SummaryProvider {
         request.signal ? { signal: request.signal } : undefined,
       );
     } catch (error) {
-      throw toProviderError(error, 'Anthropic', sdkErrors, this.#apiKey, request.signal);
+      throw toProviderError(error, 'Anthropic', sdkErrors, this.#settings.apiKey, request.signal);
     }
 
     const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');

@@ -1,7 +1,8 @@
 // The provider for any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure OpenAI's v1 API,
 // Ollama, vLLM, llama.cpp server) through the official `openai` SDK, which owns the per-attempt
 // timeout and the retries (408/409/429/5xx and connection failures, exponential backoff).
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
+import type * as OpenAiSdk from 'openai';
 import {
   ProviderError,
   toProviderError,
@@ -11,7 +12,10 @@ import {
   type SummaryProvider,
 } from './provider.js';
 
-const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
+// The SDK loads with the first summary, not with the process: some 150 modules that a server
+// without this provider, and every CLI command, would otherwise load for nothing.
+let sdk: Promise<typeof OpenAiSdk> | undefined;
+const loadSdk = () => (sdk ??= import('openai'));
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -27,13 +31,17 @@ export class OpenAiProvider implements SummaryProvider {
   readonly name = 'openai' as const;
   readonly model: string;
   readonly isLlm = true;
-  readonly #client: OpenAI;
-  readonly #apiKey: string;
+  readonly #settings: ProviderSettings;
+  #client: OpenAI | undefined;
 
   constructor(settings: ProviderSettings) {
     this.model = settings.model;
-    this.#apiKey = settings.apiKey;
-    this.#client = new OpenAI({
+    this.#settings = settings;
+  }
+
+  #clientOf(OpenAiClient: typeof OpenAI): OpenAI {
+    const settings = this.#settings;
+    return (this.#client ??= new OpenAiClient({
       baseURL: settings.baseUrl || OPENAI_DEFAULT_BASE_URL,
       apiKey: settings.apiKey || NO_KEY_PLACEHOLDER,
       // Explicit nulls so the SDK does not pick these up from OPENAI_* environment variables:
@@ -44,13 +52,15 @@ export class OpenAiProvider implements SummaryProvider {
       webhookSecret: null,
       timeout: settings.timeoutMs,
       maxRetries: settings.maxRetries,
-    });
+    }));
   }
 
   async generate(request: ProviderRequest): Promise<ProviderResult> {
+    const { default: OpenAiClient, APIConnectionTimeoutError, APIError, APIUserAbortError } = await loadSdk();
+    const sdkErrors = { timeout: APIConnectionTimeoutError, abort: APIUserAbortError, api: APIError };
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create(
+      completion = await this.#clientOf(OpenAiClient).chat.completions.create(
         {
           model: this.model,
           messages: [
@@ -66,7 +76,7 @@ export class OpenAiProvider implements SummaryProvider {
         request.signal ? { signal: request.signal } : undefined,
       );
     } catch (error) {
-      throw toProviderError(error, 'OpenAI-compatible', sdkErrors, this.#apiKey, request.signal);
+      throw toProviderError(error, 'OpenAI-compatible', sdkErrors, this.#settings.apiKey, request.signal);
     }
 
     const choice = completion.choices[0];

@@ -1,7 +1,7 @@
-// The contract between normalisation, the Sigma engine and the pipeline worker: what one
+// The contract between normalisation, the Sigma engine and detection's pipeline: what one
 // record looks like to the rules. Normalisation (normalise/) turns a stored record into a
-// NormalisedEvent; the engine (sigma/) only ever reads DetectionEvents; the worker stores what
-// the engine reports as observations.
+// NormalisedEvent; the engine (sigma/) only ever reads DetectionEvents; the pipeline
+// (src/pipeline/) stores what the engine reports as observations.
 
 /** A Sigma logsource. Absent keys are wildcards when a rule states them, unknown when an event does. */
 export interface LogSource {

@@ -62,7 +62,7 @@ export const unrecognisedRoutes = routePlugin(function unrecognisedRoutes(
       schema: {
         tags: ['Telemetry'],
         summary: 'Records no parser recognised',
-        description: `Records the tenant sent that no record shape Sightline parses recognised (they are stored and searchable, but no rule for a logsource sees them), counted per source shape — the record's sorted top-level keys — with first and last receive time and the newest record as a sample. At most ${SHAPE_LIMITS.maxShapesPerTenant} shapes are kept per tenant (the whole list, most recently seen first); records of further shapes are counted under "${OVERFLOW_SHAPE}". Counted by the detection worker as it reads the records.`,
+        description: `Records the tenant sent that no record shape Sightline parses recognised (they are stored and searchable, but no rule for a logsource sees them), counted per source shape — the record's sorted top-level keys — with first and last receive time and the newest record as a sample. At most ${SHAPE_LIMITS.maxShapesPerTenant} shapes are kept per tenant (the whole list, most recently seen first); records of further shapes are counted under "${OVERFLOW_SHAPE}". Counted by detection as it reads the records.`,
         response: {
           200: Type.Object(
             {

@@ -1,7 +1,7 @@
 // Records no parser recognises, told apart by their source shape: the sorted names of their
 // top-level keys (the collector only takes JSON objects, so the key set is what distinguishes a
-// new forwarder's format). The detection worker tallies a chunk's unrecognised records in memory
-// here and the chunk's commit adds the tallies up in SQL, so several workers count correctly.
+// new forwarder's format). Detection tallies a chunk's unrecognised records in memory here and
+// the chunk's commit adds the tallies up in SQL, so several scale-out workers count correctly.
 // The limits are docs/collector.md's (Settings › Collector, "Records no parser recognises").
 
 export const SHAPE_LIMITS = {

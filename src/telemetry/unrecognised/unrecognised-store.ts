@@ -19,7 +19,8 @@ const newer = <Column extends 'last_seen_at' | 'sample'>(column: Column) =>
 /**
  * Adds a chunk's tallies. A tenant's shapes past SHAPE_LIMITS.maxShapesPerTenant are counted
  * under OVERFLOW_SHAPE. Run inside the chunk's transaction: a tenant's records are processed by
- * one worker at a time, so the limit check and the insert see the same rows.
+ * one detection at a time (the detection thread, or the worker owning the tenant's stream
+ * partition), so the limit check and the insert see the same rows.
  */
 export async function addUnrecognised(db: Db, tallies: readonly UnrecognisedTally[]): Promise<void> {
   if (tallies.length === 0) return;

@@ -25,6 +25,7 @@ const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'
 const UsersPage = page(() => import('../features/users/UsersPage'));
 const SecurityPage = page(() => import('../features/security/SecurityPage'));
 const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPage'));
+const SsoLinkPage = page(() => import('../features/settings/SsoLinkPage'));
 const WebhooksPage = page(() => import('../features/settings/WebhooksPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
 const ReviewsPage = page(() => import('../features/operator/ReviewsPage'));
@@ -203,6 +204,7 @@ export function App() {
                 </TenantPage>
               }
             />
+            <Route path="/account/sso-link" element={<SsoLinkPage />} />
             <Route
               path="/settings/webhooks"
               element={

@@ -2,13 +2,26 @@
 // address; its answer (wrong password, too many attempts and when to retry) is shown as is.
 // When the account has a second factor the server answers second_factor_required: the page
 // then asks for the authenticator code (or a recovery code) and sends the same email and password with it.
+// When the email and password open accounts in several tenants the server answers
+// tenant_choice_required with those tenants, and the page asks which one to sign in to.
 import { useState, type SubmitEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
 import type { Session } from '../api/types';
 import { Button, Field, Notice } from '../components/ui';
 import { SsoSignIn } from './SsoSignIn';
 
-type Step = 'password' | 'code' | 'recovery';
+type Step = 'password' | 'tenant' | 'code' | 'recovery';
+
+/** An account the email and password opened: a tenant's code name, or null for an operator's. */
+interface AccountChoice {
+  code_name: string | null;
+  name: string;
+}
+
+function accountChoices(failure: ApiError): AccountChoice[] {
+  const tenants = failure.problem?.tenants;
+  return Array.isArray(tenants) ? (tenants as AccountChoice[]) : [];
+}
 
 export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [email, setEmail] = useState('');
@@ -16,6 +29,9 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [step, setStep] = useState<Step>('password');
   const [code, setCode] = useState('');
   const [recoveryCode, setRecoveryCode] = useState('');
+  const [choices, setChoices] = useState<AccountChoice[]>([]);
+  // The index of the chosen account in `choices`; -1 until the server asks.
+  const [chosen, setChosen] = useState(-1);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -25,11 +41,17 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     setError(null);
     try {
       const proof = step === 'code' ? { code } : step === 'recovery' ? { recovery_code: recoveryCode } : {};
-      await api.post<Session>('/v1/auth/login', { email, password, ...proof });
+      const account = choices[chosen];
+      const tenant = account ? { tenant: account.code_name } : {};
+      await api.post<Session>('/v1/auth/login', { email, password, ...tenant, ...proof });
       await onSignedIn();
     } catch (failure) {
       if (failure instanceof ApiError && failure.code === 'second_factor_required') setStep('code');
-      else setError(errorMessage(failure));
+      else if (failure instanceof ApiError && failure.code === 'tenant_choice_required') {
+        setChoices(accountChoices(failure));
+        setChosen(0);
+        setStep('tenant');
+      } else setError(errorMessage(failure));
     } finally {
       setBusy(false);
     }
@@ -39,6 +61,8 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     setStep('password');
     setCode('');
     setRecoveryCode('');
+    setChoices([]);
+    setChosen(-1);
     setPassword('');
     setError(null);
   };
@@ -76,6 +100,26 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
                 onChange={(e) => setPassword(e.target.value)}
               />
             </Field>
+          </>
+        ) : step === 'tenant' ? (
+          <>
+            <p>
+              <strong>{email}</strong> has accounts in several organisations.
+            </p>
+            <Field label="Sign in to">
+              <select name="tenant" autoFocus value={chosen} onChange={(e) => setChosen(Number(e.target.value))}>
+                {choices.map((choice, i) => (
+                  <option key={choice.code_name ?? ''} value={i}>
+                    {choice.code_name === null ? choice.name : `${choice.name} (${choice.code_name})`}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <div className="login-links">
+              <Button variant="ghost" small onClick={startOver}>
+                Start over
+              </Button>
+            </div>
           </>
         ) : (
           <>
@@ -121,7 +165,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
         )}
         {error && <Notice tone="danger">{error}</Notice>}
         <Button variant="primary" type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : step === 'password' ? 'Sign in' : 'Verify'}
+          {busy ? 'Signing in…' : step === 'password' || step === 'tenant' ? 'Sign in' : 'Verify'}
         </Button>
         <SsoSignIn />
         <p className="login-help muted">

@@ -1,9 +1,11 @@
 // The Markdown that case descriptions, comments and AI summaries are written in, rendered as
 // React elements (never as HTML: the text holds log-derived strings an attacker chose). The
-// subset those texts use: headings, bullet and numbered lists, fenced code, paragraphs, inline
-// code, bold, italics; `[obs_…]`, `[proc_…]` and `[net_…]` citations become whatever `citation`
-// renders (links into the observation timeline or the investigation timeline).
+// subset those texts use: headings, bullet and numbered lists, fenced code, paragraphs, and
+// within a line what src/core/markdown-inline.ts parses (code spans, bold, italics, citations);
+// `[obs_…]`, `[proc_…]` and `[net_…]` citations become whatever `citation` renders (links into the
+// observation timeline or the investigation timeline).
 import { Fragment, type ReactNode } from 'react';
+import { parseInline, type Inline } from '../../../../src/core/markdown-inline.js';
 
 type Block =
   | { kind: 'heading'; level: number; text: string }
@@ -51,28 +53,26 @@ function parseBlocks(source: string): Block[] {
   return blocks;
 }
 
-const INLINE =
-  /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[(?:obs_[A-Za-z0-9]{1,40}|(?:proc|net)_[0-9]{1,15})\])|((?<![\w])_[^_\n]+_(?![\w]))|((?<![\w*])\*[^*\n]+\*(?![\w*]))/g;
-
-function renderInline(text: string, citation: ((id: string) => ReactNode) | undefined): ReactNode[] {
-  const parts: ReactNode[] = [];
-  let at = 0;
-  for (const match of text.matchAll(INLINE)) {
-    const index = match.index;
-    if (index > at) parts.push(text.slice(at, index));
-    const token = match[0];
-    const key = `${index}`;
-    if (match[1]) parts.push(<code key={key}>{token.slice(1, -1)}</code>);
-    else if (match[2]) parts.push(<strong key={key}>{renderInline(token.slice(2, -2), citation)}</strong>);
-    else if (match[3]) {
-      const id = token.slice(1, -1);
-      parts.push(<Fragment key={key}>{citation ? citation(id) : token}</Fragment>);
-    } else parts.push(<em key={key}>{renderInline(token.slice(1, -1), citation)}</em>);
-    at = index + token.length;
-  }
-  if (at < text.length) parts.push(text.slice(at));
-  return parts;
+function renderParts(parts: Inline[], citation: ((id: string) => ReactNode) | undefined): ReactNode[] {
+  return parts.map((part, index) => {
+    switch (part.kind) {
+      case 'text':
+        return <Fragment key={index}>{part.text}</Fragment>;
+      case 'code':
+        return <code key={index}>{part.text}</code>;
+      case 'citation':
+        return <Fragment key={index}>{citation ? citation(part.id) : `[${part.id}]`}</Fragment>;
+      case 'strong':
+        return <strong key={index}>{renderParts(part.children, citation)}</strong>;
+      case 'em':
+        return <em key={index}>{renderParts(part.children, citation)}</em>;
+    }
+  });
 }
+
+/** A line's inline Markdown: the parser the summary check reads citations with, so both agree. */
+const renderInline = (text: string, citation: ((id: string) => ReactNode) | undefined) =>
+  renderParts(parseInline(text), citation);
 
 export function Markdown({
   source,

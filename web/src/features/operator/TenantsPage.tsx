@@ -16,6 +16,7 @@ import { Button, Field, Notice, PageHeader, Panel, Switch, Time } from '../../co
 import { matchesText } from '../../lib/text-filter';
 import { useUrlFilters } from '../../lib/url-state';
 import { useTenantChange } from '../settings/tenant-queries';
+import { IngestLimitsDialog } from './IngestLimitsDialog';
 
 const PAGE_SIZE = 50;
 
@@ -190,6 +191,7 @@ export default function TenantsPage() {
   const [created, setCreated] = useState<Tenant | null>(null);
   const [renaming, setRenaming] = useState<Tenant | null>(null);
   const [confirming, setConfirming] = useState<Change | null>(null);
+  const [limiting, setLimiting] = useState<Tenant | null>(null);
   const shown = useMemo(
     () => (tenants.data?.tenants ?? []).filter((t) => matchesText(filters.q, t.code_name, t.name)),
     [tenants.data, filters.q],
@@ -307,6 +309,14 @@ export default function TenantsPage() {
                         >
                           Rename
                         </Button>
+                        <Button
+                          small
+                          variant="ghost"
+                          onClick={() => setLimiting(t)}
+                          aria-label={`Ingest limits of ${t.code_name}`}
+                        >
+                          Limits
+                        </Button>
                         <Button small variant="ghost" onClick={() => workIn(t)} aria-label={`Work in ${t.code_name}`}>
                           Work in
                         </Button>
@@ -335,6 +345,7 @@ export default function TenantsPage() {
       )}
       {renaming && <RenameDialog tenant={renaming} onClose={() => setRenaming(null)} />}
       {confirming && <ConfirmChange change={confirming} onClose={() => setConfirming(null)} />}
+      {limiting && <IngestLimitsDialog tenant={limiting} onClose={() => setLimiting(null)} />}
     </>
   );
 }

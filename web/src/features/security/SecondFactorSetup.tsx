@@ -1,6 +1,6 @@
 // Setting up the authenticator app: the server makes a secret (POST /v1/me/second-factor), shown
-// as a QR code and as text to type; the first code from the app turns it on (…/confirm) and
-// brings the recovery codes.
+// as a QR code and as text to type; the first code from the app and the person's password turn it
+// on (…/confirm) and bring the recovery codes.
 import { useEffect, useState, type SubmitEvent } from 'react';
 import QRCode from 'qrcode';
 import { api, errorMessage } from '../../api/client';
@@ -24,6 +24,7 @@ export function SecondFactorSetup({
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [qr, setQr] = useState<string | null>(null);
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -48,7 +49,10 @@ export function SecondFactorSetup({
     setBusy(true);
     setError(null);
     try {
-      const answer = await api.post<{ recovery_codes: string[] }>('/v1/me/second-factor/confirm', { code });
+      const answer = await api.post<{ recovery_codes: string[] }>('/v1/me/second-factor/confirm', {
+        code,
+        password,
+      });
       onEnabled(answer.recovery_codes);
     } catch (failure) {
       setError(errorMessage(failure));
@@ -61,7 +65,7 @@ export function SecondFactorSetup({
     <form className="second-factor-setup" aria-label="Set up authenticator app" onSubmit={(e) => void confirm(e)}>
       <p>
         Scan the QR code with an authenticator app (any app for time-based codes), or type the key into it. Then enter
-        the 6-digit code it shows.
+        the 6-digit code it shows, and your password.
       </p>
       {enrolment && qr && (
         <div className="second-factor-secret">
@@ -82,6 +86,16 @@ export function SecondFactorSetup({
           required
           value={code}
           onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
+        />
+      </Field>
+      <Field label="Password">
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
         />
       </Field>
       {error && <Notice tone="danger">{error}</Notice>}

@@ -1,8 +1,10 @@
 // What the collector heard in the last 24 hours (GET /v1/collector/diagnostics): each sender by
-// User-Agent and address, and the requests it refused by code with the latest example — and a
-// button that sends a test record through the collector and shows the round trip.
+// User-Agent and address, and the requests it refused by code with the latest example — and, for
+// those who may (ingest_keys:write), a button that sends a test record through the collector and
+// shows the round trip.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api/client';
+import { useSession } from '../../app/session';
 import { QueryView } from '../../components/QueryView';
 import { Button, Empty, Notice, RefreshButton, Time } from '../../components/ui';
 import { formatNumber } from '../../lib/format';
@@ -24,10 +26,11 @@ export function CollectorDiagnostics() {
 }
 
 function DiagnosticsView({ data, onRefresh }: { data: Diagnostics; onRefresh: () => Promise<unknown> }) {
+  const { can } = useSession();
   return (
     <>
       <div className="url-row">
-        <TestRecordButton />
+        {can('ingest_keys:write') && <TestRecordButton />}
         <RefreshButton onRefresh={onRefresh} />
       </div>
       <h3>Senders</h3>

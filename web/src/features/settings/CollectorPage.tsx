@@ -12,6 +12,7 @@ import { ReceivedChart } from './ReceivedChart';
 import { CollectorDiagnostics } from './CollectorDiagnostics';
 import { UnrecognisedRecords } from './UnrecognisedRecords';
 import { IngestKeysPanel, useIngestKeyPolicy } from './IngestKeysPanel';
+import { IngestLimitsPanel } from './IngestLimitsPanel';
 import { useTenant } from './tenant-queries';
 import './settings.css';
 
@@ -77,6 +78,11 @@ function CollectorSettings({ url }: { url: string }) {
           <Empty>Seeing unrecognised records needs the permission telemetry:read, which your role does not have.</Empty>
         )}
       </Panel>
+      {can('telemetry:read') && (
+        <Panel title="Ingest limits">
+          <IngestLimitsPanel />
+        </Panel>
+      )}
       {can('ingest_keys:read') && (
         <Panel title="Ingest keys">
           <IngestKeysPanel />

@@ -9,6 +9,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { Dialog, DialogActions } from '../../components/Dialog';
 import { QueryView } from '../../components/QueryView';
 import { Badge, Button, Field, Notice, PageHeader, Panel, Switch } from '../../components/ui';
+import { SsoDomains } from './SsoDomains';
 import { SsoRoleMapping, tenantRoles, type MappingRow, type TenantRole } from './SsoRoleMapping';
 import { useSso, useSsoRemove, useSsoSave, type SsoState } from './sso-queries';
 import './settings.css';
@@ -111,7 +112,10 @@ function SsoSettingsForm({
                 onChange={(e) => setSecret(e.target.value)}
               />
             </Field>
-            <Field label="Allowed email domains" hint="Separated by commas; the provider must have verified the email">
+            <Field
+              label="Allowed email domains"
+              hint="Separated by commas; the provider must have verified the email, and you the domain (below)"
+            >
               <input type="text" required value={domains} onChange={(e) => setDomains(e.target.value)} />
             </Field>
             <Field label="Role claim" hint="The id token claim with the person's groups or role, e.g. groups">
@@ -150,6 +154,7 @@ function SsoSettingsForm({
           )}
         </form>
       </Panel>
+      {saved && <SsoDomains domains={saved.email_domains} editable={editable} />}
       <Panel title="Register Sightline at your provider">
         <dl className="facts">
           <dt>Redirect URI</dt>
@@ -171,6 +176,10 @@ function SsoSettingsForm({
           <li>
             People signing in for the first time become members of this organisation with their mapped role; a mapped
             role is updated at every sign-in.
+          </li>
+          <li>
+            Members who already have a password or two-step sign-in confirm the link once, after signing in with their
+            password.
           </li>
         </ul>
       </Panel>

@@ -1,5 +1,6 @@
-// Single sign-on settings (GET, PUT, DELETE /v1/sso). A tenant without them answers 404
-// `sso_not_configured`, which still says which redirect URI to register at the provider.
+// Single sign-on settings (GET, PUT, DELETE /v1/sso) and the verification of their email
+// domains. A tenant without settings answers 404 `sso_not_configured`, which still says which
+// redirect URI to register at the provider.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../../api/client';
 import type { Static } from 'typebox';
@@ -47,5 +48,14 @@ export function useSsoRemove() {
   return useMutation({
     mutationFn: () => api.delete<null>('/v1/sso'),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ssoKey }),
+  });
+}
+
+/** Asks the server to look for the domain's TXT record now; the settings are read again after. */
+export function useSsoVerifyDomain() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (domain: string) => api.post<unknown>(`/v1/sso/domains/${encodeURIComponent(domain)}/verify`),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ssoKey }),
   });
 }

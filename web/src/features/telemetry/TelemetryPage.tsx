@@ -264,6 +264,12 @@ export default function TelemetryPage() {
         </Notice>
       )}
       {exported && 'error' in exported && <Notice tone="danger">Export failed: {errorMessage(exported.error)}</Notice>}
+      {page?.partial && (
+        <Notice tone="warning">
+          The search index is still catching up: the text search covers records received before{' '}
+          {formatDateTime(page.complete_up_to)}. Refresh in a moment for the rest.
+        </Notice>
+      )}
       <section className="panel telemetry-histogram-panel" aria-label="Matches over time">
         <HistogramChart histogram={histogram} onZoom={(since, until) => update({ range: 'custom', since, until })} />
       </section>

@@ -4,7 +4,7 @@ import { useCallback, useMemo } from 'react';
 import type { CursorPager } from '../../components/paging';
 
 export function useUrlPager(stackText: string | undefined, set: (stack: string) => void): CursorPager {
-  // Cursors are base64url with a dot: never a comma.
+  // Cursors are base64url: never a comma.
   const stack = useMemo(() => (stackText ? stackText.split(',').filter(Boolean) : []), [stackText]);
   const next = useCallback((cursor: string) => set([...stack, cursor].join(',')), [stack, set]);
   const previous = useCallback(() => set(stack.slice(0, -1).join(',')), [stack, set]);

@@ -10,7 +10,13 @@ import { databaseTargets, type TestDatabase } from '../../test/helpers/databases
 import { schemaClient } from '../../test/helpers/postgres.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { dayPartitionName, listPartitions, partitionUpkeep, utcDayStart, type UpkeepPass } from './partitions.js';
+import {
+  dayPartitionName,
+  listTablePartitions,
+  tablePartitionUpkeep,
+  utcDayStart,
+  type UpkeepPass,
+} from './table-partitions.js';
 import { DAY_MS } from './retention-rules.js';
 
 const postgres = databaseTargets.find((target) => target.kind === 'postgres');
@@ -68,14 +74,14 @@ describe('day partitions dropped under a concurrent reader', { skip: postgres?.s
   }
 
   const dayName = (days: number) => dayPartitionName(utcDayStart(Date.now() + days * DAY_MS));
-  const partitionNames = async () => (await listPartitions(database.db)).map((partition) => partition.name);
+  const partitionNames = async () => (await listTablePartitions(database.db)).map((partition) => partition.name);
 
   test('a reader holding the log for longer than one wait: inserts keep going, the day goes once it ends', async () => {
     const pass = await expiredDay(300, 0);
     const blocker = await reader(testDb.databaseUrl);
     const writer = await schemaClient(testDb.databaseUrl);
     try {
-      const upkeep = partitionUpkeep(database.db)(pass);
+      const upkeep = tablePartitionUpkeep(database.db)(pass);
       // Once a partition change waits for its lock, an insert (into a day that has not expired).
       const deadline = Date.now() + 10_000;
       for (;;) {
@@ -108,13 +114,13 @@ describe('day partitions dropped under a concurrent reader', { skip: postgres?.s
     const blocker = await reader(testDb.databaseUrl);
     let released = false;
     try {
-      const first = await partitionUpkeep(database.db, { attempts: 2, retryMs: 50 })(pass);
+      const first = await tablePartitionUpkeep(database.db, { attempts: 2, retryMs: 50 })(pass);
       assert.ok(first.busy.includes(dayName(1)), JSON.stringify(first.busy));
       assert.equal(first.dropped.get(tenantId) ?? 0, 0);
       assert.ok((await partitionNames()).includes(dayName(1)));
       await blocker.release();
       released = true;
-      const second = await partitionUpkeep(database.db, { attempts: 2, retryMs: 50 })(pass);
+      const second = await tablePartitionUpkeep(database.db, { attempts: 2, retryMs: 50 })(pass);
       assert.deepEqual(second.busy, []);
       assert.equal(second.dropped.get(tenantId), 40);
       assert.ok(!(await partitionNames()).includes(dayName(1)));
@@ -126,7 +132,7 @@ describe('day partitions dropped under a concurrent reader', { skip: postgres?.s
   test('a record that commits into an expired day while its drop waits for the lock keeps the day', async () => {
     const pass = await expiredDay(30, 2);
     // The days ahead of the pass made first, so that the drop is the only change to wait.
-    await partitionUpkeep(database.db)({ ...pass, cutoffs: new Map() });
+    await tablePartitionUpkeep(database.db)({ ...pass, cutoffs: new Map() });
     // An import of old records: its transaction is running when the day is checked.
     const importer = await schemaClient(testDb.databaseUrl);
     try {
@@ -135,7 +141,7 @@ describe('day partitions dropped under a concurrent reader', { skip: postgres?.s
         `INSERT INTO telemetry_records (tenant_id, received_at, event_time, record) VALUES ($1, $2, $2, '{"imported":true}')`,
         [tenantId, Date.now() + 2 * DAY_MS],
       );
-      const upkeep = partitionUpkeep(database.db, { attempts: 40, retryMs: 25 })(pass);
+      const upkeep = tablePartitionUpkeep(database.db, { attempts: 40, retryMs: 25 })(pass);
       const deadline = Date.now() + 10_000;
       for (;;) {
         const waiting = await sql`SELECT 1 FROM pg_stat_activity

@@ -1,7 +1,8 @@
-// PostgreSQL time partitions of the record log (migration 0030): one partition per UTC day of
-// receive time, made a week ahead, plus a default partition that catches anything else. Upkeep
+// PostgreSQL table partitions of the record log, telemetry_records (migration 0030; not the
+// JetStream stream partitions of the scale-out mode): one day partition per UTC day of receive
+// time, made a week ahead, plus a default partition that catches anything else. Upkeep
 // creates the days ahead and drops whole days that every tenant's retention has passed: their
-// derived rows (search entries, process/network rows) go first in paced batches, then the
+// derived rows (search entries, process/network rows) go first in paced batches, then the day
 // partition is detached and dropped in one short transaction. Detaching needs an exclusive lock
 // on the whole log (as creating one does), and while it waits for one every insert queues
 // behind it: so it waits at most a fifth of a second (lock_timeout), and tries again a few times
@@ -16,7 +17,7 @@ import { currentSnapshot } from '../telemetry/snapshot-window.js';
 
 export const DAYS_AHEAD = 7;
 const DERIVED_BATCH = 5_000;
-/** Longest wait for the lock that detaching a partition takes: inserts queue behind it meanwhile. */
+/** Longest wait for the lock that detaching a day partition takes: inserts queue behind it meanwhile. */
 export const DETACH_LOCK_TIMEOUT_MS = 200;
 /** Tries per day and pass: the n-th retry comes n × `retryMs` after the last failure. */
 export interface DetachRetry {
@@ -25,7 +26,7 @@ export interface DetachRetry {
 }
 const DETACH_RETRY: DetachRetry = { attempts: 8, retryMs: 500 };
 
-export interface Partition {
+export interface TablePartition {
   name: string;
   from: number;
   to: number;
@@ -73,7 +74,7 @@ export async function isPartitioned(db: Kysely<Tables>): Promise<boolean> {
   return row.rows[0]?.relkind === 'p';
 }
 
-export async function listPartitions(db: Kysely<Tables>): Promise<Partition[]> {
+export async function listTablePartitions(db: Kysely<Tables>): Promise<TablePartition[]> {
   const rows = await sql<{ name: string; bound: string }>`
     SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
     FROM pg_inherits i
@@ -102,7 +103,7 @@ export async function createDays(
   days: number,
   retry: DetachRetry = DETACH_RETRY,
 ): Promise<{ made: string[]; busy: string[] }> {
-  const partitions = await listPartitions(db);
+  const partitions = await listTablePartitions(db);
   const existing = partitions.filter((partition) => !partition.isDefault);
   const fallback = partitions.find((partition) => partition.isDefault);
   const made: string[] = [];
@@ -137,8 +138,8 @@ export async function createDays(
   return { made, busy };
 }
 
-/** The upkeep a purge pass runs first (PostgreSQL, partitioned log only). */
-export function partitionUpkeep(
+/** The table partition upkeep a purge pass runs first (PostgreSQL, partitioned log only). */
+export function tablePartitionUpkeep(
   db: Kysely<Tables>,
   retry: DetachRetry = DETACH_RETRY,
 ): (pass: UpkeepPass) => Promise<UpkeepResult> {
@@ -154,9 +155,9 @@ export function partitionUpkeep(
     // out, unread; dropping checks for such records under its lock.
     const { seq: floor, committedBy: checked } = await purgeFloor(db, { snapshot: currentSnapshot });
     if (checked === undefined) throw new Error('the purge floor on PostgreSQL comes with its snapshot');
-    for (const partition of await listPartitions(db)) {
+    for (const partition of await listTablePartitions(db)) {
       if (partition.isDefault || partition.to > cutoff) continue;
-      const counted = await dropPartition(db, partition, pass, { floor, checked }, retry);
+      const counted = await dropDayPartition(db, partition, pass, { floor, checked }, retry);
       if (counted === 'busy') {
         result.busy.push(partition.name);
         continue;
@@ -207,9 +208,9 @@ interface DropCheck {
   checked: string;
 }
 
-async function dropPartition(
+async function dropDayPartition(
   db: Kysely<Tables>,
-  partition: Partition,
+  partition: TablePartition,
   pass: UpkeepPass,
   { floor, checked }: DropCheck,
   retry: DetachRetry,

@@ -1,28 +1,35 @@
-// The worker side of the JetStream record log. Workers share the partitions: each holds a fair
-// share (partitions ÷ live workers, rounded up), a partition's lease being a PostgreSQL session
-// advisory lock, so a worker that dies (its connection closes) frees its partitions at once and
-// the others take them on their next round. The owner of a partition consumes it in order
-// through a durable consumer and applies each batch in one transaction with the partition's
-// applied sequence, then acknowledges it. Redeliveries at or below that sequence are skipped,
-// and the transaction checks the lease epoch, so a former owner can never write after a new
-// one took over: at-least-once delivery, exactly-once effect. Skipping is only sound when
-// nothing is applied out of order, so a delivery that never arrived (a gap in the consumer's
-// delivery sequence) restarts the consumer before anything after it is applied.
+// The worker side of the JetStream record log (`--role worker`): the consumers of the stream
+// partitions this node owns. Workers share the stream partitions: each holds a fair share
+// (stream partitions ÷ live workers, rounded up), a stream partition's lease being a PostgreSQL
+// session advisory lock, so a worker that dies (its connection closes) frees its stream
+// partitions at once and the others take them on their next round. A worker that falls silent
+// without dying (paused, hung) loses its leases as well once it has sent PostgreSQL nothing for
+// the lease time: the server ends its lease session, and an apply transaction it left open, so
+// its stream partitions move on without it. The owner of a stream
+// partition consumes it in order through a durable consumer and applies each batch in one
+// transaction with the stream partition's applied sequence, then acknowledges it. Redeliveries at
+// or below that sequence are skipped, and the transaction checks the lease epoch, so a former
+// owner can never write after a new one took over: at-least-once delivery, exactly-once effect.
+// Skipping is only sound when nothing is applied out of order, so a delivery that never arrived
+// (a gap in the consumer's delivery sequence) restarts the consumer before anything after it is
+// applied.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
 import { createPool } from '../database.js';
 import type { Tables } from '../schema.js';
-import { partitionSubject } from '../../record-log/jetstream-codec.js';
+import { streamPartitionSubject } from '../../record-log/jetstream-codec.js';
 import { applyMessages, targetScope } from './stream-partition-apply.js';
 import { consumersInOrder, type RecordConsumer } from '../../record-log/record-consumer.js';
 import { backoffMs, type JetStreamLink, type QueueLog } from '../../record-log/jetstream-connection.js';
 import * as store from './stream-partition-store.js';
 import type { ScaleMetrics } from '../../record-log/scale-metrics.js';
 
-/** A worker not seen for this long no longer counts when the others compute their share. */
+/** A worker not seen for this long (or for its lease, when shorter) no longer counts when the others compute their share. */
 const ALIVE_MS = 8_000;
+/** --queue-lease's default: how long a silent worker keeps its stream partitions. */
+export const DEFAULT_LEASE_MS = 60_000;
 const ROUND_MS = 1_000;
 /**
  * Messages per fetch: a message is one request (up to max_payload), so this bounds one apply
@@ -35,12 +42,12 @@ const FETCH_EXPIRES_MS = 1_000;
 interface Owned {
   epoch: number;
   stopping: boolean;
-  /** Set by release(), which then cleans up itself; otherwise the partition ended on its own. */
+  /** Set by release(), which then cleans up itself; otherwise the stream partition ended on its own. */
   releasing: boolean;
   done: Promise<void>;
 }
 
-export interface PartitionWorkerOptions {
+export interface StreamPartitionConsumerOptions {
   link: JetStreamLink;
   pgConfig: pg.PoolConfig;
   pgSchema: string;
@@ -50,27 +57,34 @@ export interface PartitionWorkerOptions {
   consumers: readonly RecordConsumer[];
   log: QueueLog;
   metrics: ScaleMetrics;
+  /** How long this worker may send PostgreSQL nothing before its leases lapse (--queue-lease). */
+  leaseMs?: number;
   /** Told when this worker gains or loses the maintenance lease (one worker moves the search index cursor). */
   onMaintenanceLease(held: boolean): void;
 }
 
-export class PartitionWorkers {
+export class StreamPartitionConsumers {
   readonly id = `w-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly pool: pg.Pool;
   private leaseClient: pg.Client | undefined;
+  /** Keeps the lease session talking while this worker runs: silent for the lease time, it ends. */
+  private leaseKeepalive: NodeJS.Timeout | undefined;
+  private readonly leaseMs: number;
   private readonly owned = new Map<number, Owned>();
   private maintenanceHeld = false;
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> = Promise.resolve();
   private stopped = false;
   private failures = 0;
+  private warnedNoExpiry = false;
   /** Why this worker cannot do its work now, for /readyz; undefined when it can. */
   problem: string | undefined = 'starting';
   private readonly lockClass: number;
   private readonly consumer: RecordConsumer;
 
-  constructor(private readonly options: PartitionWorkerOptions) {
+  constructor(private readonly options: StreamPartitionConsumerOptions) {
     this.consumer = consumersInOrder(options.consumers);
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     // Heartbeats and claims only: batches are applied over the node's database pool.
     this.pool = createPool({ ...options.pgConfig, max: 2, keepAlive: true });
     this.lockClass = store.lockClass(options.link.settings.stream, options.pgSchema);
@@ -84,7 +98,7 @@ export class PartitionWorkers {
     return this.options.link.settings.partitions;
   }
 
-  /** The partitions this worker owns now. */
+  /** The stream partitions this worker owns now. */
   get partitions(): number[] {
     return [...this.owned.keys()].sort((a, b) => a - b);
   }
@@ -106,11 +120,12 @@ export class PartitionWorkers {
     await Promise.all(this.partitions.map((partition) => this.release(partition)));
     await store.leaveWorkers(this.pool, this.stream, this.id).catch(() => undefined);
     this.setMaintenance(false);
+    clearInterval(this.leaseKeepalive);
     await this.leaseClient?.end().catch(() => undefined);
     await this.pool.end();
   }
 
-  /** Per owned partition, messages not yet applied (pending plus delivered unacknowledged). */
+  /** Per owned stream partition, messages not yet applied (pending plus delivered unacknowledged). */
   async lag(): Promise<Map<number, number>> {
     const lags = new Map<number, number>();
     const jsm = this.options.link.jsm;
@@ -120,7 +135,9 @@ export class PartitionWorkers {
         const info = await jsm.consumers.info(this.stream, consumerName(this.stream, partition));
         lags.set(partition, info.num_pending + info.num_ack_pending);
       } catch (error) {
-        this.options.log.warn(`consumer state of partition ${partition} unavailable: ${(error as Error).message}`);
+        this.options.log.warn(
+          `consumer state of stream partition ${partition} unavailable: ${(error as Error).message}`,
+        );
       }
     }
     return lags;
@@ -130,7 +147,8 @@ export class PartitionWorkers {
   private async runRound(): Promise<void> {
     try {
       const client = await this.leases();
-      const live = await store.heartbeat(this.pool, this.stream, this.id, Date.now(), ALIVE_MS);
+      const aliveMs = Math.min(ALIVE_MS, this.leaseMs);
+      const live = await store.heartbeat(this.pool, this.stream, this.id, Date.now(), aliveMs);
       if (!this.maintenanceHeld && (await store.tryLock(client, this.lockClass, store.MAINTENANCE_LOCK)))
         this.setMaintenance(true);
       const unavailable = this.options.link.unavailable;
@@ -149,7 +167,7 @@ export class PartitionWorkers {
         if (this.owned.has(partition)) continue;
         if (await store.tryLock(client, this.lockClass, partition)) this.acquire(partition);
       }
-      this.options.metrics.partitionsOwned.set(this.owned.size);
+      this.options.metrics.streamPartitionsOwned.set(this.owned.size);
       this.problem = undefined;
       this.failures = 0;
     } catch (error) {
@@ -161,19 +179,38 @@ export class PartitionWorkers {
     }
   }
 
-  /** The connection holding the leases; when it breaks every lease is gone, so every partition stops. */
+  /** The connection holding the leases; when it breaks every lease is gone, so every stream partition stops. */
   private async leases(): Promise<pg.Client> {
     if (this.leaseClient) return this.leaseClient;
     const client = new pg.Client({ ...this.options.pgConfig, keepAlive: true });
     client.on('error', (error) => {
       if (this.leaseClient !== client) return;
       this.leaseClient = undefined;
-      this.options.log.warn(`lease connection lost (${error.message}): stopping every partition until it is back`);
+      clearInterval(this.leaseKeepalive);
+      this.options.log.warn(
+        `lease connection lost (${error.message}): stopping every stream partition until it is back`,
+      );
       this.setMaintenance(false);
       for (const partition of this.partitions) void this.release(partition, false);
     });
     await client.connect();
+    try {
+      if (!(await store.expireWhenSilent(client, this.leaseMs)) && !this.warnedNoExpiry) {
+        this.warnedNoExpiry = true;
+        this.options.log.warn(
+          'PostgreSQL before 14 has no idle_session_timeout: a paused or hung worker keeps its stream partitions until its connection closes',
+        );
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.leaseClient = client;
+    clearInterval(this.leaseKeepalive);
+    this.leaseKeepalive = setInterval(
+      () => void client.query('SELECT 1').catch(() => undefined),
+      Math.max(250, this.leaseMs / 4),
+    ).unref();
     return client;
   }
 
@@ -188,7 +225,7 @@ export class PartitionWorkers {
     this.owned.set(partition, owned);
     owned.done = this.consume(partition, owned)
       .catch((error: unknown) => {
-        this.options.log.error(`partition ${partition} stopped: ${(error as Error).message}`);
+        this.options.log.error(`stream partition ${partition} stopped: ${(error as Error).message}`);
       })
       .finally(() => {
         // Fenced out or failed: give the lease back so that a later round (here or elsewhere) takes it.
@@ -197,7 +234,7 @@ export class PartitionWorkers {
         this.owned.delete(partition);
         if (this.leaseClient) store.unlock(this.leaseClient, this.lockClass, partition).catch(() => undefined);
       });
-    this.options.log.info(`took partition ${partition}`);
+    this.options.log.info(`took stream partition ${partition}`);
   }
 
   private async release(partition: number, unlock = true): Promise<void> {
@@ -210,11 +247,11 @@ export class PartitionWorkers {
     if (unlock && this.leaseClient)
       await store.unlock(this.leaseClient, this.lockClass, partition).catch(() => undefined);
     this.options.metrics.consumerLag.remove({ partition: String(partition) });
-    this.options.log.info(`released partition ${partition}`);
+    this.options.log.info(`released stream partition ${partition}`);
   }
 
   private async consume(partition: number, owned: Owned): Promise<void> {
-    const claim = await store.claimPartition(this.pool, this.stream, partition, this.id, Date.now());
+    const claim = await store.claimStreamPartition(this.pool, this.stream, partition, this.id, Date.now());
     owned.epoch = claim.epoch;
     let fresh = true;
     /** Deliveries received from the current consumer, in order: the next one must be this + 1. */
@@ -240,7 +277,7 @@ export class PartitionWorkers {
           messages.push(message);
         attempt = 0;
       } catch (error) {
-        this.options.log.warn(`partition ${partition}: fetch failed: ${(error as Error).message}`);
+        this.options.log.warn(`stream partition ${partition}: fetch failed: ${(error as Error).message}`);
         fresh = true;
         await sleep(backoffMs((attempt += 1)));
         continue;
@@ -253,7 +290,7 @@ export class PartitionWorkers {
         // start the consumer again, which delivers everything unacknowledged in stream order.
         const gap = messages[inOrder.length]?.info.deliverySequence;
         this.options.log.warn(
-          `partition ${partition}: delivery ${gap} came where ${delivered + inOrder.length + 1} was due; restarting its consumer to keep the partition in order`,
+          `stream partition ${partition}: delivery ${gap} came where ${delivered + inOrder.length + 1} was due; restarting its consumer to keep the stream partition in order`,
         );
         this.options.metrics.consumerRestarts.inc();
         fresh = true;
@@ -272,14 +309,14 @@ export class PartitionWorkers {
       try {
         const outcome = await this.apply(partition, owned.epoch, messages);
         if (outcome === 'fenced') {
-          this.options.log.warn(`partition ${partition}: another worker took it over; letting it go`);
+          this.options.log.warn(`stream partition ${partition}: another worker took it over; letting it go`);
           owned.stopping = true;
           return false;
         }
         return true;
       } catch (error) {
         this.problem = `PostgreSQL: ${(error as Error).message}`;
-        this.options.log.warn(`partition ${partition}: applying failed (retrying): ${(error as Error).message}`);
+        this.options.log.warn(`stream partition ${partition}: applying failed (retrying): ${(error as Error).message}`);
         await sleep(backoffMs(attempt));
       }
     }
@@ -297,6 +334,7 @@ export class PartitionWorkers {
         partitions: this.partitionCount,
         epoch,
         consumer: this.consumer,
+        leaseMs: this.leaseMs,
       },
       messages.map((message) => ({ seq: message.seq, data: message.data })),
     );
@@ -305,7 +343,7 @@ export class PartitionWorkers {
     for (const letter of result.deadLetters) {
       metrics.deadLetters.inc({ partition: String(partition) });
       log.error(
-        `partition ${partition}: message ${letter.seq} (tenant ${letter.tenantId ?? 'unknown'}, ${letter.data.byteLength} bytes) set aside in log_dead_letters: ${letter.reason}`,
+        `stream partition ${partition}: message ${letter.seq} (tenant ${letter.tenantId ?? 'unknown'}, ${letter.data.byteLength} bytes) set aside in log_dead_letters: ${letter.reason}`,
       );
     }
     return result.outcome;
@@ -322,7 +360,7 @@ export class PartitionWorkers {
     }
     await jsm.consumers.add(this.stream, {
       durable_name: name,
-      filter_subject: partitionSubject(this.stream, partition),
+      filter_subject: streamPartitionSubject(this.stream, partition),
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: 30_000_000_000,
