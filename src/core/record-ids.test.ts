@@ -10,11 +10,14 @@ test('ids round-trip, are unique, and follow no order of the sequence', () => {
   const seqs = Array.from({ length: 5_000 }, (_, i) => i + 1);
   const ids = recordIds(seqs);
   assert.equal(new Set(ids).size, ids.length);
+  let showingTheirNumber = 0;
   for (const [i, id] of ids.entries()) {
     assert.match(id, /^rec_[A-Za-z0-9_-]{22}$/);
     assert.equal(recordSeq(id), seqs[i]);
-    assert.doesNotMatch(id, new RegExp(String(seqs[i]).padStart(4, '0')));
+    if (id.includes(String(seqs[i]).padStart(4, '0'))) showingTheirNumber += 1;
   }
+  // Random text holds a given four digits about once in a million ids; a readable sequence in all.
+  assert.ok(showingTheirNumber <= 2, `${showingTheirNumber} ids show their own sequence number`);
   assert.equal(recordId(4_242), ids[4_241]);
   // Sorted ids are not the sequence's order: neighbours are far apart.
   const sorted = [...ids].sort();
