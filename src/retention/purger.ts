@@ -229,8 +229,10 @@ export class RetentionPurger {
     let uncounted = 0;
     let countedAt = performance.now();
     let size = this.batchSize;
-    // This pass's own progress writes also count as another connection's commit for the thread.
-    let wrote = false;
+    // This pass's own writes also count as another connection's commit for the thread: its
+    // progress counts and lease renewals, and before the first batch those of the tenant before
+    // (or the pass's start), which would pace that batch as though ingest were running.
+    let wrote = true;
     const progress = async (): Promise<boolean> => {
       if (uncounted > 0) await this.count(tenant, uncounted);
       uncounted = 0;
