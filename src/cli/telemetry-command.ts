@@ -7,6 +7,7 @@ import { instanceKey } from '../storage/instance-settings.js';
 import { setRecordIdKey } from '../core/record-ids.js';
 import { requireTenantByCodeName } from '../identity/tenants/tenant-service.js';
 import { streamRecords } from '../telemetry/telemetry-service.js';
+import { stringifyWithRawJson } from '../core/exact-json.js';
 import { storagePorts } from '../storage/ports/storage-ports.js';
 import { parseTelemetryQuery } from '../telemetry/telemetry-query.js';
 import {
@@ -60,7 +61,7 @@ export function registerTelemetry(program: Command): void {
           `note: the search index has not reached every record yet; the text search covers records received before ${new Date(completeUpTo).toISOString()}\n`,
         );
       for await (const record of streamRecords(reader, tenant.id, query, limit, partial)) {
-        if (!process.stdout.write(`${JSON.stringify(record)}\n`))
+        if (!process.stdout.write(`${stringifyWithRawJson(record)}\n`))
           await new Promise((resolve) => process.stdout.once('drain', resolve));
       }
     } finally {

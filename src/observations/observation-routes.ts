@@ -29,6 +29,7 @@ import {
   type ObservationWriting,
 } from './observation-service.js';
 import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write-request-service.js';
+import { answerWithRawJson } from '../http/raw-json-reply.js';
 import { routePlugin } from '../http/route-plugin.js';
 
 const ObservationParams = Type.Object({
@@ -101,7 +102,11 @@ export const observationRoutes = routePlugin(function observationRoutes(
         response: { 200: { ...ObservationDetailSchema, description: 'The observation' } },
       },
     },
-    async (request) => getObservation(db, catalogue, tenantOf(request).id, request.params.observation_id),
+    async (request, reply) =>
+      answerWithRawJson(
+        reply,
+        await getObservation(db, catalogue, tenantOf(request).id, request.params.observation_id),
+      ),
   );
 
   routes.post(
@@ -145,7 +150,7 @@ export const observationRoutes = routePlugin(function observationRoutes(
         `${principal.kind}:${principal.id}`,
         writing,
       );
-      return reply.code(result.created ? 201 : 200).send(result.observation);
+      return reply.code(result.created ? 201 : 200).send(answerWithRawJson(reply, result.observation));
     },
   );
 

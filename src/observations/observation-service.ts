@@ -1,6 +1,7 @@
 // Observations as the API shows them: listing with filters, one with its evidence records, and
 // external writes by approved tenants (validated, deduplicated by external id, held to the
 // hourly volume the platform approved, and marked external).
+import { RawJson } from '../core/exact-json.js';
 import { recordIds, recordSeq } from '../core/record-ids.js';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
@@ -68,7 +69,8 @@ export interface ObservationDetail extends ObservationView {
     fields: Record<string, FieldValue>;
     received_at: string | null;
     event_time: string | null;
-    record: unknown;
+    /** The record as stored, written into the answer as it is (core/exact-json.ts). */
+    record: RawJson | null;
   }[];
 }
 
@@ -147,7 +149,7 @@ async function withEvidence(
       fields: fieldsBySeq.get(seq) ?? {},
       received_at: record ? new Date(record.received_at).toISOString() : null,
       event_time: record ? new Date(record.event_time).toISOString() : null,
-      record: record ? (JSON.parse(record.record) as unknown) : null,
+      record: record ? new RawJson(record.record) : null,
     };
   });
   // An external observation citing no record keeps its fields under seq 0.

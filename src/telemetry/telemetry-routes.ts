@@ -15,6 +15,7 @@ import { AppError } from '../core/errors.js';
 import { tenantOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { routePlugin } from '../http/route-plugin.js';
+import { answerWithRawJson } from '../http/raw-json-reply.js';
 import {
   exportTelemetry,
   searchTelemetry,
@@ -56,7 +57,7 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         response: { 200: SearchResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { limit = 100, cursor, order = 'asc', ...search } = request.body;
       const start = cursor ? decodePageCursor(cursor) : undefined;
       const page = await searchTelemetry(deps, tenantOf(request).id, search, {
@@ -64,12 +65,12 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         order,
         ...(start ? { start } : {}),
       });
-      return {
+      return answerWithRawJson(reply, {
         records: page.records,
         next_cursor: encodePageCursor(order, page.next),
         tail_cursor: encodeTailCursor(page.tail),
         ...freshnessOf(page.freshness),
-      };
+      });
     },
   );
 
@@ -100,11 +101,15 @@ export const telemetryRoutes = routePlugin(function telemetryRoutes(app: Fastify
         response: { 200: TailResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tail_cursor: cursor, limit = 100, ...search } = request.body;
       const from = cursor ? decodeTailCursor(cursor) : undefined;
       const page = await tailTelemetry(deps, tenantOf(request).id, search, from, limit);
-      return { records: page.records, tail_cursor: encodeTailCursor(page.position), caught_up: page.caughtUp };
+      return answerWithRawJson(reply, {
+        records: page.records,
+        tail_cursor: encodeTailCursor(page.position),
+        caught_up: page.caughtUp,
+      });
     },
   );
 

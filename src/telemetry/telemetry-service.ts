@@ -2,6 +2,7 @@
 // search must follow, read-your-writes for text search, paging, and the record presenter.
 import type { Kysely } from 'kysely';
 import { recordId, recordIds } from '../core/record-ids.js';
+import { RawJson, type AsRead } from '../core/exact-json.js';
 import { parseIsoTime } from '../core/time.js';
 import { AppError } from '../core/errors.js';
 import { hasControlCharacter } from '../core/control-characters.js';
@@ -33,9 +34,13 @@ export interface StoredRecord {
   id: string;
   received_at: string;
   event_time: string;
-  record: Record<string, unknown>;
-  meta?: Record<string, unknown>;
+  /** The stored text, written into answers as it is (core/exact-json.ts): never parsed again. */
+  record: RawJson;
+  meta?: RawJson;
 }
+
+/** A stored record as a client reads it from an answer (its record and meta parsed). */
+export type RecordAsRead = AsRead<StoredRecord>;
 
 /** Rows as the API shows them, with their public ids (core/record-ids.ts), a page at a time. */
 export function presentRecords(rows: readonly StoredRecordRow[]): StoredRecord[] {
@@ -48,8 +53,8 @@ function presentRecord(row: StoredRecordRow, id: string): StoredRecord {
     id,
     received_at: new Date(row.received_at).toISOString(),
     event_time: new Date(row.event_time).toISOString(),
-    record: JSON.parse(row.record) as Record<string, unknown>,
-    ...(row.meta ? { meta: JSON.parse(row.meta) as Record<string, unknown> } : {}),
+    record: new RawJson(row.record),
+    ...(row.meta ? { meta: new RawJson(row.meta) } : {}),
   };
 }
 
@@ -243,26 +248,23 @@ export async function exportTelemetry(
 
 /**
  * The lines presentRecords would give, written around the stored JSON text instead of parsing
- * and serialising every record again (the export's main cost otherwise). Stored text with a raw
- * line break (whitespace between tokens) goes the long way, so every record stays one line.
+ * and serialising every record again (the export's main cost otherwise), so that every record
+ * comes back exactly as it was sent. A line break in valid JSON text can only be whitespace
+ * between tokens, so a pretty-printed record becomes one line by turning them into spaces.
  */
 function ndjsonPage(rows: readonly StoredRecordRow[]): string {
   const ids = recordIds(rows.map((row) => row.seq));
   let out = '';
   for (const [i, row] of rows.entries()) {
     const id = ids[i] ?? recordId(row.seq);
-    if (hasLineBreak(row.record) || (row.meta !== null && hasLineBreak(row.meta))) {
-      out += `${JSON.stringify(presentRecord(row, id))}\n`;
-      continue;
-    }
-    const meta = row.meta ? `,"meta":${row.meta}` : '';
-    out += `{"id":"${id}","received_at":"${new Date(row.received_at).toISOString()}","event_time":"${new Date(row.event_time).toISOString()}","record":${row.record}${meta}}\n`;
+    const meta = row.meta ? `,"meta":${oneLine(row.meta)}` : '';
+    out += `{"id":"${id}","received_at":"${new Date(row.received_at).toISOString()}","event_time":"${new Date(row.event_time).toISOString()}","record":${oneLine(row.record)}${meta}}\n`;
   }
   return out;
 }
 
 // Two indexOf calls cost a fraction of a regular expression test on every exported record.
-const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r');
+const oneLine = (text: string) => (text.includes('\n') || text.includes('\r') ? text.replace(/[\r\n]+/g, ' ') : text);
 
 /** Every record matching the query, in log order, fetched page by page (at most `max`). */
 export async function* streamRecords(

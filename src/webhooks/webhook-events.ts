@@ -4,6 +4,7 @@
 // when its change committed, and a restart loses none. Tenants without a matching
 // subscription cost one indexed read and write nothing. Queued deliveries wake the dispatcher
 // once they commit (outbox-wake.ts).
+import { RawJson, stringifyWithRawJson } from '../core/exact-json.js';
 import { newId } from '../core/ids.js';
 import type { Db } from '../storage/database.js';
 import {
@@ -112,7 +113,7 @@ export function newDelivery(
 
 /** The CloudEvents 1.0 structured-mode body of an event (`application/cloudevents+json`). */
 export function cloudEvent(event: EventRow, codeName: string): string {
-  return JSON.stringify({
+  return stringifyWithRawJson({
     specversion: '1.0',
     id: event.id,
     source: `/tenants/${codeName}`,
@@ -120,6 +121,6 @@ export function cloudEvent(event: EventRow, codeName: string): string {
     subject: event.subject,
     time: new Date(event.occurred_at).toISOString(),
     datacontenttype: 'application/json',
-    data: JSON.parse(event.data) as unknown,
+    data: new RawJson(event.data),
   });
 }

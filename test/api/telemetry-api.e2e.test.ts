@@ -14,7 +14,7 @@ import { apiSuite } from '../helpers/suite.js';
 import { exportRecords, searchAll, telemetryReaders } from '../helpers/telemetry.js';
 import { appRecord, webAccessRecord } from '../helpers/factories.js';
 import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
-import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import type { RecordAsRead as StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 
 for (const target of databaseTargets) {

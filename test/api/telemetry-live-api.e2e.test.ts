@@ -16,7 +16,7 @@ import { drainTail, exportRecords, matchText, searchAll, tail, telemetryReaders 
 import { appRecord } from '../helpers/factories.js';
 import { schemaClient } from '../helpers/postgres.js';
 import { catchUpSearchIndex } from '../../src/telemetry/search-index.js';
-import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import type { RecordAsRead as StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import type { Tenant } from '../../src/identity/tenants/tenant-service.js';
 import { storagePorts } from '../helpers/storage-ports.js';
 

@@ -8,11 +8,11 @@ import { closeOpened } from '../helpers/suite.js';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson, syslogRecord, webAccessRecord } from '../helpers/factories.js';
-import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import type { RecordAsRead as StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import { createTenant } from '../../src/identity/tenants/tenant-service.js';
 import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
-import { matchText } from '../helpers/telemetry.js';
+import { matchText, readStored } from '../helpers/telemetry.js';
 
 for (const target of databaseTargets) {
   describe(`collector on ${target.kind}`, { skip: target.skip }, () => {
@@ -29,9 +29,7 @@ for (const target of databaseTargets) {
       const { database: opened } = server.sightline;
       const tenant = await findTenantByCodeName(opened.db, codeName);
       assert.ok(tenant, `tenant ${codeName} exists`);
-      const records: StoredRecord[] = [];
-      for await (const record of streamRecords(telemetryReader(opened), tenant.id, text ? matchText(text) : {})) records.push(record);
-      return records;
+      return readStored(telemetryReader(opened), tenant.id, text ? matchText(text) : {});
     }
 
     async function storedMarkers(codeName = 'demo'): Promise<Set<unknown>> {

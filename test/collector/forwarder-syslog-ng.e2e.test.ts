@@ -11,10 +11,10 @@ import { databaseTargets } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
 import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
-import { streamRecords } from '../../src/telemetry/telemetry-service.js';
 import { syslogNgConfig } from '../../src/collector/forwarders/forwarder-configs.js';
 import { startSyslogNg, syslogNgAvailable } from '../helpers/syslog-ng.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
+import { readStored } from '../helpers/telemetry.js';
 
 const available = syslogNgAvailable('the real-forwarder tests');
 const skip = !available && 'syslog-ng not installed';
@@ -49,7 +49,7 @@ async function forward(
     ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       stored = new Map();
-      for await (const record of streamRecords(telemetryReader(server.sightline.database), tenant!.id, {}))
+      for (const record of await readStored(telemetryReader(server.sightline.database), tenant!.id))
         stored.set(record.record.marker, record.record);
     }
     assert.equal(

@@ -7,9 +7,9 @@ import http from 'node:http';
 import { databaseTargets, holdRecordLogLock } from '../helpers/databases.js';
 import { startServer } from '../helpers/server.js';
 import { appRecord, ndjson } from '../helpers/factories.js';
-import { streamRecords } from '../../src/telemetry/telemetry-service.js';
 import { findTenantByCodeName } from '../../src/identity/tenants/tenant-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
+import { readStored } from '../helpers/telemetry.js';
 
 test('bodies being read count against the in-flight budget: past it new requests get 503, the held one completes', async () => {
   const database = await databaseTargets[0]!.create();
@@ -81,7 +81,7 @@ for (const target of databaseTargets) {
         const { database: opened } = server.sightline;
         const tenant = await findTenantByCodeName(opened.db, 'demo');
         const markers = new Set<unknown>();
-        for await (const record of streamRecords(telemetryReader(opened), tenant!.id, {})) markers.add(record.record.marker);
+        for (const record of await readStored(telemetryReader(opened), tenant!.id)) markers.add(record.record.marker);
         for (const record of stuckRecords) assert.ok(markers.has(record.marker));
         assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
       } finally {

@@ -5,7 +5,7 @@ import type { Static } from 'typebox';
 import type { CaseView, getCaseDetail } from '../../src/cases/case-service.js';
 import type { MeSchema, SessionSchema } from '../../src/identity/sessions/auth-routes.js';
 import type { ApiToken } from '../../src/identity/tokens/token-service.js';
-import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import type { RecordAsRead as StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import type { SummaryView } from '../../src/summaries/summary-view.js';
 
 /** A page of a list endpoint: the items under their key, and the next page's cursor (null on the last). */

@@ -2,7 +2,7 @@
 // call, a tail polled until what a test expects has arrived; and the suites' readers.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StoredRecord } from '../../src/telemetry/telemetry-service.js';
+import type { RecordAsRead as StoredRecord } from '../../src/telemetry/telemetry-service.js';
 import { parseTelemetryQuery } from '../../src/telemetry/telemetry-query.js';
 import type { RecordMatch } from '../../src/telemetry/telemetry-store.js';
 import { apiClient, bearer, issueToken, type ApiClient, type ApiResponse } from './api.js';
@@ -10,7 +10,8 @@ import type { ApiSuite } from './suite.js';
 import type { RecordSearch } from './responses.js';
 import type { TestServer } from './server.js';
 import type { Database } from '../../src/storage/database.js';
-import type { TelemetryReader } from '../../src/telemetry/telemetry-service.js';
+import { streamRecords, type TelemetryReader } from '../../src/telemetry/telemetry-service.js';
+import { stringifyWithRawJson } from '../../src/core/exact-json.js';
 import { storagePorts } from '../../src/storage/ports/storage-ports.js';
 
 /** Every record of a search, following next_cursor; also returns how many pages it took. */
@@ -123,4 +124,16 @@ export function matchText(query: string): RecordMatch {
 export function readerOf(database: Database): TelemetryReader {
   const ports = storagePorts(database);
   return { database, storage: ports.telemetry, searchIndex: ports.searchIndex };
+}
+
+/** Every stored record matching, read straight from the database, as a client would read each. */
+export async function readStored(
+  reader: TelemetryReader,
+  tenantId: number,
+  match: RecordMatch = {},
+): Promise<StoredRecord[]> {
+  const records: StoredRecord[] = [];
+  for await (const record of streamRecords(reader, tenantId, match))
+    records.push(JSON.parse(stringifyWithRawJson(record)) as StoredRecord);
+  return records;
 }

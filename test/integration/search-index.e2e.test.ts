@@ -7,10 +7,10 @@ import { appRecord } from '../helpers/factories.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTenant } from '../../src/identity/tenants/tenant-service.js';
-import { streamRecords, type StoredRecord } from '../../src/telemetry/telemetry-service.js';
+
 import { searchIndexLag } from '../../src/telemetry/telemetry-store.js';
 import { telemetryReader } from '../helpers/storage-ports.js';
-import { matchText } from '../helpers/telemetry.js';
+import { matchText, readStored } from '../helpers/telemetry.js';
 import { waitFor } from '../helpers/summaries.js';
 import { PostgresSearchIndexLoop } from '../../src/storage/postgres/search-indexer.js';
 import type { Database } from '../../src/storage/database.js';
@@ -36,9 +36,7 @@ for (const target of databaseTargets) {
         await database.db.insertInto('telemetry_records').values(rows).execute();
         assert.equal(await searchIndexLag(database.db), 3);
 
-        const found: StoredRecord[] = [];
-        for await (const record of streamRecords(telemetryReader(database), acme.id, matchText(word)))
-          found.push(record);
+        const found = await readStored(telemetryReader(database), acme.id, matchText(word));
         assert.deepEqual(
           found.map((r) => r.record.message),
           [`${word} number 0`, `${word} number 2`],
@@ -46,9 +44,7 @@ for (const target of databaseTargets) {
         assert.equal(await searchIndexLag(database.db), 0);
 
         // Indexing again changes nothing: each record is indexed once.
-        const again: StoredRecord[] = [];
-        for await (const record of streamRecords(telemetryReader(database), globex.id, matchText(`${word} number`)))
-          again.push(record);
+        const again = await readStored(telemetryReader(database), globex.id, matchText(`${word} number`));
         assert.deepEqual(
           again.map((r) => r.record.message),
           [`${word} number 1`],
@@ -76,9 +72,7 @@ for (const target of databaseTargets) {
           meta: null,
         }));
         await database.db.insertInto('telemetry_records').values(rows).execute();
-        const found: StoredRecord[] = [];
-        for await (const record of streamRecords(telemetryReader(database), tenant.id, matchText(word)))
-          found.push(record);
+        const found = await readStored(telemetryReader(database), tenant.id, matchText(word));
         assert.deepEqual(
           found.map((r) => r.record.message),
           [word],

@@ -39,7 +39,9 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
     ];
     await ingest(server, [matching[0]!, appRecord({ message: 'unrelated noise' })]);
     await ingest(server, [matching[1]!]);
-    await ingest(server, [matching[2]!, appRecord({ message: 'more noise', level: 'error' })]);
+    // An unsigned 64-bit "none" value, beyond what a double holds: it must show with every digit.
+    const newest = JSON.stringify(matching[2]).replace(/}$/, ',"job_id":18446744073709551615}');
+    await ingest(server, [newest, appRecord({ message: 'more noise', level: 'error' })]);
 
     const ui = await openUi(browser, server);
     const { page } = ui;
@@ -98,8 +100,14 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       const [newest] = await rowIds(page);
       const detail = page.getByRole('region', { name: `Record ${newest}` });
       await detail.waitFor();
-      const json = JSON.parse(await detail.getByLabel('Record JSON').innerText()) as Record<string, unknown>;
+      const text = await detail.getByLabel('Record JSON').innerText();
+      assert.match(text, /"job_id": 18446744073709551615\n/, 'every digit of a number beyond 2^53');
+      const { job_id: _bigNumber, ...json } = JSON.parse(text) as Record<string, unknown>;
       assert.deepEqual(json, matching[2], 'the record exactly as sent, pretty-printed');
+      assert.ok(
+        await detail.getByText('18446744073709551615', { exact: true }).first().isVisible(),
+        'and in its fields',
+      );
       assert.ok(await detail.getByRole('button', { name: 'Filter on source = "checkout"' }).isVisible());
       await screenshot(page, 'telemetry');
       await page.locator('body').press(' ');
@@ -153,8 +161,9 @@ test('telemetry search, record JSON, live tail and export in the browser', { ski
       await page.getByRole('button', { name: 'Export NDJSON' }).click();
       const download = await downloading;
       assert.match(download.suggestedFilename(), /^telemetry-acme-.*\.ndjson$/);
-      const lines = fs
-        .readFileSync(await download.path(), 'utf8')
+      const saved = fs.readFileSync(await download.path(), 'utf8');
+      assert.ok(saved.includes('"job_id":18446744073709551615'), 'the saved records keep every digit');
+      const lines = saved
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { id: string; record: Record<string, unknown> });

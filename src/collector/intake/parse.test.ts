@@ -45,6 +45,15 @@ test('a pretty-printed single object spanning lines is one record', () => {
   );
 });
 
+test('numbers a double cannot hold are stored with every digit, in each body shape', () => {
+  const numbers = '"big":18446744073709551615,"neg":-9007199254740993,"dec":0.1000000000000000055511151231257827';
+  assert.deepEqual(parse(`{${numbers}}`).records, [`{${numbers}}`], 'one line');
+  const pretty = `{\n  ${numbers.replaceAll(',', ',\n  ').replaceAll(':', ': ')}\n}\n`;
+  assert.deepEqual(parse(pretty).records, [`{${numbers}}`], 'pretty-printed: only the whitespace between tokens goes');
+  const wrapped = JSON.stringify({ log: `{${numbers}}\n`, stream: 'stdout', time: '2026-11-22T09:00:00.5Z' });
+  assert.deepEqual(parse(wrapped).records, [`{${numbers}}`], "a container wrapper: the application's own line");
+});
+
 test('invalid JSON names the line; nothing is returned', () => {
   const error = rejects('{"a":1}\n{"b":2}\n{"c":\n', 'invalid_json', { line: 3 });
   assert.match(error.detail, /^line 3: /);

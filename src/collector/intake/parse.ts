@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { AppError } from '../../core/errors.js';
 import { eventTimeOf, parseTime } from './event-time.js';
 import { isPlainObject, unwrapContainerRecord } from './unwrap.js';
+import { compactJson } from '../../core/exact-json.js';
 
 export interface ParsedBody {
   /** JSON text of each record, as it will be stored. */
@@ -77,7 +78,7 @@ function addRecord(parsed: ParsedBody, value: unknown, text: string, lineNumber:
   }
   const unwrapped = unwrapContainerRecord(value);
   if (unwrapped) {
-    const recordText = JSON.stringify(unwrapped.record);
+    const recordText = unwrapped.text;
     parsed.records.push(recordText);
     parsed.eventTimes.push(eventTimeOf(unwrapped.record) ?? parseTime(unwrapped.meta.time) ?? Number.NaN);
     const metaText = JSON.stringify(unwrapped.meta);
@@ -93,16 +94,18 @@ function addRecord(parsed: ParsedBody, value: unknown, text: string, lineNumber:
 
 function parseWholeBody(body: Buffer, limits: ParseLimits): ParsedBody | undefined {
   if (nestedTooDeep(body)) throw nestingTooDeep(1);
+  const whole = body.toString('utf8').replace(/^\uFEFF/, '');
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8').replace(/^\uFEFF/, ''));
+    value = JSON.parse(whole);
   } catch {
     // Not a multi-line document either; the caller reports the first line's error.
     return undefined;
   }
   if (Array.isArray(value)) throw forwarderArrayFormat(1);
   if (!isPlainObject(value)) return undefined;
-  const text = JSON.stringify(value);
+  // Kept as it was written, numbers and all; only the whitespace between tokens goes.
+  const text = compactJson(whole);
   if (Buffer.byteLength(text) > limits.maxRecordBytes) throw recordTooLarge(1, Buffer.byteLength(text), limits);
   const parsed: ParsedBody = { records: [], eventTimes: [], metas: [], bytes: 0 };
   addRecord(parsed, value, text, 1);

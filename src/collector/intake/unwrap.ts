@@ -4,10 +4,14 @@
 // sends the wrapper as is, we store the application's JSON object from inside it (or its plain
 // text as `message`) and keep stream, time and logtag as metadata, not as record fields.
 
+import { compactJson } from '../../core/exact-json.js';
+
 const WRAPPER_KEYS = new Set(['log', 'message', 'stream', 'time', 'logtag']);
 
 export interface Unwrapped {
   record: Record<string, unknown>;
+  /** The record's JSON text: the application's own line as it wrote it, when it is an object. */
+  text: string;
   meta: { stream?: string; time?: string; logtag?: string };
 }
 
@@ -28,7 +32,9 @@ export function unwrapContainerRecord(value: Record<string, unknown>): Unwrapped
 
   const line = payload.replace(/\r?\n$/, '');
   const inner = parseObject(line);
-  return { record: inner ?? { message: line }, meta };
+  if (inner) return { record: inner, text: compactJson(line), meta };
+  const record = { message: line };
+  return { record, text: JSON.stringify(record), meta };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

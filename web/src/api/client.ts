@@ -2,6 +2,7 @@
 // cookie. Writes carry the session's CSRF token; operators name the tenant they work in; every
 // failure arrives as an ApiError holding the RFC 9457 problem (status, stable code, detail).
 import type { Problem } from './types';
+import { parseJson } from '../lib/exact-json';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -82,7 +83,8 @@ export async function request<T>(method: string, path: string, options: RequestO
   }
   if (response.status === 204) return undefined as T;
   const type = response.headers.get('content-type') ?? '';
-  const body: unknown = type.includes('json') ? await response.json() : await response.text();
+  const text = await response.text();
+  const body: unknown = type.includes('json') && text !== '' ? parseJson(text) : text;
   if (!response.ok) {
     const problem = typeof body === 'object' && body !== null ? (body as Problem) : undefined;
     const error = new ApiError(

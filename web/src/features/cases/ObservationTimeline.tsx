@@ -11,9 +11,10 @@ import { useObservation } from '../observations/api';
 import { EvidenceRecord } from '../observations/Evidence';
 import type { ObservationDetail } from '../observations/types';
 import type { Observation } from './types';
+import { stringifyJson } from '../../lib/exact-json';
 
 function fieldValue(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return typeof value === 'string' ? value : stringifyJson(value);
 }
 
 function Evidence({ observation }: { observation: Observation }) {

@@ -6,9 +6,10 @@ import { CopyButton } from '../../components/CopyButton';
 import { formatDateTime } from '../../lib/format';
 import type { Evidence } from './types';
 import './evidence.css';
+import { isExactNumber, stringifyJson } from '../../lib/exact-json';
 
 function text(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return typeof value === 'string' ? value : stringifyJson(value);
 }
 
 /** What marks a part of the raw record: a key named like a matched field, or a value holding a matched value. */
@@ -36,7 +37,8 @@ function matcherFor(fields: Record<string, unknown>): Matcher {
 
 function matches(matcher: Matcher, key: string | null, value: unknown): boolean {
   if (key !== null && matcher.names.has(key.toLowerCase())) return true;
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && !isExactNumber(value))
+    return false;
   const literal = String(value).toLowerCase();
   return matcher.values.some((wanted) => literal.includes(wanted));
 }
@@ -65,7 +67,7 @@ function renderJson(
       )}
     </>
   );
-  if (value !== null && typeof value === 'object') {
+  if (value !== null && typeof value === 'object' && !isExactNumber(value)) {
     const entries: [string | null, unknown][] = Array.isArray(value)
       ? value.map((item) => [null, item])
       : Object.entries(value);
@@ -114,7 +116,7 @@ function renderJson(
           <span className="json-key">{JSON.stringify(key)}</span>:{' '}
         </>
       )}
-      <span className="json-value">{JSON.stringify(value)}</span>
+      <span className="json-value">{stringifyJson(value)}</span>
     </>
   );
   return [
@@ -142,7 +144,7 @@ export function EvidenceRecord({
 }) {
   const fields = Object.entries(evidence.fields);
   const matcher = matcherFor(evidence.fields);
-  const raw = evidence.record === null ? null : JSON.stringify(evidence.record, null, 2);
+  const raw = evidence.record === null ? null : stringifyJson(evidence.record, 2);
   const json = evidence.record !== null && (
     <pre className="record evidence-json" aria-label="Raw record">
       {renderJson(evidence.record, matcher, '', 0, null, true)}

@@ -8,6 +8,7 @@ import { formatDateTime } from '../../lib/format';
 import { cellText, flatten } from './record-fields';
 import { formatFilterValue } from './search-state';
 import type { FieldValue, StoredRecord } from './types';
+import { stringifyJson } from '../../lib/exact-json';
 
 export interface RecordActions {
   onFilter: (path: string, value: FieldValue) => void;
@@ -43,7 +44,7 @@ export function RecordDrawer({
 }
 
 function RecordDetail({ row, columns, actions }: { row: StoredRecord; columns: string[]; actions: RecordActions }) {
-  const json = JSON.stringify(row.record, null, 2);
+  const json = stringifyJson(row.record, 2);
   const fields = flatten(row.record);
   return (
     <div className="record-detail" aria-label={`Record ${row.id}`} role="region">
@@ -101,7 +102,7 @@ function RecordDetail({ row, columns, actions }: { row: StoredRecord; columns: s
       </div>
       {row.meta && (
         <p className="muted record-meta">
-          Transport: <span className="mono">{JSON.stringify(row.meta)}</span>
+          Transport: <span className="mono">{stringifyJson(row.meta)}</span>
         </p>
       )}
     </div>

@@ -3,6 +3,7 @@
 import { formatDateTime } from '../../lib/format';
 import { cellText, columnLabel, columnValue } from './record-fields';
 import type { StoredRecord } from './types';
+import { stringifyJson } from '../../lib/exact-json';
 
 const stamp = new Intl.DateTimeFormat(undefined, {
   month: 'short',
@@ -90,7 +91,7 @@ export function RecordTable({
                   const value = column === '@record' ? undefined : columnValue(row.record, column);
                   const text =
                     column === '@record' || (column === 'message' && value === undefined)
-                      ? JSON.stringify(row.record)
+                      ? stringifyJson(row.record)
                       : cellText(value);
                   return (
                     <td

@@ -1,5 +1,6 @@
 // Reading fields out of raw records: dotted paths into nested objects (as the API's filters
 // name them), a flat list of every field for the detail view, and the text a cell shows.
+import { isExactNumber, stringifyJson } from '../../lib/exact-json';
 
 /** The value at a dotted path of object keys, or undefined when any step is missing. */
 export function valueAt(record: Record<string, unknown>, path: string): unknown {
@@ -37,7 +38,13 @@ export function flatten(record: Record<string, unknown>, max = 500): FlatField[]
       if (fields.length >= max) return;
       const path = prefix ? `${prefix}.${key}` : key;
       const ok = nameable && nameableKey(key);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        !isExactNumber(value) &&
+        Object.keys(value).length > 0
+      )
         walk(value as Record<string, unknown>, path, ok);
       else
         fields.push({
@@ -71,7 +78,7 @@ export function columnLabel(column: string): string {
 export function cellText(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+  return stringifyJson(value);
 }
 
 /** Field paths seen in the records, the most common first: suggestions for columns and filters. */
