@@ -1,7 +1,7 @@
 // What a demo attack is: a campaign of records of one rule family, at a fixed time in each cycle.
 import type { JsonObject } from './records.js';
 
-export const ATTACK_FAMILIES = ['web', 'auth', 'process', 'network', 'kubernetes', 'application'] as const;
+export const ATTACK_FAMILIES = ['web', 'auth', 'process', 'network', 'kubernetes', 'application', 'windows'] as const;
 export type AttackFamily = (typeof ATTACK_FAMILIES)[number];
 
 export interface AttackContext {

@@ -1,6 +1,6 @@
 // The record shapes of the demo traffic: records as the forwarders and agents send them (nginx and
-// Apache access logs, syslog, application logs, the generic endpoint shape, Sysmon, Kubernetes
-// audit, auditd), in the shapes the normaliser recognises (as in test/fixtures/rule-pack/records.ts),
+// Apache access logs, syslog, application logs, the generic endpoint shape, Sysmon, Windows event
+// logs through Winlogbeat, Kubernetes audit, auditd), in the shapes the normaliser recognises (as in test/fixtures/rule-pack/records.ts),
 // on a handful of named hosts.
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -17,7 +17,7 @@ export const BROWSERS = [
   'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
 ];
-const WORKSTATION = 'WS-FIN-07';
+export const WORKSTATION = 'WS-FIN-07';
 export const K8S_NODE = 'k8s-node-1';
 /** The hosts' public addresses (forwarders add them as host_ip), so devices show a location. */
 const PUBLIC_ADDRESSES: Record<string, string> = {
@@ -241,5 +241,30 @@ export function auditdAuth(
     addr: address,
     terminal: 'ssh',
     res: result,
+  };
+}
+
+/** A Windows event as Winlogbeat 8 ships it: the event data under `winlog.event_data`, the id as text. */
+export function winlogbeatEvent(
+  time: number,
+  host: string,
+  event: { channel: string; provider: string; id: number; message: string; data: JsonObject },
+): JsonObject {
+  return {
+    '@timestamp': iso(time),
+    agent: { id: `winlogbeat-${host.toLowerCase()}`, type: 'winlogbeat', version: '8.11.1' },
+    event: { code: String(event.id), kind: 'event', provider: event.provider, created: iso(time) },
+    host: { name: host.toLowerCase() },
+    log: { level: 'information' },
+    message: event.message,
+    winlog: {
+      api: 'wineventlog',
+      channel: event.channel,
+      computer_name: host,
+      event_id: String(event.id),
+      provider_name: event.provider,
+      record_id: 100_000 + (time % 900_000),
+      event_data: event.data,
+    },
   };
 }

@@ -75,7 +75,9 @@ describe('demo traffic', () => {
     const times = batch.map((record) => {
       const utcTime = text(record.UtcTime);
       const sysmon = utcTime === undefined ? undefined : `${utcTime.replace(' ', 'T')}Z`;
-      return Date.parse(text(record.timestamp) ?? text(record.requestReceivedTimestamp) ?? sysmon ?? '');
+      return Date.parse(
+        text(record.timestamp) ?? text(record.requestReceivedTimestamp) ?? text(record['@timestamp']) ?? sysmon ?? '',
+      );
     });
     const known = times.filter((time) => !Number.isNaN(time));
     assert.ok(known.length > batch.length / 2);
@@ -154,7 +156,8 @@ describe('demo traffic', () => {
       }
       for (const family of ATTACK_FAMILIES)
         assert.ok((detected.get(family)?.size ?? 0) > 0, `no ${family} attack matched a ${family} rule`);
-      // The bursts: SSH brute force and password spraying (auth), server-error and failed-login bursts (application).
+      // The bursts: SSH brute force and password spraying (auth), server-error and failed-login bursts
+      // (application), NTLM and Kerberos spraying and the local group sweep (windows).
       const firedFamilies = fired.map((hit) => hit.family);
       assert.ok(
         firedFamilies.filter((family) => family === 'auth').length >= 2,
@@ -163,6 +166,10 @@ describe('demo traffic', () => {
       assert.ok(
         firedFamilies.filter((family) => family === 'application').length >= 2,
         `application correlations fired: ${JSON.stringify(fired.map((hit) => hit.title))}`,
+      );
+      assert.ok(
+        firedFamilies.filter((family) => family === 'windows').length >= 3,
+        `windows correlations fired: ${JSON.stringify(fired.map((hit) => hit.title))}`,
       );
     });
 

@@ -7,6 +7,7 @@ import { benign } from './benign.js';
 import type { AttackFamily, Campaign } from './campaign.js';
 import { webAndAuthAttacks } from './attacks-web-auth.js';
 import { systemAttacks } from './attacks-systems.js';
+import { windowsAttacks } from './attacks-windows.js';
 import type { JsonObject } from './records.js';
 
 export { ATTACK_FAMILIES, type AttackFamily, type Campaign } from './campaign.js';
@@ -38,10 +39,10 @@ export interface TrafficOptions {
 
 /**
  * Every attack, in schedule order. Each family appears within the first 20 s of a cycle, and every
- * burst a correlation counts (SSH brute force, password spraying, 5xx and failed-login bursts)
- * completes within 30 s.
+ * burst a correlation counts (SSH brute force and password spraying, 5xx and failed-login bursts,
+ * NTLM and Kerberos password spraying, the local group sweep) completes within 30 s.
  */
-export const attackSchedule: readonly Campaign[] = [...webAndAuthAttacks, ...systemAttacks];
+export const attackSchedule: readonly Campaign[] = [...webAndAuthAttacks, ...systemAttacks, ...windowsAttacks];
 
 export function createTraffic(options: TrafficOptions): Traffic {
   const { seed, start } = options;
