@@ -1,6 +1,7 @@
 // GET /v1/attack/coverage and its Navigator layer through HTTP on SQLite and PostgreSQL: a
 // Sysmon process-creation event posted to the collector makes the techniques of the bundled
-// Windows process rules live; techniques covered only by Kubernetes audit rules stay silent;
+// Windows process rules live, and a domain controller's Security event those of the Windows
+// Security rules; techniques covered only by Kubernetes audit rules stay silent;
 // another tenant sees nothing live; the layer meets the layer format 4.5 specification; the
 // logsource upsert keeps the newest time whatever order scale-out workers commit in.
 import { before, describe, test } from 'node:test';
@@ -17,6 +18,7 @@ import {
 } from '../helpers/api.js';
 import { apiSuite } from '../helpers/suite.js';
 import { winlogbeatSysmonProcessCreation } from '../helpers/windows-events.js';
+import { buildRecord } from '../fixtures/rule-pack/records.js';
 import { assertNavigatorLayer } from '../helpers/navigator-layer.js';
 import { loadAttackCatalogue } from '../../src/detection/attack.js';
 import { recentLogsources, upsertLogsourceSightings } from '../../src/detection/logsource-store.js';
@@ -68,6 +70,8 @@ for (const target of databaseTargets) {
           'C:\\Windows\\System32\\notepad.exe',
           'notepad.exe C:\\Users\\alice\\todo.txt',
         ),
+        // A domain controller's Security log: an AES service ticket for a file server.
+        buildRecord('security_4769', {}, Date.now()),
       ]);
       await detectionCaughtUp(suite.server);
     });
@@ -92,6 +96,25 @@ for (const target of databaseTargets) {
       );
       assert.ok(!coverage.logsources_seen.some((seen) => seen.product === 'kubernetes'));
       assert.equal(coverage.window.days, 7);
+    });
+
+    test('the bundled Windows rules cover Kerberos, NTLM, SMB, RDP-tunnelling and BITS techniques; Security events make theirs live', async () => {
+      const coverage = (await acme.get<Coverage>('/v1/attack/coverage')).body;
+      const technique = (id: string) => coverage.techniques.find((item) => item.id === id);
+      const roasting = technique('T1558.003');
+      assert.equal(roasting?.status, 'live');
+      const rule = roasting.rules.find((item) => item.title.includes('Kerberoasting'));
+      assert.equal(rule?.live, true, JSON.stringify(roasting.rules));
+      assert.deepEqual(rule.logsources, [{ product: 'windows', category: null, service: 'security' }]);
+      // Password spraying: correlations, whose logsources are those of the rules they count.
+      const spraying = technique('T1110.003');
+      assert.ok(spraying?.rules.some((item) => item.title.startsWith('NTLM Failures') && item.live));
+      // Named pipes (Sysmon 17/18) and BITS were never sent: covered, but silent.
+      assert.equal(technique('T1559')?.status, 'silent');
+      assert.equal(technique('T1197')?.status, 'silent');
+      for (const id of ['T1558.004', 'T1550.002', 'T1572', 'T1021.002', 'T1570', 'T1069.001', 'T1087.001'])
+        assert.equal(technique(id)?.status, 'live', id);
+      for (const id of ['T1021.003', 'T1047', 'T1087.002']) assert.notEqual(technique(id)?.status, 'uncovered', id);
     });
 
     test('uncovered techniques are the ones no loaded rule names; tactics in matrix order with counts', async () => {
