@@ -75,3 +75,24 @@ test('the toISOString form reads as Date.parse reads it, on every day of three y
   ].flat();
   for (const value of edges) assert.equal(parseTime(value), expected(value), value);
 });
+
+test('a Windows event rendered as JSON: TimeCreated SystemTime in each converter spelling, after the usual fields', () => {
+  const system = (timeCreated: unknown) => ({ Event: { System: { EventID: 1102, TimeCreated: timeCreated } } });
+  // evtx_dump: `#attributes`, nanosecond fractions.
+  assert.equal(
+    eventTimeOf(system({ '#attributes': { SystemTime: '2021-11-19T16:52:33.833733500Z' } })),
+    utc('2021-11-19T16:52:33.833Z'),
+  );
+  // xmltodict over python-evtx's XML: `@SystemTime`, written with isoformat(' ') in UTC.
+  assert.equal(eventTimeOf(system({ '@SystemTime': '2026-11-22 10:16:30.123456' })), utc('2026-11-22T10:16:30.123Z'));
+  // evtx_dump --separate-json-attributes: a sibling TimeCreated_attributes.
+  assert.equal(
+    eventTimeOf({ Event: { System: { TimeCreated_attributes: { SystemTime: '2010-11-10T18:18:51Z' } } } }),
+    utc('2010-11-10T18:18:51Z'),
+  );
+  const both = { '@timestamp': '2026-11-22T10:20:00Z', ...system({ '@SystemTime': '2026-11-22T10:16:30Z' }) };
+  assert.equal(eventTimeOf(both), utc('2026-11-22T10:20:00Z'), "a forwarder's own time field comes first");
+  assert.equal(eventTimeOf(system({ '@SystemTime': 'not a time' })), undefined);
+  assert.equal(eventTimeOf({ Event: { System: 'text' } }), undefined);
+  assert.equal(eventTimeOf({ Event: [] }), undefined);
+});

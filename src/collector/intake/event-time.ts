@@ -1,7 +1,9 @@
-// The event time of a record: its own `timestamp`, `time` or `@timestamp` when that parses,
-// otherwise the caller falls back to the receive time. Accepted forms are documented in the
-// docs/collector.md, Event time: ISO 8601 (a zone-less time is UTC), the web-server `time_local` form, and epoch
-// numbers in seconds, milliseconds, microseconds or nanoseconds.
+// The event time of a record: its own `timestamp`, `time` or `@timestamp` when that parses, else
+// a Windows event's `Event.System.TimeCreated` SystemTime (evtx rendered as JSON), otherwise the
+// caller falls back to the receive time. Accepted forms are documented in docs/collector.md, Event
+// time: ISO 8601 (a zone-less time is UTC), the web-server `time_local` form, and epoch numbers in
+// seconds, milliseconds, microseconds or nanoseconds.
+import { isPlainObject } from './unwrap.js';
 
 const TIME_FIELDS = ['timestamp', 'time', '@timestamp'] as const;
 const MAX_TIME = 253402300799999; // 9999-12-31T23:59:59.999Z
@@ -32,7 +34,27 @@ export function eventTimeOf(record: Record<string, unknown>): number | undefined
     const parsed = parseTime(value);
     if (parsed !== undefined) return parsed;
   }
-  return undefined;
+  const event = record.Event;
+  return isPlainObject(event) ? parseTime(windowsSystemTime(event)) : undefined;
+}
+
+/**
+ * TimeCreated's SystemTime attribute (UTC) as evtx converters write it: `@SystemTime` (xmltodict
+ * over python-evtx's XML), `#attributes.SystemTime` (evtx_dump), or a sibling
+ * `TimeCreated_attributes` (evtx_dump --separate-json-attributes).
+ */
+function windowsSystemTime(event: Record<string, unknown>): unknown {
+  const system = event.System;
+  if (!isPlainObject(system)) return undefined;
+  const created = system.TimeCreated;
+  if (isPlainObject(created)) {
+    const attributes = created['#attributes'];
+    return (
+      created['@SystemTime'] ?? created.SystemTime ?? (isPlainObject(attributes) ? attributes.SystemTime : undefined)
+    );
+  }
+  const separate = system.TimeCreated_attributes;
+  return isPlainObject(separate) ? separate.SystemTime : undefined;
 }
 
 export function parseTime(value: unknown): number | undefined {
