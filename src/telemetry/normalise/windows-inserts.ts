@@ -1,6 +1,7 @@
 // Names for the positional event data (StringInserts) that Fluent Bit's winevtlog input sends,
-// taken from the events' published templates (Sysmon's schema, the Security and PowerShell
-// manifests). Events not listed keep their inserts, joined, in `Data`, and their `Message`.
+// taken from the events' published templates (Sysmon's schema, the Security, Eventlog, Service
+// Control Manager and PowerShell manifests). Events not listed keep their inserts as the
+// multi-valued `Data`, and their `Message`.
 
 const SYSMON_PROCESS_CREATE = [
   'RuleName',
@@ -97,6 +98,9 @@ const SYSMON_DNS_QUERY = [
   'Image',
   'User',
 ];
+const SYSMON_WMI_FILTER = ['RuleName', 'EventType', 'UtcTime', 'Operation', 'User', 'EventNamespace', 'Name', 'Query'];
+const SYSMON_WMI_CONSUMER = ['RuleName', 'EventType', 'UtcTime', 'Operation', 'User', 'Name', 'Type', 'Destination'];
+const SYSMON_WMI_BINDING = ['RuleName', 'EventType', 'UtcTime', 'Operation', 'User', 'Consumer', 'Filter'];
 const SECURITY_PROCESS_CREATE = [
   'SubjectUserSid',
   'SubjectUserName',
@@ -114,6 +118,9 @@ const SECURITY_PROCESS_CREATE = [
   'ParentProcessName',
   'MandatoryLabel',
 ];
+/** Security 1102 (Microsoft-Windows-Eventlog): UserData's LogFileCleared element. */
+const SECURITY_LOG_CLEARED = ['SubjectUserSid', 'SubjectUserName', 'SubjectDomainName', 'SubjectLogonId'];
+const SYSTEM_SERVICE_INSTALLED = ['ServiceName', 'ImagePath', 'ServiceType', 'StartType', 'AccountName'];
 const POWERSHELL_SCRIPT_BLOCK = ['MessageNumber', 'MessageTotal', 'ScriptBlockText', 'ScriptBlockId', 'Path'];
 const POWERSHELL_MODULE = ['ContextInfo', 'UserData', 'Payload'];
 
@@ -123,8 +130,13 @@ const TEMPLATES = new Map<string, readonly string[]>([
   ['sysmon|7', SYSMON_IMAGE_LOAD],
   ['sysmon|11', SYSMON_FILE_CREATE],
   ['sysmon|13', SYSMON_REGISTRY_SET],
+  ['sysmon|19', SYSMON_WMI_FILTER],
+  ['sysmon|20', SYSMON_WMI_CONSUMER],
+  ['sysmon|21', SYSMON_WMI_BINDING],
   ['sysmon|22', SYSMON_DNS_QUERY],
+  ['security|1102', SECURITY_LOG_CLEARED],
   ['security|4688', SECURITY_PROCESS_CREATE],
+  ['system|7045', SYSTEM_SERVICE_INSTALLED],
   ['microsoft-windows-powershell/operational|4104', POWERSHELL_SCRIPT_BLOCK],
   ['microsoft-windows-powershell/operational|4103', POWERSHELL_MODULE],
 ]);

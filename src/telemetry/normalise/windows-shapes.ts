@@ -6,7 +6,14 @@
 //   - NXLog im_msvistalog: flat EventID, Channel, SourceName, Hostname, event data top-level
 //   - Fluent Bit winevtlog: flat EventID, Channel, ProviderName, Computer, positional StringInserts
 //   - flat EventID / Channel / Provider_Name (evtx converters, SIEM exports)
-import { applyMappings, fixedMappings, isObject, setIfPresent, type Fields } from './fields.js';
+import { applyMappings, asInt, fixedMappings, isObject, setIfPresent, type Fields } from './fields.js';
+import {
+  copyEventData,
+  normaliseDataField,
+  setUnnamed,
+  unnamedValues,
+  winlogbeatParams,
+} from './windows-event-data.js';
 import { insertNames } from './windows-inserts.js';
 
 export type WindowsShape = 'evtx_json' | 'winlogbeat' | 'nxlog' | 'fluentbit' | 'flat';
@@ -57,21 +64,42 @@ function flatHeader(record: Record<string, unknown>, fields: Fields): WindowsHea
   let shape: WindowsShape = 'flat';
   if (Array.isArray(record.StringInserts)) {
     shape = 'fluentbit';
+    // Fluent Bit's `winlog` input (the classic API) sends the event's binary data as `Data`.
+    if (record.ComputerName !== undefined && fields.Binary === undefined && fields.Data !== undefined) {
+      fields.Binary = fields.Data;
+      delete fields.Data;
+    }
     copyInserts(record.StringInserts, channel ?? provider ?? '', record.EventID, fields);
-  } else if (record.SourceName !== undefined && record.Hostname !== undefined) shape = 'nxlog';
-  // NXLog calls the computer Hostname; the others Computer.
-  const computer = text(record.Computer) ?? text(record.Hostname);
-  return { shape, eventId: record.EventID, channel: channel ?? '', provider: provider ?? '', computer, endpointId: null };
+  } else {
+    if (record.SourceName !== undefined && record.Hostname !== undefined) shape = 'nxlog';
+    normaliseDataField(fields);
+  }
+  setSid(fields, record.UserID);
+  // NXLog calls the computer Hostname, Fluent Bit's `winlog` input ComputerName; the others Computer.
+  const computer = text(record.Computer) ?? text(record.Hostname) ?? text(record.ComputerName);
+  return {
+    shape,
+    eventId: record.EventID,
+    channel: channel ?? '',
+    provider: provider ?? '',
+    computer,
+    endpointId: null,
+  };
 }
 
 function winlogHeader(winlog: Record<string, unknown>, fields: Fields): WindowsHeader | undefined {
   const channel = text(winlog.channel);
   const provider = text(winlog.provider_name);
   if (channel === undefined && provider === undefined) return undefined;
-  for (const part of [winlog.event_data, winlog.user_data]) {
-    if (isObject(part)) for (const name in part) setIfPresent(fields, name, part[name]);
+  const eventData = winlog.event_data;
+  if (isObject(eventData)) {
+    for (const name in eventData) setIfPresent(fields, name, eventData[name]);
+    setUnnamed(fields, winlogbeatParams(eventData));
   }
+  const userData = winlog.user_data;
+  if (isObject(userData)) for (const name in userData) setIfPresent(fields, name, userData[name]);
   applyMappings(fields, ECS_FALLBACK);
+  setSid(fields, fields['winlog.user.identifier']);
   const agent = fields['agent.id'];
   return {
     shape: 'winlogbeat',
@@ -83,15 +111,23 @@ function winlogHeader(winlog: Record<string, unknown>, fields: Fields): WindowsH
   };
 }
 
+/**
+ * The event XML as JSON. Attributes are `@Name` (xmltodict, over python-evtx's XML), `#attributes`
+ * (evtx_dump) or a sibling `Provider_attributes` (evtx_dump --separate-json-attributes); the
+ * System attributes become Sigma's `Element_Attribute` names (`Provider_Name`, `Security_UserID`).
+ */
 function evtxHeader(event: Record<string, unknown>, fields: Fields): WindowsHeader | undefined {
   const system = event.System;
   if (!isObject(system)) return undefined;
-  const providerValue = system.Provider;
-  const provider = text(isObject(providerValue) ? (providerValue['@Name'] ?? providerValue.Name) : providerValue);
+  const provider = text(
+    systemAttribute(system, 'Provider', 'Provider_attributes', '@Name', 'Name') ??
+      (isObject(system.Provider) ? undefined : system.Provider),
+  );
   const channel = text(textOf(system.Channel));
   if (channel === undefined && provider === undefined) return undefined;
   copyEventData(event.EventData, fields);
   copyEventData(event.UserData, fields);
+  setSystemAttributes(system, fields);
   return {
     shape: 'evtx_json',
     eventId: textOf(system.EventID),
@@ -102,63 +138,59 @@ function evtxHeader(event: Record<string, unknown>, fields: Fields): WindowsHead
   };
 }
 
-/**
- * EventData as converters render it: a name → value map; `{Data: [...]}` or a bare list of
- * `{"@Name"|"Name": …, "#text"|"Value": …}` items; `{Data: {...}}` when there is one item.
- * An empty element (`<Data Name="x"/>`) is the empty string, as Windows shows it. Items without
- * a name (classic PowerShell, many services) are joined, one per line, into `Data`.
- */
-function copyEventData(data: unknown, fields: Fields): void {
-  if (isObject(data) && data.Data !== undefined) data = data.Data;
-  const unnamed: string[] = [];
-  if (Array.isArray(data)) {
-    for (const item of data) copyDataItem(item, fields, unnamed);
-  } else if (isObject(data)) {
-    if (data['@Name'] !== undefined || data.Name !== undefined || data['#text'] !== undefined)
-      copyDataItem(data, fields, unnamed);
-    else
-      for (const name in data) {
-        // `@` attributes are markup; a nested element (UserData's one child) is read through.
-        if (name.charCodeAt(0) === 64) continue;
-        const value = data[name];
-        if (isObject(value) && value['#text'] === undefined) copyEventData(value, fields);
-        else setIfPresent(fields, name, textOf(value));
-      }
-  } else if (typeof data === 'string') unnamed.push(data);
-  if (unnamed.length > 0 && fields.Data === undefined) fields.Data = unnamed.join('\n');
+function setSystemAttributes(system: Record<string, unknown>, fields: Fields): void {
+  setText(fields, 'Provider_Guid', systemAttribute(system, 'Provider', 'Provider_attributes', '@Guid', 'Guid'));
+  setSid(fields, systemAttribute(system, 'Security', 'Security_attributes', '@UserID', 'UserID'));
+  const pid = systemAttribute(system, 'Execution', 'Execution_attributes', '@ProcessID', 'ProcessID');
+  const tid = systemAttribute(system, 'Execution', 'Execution_attributes', '@ThreadID', 'ThreadID');
+  // evtx_dump writes them as numbers and xmltodict as text: numbers, as Sigma compares them.
+  setIfPresent(fields, 'Execution_ProcessID', asInt(pid) ?? pid);
+  setIfPresent(fields, 'Execution_ThreadID', asInt(tid) ?? tid);
 }
 
-function copyDataItem(item: unknown, fields: Fields, unnamed: string[]): void {
-  if (typeof item === 'string') {
-    unnamed.push(item);
-    return;
+/** An attribute of a System element in any of the three spellings. */
+function systemAttribute(
+  system: Record<string, unknown>,
+  element: string,
+  separate: string,
+  at: string,
+  bare: string,
+): unknown {
+  const value = system[element];
+  if (isObject(value)) {
+    const direct = value[at] ?? value[bare];
+    if (direct !== undefined) return direct;
+    const attributes = value['#attributes'];
+    if (isObject(attributes) && attributes[bare] !== undefined) return attributes[bare];
   }
-  if (!isObject(item)) return;
-  const name = item['@Name'] ?? item.Name;
-  const value = item['#text'] ?? item.Value ?? item['#value'];
-  if (typeof name !== 'string') {
-    if (typeof value === 'string') unnamed.push(value);
-    return;
-  }
-  fields[name] =
-    value === undefined || value === null
-      ? ''
-      : typeof value === 'object'
-        ? JSON.stringify(value)
-        : (value as string | number | boolean);
+  const attributes = system[separate];
+  return isObject(attributes) ? attributes[bare] : undefined;
 }
 
 /** Fluent Bit sends event data by position; the documented templates name the positions. */
 function copyInserts(inserts: unknown[], channel: string, eventId: unknown, fields: Fields): void {
-  const names = insertNames(channel, eventId);
-  const unnamed: string[] = [];
-  inserts.forEach((value, index) => {
-    const name = names?.[index];
-    if (name === undefined) {
-      if (typeof value === 'string') unnamed.push(value);
-    } else setIfPresent(fields, name, value);
-  });
-  if (unnamed.length > 0 && fields.Data === undefined) fields.Data = unnamed.join('\n');
+  const names = insertNames(channel, eventId) ?? NO_NAMES;
+  const named = Math.min(names.length, inserts.length);
+  for (let index = 0; index < named; index++) {
+    const name = names[index];
+    if (name !== undefined) setIfPresent(fields, name, inserts[index]);
+  }
+  if (inserts.length > named) setUnnamed(fields, unnamedValues(inserts, named));
+}
+
+const NO_NAMES: readonly string[] = [];
+
+/**
+ * The user the event was logged under, as SigmaHQ's common Windows field `Security_UserID`: a
+ * SID, as the rules write it. Fluent Bit resolves it to `DOMAIN\\account` when it can; that stays
+ * only in its own `UserID`.
+ */
+function setSid(fields: Fields, value: unknown): void {
+  if (typeof value === 'string' && value.startsWith('S-1-')) setText(fields, 'Security_UserID', value);
+}
+
+function setText(fields: Fields, name: string, value: unknown): void {
+  if (typeof value === 'string' && value !== '' && fields[name] === undefined) fields[name] = value;
 }
 
 function text(value: unknown): string | undefined {

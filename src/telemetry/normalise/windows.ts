@@ -82,7 +82,12 @@ function endpointOf(kind: string, eventId: number | null, endpointId: string | n
   return undefined;
 }
 
-/** Keyword rules search the rendered message and the event's own text (command line, script). */
+/**
+ * Keyword rules search the rendered message and the event's own text (command line, script, the
+ * unnamed values, one per line).
+ */
 function keywordsOf(fields: Fields): string {
-  return joinKeywords([fields.Message, fields.message, fields.CommandLine, fields.ScriptBlockText, fields.Data]);
+  const data = fields.Data;
+  const unnamed = Array.isArray(data) ? data.join('\n') : data;
+  return joinKeywords([fields.Message, fields.message, fields.CommandLine, fields.ScriptBlockText, unnamed]);
 }
