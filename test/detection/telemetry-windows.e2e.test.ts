@@ -1,4 +1,4 @@
-// Windows event logs in every forwarder shape (evtx as JSON, Winlogbeat, NXLog im_msvistalog,
+// Windows event logs in every forwarder shape (evtx as JSON from xmltodict and evtx_dump, Winlogbeat, NXLog im_msvistalog,
 // Fluent Bit winevtlog, flat Provider_Name) through POST /log_sink: each Sigma category and
 // channel service they map to makes a SigmaHQ rule fire; Security 4688/5156 fill the process
 // and network tables; malformed events in a recognised shape are stored and never stop detection.
@@ -11,6 +11,7 @@ import {
   SECURITY_PROVIDER,
   PS_OPERATIONAL,
   evtx,
+  evtxDump,
   winlogbeat,
   nxlog,
   fluentBit,
@@ -103,6 +104,25 @@ const cases: SigmaCase[] = [
       AccountName: 'LocalSystem',
     }),
     rule: 'windows/builtin/system/service_control_manager/win_system_service_install_paexec.yml',
+  },
+  {
+    name: 'evtx_dump JSON, System 7045: the PsExec service is installed',
+    record: evtxDump('System', 'Service Control Manager', 7045, {
+      ServiceName: 'PSEXESVC',
+      ImagePath: '%SystemRoot%\\PSEXESVC.exe',
+      ServiceType: 'user mode service',
+      StartType: 'demand start',
+      AccountName: 'LocalSystem',
+    }),
+    rule: 'windows/builtin/system/service_control_manager/win_system_service_install_sysinternals_psexec.yml',
+  },
+  {
+    name: 'evtx_dump JSON, MSSQL 15457: xp_cmdshell is enabled (unnamed Data)',
+    record: evtxDump('Application', 'MSSQLSERVER', 15457, {
+      unnamed: ['xp_cmdshell', '0', '1'],
+      binary: '613C00000A000000',
+    }),
+    rule: 'windows/builtin/application/mssqlserver/win_mssql_xp_cmdshell_change.yml',
   },
   {
     name: 'evtx JSON, PowerShell 4104: a script block runs Invoke-Mimikatz',

@@ -1,6 +1,7 @@
-// Windows events in the shapes forwarders send them (docs/telemetry-mapping.md shows each): evtx rendered as JSON,
-// Winlogbeat / Elastic Agent, NXLog im_msvistalog, Fluent Bit winevtlog and a flat form. Each
-// builder takes the channel, provider, event id and the event data as Microsoft documents them.
+// Windows events in the shapes forwarders send them (docs/telemetry-mapping.md shows each): evtx rendered as JSON
+// (xmltodict's `@` attributes, and evtx_dump's `#attributes`), Winlogbeat / Elastic Agent, NXLog
+// im_msvistalog, Fluent Bit winevtlog and a flat form. Each builder takes the channel, provider,
+// event id and the event data as Microsoft documents them.
 const now = () => new Date().toISOString();
 const HOST = 'WS-042.corp.example';
 
@@ -29,6 +30,40 @@ export function evtx(channel: string, provider: string, eventId: number, data: R
           ? data
           : Object.entries(data).map(([name, text]) => ({ '@Name': name, '#text': text })),
       },
+    },
+  };
+}
+
+/**
+ * evtx_dump -o json (the Rust evtx crate): attributes under `#attributes`, named data as a map,
+ * values without a name under `Data: {"#text": [...]}` beside Binary.
+ */
+export function evtxDump(
+  channel: string,
+  provider: string,
+  eventId: number,
+  data: Record<string, string> | { unnamed: string[]; binary: string },
+) {
+  return {
+    Event: {
+      '#attributes': { xmlns: 'http://schemas.microsoft.com/win/2004/08/events/event' },
+      System: {
+        Provider: { '#attributes': { Name: provider } },
+        EventID: { '#attributes': { Qualifiers: 16384 }, '#text': eventId },
+        Version: 0,
+        Level: 4,
+        Task: 0,
+        Opcode: 0,
+        Keywords: '0x80000000000000',
+        TimeCreated: { '#attributes': { SystemTime: now() } },
+        EventRecordID: 40112,
+        Correlation: null,
+        Execution: { '#attributes': { ProcessID: 784, ThreadID: 5120 } },
+        Channel: channel,
+        Computer: HOST,
+        Security: { '#attributes': { UserID: 'S-1-5-21-1004336348-1177238915-682003330-1104' } },
+      },
+      EventData: 'unnamed' in data ? { Data: { '#text': data.unnamed }, Binary: data.binary } : data,
     },
   };
 }
