@@ -4,6 +4,7 @@
 // become one multi-valued `Data` field, a list of strings, as SigmaHQ's rules read it
 // (`Data|contains: xp_cmdshell` matches when any value does). docs/telemetry-mapping.md shows the shapes.
 import { isObject, setIfPresent, type Fields } from './fields.js';
+import { FLATTEN_LIMITS } from './flatten.js';
 
 /** Unnamed values gathered so far; null until the first (most events have none). */
 type Unnamed = string[] | null;
@@ -138,7 +139,11 @@ function readItem(item: unknown, fields: Fields, unnamed: Unnamed): Unnamed {
   return unnamed;
 }
 
-/** Adds a value (or each of a list's) as text; null and empty values are skipped. */
+/**
+ * Adds a value (or each of a list's) as text; null and empty values are skipped. Kept to the
+ * flattening cap on a list's values: the record's own copy of a longer list is cut there too,
+ * and the event marked truncated.
+ */
 function addValue(unnamed: Unnamed, value: unknown): Unnamed {
   if (Array.isArray(value)) {
     for (const item of value) unnamed = addValue(unnamed, item);
@@ -150,6 +155,6 @@ function addValue(unnamed: Unnamed, value: unknown): Unnamed {
   else return unnamed;
   if (text === '') return unnamed;
   if (unnamed === null) return [text];
-  unnamed.push(text);
+  if (unnamed.length < FLATTEN_LIMITS.maxArrayValues) unnamed.push(text);
   return unnamed;
 }

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FieldValue, NormalisedEvent } from './event.js';
+import { FLATTEN_LIMITS, TRUNCATED_FIELD } from './flatten.js';
 import { normalise } from './test-normalise.js';
 import {
   LOG_CLEARED,
@@ -188,4 +189,11 @@ test("Fluent Bit's winlog input sends the binary data as Data: it is read as Bin
   assert.equal(event.fields.Binary, '613C00000A000000');
   assert.equal(event.fields.Provider_Name, 'MSSQLSERVER');
   assert.equal(event.host, 'SQL01.corp.example');
+});
+
+test('a list of unnamed values longer than the flattening cap is cut at it, and the event marked truncated', () => {
+  const values = Array.from({ length: FLATTEN_LIMITS.maxArrayValues + 500 }, (_, index) => `value ${index}`);
+  const event = normalise(evtxDump({ ...MSSQL_OPTION_CHANGED, unnamed: values }));
+  assert.deepEqual(event.fields.Data, values.slice(0, FLATTEN_LIMITS.maxArrayValues));
+  assert.equal(event.fields[TRUNCATED_FIELD], true);
 });
