@@ -45,7 +45,7 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
         throw new AppError('empty_body', 'the body is empty: send one JSON object, or JSON objects one per line');
       }
       const parsed = parseBody(body, { maxRecordBytes: deps.config.maxRecordBytes });
-      await intake.store(request, reply, parsed, receivedAt);
+      await intake.store(request, reply, parsed, { receivedAt, protocol: 'log_sink' });
       return reply.code(201).send({ accepted: parsed.records.length });
     },
   });

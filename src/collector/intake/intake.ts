@@ -45,6 +45,15 @@ export interface AdmitOptions {
   authorization?: (request: FastifyRequest) => string | undefined;
 }
 
+/** The protocols the collector speaks, as metrics and diagnostics name them. */
+export type IntakeProtocol = 'log_sink' | 'otlp' | 'hec' | 'bulk';
+
+export interface StoreOptions {
+  /** When the body had been read: the records' receive time. */
+  receivedAt: number;
+  protocol: IntakeProtocol;
+}
+
 export interface Intake {
   /** An onRequest hook: refuses before any body is read (unknown address, key, limits, memory). */
   admit(options?: AdmitOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -54,13 +63,12 @@ export interface Intake {
   bodyOf(request: FastifyRequest): ReadBody;
   /**
    * Stores the records of one request all-or-nothing; resolves once they are durable.
-   * `receivedAt` is when the body had been read (the records' receive time).
    */
   store(
     request: FastifyRequest,
     reply: FastifyReply,
     parsed: ParsedBody,
-    receivedAt: number,
+    stored: StoreOptions,
   ): Promise<{ duplicate: boolean }>;
 }
 
@@ -140,7 +148,7 @@ export function createIntake(app: FastifyInstance, deps: CollectorDependencies):
       },
     tenantOf,
     bodyOf: (request) => (request.body ?? { body: Buffer.alloc(0), wireBytes: 0 }) as ReadBody,
-    store: async (request, reply, parsed, receivedAt) => {
+    store: async (request, reply, parsed, { receivedAt }) => {
       const tenant = tenantOf(request);
       const { records, eventTimes, metas } = parsed;
       const { body, wireBytes } = (request.body ?? { body: Buffer.alloc(0), wireBytes: 0 }) as ReadBody;
