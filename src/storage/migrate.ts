@@ -42,6 +42,7 @@ import * as m0048 from './migrations/0048-search-index-words.js';
 import * as m0049 from './migrations/0049-people-per-tenant.js';
 import * as m0050 from './migrations/0050-sso-links-and-domains.js';
 import * as m0051 from './migrations/0051-tenant-ingest-limits.js';
+import * as m0052 from './migrations/0052-collector-activity-protocol.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -87,6 +88,7 @@ const migrations: Record<string, MigrationModule> = {
   '0049-people-per-tenant': m0049,
   '0050-sso-links-and-domains': m0050,
   '0051-tenant-ingest-limits': m0051,
+  '0052-collector-activity-protocol': m0052,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

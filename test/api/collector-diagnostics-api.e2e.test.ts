@@ -14,7 +14,14 @@ import { appRecord, ndjson } from '../helpers/factories.js';
 
 interface Diagnostics {
   since: string;
-  senders: { user_agent: string; source_address: string; requests: number; records: number; last_seen_at: string }[];
+  senders: {
+    protocol: string;
+    user_agent: string;
+    source_address: string;
+    requests: number;
+    records: number;
+    last_seen_at: string;
+  }[];
   rejections: {
     code: string;
     count: number;
@@ -79,8 +86,8 @@ for (const target of databaseTargets) {
       const seen = await acme.get<Diagnostics>('/v1/collector/diagnostics');
       assert.equal(seen.status, 200);
       assert.deepEqual(
-        seen.body.senders.map((s) => [s.user_agent, s.source_address, s.requests, s.records]),
-        [['Fluent-Bit', '10.0.0.5', 2, 4]],
+        seen.body.senders.map((s) => [s.protocol, s.user_agent, s.source_address, s.requests, s.records]),
+        [['log_sink', 'Fluent-Bit', '10.0.0.5', 2, 4]],
       );
       const byCode = new Map(seen.body.rejections.map((r) => [r.code, r]));
       assert.equal(byCode.get('forwarder_array_format')?.count, 1);

@@ -30,6 +30,11 @@ export const DiagnosticsSchema = Type.Object(
     since: Timestamp('Start of the first hour counted (23 hours before the current one)'),
     senders: Type.Array(
       Type.Object({
+        protocol: Type.String({
+          description:
+            'The intake it used: `log_sink` (POST /log_sink), `otlp` (OTLP/HTTP logs), `hec` (Splunk HEC) or `bulk` (Elasticsearch bulk)',
+          examples: ['log_sink'],
+        }),
         user_agent: Type.String({ description: "The sender's User-Agent header ('' when it sent none)" }),
         source_address: Type.String({ description: 'Client address (behind a trusted proxy, from X-Forwarded-For)' }),
         requests: Type.Integer({ description: 'Requests accepted (201)' }),
@@ -56,6 +61,7 @@ export const DiagnosticsSchema = Type.Object(
         since: '2026-11-23T11:00:00.000Z',
         senders: [
           {
+            protocol: 'log_sink',
             user_agent: 'Fluent-Bit',
             source_address: '10.0.0.5',
             requests: 1_440,

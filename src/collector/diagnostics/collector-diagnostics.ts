@@ -51,9 +51,16 @@ export class CollectorDiagnostics {
     this.loop.start(FLUSH_MS);
   }
 
-  accepted(tenantId: number, sender: { userAgent: string; address: string }, records: number, now = Date.now()): void {
+  accepted(
+    tenantId: number,
+    sender: { userAgent: string; address: string; protocol: string },
+    records: number,
+    now = Date.now(),
+  ): void {
     const hour = now - (now % HOUR_MS);
-    const keyOf = (agent: string, from: string) => `${tenantId}\u0000${hour}\u0000${agent}\u0000${from}`;
+    const { protocol } = sender;
+    const keyOf = (agent: string, from: string) =>
+      `${tenantId}\u0000${hour}\u0000${protocol}\u0000${agent}\u0000${from}`;
     let userAgent = sender.userAgent.slice(0, MAX_USER_AGENT);
     let address = sender.address;
     if (!this.activity.has(keyOf(userAgent, address)) && this.activity.size >= MAX_KEYS) {
@@ -70,6 +77,7 @@ export class CollectorDiagnostics {
       this.activity.set(key, {
         tenantId,
         hour,
+        protocol,
         userAgent,
         sourceAddress: address,
         requests: 1,

@@ -7,6 +7,7 @@ import type { CollectorRejectionsTable } from '../../storage/schema.js';
 export interface ActivityDelta {
   tenantId: number;
   hour: number;
+  protocol: string;
   userAgent: string;
   sourceAddress: string;
   requests: number;
@@ -36,6 +37,7 @@ export async function addActivity(db: Db, deltas: readonly ActivityDelta[]): Pro
         deltas.slice(i, i + ROWS_PER_STATEMENT).map((delta) => ({
           tenant_id: delta.tenantId,
           hour: delta.hour,
+          protocol: delta.protocol,
           user_agent: delta.userAgent,
           source_address: delta.sourceAddress,
           requests: delta.requests,
@@ -44,7 +46,7 @@ export async function addActivity(db: Db, deltas: readonly ActivityDelta[]): Pro
         })),
       )
       .onConflict((oc) =>
-        oc.columns(['tenant_id', 'hour', 'user_agent', 'source_address']).doUpdateSet({
+        oc.columns(['tenant_id', 'hour', 'protocol', 'user_agent', 'source_address']).doUpdateSet({
           requests: sql`collector_activity.requests + excluded.requests`,
           records: sql`collector_activity.records + excluded.records`,
           last_seen_at: sql`CASE WHEN excluded.last_seen_at > collector_activity.last_seen_at THEN excluded.last_seen_at ELSE collector_activity.last_seen_at END`,
@@ -93,6 +95,7 @@ export async function addRejections(db: Db, deltas: readonly RejectionDelta[]): 
 }
 
 export interface SenderRow {
+  protocol: string;
   user_agent: string;
   source_address: string;
   requests: number;
@@ -105,6 +108,7 @@ export async function senders(db: Db, tenantId: number, since: number, limit: nu
   const rows = await db
     .selectFrom('collector_activity')
     .select((eb) => [
+      'protocol',
       'user_agent',
       'source_address',
       eb.fn.sum<number | string>('requests').as('requests'),
@@ -113,7 +117,7 @@ export async function senders(db: Db, tenantId: number, since: number, limit: nu
     ])
     .where('tenant_id', '=', tenantId)
     .where('hour', '>=', since)
-    .groupBy(['user_agent', 'source_address'])
+    .groupBy(['protocol', 'user_agent', 'source_address'])
     .orderBy('records', 'desc')
     .orderBy('last_seen_at', 'desc')
     .limit(limit)

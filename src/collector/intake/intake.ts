@@ -148,7 +148,7 @@ export function createIntake(app: FastifyInstance, deps: CollectorDependencies):
       },
     tenantOf,
     bodyOf: (request) => (request.body ?? { body: Buffer.alloc(0), wireBytes: 0 }) as ReadBody,
-    store: async (request, reply, parsed, { receivedAt }) => {
+    store: async (request, reply, parsed, { receivedAt, protocol }) => {
       const tenant = tenantOf(request);
       const { records, eventTimes, metas } = parsed;
       const { body, wireBytes } = (request.body ?? { body: Buffer.alloc(0), wireBytes: 0 }) as ReadBody;
@@ -164,7 +164,7 @@ export function createIntake(app: FastifyInstance, deps: CollectorDependencies):
         },
       );
       metrics.collectorRecords.inc(records.length);
-      diagnostics.accepted(tenant.id, senderOf(request), records.length, receivedAt);
+      diagnostics.accepted(tenant.id, { ...senderOf(request), protocol }, records.length, receivedAt);
       metrics.collectorBytes.inc({ stage: 'wire' }, wireBytes);
       metrics.collectorBytes.inc({ stage: 'decoded' }, body.length);
       if (appended.duplicate) reply.header('idempotent-replayed', 'true');

@@ -4,6 +4,8 @@ export interface CollectorActivityTable {
   tenant_id: number;
   /** Start of the hour, epoch ms. */
   hour: number;
+  /** The intake it used: `log_sink`, `otlp`, `hec` or `bulk`. */
+  protocol: string;
   /** The sender's User-Agent, shortened; '' when it sent none. */
   user_agent: string;
   source_address: string;

@@ -12,6 +12,14 @@ import type { CollectorDiagnostics as Diagnostics, TestRecordResult } from './ty
 
 const diagnosticsKey = ['collector', 'diagnostics'] as const;
 
+/** How the intakes are named where a sender is listed. */
+const INTAKES: Record<string, string> = {
+  log_sink: '/log_sink',
+  otlp: 'OTLP',
+  hec: 'Splunk HEC',
+  bulk: 'Elasticsearch bulk',
+};
+
 export function CollectorDiagnostics() {
   const diagnostics = useQuery({
     queryKey: diagnosticsKey,
@@ -41,6 +49,7 @@ function DiagnosticsView({ data, onRefresh }: { data: Diagnostics; onRefresh: ()
           <thead>
             <tr>
               <th scope="col">Forwarder (User-Agent)</th>
+              <th scope="col">Intake</th>
               <th scope="col">Address</th>
               <th scope="col">Requests</th>
               <th scope="col">Records</th>
@@ -49,8 +58,9 @@ function DiagnosticsView({ data, onRefresh }: { data: Diagnostics; onRefresh: ()
           </thead>
           <tbody>
             {data.senders.map((sender) => (
-              <tr key={`${sender.user_agent}\u0000${sender.source_address}`}>
+              <tr key={`${sender.protocol}\u0000${sender.user_agent}\u0000${sender.source_address}`}>
                 <td>{sender.user_agent === '' ? <span className="muted">(none sent)</span> : sender.user_agent}</td>
+                <td>{INTAKES[sender.protocol] ?? sender.protocol}</td>
                 <td>
                   <code>{sender.source_address}</code>
                 </td>
