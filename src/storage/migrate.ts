@@ -43,6 +43,7 @@ import * as m0049 from './migrations/0049-people-per-tenant.js';
 import * as m0050 from './migrations/0050-sso-links-and-domains.js';
 import * as m0051 from './migrations/0051-tenant-ingest-limits.js';
 import * as m0052 from './migrations/0052-collector-activity-protocol.js';
+import * as m0053 from './migrations/0053-webhook-format.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -89,6 +90,7 @@ const migrations: Record<string, MigrationModule> = {
   '0050-sso-links-and-domains': m0050,
   '0051-tenant-ingest-limits': m0051,
   '0052-collector-activity-protocol': m0052,
+  '0053-webhook-format': m0053,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

@@ -23,6 +23,7 @@ import {
   type ClaimedDelivery,
 } from './webhook-store.js';
 import { cloudEvent } from './webhook-events.js';
+import { ocsfFinding } from './ocsf-findings.js';
 import { signatureHeaders } from './webhook-signature.js';
 import { AddressRefused, pinAddress, systemResolver, type Resolver, type TargetPolicy } from './webhook-target.js';
 import { sendAttempt, type AttemptResult } from './webhook-sender.js';
@@ -103,7 +104,9 @@ export class WebhookDispatcher {
 
   private async deliver(item: ClaimedDelivery): Promise<void> {
     const { event, subscription } = item;
-    const body = cloudEvent(event, item.codeName);
+    const finding = subscription.format === 'ocsf' ? ocsfFinding(event, item.codeName) : undefined;
+    const body = finding ? JSON.stringify(finding) : cloudEvent(event, item.codeName);
+    const contentType = finding ? 'application/json; charset=utf-8' : 'application/cloudevents+json; charset=utf-8';
     let result: AttemptResult;
     const secret = this.options.sealer.open(subscription.secret_sealed, secretContext(subscription));
     if (secret === undefined) {
@@ -113,7 +116,7 @@ export class WebhookDispatcher {
         const url = new URL(subscription.url);
         const address = await pinAddress(url, this.options.policy, this.options.resolver ?? systemResolver);
         const headers = {
-          'content-type': 'application/cloudevents+json; charset=utf-8',
+          'content-type': contentType,
           'user-agent': 'Sightline-Webhooks/1',
           ...signatureHeaders(secret, event.id, body, Date.now()),
         };

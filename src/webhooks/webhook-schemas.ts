@@ -15,6 +15,7 @@ const webhookExample = {
   url: 'https://soar.example.com/hooks/sightline',
   description: 'SOAR playbooks',
   events: ['case.created', 'device.action_requested'],
+  format: 'sightline',
   enabled: true,
   disabled_reason: null,
   disabled_at: null,
@@ -25,12 +26,18 @@ const webhookExample = {
   updated_at: '2026-11-22T09:15:00.000Z',
 };
 
+const Format = Type.Union([Type.Literal('sightline'), Type.Literal('ocsf')], {
+  description:
+    "The body of each delivery: `sightline` (default), CloudEvents 1.0 around Sightline's own JSON; `ocsf`, an OCSF 1.3 finding: observation.created as a Detection Finding (class 2004), case events as an Incident Finding (class 2005), other events as CloudEvents (docs/webhooks.md)",
+});
+
 export const WebhookSchema = Type.Object(
   {
     id: Type.String({ description: 'Opaque id (`whk_…`)' }),
     url: Type.String({ description: 'Where deliveries are POSTed' }),
     description: Type.String(),
     events: Type.Array(EventTypeSchema, { description: 'The events delivered to it' }),
+    format: Format,
     enabled: Type.Boolean({ description: 'false: nothing is sent; deliveries wait until it is turned on again' }),
     disabled_reason: Type.Union([Type.Literal('failing'), Type.Literal('manual'), Type.Null()], {
       description:
@@ -67,6 +74,7 @@ export const CreateWebhookBody = Type.Object(
     events: Events,
     description: Type.Optional(Description),
     enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+    format: Type.Optional(Format),
   },
   {
     additionalProperties: false,
@@ -78,6 +86,7 @@ export const PatchWebhookBody = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(Events),
+    format: Type.Optional(Format),
     description: Type.Optional(Description),
     enabled: Type.Optional(
       Type.Boolean({ description: 'Turning it on resumes the deliveries that waited, with a fresh retry window' }),

@@ -45,11 +45,15 @@ export interface WebhookContext {
   queued?: () => void;
 }
 
+/** A subscription's body format (docs/webhooks.md): CloudEvents around Sightline's JSON, or OCSF findings. */
+export type WebhookFormat = 'sightline' | 'ocsf';
+
 export interface WebhookView {
   id: string;
   url: string;
   description: string;
   events: EventType[];
+  format: WebhookFormat;
   enabled: boolean;
   /** `failing`: turned off by the dispatcher after failing for the retry window; `manual`: by a person. */
   disabled_reason: 'failing' | 'manual' | null;
@@ -85,6 +89,7 @@ export function presentWebhook(row: SubscriptionRow): WebhookView {
     url: row.url,
     description: row.description,
     events: JSON.parse(row.events) as EventType[],
+    format: row.format === 'ocsf' ? 'ocsf' : 'sightline',
     enabled: row.enabled === 1,
     disabled_reason: row.enabled === 1 ? null : ((row.disabled_reason ?? 'manual') as 'failing' | 'manual'),
     disabled_at: iso(row.disabled_at),
@@ -145,7 +150,7 @@ async function requireWebhook(db: Kysely<Tables>, tenantId: number, id: string):
 /** Creates a subscription; the returned secret is the only time it exists outside the database. */
 export async function createWebhook(
   ctx: WebhookContext,
-  input: { url: string; events: string[]; description?: string; enabled?: boolean },
+  input: { url: string; events: string[]; description?: string; enabled?: boolean; format?: WebhookFormat },
   now = Date.now(),
 ): Promise<{ webhook: WebhookView; secret: string }> {
   const url = checkTargetUrl(input.url, ctx.policy).toString();
@@ -166,6 +171,7 @@ export async function createWebhook(
     url,
     description,
     events: JSON.stringify(events),
+    format: input.format ?? 'sightline',
     secret_sealed: (await webhookSealer(ctx.db)).seal(secret, secretContext({ tenant_id: ctx.tenantId, id })),
     secret_prefix: secret.slice(0, 10),
     enabled: enabled ? 1 : 0,
@@ -184,7 +190,7 @@ export async function createWebhook(
       actor: ctx.actor,
       ip: ctx.ip,
       target: { type: 'webhook', id },
-      details: { url, events },
+      details: { url, events, format: row.format },
     });
   });
   return { webhook: presentWebhook(row), secret };
@@ -202,13 +208,14 @@ export async function getWebhook(db: Kysely<Tables>, tenantId: number, id: strin
 export async function updateWebhook(
   ctx: WebhookContext,
   id: string,
-  changes: { url?: string; events?: string[]; description?: string; enabled?: boolean },
+  changes: { url?: string; events?: string[]; description?: string; enabled?: boolean; format?: WebhookFormat },
   now = Date.now(),
 ): Promise<WebhookView> {
   const set: Partial<SubscriptionRow> = { updated_at: now };
   if (changes.url !== undefined) set.url = checkTargetUrl(changes.url, ctx.policy).toString();
   if (changes.events !== undefined) set.events = JSON.stringify(checkEvents(changes.events));
   if (changes.description !== undefined) set.description = checkDescription(changes.description);
+  if (changes.format !== undefined) set.format = changes.format;
   const row = await writeTransaction(ctx.db, async (trx) => {
     const before = await requireWebhook(trx, ctx.tenantId, id);
     if (changes.enabled === true && before.enabled === 0) {

@@ -15,6 +15,7 @@ export async function insertSubscriptionRow(
       url: 'https://receiver.example/hook',
       description: '',
       events: '["case.created"]',
+      format: 'sightline',
       secret_sealed: 'sealed',
       secret_prefix: 'whsec_test',
       enabled: 1,

@@ -10,6 +10,8 @@ export interface WebhookSubscriptionsTable {
   description: string;
   /** JSON array of event types, such as ["case.created"]. */
   events: string;
+  /** The body format: `sightline` (CloudEvents around Sightline's JSON) or `ocsf` (OCSF findings). */
+  format: string;
   /** The signing secret, AES-256-GCM under the deployment's webhook key, bound to the subscription; never returned. */
   secret_sealed: string;
   /** The secret's first characters (`whsec_AbCd`), to tell secrets apart. */
