@@ -21,8 +21,10 @@ function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
   const queryClient = useQueryClient();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['case.created']);
+  const [format, setFormat] = useState<'sightline' | 'ocsf'>('sightline');
   const create = useMutation({
-    mutationFn: () => api.post<{ webhook: Webhook; secret: string }>('/v1/webhooks', { url: url.trim(), events }),
+    mutationFn: () =>
+      api.post<{ webhook: Webhook; secret: string }>('/v1/webhooks', { url: url.trim(), events, format }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: listKey }),
   });
   const finish = () => {
@@ -103,6 +105,12 @@ function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
             </label>
           ))}
         </fieldset>
+        <Field label="Format" hint="OCSF sends observations and case events as OCSF 1.3 findings (docs/webhooks.md).">
+          <select value={format} onChange={(event) => setFormat(event.target.value as 'sightline' | 'ocsf')}>
+            <option value="sightline">Sightline (CloudEvents)</option>
+            <option value="ocsf">OCSF findings</option>
+          </select>
+        </Field>
       </form>
       {create.error && <Notice tone="danger">{errorMessage(create.error)}</Notice>}
     </Dialog>
@@ -143,6 +151,7 @@ function WebhookRow({ webhook, canWrite }: { webhook: Webhook; canWrite: boolean
         {webhook.events.map((event) => (
           <Badge key={event}>{event}</Badge>
         ))}
+        {webhook.format === 'ocsf' && <Badge>OCSF</Badge>}
       </p>
       <p className="muted">
         Secret <code>{webhook.secret_prefix}</code> · created <Time iso={webhook.created_at} /> by {webhook.created_by}
