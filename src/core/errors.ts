@@ -18,6 +18,13 @@ export const problems = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unsupported_content_encoding: { status: 415, title: 'Unsupported content encoding' },
   unknown_collector: { status: 404, title: 'Unknown collector address' },
+  // Splunk HTTP Event Collector intake (answered in HEC's own shape, docs/collector.md)
+  hec_event_missing: { status: 400, title: 'Event field is required' },
+  hec_event_blank: { status: 400, title: 'Event field cannot be blank' },
+  hec_invalid_event: { status: 400, title: 'Invalid data format' },
+  hec_channel_missing: { status: 400, title: 'Data channel is missing' },
+  hec_channel_invalid: { status: 400, title: 'Invalid data channel' },
+  hec_query_token: { status: 400, title: 'Query string authorization is not enabled' },
   ingest_key_required: { status: 401, title: 'Ingest key required' },
   invalid_ingest_key: { status: 401, title: 'Invalid ingest key' },
   overloaded: { status: 503, title: 'Collector is busy' },

@@ -9,6 +9,7 @@ import { problemResponses } from '../../http/schemas.js';
 import { routePlugin } from '../../http/route-plugin.js';
 import { parseBody } from './parse.js';
 import { createIntake, type CollectorDependencies } from './intake.js';
+import { registerHecIntake } from '../hec/hec-routes.js';
 
 export type { CollectorDependencies } from './intake.js';
 
@@ -49,4 +50,6 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
       return reply.code(201).send({ accepted: parsed.records.length });
     },
   });
+
+  registerHecIntake(app, intake, deps);
 });
