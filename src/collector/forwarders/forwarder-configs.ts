@@ -62,7 +62,7 @@ export interface ConfigFile {
 }
 
 export interface ForwarderConfig {
-  id: 'fluent-bit' | 'vector' | 'syslog-ng' | 'rsyslog';
+  id: 'fluent-bit' | 'vector' | 'syslog-ng' | 'rsyslog' | 'fluent-bit-hec' | 'vector-hec';
   name: string;
   /** The version the options were checked against. */
   version: string;
