@@ -11,6 +11,7 @@ export const problems = {
   invalid_compressed_body: { status: 400, title: 'Body could not be decompressed' },
   nesting_too_deep: { status: 400, title: 'JSON nested too deeply' },
   request_aborted: { status: 400, title: 'Request aborted' },
+  invalid_otlp: { status: 400, title: 'Invalid OTLP request' },
   // A 500 because the collector documentation says so; the fault is the sender's configuration.
   forwarder_array_format: { status: 500, title: 'Could not add time to JSON', senderFault: true },
   body_too_large: { status: 413, title: 'Request body too large' },

@@ -10,6 +10,7 @@ import { routePlugin } from '../../http/route-plugin.js';
 import { parseBody } from './parse.js';
 import { createIntake, type CollectorDependencies } from './intake.js';
 import { registerHecIntake } from '../hec/hec-routes.js';
+import { registerOtlpIntake } from '../otlp/otlp-intake.js';
 
 export type { CollectorDependencies } from './intake.js';
 
@@ -52,4 +53,5 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
   });
 
   registerHecIntake(app, intake, deps);
+  registerOtlpIntake(app, intake, deps);
 });
