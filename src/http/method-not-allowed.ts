@@ -16,6 +16,8 @@ export function indexRouteMethods(app: FastifyInstance, maxParamLength: number):
   const methods = new Set<HTTPMethod>();
   const seen = new Set<string>();
   app.addHook('onRoute', (route) => {
+    // A route bound to some hosts (the collector's Elasticsearch API) is not the path's on others.
+    if (route.constraints && Object.keys(route.constraints).length > 0) return;
     const list = (Array.isArray(route.method) ? route.method : [route.method]).map(
       (method) => method.toUpperCase() as HTTPMethod,
     );

@@ -48,6 +48,15 @@ export class CollectorTenants {
     return { codeName: name.slice(0, -this.suffix.length) };
   }
 
+  /**
+   * Host header values that are collector addresses, for routes that answer only there (the
+   * Elasticsearch-compatible API claims `/`, which is the web UI's on any other host).
+   */
+  addressPattern(): RegExp {
+    const suffix = this.suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`^[^.:/]+${suffix}\\.?(?::\\d+)?$`, 'i');
+  }
+
   /** The tenant this Host header addresses, or undefined when there is none. */
   async find(host: string | undefined): Promise<CollectorTenant | undefined> {
     const codeName = this.addressOf(host)?.codeName ?? this.settings.defaultTenant;
