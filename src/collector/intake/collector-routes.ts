@@ -11,6 +11,7 @@ import { parseBody } from './parse.js';
 import { createIntake, type CollectorDependencies } from './intake.js';
 import { registerHecIntake } from '../hec/hec-routes.js';
 import { registerOtlpIntake } from '../otlp/otlp-intake.js';
+import { registerBulkIntake } from '../bulk/bulk-routes.js';
 
 export type { CollectorDependencies } from './intake.js';
 
@@ -54,4 +55,5 @@ export const collectorRoutes = routePlugin(function collectorRoutes(
 
   registerHecIntake(app, intake, deps);
   registerOtlpIntake(app, intake, deps);
+  registerBulkIntake(app, intake, deps);
 });

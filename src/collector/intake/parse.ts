@@ -117,7 +117,7 @@ function parseWholeBody(body: Buffer, limits: ParseLimits): ParsedBody | undefin
  * deeper than the number of opening brackets, so the exact scan runs only for the rare line
  * with more than that many; counting uses native byte search.
  */
-function nestedTooDeep(line: Buffer): boolean {
+export function nestedTooDeep(line: Buffer): boolean {
   let opens = 0;
   for (const bracket of [0x7b, 0x5b]) {
     for (let i = line.indexOf(bracket); i !== -1 && opens <= MAX_NESTING_DEPTH; i = line.indexOf(bracket, i + 1))
