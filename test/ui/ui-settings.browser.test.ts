@@ -246,14 +246,14 @@ test('settings pages and the operator console in the browser', { skip, timeout: 
           'the copy is exactly the generated configuration',
         );
 
-        await page.getByRole('tab', { name: 'Vector' }).click();
+        await page.getByRole('tab', { name: 'Vector', exact: true }).click();
         await page.waitForURL(/forwarder=vector/);
         // The URL changes before the panel renders: wait for the panel itself.
         await page
           .getByRole('tabpanel')
           .filter({ hasText: new RegExp(`uri: https://acme-collector\\.${baseDomain.replace('.', '\\.')}/log_sink`) })
           .waitFor({ timeout: 5_000 });
-        await page.getByRole('tab', { name: 'Fluent Bit' }).click();
+        await page.getByRole('tab', { name: 'Fluent Bit', exact: true }).click();
         await capture(page, 'collector');
       });
 

@@ -8,74 +8,29 @@
 // variable SIGHTLINE_INGEST_KEY where the forwarder can, else written into the file.
 // Every option is checked against the forwarder version named beside it. The web UI
 // (Settings › Collector) shows these; docs/collector.md's Fluent Bit block is checked against them.
-// Pure and browser-safe: no imports.
+// Pure and browser-safe. The Elasticsearch outputs are in elasticsearch-configs.ts.
+import {
+  collectorTarget,
+  defaultLogPath,
+  forwarderSettings,
+  forwarderVersions,
+  INGEST_KEY_ENV,
+  INGEST_KEY_PLACEHOLDER,
+  keyNote,
+  section,
+  type ForwarderConfig,
+} from './forwarder-basics.js';
+import { elasticsearchOutputConfigs } from './elasticsearch-configs.js';
 
-/** The client settings of the recommended configurations. */
-export const forwarderSettings = {
-  flushSeconds: 5,
-  memoryBufferMb: 5,
-  maxLineKb: 32,
-  httpTimeoutSeconds: 10,
-  batchRecords: 500,
-  /** Disk a forwarder may fill with records waiting for the collector, before it stops reading. */
-  diskBufferMb: 1024,
-  /** Longest wait between retries. */
-  maxRetryWaitSeconds: 30,
-} as const;
-
-/** The forwarder versions whose documentation the options were checked against. */
-export const forwarderVersions = {
-  fluentBit: '4.2',
-  vector: '0.48',
-  syslogNg: '3.38',
-  rsyslog: '8.2102',
-} as const;
-
-export const defaultLogPath = '/var/log/app/*.log';
-
-/** Where the configurations take the ingest key from, when the tenant requires one. */
-export const INGEST_KEY_ENV = 'SIGHTLINE_INGEST_KEY';
-/** Where rsyslog, which cannot read the environment there, needs the key itself. */
-export const INGEST_KEY_PLACEHOLDER = 'PASTE_INGEST_KEY_HERE';
-const keyNote = `The ingest key is read from the environment variable ${INGEST_KEY_ENV}: set it in the forwarder's service environment (for systemd, Environment= or EnvironmentFile= in an override).`;
-
-/** Where a forwarder sends: taken apart from the tenant's collector URL. */
-export interface CollectorTarget {
-  /** `https://acme-collector.example.com/log_sink` */
-  sinkUrl: string;
-  host: string;
-  port: number;
-  tls: boolean;
-}
-
-export function collectorTarget(collectorUrl: string): CollectorTarget {
-  const url = new URL(collectorUrl);
-  const tls = url.protocol === 'https:';
-  const port = url.port ? Number(url.port) : tls ? 443 : 80;
-  return { sinkUrl: `${url.protocol}//${url.host}/log_sink`, host: url.hostname, port, tls };
-}
-
-export interface ConfigFile {
-  /** Where the file usually goes. */
-  path: string;
-  text: string;
-}
-
-export interface ForwarderConfig {
-  id: 'fluent-bit' | 'vector' | 'syslog-ng' | 'rsyslog' | 'fluent-bit-hec' | 'vector-hec';
-  name: string;
-  /** The version the options were checked against. */
-  version: string;
-  files: ConfigFile[];
-  /** What to know before using it (plain sentences). */
-  notes: string[];
-}
-
-/** Fluent Bit's `key value` lines, the values aligned as its documentation writes them. */
-function section(name: string, entries: [string, string | number][]): string {
-  const width = Math.max(...entries.map(([key]) => key.length)) + 1;
-  return [`[${name}]`, ...entries.map(([key, value]) => `    ${key.padEnd(width)}${value}`)].join('\n');
-}
+export {
+  collectorTarget,
+  defaultLogPath,
+  forwarderSettings,
+  forwarderVersions,
+  INGEST_KEY_ENV,
+  INGEST_KEY_PLACEHOLDER,
+} from './forwarder-basics.js';
+export type { CollectorTarget, ConfigFile, ForwarderConfig } from './forwarder-basics.js';
 
 /** The [OUTPUT] section alone: the part the collector documentation prescribes. */
 export function fluentBitOutput(collectorUrl: string, keyed = false): string {
@@ -390,5 +345,6 @@ export function forwarderConfigs(collectorUrl: string, logPath = defaultLogPath,
     vectorConfig(collectorUrl, logPath, undefined, keyed),
     syslogNgConfig(collectorUrl, logPath, undefined, keyed),
     rsyslogConfig(collectorUrl, logPath, undefined, keyed),
+    ...elasticsearchOutputConfigs(collectorUrl, logPath, keyed),
   ];
 }
