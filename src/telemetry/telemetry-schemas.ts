@@ -31,7 +31,8 @@ export const StoredRecordSchema = Type.Object(
     record: Type.Record(Type.String(), Type.Unknown(), { description: 'The record as sent: one JSON object' }),
     meta: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
-        description: 'Transport metadata of container-runtime log lines (`stream`, `time`, `logtag`)',
+        description:
+          'Transport metadata: of container-runtime log lines (`stream`, `time`, `logtag`), or of documents sent through the Elasticsearch bulk API (`_index`, `_id`)',
       }),
     ),
   },
