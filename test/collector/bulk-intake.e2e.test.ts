@@ -199,6 +199,12 @@ for (const target of databaseTargets) {
         assert.equal((error.body as { error: { type: string } }).error.type, 'resource_not_found_exception');
         return true;
       });
+      // The collector's own path keeps its answer to a wrong method.
+      await assert.rejects(client.transport.request({ method: 'GET', path: '/log_sink' }), (error) => {
+        assert.ok(error instanceof errors.ResponseError);
+        assert.equal(error.statusCode, 405);
+        return true;
+      });
       // Elsewhere than a collector address, `/` is still the web UI's.
       const ui = await fetch(`${suite.server.baseUrl}/`);
       assert.equal(ui.headers.get('x-elastic-product'), null);

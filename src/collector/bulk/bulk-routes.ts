@@ -60,6 +60,11 @@ export function registerBulkIntake(app: FastifyInstance, intake: Intake, deps: C
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       const path = request.url.split('?')[0] ?? '/';
+      // A path the server has under other methods (GET /log_sink) keeps its 405 with Allow.
+      if (ALL_METHODS.some((method) => app.hasRoute({ method, url: path }))) {
+        reply.callNotFound();
+        return reply;
+      }
       const reason = `no handler found for uri [${path}] and method [${request.method}]`;
       return sendJson(reply, 404, esError(404, 'resource_not_found_exception', reason));
     },
