@@ -124,15 +124,10 @@ export function presentedToken(header: string | undefined): string | undefined {
 }
 
 export function installAuth(app: FastifyInstance, deps: AuthDependencies): void {
-  const { db, limiter, metrics } = deps;
-  app.decorateRequest('principal', null);
-  app.decorateRequest('tenant', null);
-  app.decorateRequest('ownOnly', false);
-
+  decorateRequests(app);
   app.addHook('onRoute', (route) => {
-    const access = route.config?.access;
+    const access = declaredAccess(route);
     const methods = [route.method].flat().join(',');
-    if (!access) throw new Error(`route ${methods} ${route.url} declares no access; every /v1 route must`);
     if (access.scope !== 'public' && access.permission === 'observations:write' && access.scope !== 'tenant') {
       throw new Error(
         `route ${methods} ${route.url}: observations:write needs tenant scope, where the tenant's approval is checked`,
@@ -142,7 +137,37 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     for (const method of [route.method].flat())
       if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
   });
+  app.addHook('onRequest', accessCheck(deps));
+}
 
+/**
+ * The same credentials and access checks for routes outside /v1 (POST /mcp): each declares its
+ * access alike, but they are not part of the /v1 document, so they stay out of `apiRoutes`.
+ */
+export function installAccessCheck(app: FastifyInstance, deps: AuthDependencies): void {
+  decorateRequests(app);
+  app.addHook('onRoute', (route) => {
+    declaredAccess(route);
+  });
+  app.addHook('onRequest', accessCheck(deps));
+}
+
+function decorateRequests(app: FastifyInstance): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('tenant', null);
+  app.decorateRequest('ownOnly', false);
+}
+
+function declaredAccess(route: RouteOptions): Access {
+  const access = route.config?.access;
+  if (access) return access;
+  const methods = [route.method].flat().join(',');
+  throw new Error(`route ${methods} ${route.url} declares no access; every authenticated route must`);
+}
+
+/** The onRequest hook: authenticates the caller, checks CSRF and the permission, resolves the tenant. */
+function accessCheck(deps: AuthDependencies): (request: FastifyRequest) => Promise<void> {
+  const { db, limiter, metrics } = deps;
   const reject = async (
     request: FastifyRequest,
     code: ProblemCode,
@@ -239,7 +264,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
     return tenant;
   };
 
-  app.addHook('onRequest', async (request) => {
+  return async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || access.scope === 'public') return;
     const principal = await authenticate(request);
@@ -295,7 +320,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDependencies): void 
         `tenant ${request.tenant?.code_name ?? '(none)'} is not approved to write observations; a tenant admin files the review (impact on managed services, correlation with other observations, expected volume) with POST /v1/observation-write-requests`,
       );
     }
-  });
+  };
 }
 
 /** Schemas already documented: Fastify registers a HEAD route sharing each GET's schema. */
