@@ -29,6 +29,8 @@ export const LAYERS = [
   // The consumers of the record log (detection's thread, the stream partitions' apply): they use
   // every feature and the backend's ports, and the composition roots start them.
   ['pipeline'],
+  // The MCP server: it speaks for the whole /v1 API, which it calls with the caller's token.
+  ['mcp'],
   ['app'],
   ['cli'],
 ];

@@ -13,6 +13,7 @@ import { healthRoutes, type HealthDependencies } from './health-routes.js';
 import { registerDocsSite, registerOpenApi } from './openapi.js';
 import { v1Routes, type ApiDependencies } from './v1-routes.js';
 import { webUi } from '../http/web-ui.js';
+import { mcpRoutes } from '../mcp/mcp-routes.js';
 import { indexRouteMethods } from '../http/method-not-allowed.js';
 import { clientErrorHandler } from '../http/client-errors.js';
 import { hostHeaderProblem } from '../http/host-header.js';
@@ -116,6 +117,8 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
   if (config.role.includes('collector')) app.register(collectorRoutes, deps);
   if (config.role.includes('api')) {
     app.register(v1Routes, { ...deps, prefix: '/v1' });
+    // MCP clients (docs/mcp.md): the same tools the stdio bridge `sightline mcp` forwards to.
+    app.register(mcpRoutes, { db: deps.database.db, limiter: deps.limiter, metrics });
     app.register(registerDocsSite, { db: deps.database.db, limiter: deps.limiter });
     app.register(ui.plugin);
   }

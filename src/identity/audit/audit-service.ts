@@ -54,6 +54,7 @@ export const auditActions = [
   'device.action_completed',
   'retention.changed',
   'retention.limits_changed',
+  'mcp.tool_called',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
