@@ -41,7 +41,7 @@ export async function callData<T>(client: Client, name: string, args: Record<str
   const [note, data] = result.content;
   assert.deepEqual(note, { type: 'text', text: DATA_NOTE });
   assert.equal(data?.type, 'text');
-  return JSON.parse(data.type === 'text' ? data.text : '') as T;
+  return JSON.parse(data.text) as T;
 }
 
 /** Calls a tool that must fail; returns the text the model would read. */
