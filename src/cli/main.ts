@@ -24,6 +24,7 @@ const commands: Record<string, () => Promise<Register>> = {
   backup: async () => (await import('./backup-command.js')).registerBackup,
   restore: async () => (await import('./backup-command.js')).registerBackup,
   retention: async () => (await import('./retention-command.js')).registerRetention,
+  mcp: async () => (await import('./mcp-command.js')).registerMcp,
   migrate: () => Promise.resolve(registerMigrate),
 };
 
