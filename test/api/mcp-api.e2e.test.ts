@@ -126,7 +126,7 @@ for (const target of databaseTargets) {
       );
     });
 
-    test('a missing or unknown token is refused with 401', async () => {
+    test('a missing or unknown token is refused with 401; GET is not served', async () => {
       const initialize = {
         jsonrpc: '2.0',
         id: 1,
@@ -141,6 +141,10 @@ for (const target of databaseTargets) {
       assert.equal((await post({})).status, 401);
       assert.equal((await post(bearer('slt_not_a_real_token'))).status, 401);
       await assert.rejects(httpMcpClient(suite.server, 'slt_not_a_real_token'), /401/);
+      // Stateless: no event stream to open, no session to end.
+      const get = await apiClient(suite.server).get('/mcp', { accept: 'text/event-stream' });
+      assert.equal(get.status, 405);
+      assert.equal(get.headers.get('allow'), 'POST');
     });
 
     test('each tool call leaves an audit event with the shape of its arguments, not their values', async () => {
