@@ -10,7 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, spawnTsx, stopChild, type Child } from '../../test/helpers/processes.js';
 import { dropSchema, freshSchema } from '../../test/helpers/postgres.js';
-import { active, countStored, memoryOf, runLoad, startServer, stopServer, type Memory } from '../common/ingest-harness.js';
+import {
+  active,
+  countStored,
+  memoryOf,
+  runLoad,
+  startServer,
+  stopServer,
+  type Memory,
+} from '../common/ingest-harness.js';
 
 interface Flags {
   duration: number;

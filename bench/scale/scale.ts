@@ -103,7 +103,8 @@ async function waitDetected(port: number, url: string): Promise<string | undefin
     const body = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { detection_lag_records: number };
     if (body.detection_lag_records === 0) return undefined;
     if (body.detection_lag_records !== lag) [lag, moved] = [body.detection_lag_records, Date.now()];
-    if (Date.now() - moved > DETECTION_STALL_MS) return `detection stood still at a lag of ${lag}: ${await oldestTransaction(url)}`;
+    if (Date.now() - moved > DETECTION_STALL_MS)
+      return `detection stood still at a lag of ${lag}: ${await oldestTransaction(url)}`;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -116,7 +117,9 @@ async function oldestTransaction(url: string): Promise<string> {
         WHERE xact_start IS NOT NULL AND pid <> pg_backend_pid() ORDER BY xact_start LIMIT 1`,
     );
     const row = rows[0];
-    return row ? `the oldest open transaction is ${row.seconds} s old (pid ${row.pid}, database ${row.datname}, ${row.state})` : 'no open transaction found';
+    return row
+      ? `the oldest open transaction is ${row.seconds} s old (pid ${row.pid}, database ${row.datname}, ${row.state})`
+      : 'no open transaction found';
   } finally {
     await client.end();
   }
@@ -140,14 +143,21 @@ async function addTenants(url: string): Promise<void> {
 }
 
 async function node(name: string, args: string[], detect: boolean): Promise<NodeProcess> {
-  const started = await startNode(name, [...args, '--detection', detect ? 'on' : 'off', '--data', path.join(dir, name)]);
+  const started = await startNode(name, [
+    ...args,
+    '--detection',
+    detect ? 'on' : 'off',
+    '--data',
+    path.join(dir, name),
+  ]);
   nodes.push(started);
   return started;
 }
 
 const pidOf = (started: NodeProcess): number => started.child.process.pid ?? 0;
 const load = (): number => round(os.loadavg()[0] ?? 0, 1);
-const perCoreSecond = (records: number, cpuSeconds: number): number => (cpuSeconds > 0 ? Math.round(records / cpuSeconds) : 0);
+const perCoreSecond = (records: number, cpuSeconds: number): number =>
+  cpuSeconds > 0 ? Math.round(records / cpuSeconds) : 0;
 
 /** The embedded single process on PostgreSQL: records/s until every record is stored (and detected). */
 async function baseline(detect: boolean, source: RecordSource) {
@@ -223,7 +233,9 @@ async function drain(nats: NatsCluster, stream: string, detect: boolean, source:
   const publishSeconds = (performance.now() - publishStarted) / 1000;
   const publishLoad = load();
   const began = performance.now();
-  const workers = await Promise.all([0, 1].map((i) => node(`w${i}-${stream}`, ['--role', 'worker', ...common], detect)));
+  const workers = await Promise.all(
+    [0, 1].map((i) => node(`w${i}-${stream}`, ['--role', 'worker', ...common], detect)),
+  );
   const before = readUse(workers.map(pidOf));
   await waitStored(fresh.url, BACKLOG);
   const drainSeconds = (performance.now() - began) / 1000;

@@ -53,7 +53,14 @@ export async function findCases(
       resolved.assignee = person?.id ?? '#unknown';
     }
   }
-  const { rows, total } = await searchCases(db, search, tenantId, resolved, { ...page, limit: page.limit + 1 }, tracking);
+  const { rows, total } = await searchCases(
+    db,
+    search,
+    tenantId,
+    resolved,
+    { ...page, limit: page.limit + 1 },
+    tracking,
+  );
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   const last = shown.at(-1);

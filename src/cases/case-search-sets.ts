@@ -87,12 +87,7 @@ export function techniqueSet(db: Db, tenantId: number, technique: string): CaseS
 }
 
 /** The text filter as a set; undefined when the text is too short for the trigram index. */
-export function textSet(
-  db: Db,
-  storage: CaseSearchStorage,
-  tenantId: number,
-  text: string,
-): CaseSet | undefined {
+export function textSet(db: Db, storage: CaseSearchStorage, tenantId: number, text: string): CaseSet | undefined {
   // Trigrams are of characters (code points), not UTF-16 units.
   if (Array.from(text).length < MIN_INDEXED_TEXT) return undefined;
   return storage.textSet(db, tenantId, text);

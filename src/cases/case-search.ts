@@ -182,7 +182,9 @@ export async function searchCases(
     ? scope(scope.refTuple(column, 'c.seq'), page.order === 'desc' ? '<' : '>', scope.tuple(after.value, after.seq))
     : sql<SqlBool>`1 = 1`;
   const walk = !driver && matches !== undefined && matches > DRIVE_LIMIT ? sortIndex[page.sort] : undefined;
-  const keys = await sql<{ seq: number }>`SELECT c.seq FROM ${source(storage, driver, walk)} WHERE ${where} AND ${beyond}
+  const keys = await sql<{
+    seq: number;
+  }>`SELECT c.seq FROM ${source(storage, driver, walk)} WHERE ${where} AND ${beyond}
     ORDER BY ${sql.ref(column)} ${order}, c.seq ${order} LIMIT ${page.limit}`.execute(db);
   const rows = await readRows(
     db,

@@ -47,7 +47,8 @@ export function assessReach(compilation: RuleCompilation, pipeline: ProcessingPi
     }
   }
   for (const correlation of compilation.correlations) {
-    if (correlation.rules.length > 0 && correlation.rules.every((id) => unreachable.has(id))) unreachable.add(correlation.id);
+    if (correlation.rules.length > 0 && correlation.rules.every((id) => unreachable.has(id)))
+      unreachable.add(correlation.id);
   }
   const loaded = compilation.rules.length + compilation.correlations.length;
   const sorted = Object.fromEntries(Object.entries(byLogsource).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -9,7 +9,10 @@ export interface RowLocks {
   /** Serialises the transactions that take the same key, until this one ends. */
   lockKey(trx: Db, key: string): Promise<void>;
   /** The rows the query reads, locked until the transaction ends (`of`: only this table's). */
-  forUpdate<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, of?: string): SelectQueryBuilder<DB, TB, O>;
+  forUpdate<DB, TB extends keyof DB, O>(
+    query: SelectQueryBuilder<DB, TB, O>,
+    of?: string,
+  ): SelectQueryBuilder<DB, TB, O>;
   /**
    * The rows the query reads, locked until the transaction ends, skipping rows another
    * transaction holds: for claiming work several processes share.

@@ -21,7 +21,13 @@ export interface HistogramCounter {
 export interface TailLog {
   /** The log's current end: a tail started here returns what becomes readable from now on. */
   end(db: Kysely<Tables>): Promise<TailPosition>;
-  read(db: Kysely<Tables>, tenantId: number, match: RecordMatch, from: TailPosition, bounds: TailBounds): Promise<TailRead>;
+  read(
+    db: Kysely<Tables>,
+    tenantId: number,
+    match: RecordMatch,
+    from: TailPosition,
+    bounds: TailBounds,
+  ): Promise<TailRead>;
 }
 
 export type { RecordDialect } from './telemetry-store.js';

@@ -4,8 +4,7 @@ import { equalityClause, queryClauses, type Clause } from './telemetry-prefilter
 import { parseTelemetryQuery } from './telemetry-query.js';
 
 const holds = (clause: Clause | undefined, text: string) => clause?.any.some((needle) => text.includes(needle));
-const holdsPlain = (clause: Clause | undefined, text: string) =>
-  clause?.plain.some((needle) => text.includes(needle));
+const holdsPlain = (clause: Clause | undefined, text: string) => clause?.plain.some((needle) => text.includes(needle));
 
 test('every way JSON can write an equal number holds one of its needles', () => {
   const writings: [number, string[]][] = [

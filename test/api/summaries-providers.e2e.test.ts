@@ -12,7 +12,13 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { problemBody, signIn, type ApiClient, type ApiResponse, type Problem, type Session } from '../helpers/api.js';
 import type { CaseDetail } from '../helpers/responses.js';
 import { runCli } from '../helpers/cli.js';
-import { openAiError, startFakeLlm, type FakeLlm, type FakeLlmReply, type FakeLlmRequest } from '../helpers/fake-llm.js';
+import {
+  openAiError,
+  startFakeLlm,
+  type FakeLlm,
+  type FakeLlmReply,
+  type FakeLlmRequest,
+} from '../helpers/fake-llm.js';
 import {
   HEADINGS,
   approvedTenant,

@@ -156,12 +156,22 @@ const cases: SigmaCase[] = [
   },
   {
     name: 'syslog JSON, vsftpd: too many sessions',
-    record: { timestamp: now(), host: 'ftp-1', program: 'vsftpd', message: 'Connection refused: too many sessions for this address.' },
+    record: {
+      timestamp: now(),
+      host: 'ftp-1',
+      program: 'vsftpd',
+      message: 'Connection refused: too many sessions for this address.',
+    },
     rule: 'linux/builtin/vsftpd/lnx_vsftpd_susp_error_messages.yml',
   },
   {
     name: 'syslog JSON, clamd: a trojan is found',
-    record: { timestamp: now(), host: 'mail-1', program: 'clamd', message: '/var/spool/mail/tmp/att1.zip: Win.Trojan.Agent-1234 FOUND' },
+    record: {
+      timestamp: now(),
+      host: 'mail-1',
+      program: 'clamd',
+      message: '/var/spool/mail/tmp/att1.zip: Win.Trojan.Agent-1234 FOUND',
+    },
     rule: 'linux/builtin/clamav/lnx_clamav_relevant_message.yml',
   },
   {
@@ -227,8 +237,10 @@ const cases: SigmaCase[] = [
       id: 'FkYTxP2hjZ2mYbqUqj',
       'certificate.version': 3,
       'certificate.serial': '8BB00EE',
-      'certificate.subject': 'CN=Major Cobalt Strike,OU=AdvancedPenTesting,O=cobaltstrike,L=Somewhere,ST=Cyberspace,C=Earth',
-      'certificate.issuer': 'CN=Major Cobalt Strike,OU=AdvancedPenTesting,O=cobaltstrike,L=Somewhere,ST=Cyberspace,C=Earth',
+      'certificate.subject':
+        'CN=Major Cobalt Strike,OU=AdvancedPenTesting,O=cobaltstrike,L=Somewhere,ST=Cyberspace,C=Earth',
+      'certificate.issuer':
+        'CN=Major Cobalt Strike,OU=AdvancedPenTesting,O=cobaltstrike,L=Somewhere,ST=Cyberspace,C=Earth',
       'certificate.key_alg': 'rsaEncryption',
       'certificate.key_length': 2048,
     },
@@ -282,7 +294,15 @@ const cases: SigmaCase[] = [
   },
   {
     name: 'firewall record: telnet accepted',
-    record: { timestamp: now(), src_ip: '10.20.30.42', src_port: 50122, dst_ip: '10.20.0.30', dst_port: 23, proto: 'tcp', action: 'accept' },
+    record: {
+      timestamp: now(),
+      src_ip: '10.20.30.42',
+      src_port: 50122,
+      dst_ip: '10.20.0.30',
+      dst_port: 23,
+      proto: 'tcp',
+      action: 'accept',
+    },
     rule: 'network/firewall/net_firewall_cleartext_protocols.yml',
   },
 ];
@@ -293,14 +313,27 @@ const malformed = [
   sysmonLinux(1, {}),
 ];
 
-describeSigmaFamily('Linux and network logs', cases, (context) => {
-  test('Sysmon for Linux process and network events fill the process and network tables', async () => {
-    const db = context().server.sightline.database.db;
-    const curl = await db.selectFrom('endpoint_process_events').selectAll().where('process_name', '=', 'curl').executeTakeFirst();
-    assert.equal(curl?.host, 'build-07');
-    assert.equal(curl.parent_process_name, 'bash');
-    const ngrok = await db.selectFrom('network_process_events').selectAll().where('process_name', '=', 'ngrok').executeTakeFirst();
-    assert.equal(ngrok?.destination_hostname, 'tunnel.us.ngrok.com');
-    assert.equal(ngrok.direction, 'outbound');
-  });
-}, malformed);
+describeSigmaFamily(
+  'Linux and network logs',
+  cases,
+  (context) => {
+    test('Sysmon for Linux process and network events fill the process and network tables', async () => {
+      const db = context().server.sightline.database.db;
+      const curl = await db
+        .selectFrom('endpoint_process_events')
+        .selectAll()
+        .where('process_name', '=', 'curl')
+        .executeTakeFirst();
+      assert.equal(curl?.host, 'build-07');
+      assert.equal(curl.parent_process_name, 'bash');
+      const ngrok = await db
+        .selectFrom('network_process_events')
+        .selectAll()
+        .where('process_name', '=', 'ngrok')
+        .executeTakeFirst();
+      assert.equal(ngrok?.destination_hostname, 'tunnel.us.ngrok.com');
+      assert.equal(ngrok.direction, 'outbound');
+    });
+  },
+  malformed,
+);

@@ -57,7 +57,7 @@ for (const target of databaseTargets) {
       ]);
       const rows = await senders(db, 7, HOUR, 10);
       assert.deepEqual(
-        rows.map((row) => [row.protocol, row.user_agent, row.requests, row.records, Number(row.last_seen_at)]),
+        rows.map((row) => [row.protocol, row.user_agent, row.requests, row.records, row.last_seen_at]),
         [
           ['log_sink', 'Fluent-Bit', 4, 32, HOUR + 7],
           ['otlp', 'Fluent-Bit', 1, 4, HOUR + 9],

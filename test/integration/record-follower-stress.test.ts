@@ -208,7 +208,10 @@ describe('record follower under concurrent writers on postgres', { skip: target.
       assert.equal(acknowledged.length, committed.length);
       assert.ok(committed.length > 500, `enough records written (${committed.length})`);
       assert.ok(stats.restarts > 0 && stats.crashes > 0 && stats.floorChecks > 0, JSON.stringify(stats));
-      assert.equal(await new SqlRecordLogReader(database.db, storagePorts(database).logReading).lag(DETECTION_CURSOR), 0);
+      assert.equal(
+        await new SqlRecordLogReader(database.db, storagePorts(database).logReading).lag(DETECTION_CURSOR),
+        0,
+      );
     } finally {
       if (elsewhereOpen) await elsewhere.query('ROLLBACK');
       await elsewhere.end();

@@ -108,22 +108,22 @@ test(
       }
 
       await t.test('a saved search comes back with its query', async () => {
-      const saved = `kubernetes.namespace:dev AND run:${run}`;
-      await query.fill(saved);
-      await query.press('Enter');
-      await until(async () => (await rows.count()) === 26, 'the dev records');
-      await page.getByRole('button', { name: 'Save search…' }).click();
-      await page.getByLabel('Saved search name').fill('Dev records');
-      await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await page.getByRole('button', { name: 'Delete saved search' }).waitFor();
-      await query.fill('something else');
-      await query.press('Enter');
-      await page.getByLabel('Saved searches').selectOption({ label: 'Dev records' });
-      await until(async () => (await query.inputValue()) === saved, 'the saved query is back');
-      assert.equal(new URL(page.url()).searchParams.get('q'), saved);
-    });
+        const saved = `kubernetes.namespace:dev AND run:${run}`;
+        await query.fill(saved);
+        await query.press('Enter');
+        await until(async () => (await rows.count()) === 26, 'the dev records');
+        await page.getByRole('button', { name: 'Save search…' }).click();
+        await page.getByLabel('Saved search name').fill('Dev records');
+        await page.getByRole('button', { name: 'Save', exact: true }).click();
+        await page.getByRole('button', { name: 'Delete saved search' }).waitFor();
+        await query.fill('something else');
+        await query.press('Enter');
+        await page.getByLabel('Saved searches').selectOption({ label: 'Dev records' });
+        await until(async () => (await query.inputValue()) === saved, 'the saved query is back');
+        assert.equal(new URL(page.url()).searchParams.get('q'), saved);
+      });
 
-    await t.test('field names are suggested from recent records', async () => {
+      await t.test('field names are suggested from recent records', async () => {
         await query.fill('kuber');
         const option = page.getByRole('option', { name: 'kubernetes.namespace' });
         await option.waitFor();

@@ -167,7 +167,11 @@ test('compileAnyPattern answers as any of the patterns compiled one by one', () 
     const any = compileAnyPattern(chosen, false);
     for (const text of texts) {
       const expected = chosen.some((pattern) => compilePattern(pattern, false)(text));
-      assert.equal(any(text), expected, `${chosen.map((pattern) => JSON.stringify(pattern.tokens)).join(' ')} on ${text}`);
+      assert.equal(
+        any(text),
+        expected,
+        `${chosen.map((pattern) => JSON.stringify(pattern.tokens)).join(' ')} on ${text}`,
+      );
     }
   }
   assert.equal(compileAnyPattern([], false)('abc'), false);

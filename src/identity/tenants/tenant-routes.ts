@@ -54,7 +54,7 @@ export const TenantSchema = Type.Object(
     }),
     summary_provider_in_effect: Type.String({
       description:
-        'The provider that writes its summaries: the tenant\'s, else the deployment\'s. builtin is the offline summariser on the server (no language model, nothing leaves the server)',
+        "The provider that writes its summaries: the tenant's, else the deployment's. builtin is the offline summariser on the server (no language model, nothing leaves the server)",
     }),
   },
   { examples: [tenantExample] },

@@ -150,7 +150,9 @@ async function moveCursors(
         row.name === SEARCH_INDEX_CURSOR ? { seq: 0, txId: null } : { seq: row.seq, txId: await txIdAt(to, row.seq) };
       // No snapshots: (transaction id, sequence) alone reads as "every transaction below it".
       await sql`INSERT INTO ${sql.id(CURSORS)} (name, seq, tx_id) VALUES (${row.name}, ${position.seq}, ${position.txId})
-        ON CONFLICT (name) DO UPDATE SET seq = EXCLUDED.seq, tx_id = EXCLUDED.tx_id, seen = NULL, up_to = NULL`.execute(trx);
+        ON CONFLICT (name) DO UPDATE SET seq = EXCLUDED.seq, tx_id = EXCLUDED.tx_id, seen = NULL, up_to = NULL`.execute(
+        trx,
+      );
     }
     await saveMoveProgress(trx, table.name, { source: fingerprint, lastRowid: 0, copied: rows.length, done: true });
   });

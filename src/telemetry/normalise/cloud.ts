@@ -109,7 +109,11 @@ function addColumn(fields: Fields, name: string, value: unknown): void {
  * `gcp.audit.method_name` and the payload `data.protoPayload.*` (the Pub/Sub export's envelope);
  * both are added. Workspace logs routed to Cloud Logging also satisfy their Workspace service.
  */
-function gcp(record: Record<string, unknown>, payload: Record<string, unknown>, fields: Fields): Recognised | undefined {
+function gcp(
+  record: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  fields: Fields,
+): Recognised | undefined {
   const logName = text(record.logName) ?? '';
   if (payload['@type'] !== AUDIT_LOG_TYPE && !logName.includes('cloudaudit.googleapis.com')) return undefined;
   setMissing(fields, 'gcp.audit.method_name', payload.methodName);

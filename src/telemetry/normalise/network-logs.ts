@@ -17,14 +17,29 @@ const ZEEK_CATEGORIES: Readonly<Record<string, string>> = { http: 'proxy', dns: 
 const ZEEK_PATH = /^[a-z0-9_]{1,32}$/;
 
 /** Squid's native access.log: time elapsed client code/status bytes method URL user hierarchy/peer type. */
-const SQUID_LINE = /^(\d{9,11}\.\d{3})\s+(\d+)\s+(\S+)\s+([A-Z_]+)\/(\d{3})\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)/;
+const SQUID_LINE =
+  /^(\d{9,11}\.\d{3})\s+(\d+)\s+(\S+)\s+([A-Z_]+)\/(\d{3})\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)/;
 /** BIND's query log: `client @0x… 192.0.2.10#53142 (example.org): query: example.org IN A +E(0)K (192.0.2.1)`. */
 const BIND_QUERY = /client (?:@\S+ )?([0-9a-fA-F.:]+)#(\d+) \(([^)]*)\): (?:view \S+: )?query: (\S+) (\S+) (\S+)/;
 /** dnsmasq: `query[A] example.org from 192.0.2.10`. */
 const DNSMASQ_QUERY = /query\[([A-Z0-9]+)\] (\S+) from ([0-9a-fA-F.:]+)/;
 const MESSAGE_FIELDS = ['message', 'log', 'MESSAGE', 'msg'];
 /** Firewall actions as vendors write them (lower case). */
-const FIREWALL_ACTIONS = new Set(['allow', 'allowed', 'accept', 'accepted', 'pass', 'deny', 'denied', 'drop', 'dropped', 'block', 'blocked', 'reject', 'rejected']);
+const FIREWALL_ACTIONS = new Set([
+  'allow',
+  'allowed',
+  'accept',
+  'accepted',
+  'pass',
+  'deny',
+  'denied',
+  'drop',
+  'dropped',
+  'block',
+  'blocked',
+  'reject',
+  'rejected',
+]);
 
 export const networkLogRecogniser: Recogniser = {
   name: 'network_log',

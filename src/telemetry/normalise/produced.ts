@@ -61,7 +61,8 @@ export function producedLogsources(pipeline: ProcessingPipeline): LogSource[] {
     out.push({ product: 'gcp', service });
   out.push({ product: 'okta', service: 'okta' }, { product: 'github', service: 'audit' });
   out.push({ product: 'bitbucket', service: 'audit' }, { product: 'm365', service: 'audit' });
-  for (const services of M365_WORKLOADS.values()) for (const service of services) out.push({ product: 'm365', service });
+  for (const services of M365_WORKLOADS.values())
+    for (const service of services) out.push({ product: 'm365', service });
   // Network logs.
   out.push({ product: 'zeek', service: ANY });
   for (const name of ['proxy', 'dns', 'firewall']) category(name);

@@ -24,7 +24,11 @@ const m365Logsources = (workload: string): LogSource[] => {
   const key = services.join(',');
   let built = M365_LOGSOURCES.get(key);
   if (built === undefined) {
-    built = freeze([{ product: 'm365' }, { ...M365_AUDIT }, ...services.map((service) => ({ product: 'm365', service }))]);
+    built = freeze([
+      { product: 'm365' },
+      { ...M365_AUDIT },
+      ...services.map((service) => ({ product: 'm365', service })),
+    ]);
     M365_LOGSOURCES.set(key, built);
   }
   return built;
@@ -39,7 +43,11 @@ export const saasRecogniser: Recogniser = {
   recognise(record, fields) {
     if (typeof record.eventType === 'string' && typeof record.uuid === 'string' && record.published !== undefined)
       return okta(record);
-    if (typeof record.Operation === 'string' && typeof record.Workload === 'string' && record.CreationTime !== undefined)
+    if (
+      typeof record.Operation === 'string' &&
+      typeof record.Workload === 'string' &&
+      record.CreationTime !== undefined
+    )
       return m365(record, fields);
     if (record.kind === 'admin#reports#activity' && isObject(record.id)) return workspace(record, record.id, fields);
     if (typeof record.action === 'string' && record.action.includes('.') && isGitHub(record)) return github(record);
@@ -74,7 +82,8 @@ function m365(record: Record<string, unknown>, fields: Fields): Recognised {
   setMissing(fields, 'eventSource', workload);
   setMissing(fields, 'eventName', text(record.Name) ?? record.Operation);
   const status = text(record.ResultStatus) ?? text(record.Status);
-  if (status !== undefined) setMissing(fields, 'status', status.toLowerCase() === 'succeeded' ? 'success' : status.toLowerCase());
+  if (status !== undefined)
+    setMissing(fields, 'status', status.toLowerCase() === 'succeeded' ? 'success' : status.toLowerCase());
   return { family: 'cloud', logsources: m365Logsources(workload.toLowerCase()), keywords: '' };
 }
 
@@ -83,7 +92,11 @@ function m365(record: Record<string, unknown>, fields: Fields): Recognised {
  * (`admin.googleapis.com`), `eventName` and the parameters in lower case (`setting_name`,
  * `new_value`); the first event of the activity gives them.
  */
-function workspace(record: Record<string, unknown>, id: Record<string, unknown>, fields: Fields): Recognised | undefined {
+function workspace(
+  record: Record<string, unknown>,
+  id: Record<string, unknown>,
+  fields: Fields,
+): Recognised | undefined {
   const application = text(id.applicationName)?.toLowerCase();
   const logsources = application === undefined ? undefined : WORKSPACE.get(application);
   if (logsources === undefined || application === undefined) return undefined;

@@ -2,7 +2,10 @@
 import type { Static } from 'typebox';
 import type { TokenSchema } from '../../../../src/identity/identity-schemas.js';
 import type { CollectorStatsSchema } from '../../../../src/collector/diagnostics/collector-stats-routes.js';
-import type { DiagnosticsSchema, TestRecordSchema } from '../../../../src/collector/diagnostics/collector-diagnostics-routes.js';
+import type {
+  DiagnosticsSchema,
+  TestRecordSchema,
+} from '../../../../src/collector/diagnostics/collector-diagnostics-routes.js';
 import type { IngestKey } from '../../../../src/collector/ingest-keys/ingest-key-service.js';
 import type { WriteRequestSchema } from '../../../../src/observations/observation-schemas.js';
 
