@@ -64,7 +64,9 @@ export interface ForwarderConfig {
     | 'logstash'
     | 'filebeat'
     | 'fluent-bit-hec'
-    | 'vector-hec';
+    | 'vector-hec'
+    | 'otel-collector'
+    | 'fluent-bit-otlp';
   name: string;
   /** The version the options were checked against. */
   version: string;

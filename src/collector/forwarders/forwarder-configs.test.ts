@@ -80,7 +80,20 @@ test('every forwarder sends newline-delimited JSON to the tenant collector with 
   const configs = forwarderConfigs(url);
   assert.deepEqual(
     configs.map((c) => c.id),
-    ['fluent-bit', 'vector', 'syslog-ng', 'rsyslog', 'fluent-bit-es', 'vector-es', 'logstash', 'filebeat'],
+    [
+      'fluent-bit',
+      'vector',
+      'syslog-ng',
+      'rsyslog',
+      'fluent-bit-es',
+      'vector-es',
+      'logstash',
+      'filebeat',
+      'otel-collector',
+      'fluent-bit-otlp',
+      'fluent-bit-hec',
+      'vector-hec',
+    ],
   );
   const vector = vectorConfig(url).files[0]!.text;
   assert.match(vector, /uri: https:\/\/acme-collector\.sightline\.example\.com\/log_sink\n/);

@@ -21,6 +21,8 @@ import {
   type ForwarderConfig,
 } from './forwarder-basics.js';
 import { elasticsearchOutputConfigs } from './elasticsearch-configs.js';
+import { hecForwarderConfigs } from './hec-forwarder-configs.js';
+import { fluentBitOtlpConfig, otelCollectorConfig } from './otlp-forwarder-configs.js';
 
 export {
   collectorTarget,
@@ -346,5 +348,8 @@ export function forwarderConfigs(collectorUrl: string, logPath = defaultLogPath,
     syslogNgConfig(collectorUrl, logPath, undefined, keyed),
     rsyslogConfig(collectorUrl, logPath, undefined, keyed),
     ...elasticsearchOutputConfigs(collectorUrl, logPath, keyed),
+    otelCollectorConfig(collectorUrl, { logPath, keyed }),
+    fluentBitOtlpConfig(collectorUrl, { logPath, keyed }),
+    ...hecForwarderConfigs(collectorUrl, keyed),
   ];
 }

@@ -9,7 +9,7 @@ import {
   forwarderVersions,
   INGEST_KEY_ENV,
   type ForwarderConfig,
-} from './forwarder-configs.js';
+} from './forwarder-basics.js';
 
 /** The HEC event endpoint: each record goes as one event object, metadata beside it. */
 export const HEC_EVENT_PATH = '/services/collector/event';

@@ -9,7 +9,7 @@ import {
   forwarderSettings,
   INGEST_KEY_ENV,
   type ConfigFile,
-} from './forwarder-configs.js';
+} from './forwarder-basics.js';
 
 export const otlpForwarderVersions = { otelCollector: '0.130', fluentBit: '4.2' } as const;
 
