@@ -23,6 +23,7 @@ import {
   WriteRequestSchema,
 } from './observation-schemas.js';
 import {
+  findingSource,
   getObservation,
   searchObservations,
   writeExternalObservation,
@@ -30,10 +31,18 @@ import {
 } from './observation-service.js';
 import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write-request-service.js';
 import { answerWithRawJson } from '../http/raw-json-reply.js';
+import { observationFinding, OCSF_MEDIA_TYPE, wantsOcsf } from '../webhooks/ocsf-findings.js';
 import { routePlugin } from '../http/route-plugin.js';
 
 const ObservationParams = Type.Object({
   observation_id: Type.String({ maxLength: 64, description: 'Observation id (`obs_…`)' }),
+});
+const FormatQuery = Type.Object({
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('ocsf')], {
+      description: '`ocsf`: the observation as an OCSF Detection Finding (as `Accept: application/vnd.ocsf+json` asks)',
+    }),
+  ),
 });
 const RequestParams = Type.Object({
   request_id: Type.String({ maxLength: 64, description: 'Review request id (`owr_…`)' }),
@@ -97,16 +106,30 @@ export const observationRoutes = routePlugin(function observationRoutes(
         tags: ['Observations'],
         summary: 'Get an observation',
         description:
-          'One observation with its evidence: the triggering records as stored and the fields the rule looked at.',
+          'One observation with its evidence: the triggering records as stored and the fields the rule looked at. ' +
+          'With `format=ocsf`, or `Accept: application/vnd.ocsf+json`, the answer is the observation as an OCSF 1.3 ' +
+          'Detection Finding (class 2004, `Content-Type: application/vnd.ocsf+json`), mapped as webhooks map it (docs/webhooks.md).',
         params: ObservationParams,
+        querystring: FormatQuery,
         response: { 200: { ...ObservationDetailSchema, description: 'The observation' } },
       },
     },
-    async (request, reply) =>
-      answerWithRawJson(
-        reply,
-        await getObservation(db, catalogue, tenantOf(request).id, request.params.observation_id),
-      ),
+    async (request, reply) => {
+      const tenant = tenantOf(request);
+      const detail = await getObservation(db, catalogue, tenant.id, request.params.observation_id);
+      if (!wantsOcsf(request.query.format, request.headers.accept)) return answerWithRawJson(reply, detail);
+      const finding = observationFinding(
+        findingSource(detail),
+        { uid: detail.id, time: Date.parse(detail.created_at), code: 'observation' },
+        tenant.code_name,
+      );
+      // The OCSF document is another media type than the route's JSON schema types (and checks):
+      // it is written as it is, so the typed send is told it is not that schema's object.
+      return reply
+        .type(OCSF_MEDIA_TYPE)
+        .serializer((payload: unknown) => JSON.stringify(payload))
+        .send(finding as never);
+    },
   );
 
   routes.post(

@@ -2,6 +2,7 @@
 // external writes by approved tenants (validated, deduplicated by external id, held to the
 // hourly volume the platform approved, and marked external).
 import { RawJson } from '../core/exact-json.js';
+import type { FindingSource } from '../webhooks/ocsf-findings.js';
 import { recordIds, recordSeq } from '../core/record-ids.js';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
@@ -262,4 +263,22 @@ export async function writeExternalObservation(
   const row = await findObservationByKey(db, tenant.id, dedupeKey);
   if (!row) throw new Error(`external observation ${input.externalId} vanished after insert`);
   return { observation: await withEvidence(db, tenant.id, row, catalogue), created: true };
+}
+
+/** What an OCSF Detection Finding needs of an observation (webhooks/ocsf-findings.ts). */
+export function findingSource(view: ObservationView): FindingSource {
+  return {
+    id: view.id,
+    title: view.rule.title,
+    rule: view.source === 'detection' || view.rule.id ? { id: view.rule.id, title: view.rule.title } : null,
+    source: view.source,
+    level: view.level,
+    techniques: view.techniques.map((technique) => technique.id),
+    tactics: view.tactics.map((tactic) => tactic.name),
+    host: view.host,
+    first_time: view.first_time,
+    last_time: view.last_time,
+    created_time: Date.parse(view.created_at),
+    href: `/v1/observations/${view.id}`,
+  };
 }

@@ -6,6 +6,13 @@ import fs from 'node:fs';
 import type { EventRow } from './webhook-store.js';
 
 export const OCSF_VERSION = '1.3.0';
+export const OCSF_MEDIA_TYPE = 'application/vnd.ocsf+json';
+
+/** Whether a read asks for OCSF: `format=ocsf`, or an Accept header naming the OCSF media type. */
+export function wantsOcsf(format: string | undefined, accept: string | undefined): boolean {
+  if (format !== undefined) return format === 'ocsf';
+  return (accept ?? '').toLowerCase().includes(OCSF_MEDIA_TYPE);
+}
 
 const productVersion = (
   JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -59,7 +66,13 @@ export function ocsfFinding(event: EventRow, codeName: string): Record<string, u
   return undefined;
 }
 
-function base(event: EventRow, codeName: string, classUid: number, className: string, activity: [number, string]) {
+function base(
+  about: { uid: string; time: number; code: string },
+  codeName: string,
+  classUid: number,
+  className: string,
+  activity: [number, string],
+) {
   return {
     category_uid: 2,
     category_name: 'Findings',
@@ -69,13 +82,13 @@ function base(event: EventRow, codeName: string, classUid: number, className: st
     activity_name: activity[1],
     type_uid: classUid * 100 + activity[0],
     type_name: `${className}: ${activity[1]}`,
-    time: event.occurred_at,
+    time: about.time,
     metadata: {
       version: OCSF_VERSION,
-      uid: event.id,
+      uid: about.uid,
       tenant_uid: codeName,
       product: { name: 'Sightline', vendor_name: 'Sightline', version: productVersion },
-      event_code: event.type,
+      event_code: about.code,
     },
   };
 }
@@ -87,23 +100,56 @@ function severity(level: string | undefined) {
 
 function detectionFinding(data: ObservationData, event: EventRow, codeName: string): Record<string, unknown> {
   const { observation } = data;
-  const time = (iso: string) => Date.parse(iso);
+  return observationFinding(
+    {
+      ...observation,
+      created_time: event.occurred_at,
+      rule: observation.rule_id ? { id: observation.rule_id, title: observation.rule_title } : null,
+      title: observation.rule_title,
+    },
+    { uid: event.id, time: event.occurred_at, code: event.type },
+    codeName,
+  );
+}
+
+/** An observation as the API and webhooks know it, enough for its Detection Finding. */
+export interface FindingSource {
+  id: string;
+  title: string;
+  rule: { id: string; title: string } | null;
+  source: string;
+  level: string;
+  techniques: string[];
+  tactics: string[];
+  host: string | null;
+  first_time: string;
+  last_time: string;
+  created_time: number;
+  href: string;
+}
+
+/** The Detection Finding (class 2004) of an observation; `about` names what reported it. */
+export function observationFinding(
+  observation: FindingSource,
+  about: { uid: string; time: number; code: string },
+  codeName: string,
+): Record<string, unknown> {
   return {
-    ...base(event, codeName, 2004, 'Detection Finding', [1, 'Create']),
+    ...base(about, codeName, 2004, 'Detection Finding', [1, 'Create']),
     ...severity(observation.level),
     status_id: 1,
     status: 'New',
-    message: observation.rule_title,
+    message: observation.title,
     finding_info: {
       uid: observation.id,
-      title: observation.rule_title,
-      created_time: event.occurred_at,
-      first_seen_time: time(observation.first_time),
-      last_seen_time: time(observation.last_time),
+      title: observation.title,
+      created_time: observation.created_time,
+      first_seen_time: Date.parse(observation.first_time),
+      last_seen_time: Date.parse(observation.last_time),
       src_url: observation.href,
       types: [observation.source === 'detection' ? 'Rule match' : 'External detection'],
-      ...(observation.rule_id
-        ? { analytic: { uid: observation.rule_id, name: observation.rule_title, type_id: 1, type: 'Rule' } }
+      ...(observation.rule
+        ? { analytic: { uid: observation.rule.id, name: observation.rule.title, type_id: 1, type: 'Rule' } }
         : {}),
       attacks: observation.techniques.map((technique) => ({ technique: { uid: technique }, version: 'enterprise' })),
     },
@@ -126,7 +172,7 @@ function incidentFinding(data: CaseData, event: EventRow, codeName: string): Rec
     event.type === 'case.created' ? [1, 'Create'] : event.type === 'case.closed' ? [3, 'Close'] : [2, 'Update'];
   const [statusId, status] = CASE_STATUSES[found.status ?? ''] ?? [99, found.status ?? 'Other'];
   return {
-    ...base(event, codeName, 2005, 'Incident Finding', activity),
+    ...base({ uid: event.id, time: event.occurred_at, code: event.type }, codeName, 2005, 'Incident Finding', activity),
     ...severity(found.severity),
     status_id: statusId,
     status,

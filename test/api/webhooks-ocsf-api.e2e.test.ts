@@ -75,6 +75,33 @@ for (const target of databaseTargets) {
       }
     };
 
+    test('the API answers an observation as a Detection Finding when asked for OCSF', async () => {
+      const observed = await admin.post<{ id: string }>('/v1/observations', {
+        external_id: `ocsf-api-${target.kind}`,
+        title: 'Kerberoasting from a workstation',
+        level: 'medium',
+        techniques: ['T1558.003'],
+        first_time: new Date().toISOString(),
+        host: 'ws-ocsf-09',
+      });
+      assert.equal(observed.status, 201, JSON.stringify(observed.body));
+      const path = `/v1/observations/${observed.body.id}`;
+      for (const [query, headers] of [
+        ['?format=ocsf', {}],
+        ['', { accept: 'application/vnd.ocsf+json' }],
+      ] as const) {
+        const answer = await admin.get<Finding>(`${path}${query}`, headers);
+        assert.equal(answer.status, 200);
+        assert.match(answer.headers.get('content-type') ?? '', /^application\/vnd\.ocsf\+json/);
+        const finding = assertOcsf(answer.body, 2004);
+        assert.equal((finding.finding_info as { uid: string }).uid, observed.body.id);
+        assert.equal(finding.severity_id, 3, 'medium');
+      }
+      const plain = await admin.get<{ id: string; evidence: unknown[] }>(path);
+      assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(plain.body.id, observed.body.id);
+    });
+
     test('an observation arrives as a Detection Finding, its case as an Incident Finding', async () => {
       const created = await admin.post<{ webhook: WebhookView; secret: string }>('/v1/webhooks', {
         url: receiver.url,
