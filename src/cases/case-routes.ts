@@ -28,6 +28,8 @@ import {
 } from './case-schemas.js';
 import { CaseCountsSchema, CaseListSchema, DEFAULT_TRACK_TOTAL, SearchCasesBody } from './case-search-schemas.js';
 import { getCaseDetail } from './case-service.js';
+import { findingSource } from '../observations/observation-service.js';
+import { answerOcsf, caseFinding, OcsfFormatQuery, wantsOcsf } from '../webhooks/ocsf-findings.js';
 import { bulkPatchCases, patchCase } from './case-changes.js';
 import {
   addComment,
@@ -147,12 +149,18 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
         tags: ['Cases'],
         summary: 'Get a case',
         description:
-          'One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number.',
+          'One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number. With `format=ocsf`, or `Accept: application/vnd.ocsf+json`, the answer is the case as an OCSF 1.3 Incident Finding (class 2005) whose `finding_info_list` holds its observations (docs/webhooks.md).',
         params: CaseParams,
+        querystring: OcsfFormatQuery,
         response: { 200: CaseDetailSchema },
       },
     },
-    async (request) => getCaseDetail(caseRequest(request), request.params.case_id),
+    async (request, reply) => {
+      const detail = await getCaseDetail(caseRequest(request), request.params.case_id);
+      if (!wantsOcsf(request.query.format, request.headers.accept)) return detail;
+      const observations = detail.observations.map(findingSource);
+      return answerOcsf(reply, caseFinding({ ...detail, observations }, tenantOf(request).code_name));
+    },
   );
 
   investigationRoutes(app, deps);

@@ -31,18 +31,11 @@ import {
 } from './observation-service.js';
 import { decideWriteRequest, fileWriteRequest, listWriteRequests } from './write-request-service.js';
 import { answerWithRawJson } from '../http/raw-json-reply.js';
-import { observationFinding, OCSF_MEDIA_TYPE, wantsOcsf } from '../webhooks/ocsf-findings.js';
+import { answerOcsf, observationFinding, OcsfFormatQuery, wantsOcsf } from '../webhooks/ocsf-findings.js';
 import { routePlugin } from '../http/route-plugin.js';
 
 const ObservationParams = Type.Object({
   observation_id: Type.String({ maxLength: 64, description: 'Observation id (`obs_…`)' }),
-});
-const FormatQuery = Type.Object({
-  format: Type.Optional(
-    Type.Union([Type.Literal('json'), Type.Literal('ocsf')], {
-      description: '`ocsf`: the observation as an OCSF Detection Finding (as `Accept: application/vnd.ocsf+json` asks)',
-    }),
-  ),
 });
 const RequestParams = Type.Object({
   request_id: Type.String({ maxLength: 64, description: 'Review request id (`owr_…`)' }),
@@ -110,7 +103,7 @@ export const observationRoutes = routePlugin(function observationRoutes(
           'With `format=ocsf`, or `Accept: application/vnd.ocsf+json`, the answer is the observation as an OCSF 1.3 ' +
           'Detection Finding (class 2004, `Content-Type: application/vnd.ocsf+json`), mapped as webhooks map it (docs/webhooks.md).',
         params: ObservationParams,
-        querystring: FormatQuery,
+        querystring: OcsfFormatQuery,
         response: { 200: { ...ObservationDetailSchema, description: 'The observation' } },
       },
     },
@@ -123,12 +116,7 @@ export const observationRoutes = routePlugin(function observationRoutes(
         { uid: detail.id, time: Date.parse(detail.created_at), code: 'observation' },
         tenant.code_name,
       );
-      // The OCSF document is another media type than the route's JSON schema types (and checks):
-      // it is written as it is, so the typed send is told it is not that schema's object.
-      return reply
-        .type(OCSF_MEDIA_TYPE)
-        .serializer((payload: unknown) => JSON.stringify(payload))
-        .send(finding as never);
+      return answerOcsf(reply, finding);
     },
   );
 

@@ -3,10 +3,32 @@
 // Incident Finding (class 2005) grouping its observations. Events without an OCSF class (an AI
 // summary, a response action) have no mapping; the dispatcher sends those as CloudEvents.
 import fs from 'node:fs';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import type { EventRow } from './webhook-store.js';
 
 export const OCSF_VERSION = '1.3.0';
 export const OCSF_MEDIA_TYPE = 'application/vnd.ocsf+json';
+
+/** The query parameter of the reads that can answer in OCSF. */
+export const OcsfFormatQuery = Type.Object({
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('ocsf')], {
+      description: '`ocsf`: the answer as an OCSF 1.3 finding (as `Accept: application/vnd.ocsf+json` asks)',
+    }),
+  ),
+});
+
+/**
+ * Answers with an OCSF document. It is another media type than the route's JSON schema types
+ * (and checks): it is written as it is, and the typed send is told it is not that schema's object.
+ */
+export function answerOcsf(reply: FastifyReply, finding: Record<string, unknown>): FastifyReply {
+  return reply
+    .type(OCSF_MEDIA_TYPE)
+    .serializer((payload: unknown) => JSON.stringify(payload))
+    .send(finding);
+}
 
 /** Whether a read asks for OCSF: `format=ocsf`, or an Accept header naming the OCSF media type. */
 export function wantsOcsf(format: string | undefined, accept: string | undefined): boolean {
@@ -187,5 +209,46 @@ function incidentFinding(data: CaseData, event: EventRow, codeName: string): Rec
     ],
     ...(found.resolution ? { comment: found.resolution } : {}),
     unmapped: { score: found.score, change: data.change, actor: data.actor },
+  };
+}
+
+/** A case as the API shows it, enough for its Incident Finding with the findings it groups. */
+export interface IncidentSource {
+  id: string;
+  number: number;
+  title: string;
+  status: string;
+  severity: string;
+  score: number;
+  resolution: string | null;
+  updated_at: string;
+  assignee: { email: string } | null;
+  observations: FindingSource[];
+}
+
+/** The Incident Finding (class 2005) of a case as it stands: its observations are the findings it groups. */
+export function caseFinding(found: IncidentSource, codeName: string): Record<string, unknown> {
+  const activity: [number, string] = found.status === 'closed' ? [3, 'Close'] : [2, 'Update'];
+  const [statusId, status] = CASE_STATUSES[found.status] ?? [99, found.status];
+  const time = Date.parse(found.updated_at);
+  return {
+    ...base({ uid: found.id, time, code: 'case' }, codeName, 2005, 'Incident Finding', activity),
+    ...severity(found.severity),
+    status_id: statusId,
+    status,
+    message: found.title,
+    desc: `Case #${found.number}: ${found.title}`,
+    src_url: `/v1/cases/${found.id}`,
+    ...(found.assignee ? { assignee: { email_addr: found.assignee.email } } : {}),
+    finding_info_list: found.observations.map(
+      (observation) =>
+        (
+          observationFinding(observation, { uid: observation.id, time, code: 'observation' }, codeName) as {
+            finding_info: unknown;
+          }
+        ).finding_info,
+    ),
+    ...(found.resolution ? { comment: found.resolution } : {}),
+    unmapped: { number: found.number, score: found.score },
   };
 }

@@ -157,6 +157,16 @@ for (const target of databaseTargets) {
       const [group] = incident.finding_info_list as { uid: string; title: string }[];
       assert.match(group!.uid, /^case_/);
 
+      // The API answers the case as an Incident Finding grouping its observations' findings.
+      const asked = await admin.get<Finding>(`/v1/cases/${group!.uid}?format=ocsf`);
+      assert.equal(asked.status, 200);
+      assert.match(asked.headers.get('content-type') ?? '', /^application\/vnd\.ocsf\+json/);
+      const grouped = assertOcsf(asked.body, 2005);
+      assert.deepEqual(
+        (grouped.finding_info_list as { uid: string; title: string }[]).map((item) => [item.uid, item.title]),
+        [[observed.body.id, 'Encoded PowerShell download cradle']],
+      );
+
       // Switched back, the same subscription receives CloudEvents.
       const patched = await admin.patch<WebhookView>(`/v1/webhooks/${webhook.id}`, { format: 'sightline' });
       assert.equal(patched.body.format, 'sightline');
