@@ -118,6 +118,8 @@ test(
         await page.getByRole('button', { name: 'Delete saved search' }).waitFor();
         await query.fill('something else');
         await query.press('Enter');
+        // That search is applied (in the address) before another is picked, as a person would see it run.
+        await until(async () => new URL(page.url()).searchParams.get('q') === 'something else', 'the other search');
         await page.getByLabel('Saved searches').selectOption({ label: 'Dev records' });
         await until(async () => (await query.inputValue()) === saved, 'the saved query is back');
         assert.equal(new URL(page.url()).searchParams.get('q'), saved);
