@@ -28,8 +28,7 @@ import {
   storeCachedOutput,
 } from './summary-store.js';
 import { basisOf, presentSummary, type SummaryView } from './summary-view.js';
-import { createProvider } from './providers/index.js';
-import { ProviderError, type ProviderName, type ProviderSettings, type SummaryProvider } from './providers/provider.js';
+import { providerFailure, providerFor, type ProviderConfig } from './tenant-provider.js';
 import type { MonitoringSink } from './monitoring/sink.js';
 
 /** Upper bound for a summary's length (about 1,500 words). */
@@ -38,63 +37,10 @@ const MAX_OUTPUT_TOKENS = 2_000;
 export interface SummaryDeps {
   db: Kysely<Tables>;
   catalogue: AttackCatalogue;
-  config: Pick<
-    Config,
-    | 'summaryProvider'
-    | 'openaiBaseUrl'
-    | 'openaiModel'
-    | 'openaiApiKey'
-    | 'anthropicBaseUrl'
-    | 'anthropicModel'
-    | 'anthropicApiKey'
-    | 'summaryTimeout'
-    | 'summaryRetries'
-    | 'summaryCacheTtl'
-  >;
+  config: ProviderConfig & Pick<Config, 'summaryCacheTtl'>;
   /** Isolated: its calls always resolve. */
   sink: MonitoringSink;
   metrics: Metrics;
-}
-
-/** Providers are built once per configuration and reused (their HTTP clients keep connections). */
-const providers = new WeakMap<SummaryDeps['config'], Map<ProviderName, SummaryProvider>>();
-
-function providerFor(deps: SummaryDeps, tenant: TenantRow): SummaryProvider {
-  const name = (tenant.summary_provider ?? deps.config.summaryProvider) as ProviderName;
-  let built = providers.get(deps.config);
-  if (!built) providers.set(deps.config, (built = new Map<ProviderName, SummaryProvider>()));
-  const known = built.get(name);
-  if (known) return known;
-  const { config } = deps;
-  const settings: ProviderSettings =
-    name === 'openai'
-      ? {
-          provider: name,
-          baseUrl: config.openaiBaseUrl,
-          model: config.openaiModel,
-          apiKey: config.openaiApiKey,
-          timeoutMs: config.summaryTimeout,
-          maxRetries: config.summaryRetries,
-        }
-      : name === 'anthropic'
-        ? {
-            provider: name,
-            baseUrl: config.anthropicBaseUrl,
-            model: config.anthropicModel,
-            apiKey: config.anthropicApiKey,
-            timeoutMs: config.summaryTimeout,
-            maxRetries: config.summaryRetries,
-          }
-        : { provider: 'builtin', baseUrl: '', model: '', apiKey: '', timeoutMs: config.summaryTimeout, maxRetries: 0 };
-  if (name !== 'builtin' && settings.model === '') {
-    throw new AppError(
-      'summary_provider_not_configured',
-      `this tenant's summary provider is ${name}, but no model is configured for it (--${name}-model)`,
-    );
-  }
-  const provider = createProvider(settings);
-  built.set(name, provider);
-  return provider;
 }
 
 export function requireSummariesEnabled(tenant: TenantRow): void {
@@ -111,21 +57,6 @@ async function currentBasis(db: Kysely<Tables>, tenantId: number, row: Parameter
   return basisOf(row, await findDevicesByIds(db, tenantId, deviceIds));
 }
 
-function failure(error: unknown, provider: SummaryProvider): AppError {
-  if (error instanceof AppError) return error;
-  if (error instanceof ProviderError) {
-    return error.kind === 'timeout'
-      ? new AppError('provider_timeout', `the ${provider.name} provider did not answer in time (${error.message})`, {
-          cause: error,
-        })
-      : new AppError('provider_error', `the ${provider.name} provider failed: ${error.message}`, {
-          extensions: error.status ? { provider_status: error.status } : {},
-          cause: error,
-        });
-  }
-  return new AppError('provider_error', `the ${provider.name} provider failed unexpectedly`, { cause: error });
-}
-
 export async function generateSummary(
   deps: SummaryDeps,
   tenant: TenantRow,
@@ -136,7 +67,7 @@ export async function generateSummary(
   requireSummariesEnabled(tenant);
   const { db } = deps;
   const row = await requireCase(db, tenant.id, caseRef);
-  const provider = providerFor(deps, tenant);
+  const provider = providerFor(deps.config, tenant);
   const input = await buildSummaryInput(db, deps.catalogue, tenant, row);
   const prompt = renderPrompt(input);
   const key = fingerprint(provider.name, provider.model, prompt);
@@ -168,7 +99,7 @@ export async function generateSummary(
     try {
       output = await provider.generate({ ...prompt, input, maxOutputTokens: MAX_OUTPUT_TOKENS });
     } catch (error) {
-      const problem = failure(error, provider);
+      const problem = providerFailure(error, provider);
       deps.metrics.summaryProviderFailures.inc({
         provider: provider.name,
         kind: problem.code === 'provider_timeout' ? 'timeout' : 'error',
