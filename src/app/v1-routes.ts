@@ -14,6 +14,7 @@ import { tenantRoutes } from '../identity/tenants/tenant-routes.js';
 import type { CollectorAddressSettings } from '../identity/tenants/tenant-service.js';
 import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
 import { savedSearchRoutes } from '../telemetry/saved-search-routes.js';
+import { askRoutes } from '../telemetry/ask/ask-routes.js';
 import type { RecordLogWriter } from '../record-log/record-log.js';
 import type { DetectionSetup } from '../detection/detection-setup.js';
 import { ruleRoutes } from '../detection/rule-routes.js';
@@ -24,6 +25,7 @@ import { deviceActionRoutes } from '../devices/device-action-routes.js';
 import { summaryRoutes } from '../summaries/summary-routes.js';
 import { SummarySchema } from '../summaries/summary-schemas.js';
 import { caseSummaries } from '../summaries/case-summaries.js';
+import { askModelFor } from '../summaries/ask-model.js';
 import { userRoutes } from '../identity/users/user-routes.js';
 import { userAdminRoutes } from '../identity/users/user-admin-routes.js';
 import { accountRoutes } from '../identity/sessions/account-routes.js';
@@ -129,6 +131,8 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     writer: deps.writer,
   });
   await app.register(savedSearchRoutes, { db });
+  // Questions reach the tenant's AI provider, which lives in summaries/ above telemetry.
+  await app.register(askRoutes, { db, modelFor: askModelFor(config) });
   const policy = { windowMs: config.caseWindow, grouping: config.caseGrouping };
   const writing = observationWriting(storage.locks, policy, deps.detection.catalogue);
   await app.register(observationRoutes, { db, catalogue: deps.detection.catalogue, writing });

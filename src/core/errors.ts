@@ -103,6 +103,9 @@ export const problems = {
   rule_package_empty: { status: 422, title: 'Rule package has no loadable rule' },
   // Telemetry search
   invalid_query: { status: 400, title: 'Invalid query' },
+  // Questions in plain words in the telemetry search (docs/search.md)
+  ai_provider_not_configured: { status: 503, title: 'No language model configured' },
+  question_not_understood: { status: 422, title: 'Question not turned into a query' },
   // Retention, backup and restore
   retention_out_of_range: { status: 400, title: 'Retention outside the allowed range' },
   backup_target_not_empty: { status: 409, title: 'Target directory is not empty' },

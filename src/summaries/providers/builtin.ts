@@ -2,7 +2,7 @@
 // and no model, the same text for the same input. It is the default on a fresh install and says
 // plainly that it is not an LLM. Log-derived strings are quoted as code so they cannot pass for
 // instructions or formatting.
-import type { ProviderRequest, ProviderResult, SummaryProvider } from './provider.js';
+import { ProviderError, type ProviderRequest, type ProviderResult, type SummaryProvider } from './provider.js';
 import type { SummaryInput, SummaryNetworkEvent, SummaryObservation, SummaryProcessEvent } from '../summary-input.js';
 import { levelRank } from '../../cases/case-score.js';
 
@@ -196,6 +196,9 @@ export class BuiltinProvider implements SummaryProvider {
   readonly isLlm = false;
 
   generate(request: ProviderRequest): Promise<ProviderResult> {
+    // Callers check isLlm first; reaching here without case input is a bug upstream.
+    if (!request.input)
+      return Promise.reject(new ProviderError('error', 'The builtin summariser writes only case summaries.'));
     const text = builtinSummary(request.input);
     // No tokenizer: a character count / 4 is the usual estimate, reported so the figures stay comparable.
     return Promise.resolve({

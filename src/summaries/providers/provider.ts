@@ -11,8 +11,11 @@ export interface ProviderRequest {
   system: string;
   /** The user message: the case data, delimited, as JSON. */
   user: string;
-  /** The structured input the prompt was rendered from (the builtin provider writes from it). */
-  input: SummaryInput;
+  /**
+   * The structured input a case summary's prompt was rendered from (the builtin provider writes
+   * from it); absent for other prompts, which only a language model can answer.
+   */
+  input?: SummaryInput;
   /** Upper bound for the answer. */
   maxOutputTokens: number;
   signal?: AbortSignal;
