@@ -25,7 +25,7 @@ const AskBody = Type.Object(
   { additionalProperties: false, examples: [{ question: 'failed sudo on web-01 since yesterday' }] },
 );
 
-const AskResponse = Type.Object(
+export const AskResponse = Type.Object(
   {
     query: Type.String({
       maxLength: MAX_QUERY_LENGTH,

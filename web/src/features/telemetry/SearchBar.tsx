@@ -1,7 +1,10 @@
-// The search form (the query, time range with presets or a custom range) and the field
-// filters as removable chips with a small form to add one with its JSON type.
+// The search form (the query, time range with presets or a custom range, and with a language
+// model, a question in plain words that proposes both) and the field filters as removable chips
+// with a small form to add one with its JSON type.
 import { useState, type SubmitEvent } from 'react';
 import { QueryBox, QueryCheatSheet, type QueryProblem } from './QueryBox';
+import { AskPanel, useAskAvailable } from './AskPanel';
+import type { AskProposal } from './types';
 import { Button, Field } from '../../components/ui';
 import { isoToLocalInput, localInputToIso } from '../../lib/format';
 import {
@@ -38,21 +41,39 @@ export function SearchForm({
   // Follow the URL when it changes from elsewhere (back button, a zoom on the histogram), adjusted
   // while rendering: each field takes the URL's value when that value changes.
   const [shown, setShown] = useState({ q: url.q, since: url.since, until: url.until });
+  // A used proposal's custom range, held in the form (not the URL) until the analyst searches.
+  const [draftCustom, setDraftCustom] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const askAvailable = useAskAvailable();
   if (shown.q !== url.q || shown.since !== url.since || shown.until !== url.until) {
     setShown({ q: url.q, since: url.since, until: url.until });
+    setDraftCustom(false);
     if (shown.q !== url.q) setQuery(url.q ?? '');
     if (shown.since !== url.since) setFrom(isoToLocalInput(url.since));
     if (shown.until !== url.until) setTo(isoToLocalInput(url.until));
   }
   const range = rangeOf(url);
+  const custom = draftCustom || range.value === 'custom';
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     update({
       q: query.trim(),
-      ...(range.value === 'custom' ? { since: localInputToIso(from) ?? '', until: localInputToIso(to) ?? '' } : {}),
+      ...(custom ? { range: 'custom', since: localInputToIso(from) ?? '', until: localInputToIso(to) ?? '' } : {}),
     });
+    setDraftCustom(false);
     onSearch();
+  };
+
+  /** Fills the form with a proposal; the analyst runs it with Search. */
+  const applyProposal = (proposal: AskProposal) => {
+    setQuery(proposal.query);
+    if (proposal.since || proposal.until) {
+      setDraftCustom(true);
+      setFrom(isoToLocalInput(proposal.since ?? undefined));
+      setTo(isoToLocalInput(proposal.until ?? undefined));
+    }
+    setAsking(false);
   };
 
   const pickRange = (value: string) => {
@@ -68,41 +89,50 @@ export function SearchForm({
     } else {
       update({ range: value === '24h' ? '' : value, since: '', until: '' });
     }
+    setDraftCustom(false);
     onSearch();
   };
 
   return (
-    <form className="filters telemetry-search" role="search" aria-label="Search telemetry" onSubmit={submit}>
-      <div className="field query-field">
-        <span className="field-label" aria-hidden="true">
-          Query
-        </span>
-        <QueryBox value={query} onChange={setQuery} problem={problem} fields={fields} />
-        <QueryCheatSheet onExample={setQuery} />
-      </div>
-      <Field label="Time range">
-        <select value={range.value} onChange={(event) => pickRange(event.target.value)}>
-          {rangePresets.map((preset) => (
-            <option key={preset.value} value={preset.value}>
-              {preset.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      {range.value === 'custom' && (
-        <>
-          <Field label="From">
-            <input type="datetime-local" value={from} onChange={(event) => setFrom(event.target.value)} />
-          </Field>
-          <Field label="To">
-            <input type="datetime-local" value={to} onChange={(event) => setTo(event.target.value)} />
-          </Field>
-        </>
-      )}
-      <Button variant="primary" type="submit">
-        Search
-      </Button>
-    </form>
+    <>
+      {askAvailable && asking && <AskPanel onUse={applyProposal} />}
+      <form className="filters telemetry-search" role="search" aria-label="Search telemetry" onSubmit={submit}>
+        <div className="field query-field">
+          <span className="field-label" aria-hidden="true">
+            Query
+          </span>
+          <QueryBox value={query} onChange={setQuery} problem={problem} fields={fields} />
+          <QueryCheatSheet onExample={setQuery} />
+          {askAvailable && (
+            <Button small aria-expanded={asking} onClick={() => setAsking(!asking)}>
+              {asking ? 'Close question' : 'Ask in plain words'}
+            </Button>
+          )}
+        </div>
+        <Field label="Time range">
+          <select value={custom ? 'custom' : range.value} onChange={(event) => pickRange(event.target.value)}>
+            {rangePresets.map((preset) => (
+              <option key={preset.value} value={preset.value}>
+                {preset.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {custom && (
+          <>
+            <Field label="From">
+              <input type="datetime-local" value={from} onChange={(event) => setFrom(event.target.value)} />
+            </Field>
+            <Field label="To">
+              <input type="datetime-local" value={to} onChange={(event) => setTo(event.target.value)} />
+            </Field>
+          </>
+        )}
+        <Button variant="primary" type="submit">
+          Search
+        </Button>
+      </form>
+    </>
   );
 }
 

@@ -8,6 +8,7 @@ import type {
   TailResponse,
 } from '../../../../src/telemetry/telemetry-schemas.js';
 import type { FieldValue } from '../../../../src/telemetry/telemetry-store.js';
+import type { AskResponse } from '../../../../src/telemetry/ask/ask-routes.js';
 import type {
   SavedSearchList as SavedSearchListSchema,
   SavedSearchSchema,
@@ -32,3 +33,4 @@ export interface SearchCriteria {
   until?: string;
   filters?: FieldFilters;
 }
+export type AskProposal = Static<typeof AskResponse>;
