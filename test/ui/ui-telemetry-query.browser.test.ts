@@ -119,7 +119,10 @@ test(
         await query.fill('something else');
         await query.press('Enter');
         // That search is applied (in the address) before another is picked, as a person would see it run.
-        await until(async () => new URL(page.url()).searchParams.get('q') === 'something else', 'the other search');
+        await until(
+          () => Promise.resolve(new URL(page.url()).searchParams.get('q') === 'something else'),
+          'the other search',
+        );
         await page.getByLabel('Saved searches').selectOption({ label: 'Dev records' });
         await until(async () => (await query.inputValue()) === saved, 'the saved query is back');
         assert.equal(new URL(page.url()).searchParams.get('q'), saved);
