@@ -1,12 +1,12 @@
 // Upgrading a database with collector activity counted before protocols were, on SQLite and
 // PostgreSQL: every row is kept as a `/log_sink` row, and the same sender counted through
 // another protocol afterwards is a row of its own.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
-import { openDatabase, type Database } from '../../src/storage/database.js';
-import { migrateTo, migrateToLatest } from '../../src/storage/migrate.js';
+import { databaseTargets } from '../helpers/databases.js';
+import { databaseAt } from '../helpers/upgrade.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
 import { addActivity, senders } from '../../src/collector/diagnostics/diagnostics-store.js';
 
 const BEFORE = '0051-tenant-ingest-limits';
@@ -14,19 +14,10 @@ const HOUR = 1_764_000_000_000 - (1_764_000_000_000 % 3_600_000);
 
 for (const target of databaseTargets) {
   describe(`collector activity by protocol when ${target.kind} is upgraded`, { skip: target.skip }, () => {
-    let testDb: TestDatabase;
-    let database: Database;
-    before(async () => {
-      testDb = await target.create();
-      database = await openDatabase(testDb);
-      await migrateTo(database, BEFORE);
-    });
-    after(async () => {
-      await database.close();
-      await testDb.cleanup();
-    });
+    const upgraded = databaseAt(target, BEFORE);
 
     test('rows counted before are /log_sink rows; another protocol counts apart', async () => {
+      const { database } = upgraded;
       const db = database.db;
       await sql`INSERT INTO collector_activity (tenant_id, hour, user_agent, source_address, requests, records, last_seen_at)
         VALUES (7, ${HOUR}, 'Fluent-Bit', '10.0.0.5', 3, 30, ${HOUR + 5})`.execute(db);

@@ -2,30 +2,21 @@
 // the people, their sessions and what refers to them survive the change (SQLite rebuilds the
 // table), foreign keys are enforced again afterwards, and the same email can then join a second
 // tenant while staying one person within each.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
-import { openDatabase, type Database } from '../../src/storage/database.js';
-import { migrateTo, migrateToLatest } from '../../src/storage/migrate.js';
+import { databaseTargets } from '../helpers/databases.js';
+import { databaseAt } from '../helpers/upgrade.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
 
 const BEFORE = '0048-search-index-words';
 
 for (const target of databaseTargets) {
   describe(`people become per tenant when ${target.kind} is upgraded`, { skip: target.skip }, () => {
-    let testDb: TestDatabase;
-    let database: Database;
-    before(async () => {
-      testDb = await target.create();
-      database = await openDatabase(testDb);
-      await migrateTo(database, BEFORE);
-    });
-    after(async () => {
-      await database.close();
-      await testDb.cleanup();
-    });
+    const upgraded = databaseAt(target, BEFORE);
 
     test('people, their sessions and tokens survive; the same email then joins a second tenant', async () => {
+      const { database } = upgraded;
       const db = database.db;
       const now = Date.now();
       await sql`INSERT INTO tenants (code_name, name, created_at) VALUES ('acme', 'Acme', ${now}), ('globex', 'Globex', ${now})`.execute(

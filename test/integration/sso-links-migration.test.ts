@@ -2,30 +2,21 @@
 // and PostgreSQL: the people single sign-on created (as the audit log recorded) are linked to
 // their tenant's provider, so they keep signing in; members with a password of their own are
 // not, and their next single sign-on asks them to confirm the link.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
-import { openDatabase, type Database } from '../../src/storage/database.js';
-import { migrateTo, migrateToLatest } from '../../src/storage/migrate.js';
+import { databaseTargets } from '../helpers/databases.js';
+import { databaseAt } from '../helpers/upgrade.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
 
 const BEFORE = '0049-people-per-tenant';
 
 for (const target of databaseTargets) {
   describe(`single sign-on links when ${target.kind} is upgraded`, { skip: target.skip }, () => {
-    let testDb: TestDatabase;
-    let database: Database;
-    before(async () => {
-      testDb = await target.create();
-      database = await openDatabase(testDb);
-      await migrateTo(database, BEFORE);
-    });
-    after(async () => {
-      await database.close();
-      await testDb.cleanup();
-    });
+    const upgraded = databaseAt(target, BEFORE);
 
     test('people single sign-on created are linked to the current issuer; others are not', async () => {
+      const { database } = upgraded;
       const db = database.db;
       const now = Date.now();
       await sql`INSERT INTO tenants (code_name, name, created_at) VALUES ('acme', 'Acme', ${now})`.execute(db);
