@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { TestServer } from './server.js';
 
 export const chromiumPath = '/usr/bin/chromium';
@@ -79,6 +79,25 @@ export async function signInThroughUi(page: Page, email: string, password: strin
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByLabel('User menu').waitFor();
+}
+
+/**
+ * Waits for an element the page should reach; when it never shows, the failure says where the
+ * page is instead (its address and the start of its text) and keeps a screenshot of it.
+ */
+export async function arrive(page: Page, locator: Locator, name: string, timeout = 30_000): Promise<void> {
+  try {
+    await locator.waitFor({ timeout });
+  } catch (error) {
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 1_000 })
+      .catch(() => '(no text)');
+    const file = await screenshot(page, `${name}-failed`).catch(() => '(no screenshot)');
+    assert.fail(
+      `${String(error)}\nthe page is at ${page.url()}, showing: ${text.slice(0, 600).replace(/\s+/g, ' ')}\nscreenshot: ${file}`,
+    );
+  }
 }
 
 /** Saves a full-page screenshot as test-artifacts/screenshots/<name>.png, transitions and animations finished. */

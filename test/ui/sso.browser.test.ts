@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { apiClient, bearer, issueToken, seedTenant } from '../helpers/api.js';
-import { browserSkip, launchBrowser, screenshot, signInThroughUi } from '../helpers/browser.js';
+import { arrive, browserSkip, launchBrowser, screenshot, signInThroughUi } from '../helpers/browser.js';
 import { addPerson, password } from '../helpers/ui-data.js';
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
@@ -131,7 +131,7 @@ for (const target of databaseTargets) {
       await page.getByRole('button', { name: 'Continue with single sign-on' }).click();
       await page.waitForURL((url) => url.href.startsWith(provider.issuer));
       await signInAtProvider(page, 'ana');
-      await page.getByLabel('User menu').waitFor();
+      await arrive(page, page.getByLabel('User menu'), `sso-signed-in-${target.kind}`);
       assert.equal(new URL(page.url()).pathname, '/cases');
       const me = await page.request.get('/v1/me', { headers: { 'x-requested-with': 'test' } });
       const body = (await me.json()) as Me;
@@ -165,7 +165,7 @@ for (const target of databaseTargets) {
       await page.getByRole('button', { name: 'Continue with single sign-on' }).click();
       await page.waitForURL((url) => url.href.startsWith(provider.issuer));
       await signInAtProvider(page, 'lea');
-      await page.getByText('Your account has a password of its own.').waitFor();
+      await arrive(page, page.getByText('Your account has a password of its own.'), `sso-link-${target.kind}`);
       assert.equal(new URL(page.url()).pathname, '/account/sso-link');
       await page.getByLabel('Email').fill('lea@acme.example');
       await page.getByLabel('Password').fill(password);
@@ -181,7 +181,7 @@ for (const target of databaseTargets) {
       await next.getByRole('button', { name: 'Continue with single sign-on' }).click();
       await next.waitForURL((url) => url.href.startsWith(provider.issuer));
       await signInAtProvider(next, 'lea');
-      await next.getByLabel('User menu').waitFor();
+      await arrive(next, next.getByLabel('User menu'), `sso-linked-signed-in-${target.kind}`);
       const me = (await (await next.request.get('/v1/me', { headers: { 'x-requested-with': 'test' } })).json()) as Me;
       assert.deepEqual([me.label, me.role], ['lea@acme.example', 'analyst']);
       await again.close();
