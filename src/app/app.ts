@@ -24,6 +24,7 @@ import { backoffMs } from '../record-log/jetstream-connection.js';
 import type { RetentionPurger } from '../retention/purger.js';
 import { selectModules, Supervisor, type Module } from './supervisor.js';
 import { running, type Wiring } from './wiring.js';
+import { exportModule } from './export-wiring.js';
 import {
   detectionModule,
   followingModule,
@@ -142,6 +143,7 @@ export function processModules(w: Wiring): Module[] {
     indexFreshnessModule(w),
     summaryCachePurgeModule(w),
     retentionModule(w),
+    exportModule(w),
   ];
   const embeddedOnly = new Set(['detection', 'search_index']);
   return selectModules(all, (name) => (w.scaled ? !embeddedOnly.has(name) : name !== 'scale'));

@@ -5,6 +5,7 @@ import { setting } from './setting-spec.js';
 import { summarySettings } from './summary-settings.js';
 import { scaleSettings } from './scale-settings.js';
 import { webhookSettings } from './webhook-settings.js';
+import { exportSettings } from './export-settings.js';
 import {
   MiB,
   adminPassword,
@@ -298,6 +299,8 @@ export const settings = {
   ...scaleSettings,
   // Outbound events; webhook-settings.ts declares them.
   ...webhookSettings,
+  // Export to object storage; export-settings.ts declares them.
+  ...exportSettings,
   logLevel: setting({
     flag: 'log-level',
     env: 'SIGHTLINE_LOG_LEVEL',

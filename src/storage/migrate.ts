@@ -44,6 +44,7 @@ import * as m0050 from './migrations/0050-sso-links-and-domains.js';
 import * as m0051 from './migrations/0051-tenant-ingest-limits.js';
 import * as m0052 from './migrations/0052-collector-activity-protocol.js';
 import * as m0053 from './migrations/0053-webhook-format.js';
+import * as m0054 from './migrations/0054-export-cursors.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -91,6 +92,7 @@ const migrations: Record<string, MigrationModule> = {
   '0051-tenant-ingest-limits': m0051,
   '0052-collector-activity-protocol': m0052,
   '0053-webhook-format': m0053,
+  '0054-export-cursors': m0054,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

@@ -18,6 +18,7 @@ import type {
 } from './tables/record-log.js';
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable } from './tables/telemetry.js';
 import type { CorrelationStateTable, DetectionFailuresTable, LogsourceSightingsTable } from './tables/detection.js';
+import type { ExportCursorsTable } from './tables/export.js';
 import type { ObservationsTable, ObservationWriteRequestsTable } from './tables/observations.js';
 import type { Criticality, DevicesTable, DeviceAddressesTable } from './tables/devices.js';
 import type {
@@ -104,6 +105,7 @@ export type {
   RetentionLeasesTable,
   TenantIngestLimitsTable,
   CollectorNodesTable,
+  ExportCursorsTable,
 };
 
 export interface Tables {
@@ -163,4 +165,5 @@ export interface Tables {
   logsource_sightings: LogsourceSightingsTable;
   tenant_ingest_limits: TenantIngestLimitsTable;
   collector_nodes: CollectorNodesTable;
+  export_cursors: ExportCursorsTable;
 }
