@@ -112,8 +112,8 @@ export function buildServer(deps: ServerDependencies): FastifyInstance {
   app.register(cookie);
   app.register(registerOpenApi);
   app.register(healthRoutes, deps);
-  // Scale-out roles: a collector node serves only /log_sink, an API node the API and the UI;
-  // every node answers /healthz, /readyz and /metrics.
+  // Scale-out roles: a collector node serves only the intakes (/log_sink, OTLP, HEC, bulk), an API
+  // node the API and the UI; every node answers /healthz, /readyz and /metrics.
   if (config.role.includes('collector')) app.register(collectorRoutes, deps);
   if (config.role.includes('api')) {
     app.register(v1Routes, { ...deps, prefix: '/v1' });

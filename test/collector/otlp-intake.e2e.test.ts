@@ -16,6 +16,7 @@ import { apiClient, bearer, detectionCaughtUp, issueToken, type ApiClient } from
 import { apiSuite } from '../helpers/suite.js';
 import { httpPost } from '../helpers/server.js';
 import { searchAll } from '../helpers/telemetry.js';
+import { AnsweredExports } from '../helpers/otlp-exporters.js';
 import { SYSMON_PROCESS } from '../../src/telemetry/normalise/test-windows-events.js';
 import { flat, fluentBit } from '../../src/telemetry/normalise/test-windows-shapes.js';
 import { decodeExportResponse, decodeStatus, encodeExportRequest } from '../../src/collector/otlp/otlp-protobuf.js';
@@ -30,38 +31,6 @@ function exportRequest(run: string, bodies: string[]): Record<string, unknown> {
     attributes: [{ key: 'run', value: { stringValue: run } }],
   }));
   return { resourceLogs: [{ scopeLogs: [{ logRecords }] }] };
-}
-
-type ExportResult = Parameters<Parameters<LogRecordExporter['export']>[1]>[0];
-
-/** An exporter that remembers its exports until they are answered. */
-class AnsweredExports implements LogRecordExporter {
-  private readonly pending = new Set<Promise<ExportResult>>();
-  constructor(private readonly inner: LogRecordExporter) {}
-
-  export(...[logs, done]: Parameters<LogRecordExporter['export']>): void {
-    const answer = new Promise<ExportResult>((resolve) => {
-      this.inner.export(logs, (result) => {
-        resolve(result);
-        done(result);
-      });
-    });
-    this.pending.add(answer);
-  }
-
-  async settled(): Promise<ExportResult[]> {
-    const results = await Promise.all(this.pending);
-    this.pending.clear();
-    return results;
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush();
-  }
 }
 
 for (const target of databaseTargets) {
