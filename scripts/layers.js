@@ -23,6 +23,8 @@ export const LAYERS = [
   ['cases'],
   ['summaries'],
   ['retention'],
+  // The export to object storage reads raw records, findings and the leases retention keeps.
+  ['export'],
   ['demo'],
   // The database backends, and the one place that picks a deployment's (storage/ports).
   ['storage/sqlite', 'storage/postgres', 'storage/ports'],
