@@ -75,6 +75,8 @@ export function AskPanel({ onUse }: { onUse: (proposal: AskProposal) => void }) 
         </label>
         <input
           id={questionId}
+          // The panel opens above the form, before its button in tab order: the focus comes here.
+          autoFocus
           type="text"
           maxLength={MAX_QUESTION_LENGTH}
           placeholder="e.g. failed sudo on web-01 since yesterday"

@@ -74,6 +74,8 @@ export function SearchForm({
       setTo(isoToLocalInput(proposal.until ?? undefined));
     }
     setAsking(false);
+    // The panel, and the button that had the focus, go: the focus goes to the filled query box.
+    document.querySelector<HTMLInputElement>('[data-search]')?.focus();
   };
 
   const pickRange = (value: string) => {
