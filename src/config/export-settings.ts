@@ -93,7 +93,7 @@ export const exportSettings = {
   exportFindings: setting({
     flag: 'export-findings',
     env: 'SIGHTLINE_EXPORT_FINDINGS',
-    default: 'sightline' as FindingsFormat,
+    default: 'sightline',
     parse: findingsFormat,
     description:
       "The findings files' format: sightline (observations as the API shows them) or ocsf (OCSF Detection Findings, class 2004).",

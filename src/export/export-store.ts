@@ -26,7 +26,7 @@ export async function openCursor(db: Db, destination: string, startHour: number,
     .select(['hour', 'after_tenant_id'])
     .where('destination', '=', destination)
     .executeTakeFirstOrThrow();
-  return { hour: Number(row.hour), afterTenantId: Number(row.after_tenant_id) };
+  return { hour: row.hour, afterTenantId: row.after_tenant_id };
 }
 
 /** A tenant's files for the hour are written: the next pass starts after it. */
@@ -78,10 +78,10 @@ export async function exportProgress(db: Db, destination: string): Promise<Expor
   if (!row) return undefined;
   return {
     destination,
-    hour: Number(row.hour),
-    afterTenantId: Number(row.after_tenant_id),
-    exportedRecords: Number(row.exported_records),
-    exportedFindings: Number(row.exported_findings),
-    updatedAt: Number(row.updated_at),
+    hour: row.hour,
+    afterTenantId: row.after_tenant_id,
+    exportedRecords: row.exported_records,
+    exportedFindings: row.exported_findings,
+    updatedAt: row.updated_at,
   };
 }

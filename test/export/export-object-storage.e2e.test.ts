@@ -81,7 +81,7 @@ for (const target of databaseTargets) {
         holder: `test-${randomUUID()}`,
         leaseMs: 60_000,
         metrics: exportMetrics(new Registry()),
-        onError: () => {},
+        onError: (error) => assert.fail(`the export reported ${String(error)}`),
         ...options,
       });
     }
@@ -116,7 +116,7 @@ for (const target of databaseTargets) {
       }
       // Nothing was sent in those hours, so nothing had to reach the (unreachable) endpoint.
       assert.equal(progress?.hour, hourOf(started));
-      assert.equal(progress?.exportedRecords, 0);
+      assert.equal(progress.exportedRecords, 0);
       assert.match(await suite.server.metrics(), /^sightline_export_behind_seconds \d/m);
     });
 
@@ -174,7 +174,7 @@ for (const target of databaseTargets) {
       const findings = (await s3.lines(findingsFile.key)).map(
         (line) => JSON.parse(line) as { host: string; rule: { title: string } },
       );
-      assert.ok(findings.some((finding) => finding.host?.toLowerCase() === 'ws-export-01'));
+      assert.ok(findings.some((finding) => finding.host.toLowerCase() === 'ws-export-01'));
 
       const [globex] = await manifests('lake', 'globex');
       assert.equal(globex?.records, 1);
@@ -239,7 +239,7 @@ for (const target of databaseTargets) {
       );
       const done = await exportProgress(suite.server.sightline.database.db, 'resumed');
       assert.equal(done?.exportedRecords, 4);
-      assert.equal(done?.hour, hourOf(Date.now()) + 2 * HOUR_MS, 'every hour that ended is done');
+      assert.equal(done.hour, hourOf(Date.now()) + 2 * HOUR_MS, 'every hour that ended is done');
     });
 
     test('credentials the store does not know are refused and move nothing', async () => {
