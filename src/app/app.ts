@@ -25,6 +25,7 @@ import type { RetentionPurger } from '../retention/purger.js';
 import { selectModules, Supervisor, type Module } from './supervisor.js';
 import { running, type Wiring } from './wiring.js';
 import { exportModule } from './export-wiring.js';
+import { slaWatcherModule } from './sla-wiring.js';
 import {
   detectionModule,
   followingModule,
@@ -144,6 +145,7 @@ export function processModules(w: Wiring): Module[] {
     summaryCachePurgeModule(w),
     retentionModule(w),
     exportModule(w),
+    slaWatcherModule(w),
   ];
   const embeddedOnly = new Set(['detection', 'search_index']);
   return selectModules(all, (name) => (w.scaled ? !embeddedOnly.has(name) : name !== 'scale'));

@@ -4,7 +4,18 @@
 import { AppError } from '../core/errors.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import { findDevicesByIds } from '../devices/device-store.js';
-import { addHistory, caseDeviceIds, replaceCaseTags, updateCase, type CaseRow, type Db } from './case-store.js';
+import {
+  addHistory,
+  caseDeviceIds,
+  findCase,
+  replaceCaseTags,
+  updateCase,
+  type CaseRow,
+  type Db,
+} from './case-store.js';
+import { openRequiredTasks } from './work/task-view.js';
+import { applyMatchingTemplates } from './work/template-apply.js';
+import { slaOnStatusChange } from './work/sla.js';
 import { insertComment } from './case-comment-store.js';
 import { checkTransition, type CaseStatus } from './case-workflow.js';
 import { searchText } from './case-derive.js';
@@ -19,6 +30,9 @@ export interface CaseChanges {
   assignee?: string | null;
   tags?: string[];
   severity?: string;
+  /** Close even with required tasks open; `force_reason` says why (kept in the history). */
+  force?: boolean;
+  force_reason?: string;
 }
 
 /** One change to one case, as the caller read it. */
@@ -87,6 +101,8 @@ export async function applyCaseChanges(
         { extensions: { field: 'resolution' } },
       );
     }
+    await checkRequiredTasks(trx, tenantId, row, changes);
+    if (changes.force) diff.forced = { from: null, to: changes.force_reason ?? '' };
     change('status', 'closed');
     change('resolution', changes.resolution);
     change('closed_at', now);
@@ -125,6 +141,7 @@ export async function applyCaseChanges(
     }
   }
   if (Object.keys(diff).length === 0) return row;
+  if (diff.status) Object.assign(set, slaOnStatusChange(row, status, now));
   if (set.tags !== undefined) {
     const hosts = (
       await findDevicesByIds(trx, tenantId, (await caseDeviceIds(trx, tenantId, [row.id])).get(row.id) ?? [])
@@ -140,7 +157,27 @@ export async function applyCaseChanges(
   if (changes.closing_comment !== undefined && diff.closing_comment) {
     await insertComment(trx, newComment(row.id, tenantId, changes.closing_comment, actor, now));
   }
+  const added = diff.tags ? tags.filter((tag) => !(JSON.parse(row.tags) as string[]).includes(tag)) : [];
+  if (added.length > 0) {
+    // A tag may apply templates (their tasks, tags, severity): the case is read again after.
+    await applyMatchingTemplates(trx, tenantId, row.id, { ruleIds: [], techniques: [], levels: [], tags: added }, now);
+    return (await findCase(trx, tenantId, row.id)) ?? row;
+  }
   return { ...row, ...set, updated_at: now, version: row.version + 1 };
+}
+
+/** Closing with required tasks open is refused (409 naming them) unless forced with a reason. */
+async function checkRequiredTasks(trx: Db, tenantId: number, row: CaseRow, changes: CaseChanges): Promise<void> {
+  const open = await openRequiredTasks(trx, tenantId, row.id);
+  if (open.length === 0) return;
+  if (changes.force && (changes.force_reason ?? '').trim() !== '') return;
+  throw new AppError(
+    'required_tasks_open',
+    `case ${row.number} has ${open.length} required task${open.length === 1 ? '' : 's'} open: ${open
+      .map((task) => JSON.stringify(task.title))
+      .join(', ')}. Finish them, mark them not applicable, or close with force and a force_reason`,
+    { extensions: { field: 'status', open_tasks: open } },
+  );
 }
 
 export async function patchCase(request: CaseRequest, change: CaseChange): Promise<CaseView> {

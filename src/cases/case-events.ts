@@ -17,6 +17,7 @@ interface HistoryEntry {
 
 function typeOf(entry: HistoryEntry): OutboundEvent['type'] {
   if (entry.action === 'created') return 'case.created';
+  if (entry.action === 'sla_breached') return 'case.sla_breached';
   const status = entry.changes.status as { to?: unknown } | undefined;
   return status?.to === 'closed' ? 'case.closed' : 'case.updated';
 }

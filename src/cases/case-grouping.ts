@@ -36,6 +36,8 @@ import {
   type CaseContents,
 } from './case-derive.js';
 import { severityForLevel } from './case-score.js';
+import { applyMatchingTemplates } from './work/template-apply.js';
+import type { CaseTrigger } from './work/template-service.js';
 import type { NewObservation } from '../observations/observation-store.js';
 
 export interface GroupingPolicy {
@@ -216,5 +218,16 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
       changes: { count: observationIds.length, observation_ids: observationIds.slice(0, 100), ...moved },
     },
   ]);
+  await applyMatchingTemplates(db, tenantId, caseId, triggerOf(pending.added), now);
   return caseId;
+}
+
+/** What the observations joining a case may match templates on. */
+function triggerOf(observations: readonly NewObservation[]): CaseTrigger {
+  return {
+    ruleIds: [...new Set(observations.map((observation) => observation.ruleId))],
+    techniques: [...new Set(observations.flatMap((observation) => observation.techniques))],
+    levels: [...new Set(observations.map((observation) => observation.level))],
+    tags: [],
+  };
 }

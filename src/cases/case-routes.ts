@@ -44,6 +44,8 @@ import {
 import { totalTracking } from './case-search.js';
 import { workflowDescription } from './case-workflow.js';
 import { investigationRoutes } from './case-investigation-routes.js';
+import { caseTaskRoutes } from './work/task-routes.js';
+import { caseTemplateRoutes } from './work/template-routes.js';
 
 const conflict = problemResponse('The case changed since you read it (stale version)', 'version_conflict');
 const transition = problemResponse(
@@ -105,6 +107,7 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
           ...(body.device_id ? { deviceId: body.device_id } : {}),
           ...(body.technique ? { technique: body.technique } : {}),
           ...(body.text ? { text: body.text } : {}),
+          ...(body.sla_breached !== undefined ? { slaBreached: body.sla_breached } : {}),
           ...(body.created_after ? { createdAfter: parseIsoTime('created_after', body.created_after) } : {}),
           ...(body.created_before ? { createdBefore: parseIsoTime('created_before', body.created_before) } : {}),
           ...(body.updated_after ? { updatedAfter: parseIsoTime('updated_after', body.updated_after) } : {}),
@@ -164,6 +167,8 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
   );
 
   investigationRoutes(app, deps);
+  caseTaskRoutes(app, deps);
+  caseTemplateRoutes(app, deps);
 
   routes.patch(
     '/cases/:case_id',

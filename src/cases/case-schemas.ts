@@ -6,6 +6,7 @@ import { ObservationSchema } from '../observations/observation-schemas.js';
 import { DeviceSchema } from '../devices/device-schemas.js';
 import { workflowDescription } from './case-workflow.js';
 import { CaseSummaryRef } from './case-context.js';
+import { CaseSlaSchema, TaskSchema } from './work/template-schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -65,6 +66,7 @@ export const caseExample = {
   closed_at: null,
   merged_into: null,
   version: 7,
+  sla: null,
   summary: null,
   summary_unavailable: null,
 };
@@ -100,6 +102,7 @@ export const CaseSchema = Type.Object(
     closed_at: Type.Union([Timestamp('Closed'), Type.Null()]),
     merged_into: Nullable(Type.String({ description: 'Set when this case was merged into another' })),
     version: Type.Integer({ description: 'Changes with every update; send it back with PATCH (optimistic locking)' }),
+    sla: CaseSlaSchema,
     summary: Type.Union([CaseSummaryRef, Type.Null()], {
       description: 'The AI case summary once one has been generated (reading never generates one); null until then',
     }),
@@ -149,6 +152,7 @@ export const CaseDetailSchema = Type.Object(
     comments: Type.Array(CommentSchema, {
       description: 'The first 100 comments, oldest first (all of them: GET …/comments)',
     }),
+    tasks: Type.Array(TaskSchema, { description: 'The tasks, in order (from templates or added by hand)' }),
     merge: Type.Object(
       {
         into: Type.Union([MergeRef, Type.Null()], { description: 'The case this one was merged into' }),
@@ -179,6 +183,19 @@ const changeFields = {
     }),
   ),
   severity: Type.Optional(SeveritySchema),
+  force: Type.Optional(
+    Type.Boolean({
+      description:
+        'Close although required tasks are open (otherwise 409 `required_tasks_open` names them); needs force_reason',
+    }),
+  ),
+  force_reason: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1_000,
+      description: 'Why the case closes with required tasks open (kept in its history)',
+    }),
+  ),
 };
 
 export const PatchCaseBody = Type.Object(

@@ -35,6 +35,12 @@ export const SearchCasesBody = Type.Object(
         description: 'Free text: part of the number (#42), title, description, host names or tags',
       }),
     ),
+    sla_breached: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: cases whose SLA acknowledge or resolve clock ran out (marked within a minute of it); false: neither',
+      }),
+    ),
     created_after: TimeFilter('Created at or after'),
     created_before: TimeFilter('Created before'),
     updated_after: TimeFilter('Changed after (incremental sync: pass the newest updated_at you hold)'),

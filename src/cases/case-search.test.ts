@@ -13,7 +13,7 @@ import { writeTransaction } from '../storage/write-transaction.js';
 import { seededRandom } from '../core/random.js';
 import { databaseTargets, type TestDatabase } from '../../test/helpers/databases.js';
 import { storagePorts } from '../../test/helpers/storage-ports.js';
-import { addCaseDevices, addCaseTechniques, insertCase, replaceCaseTags, type CaseRow } from './case-store.js';
+import { addCaseDevices, addCaseTechniques, insertCase, replaceCaseTags, type NewCaseRow } from './case-store.js';
 import {
   DRIVE_LIMIT,
   searchCases,
@@ -100,7 +100,7 @@ for (const target of databaseTargets) {
           ].join('\n');
           // Ties on created_at every few cases, so pages turn on seq as well.
           const created = T0 + Math.floor(i / 3) * 60_000;
-          const row: Omit<CaseRow, 'seq'> = {
+          const row: NewCaseRow = {
             id: `case_plan${String(i).padStart(15, '0')}`,
             tenant_id: mine ? tenantId : other,
             number: i + 1,

@@ -38,6 +38,8 @@ export interface CaseFilter {
   createdBefore?: number;
   updatedAfter?: number;
   updatedBefore?: number;
+  /** True: cases whose acknowledge or resolve clock ran out (as the SLA watcher found); false: neither. */
+  slaBreached?: boolean;
 }
 
 export type CaseSort = 'created' | 'updated' | 'score';
@@ -105,6 +107,13 @@ function rowConditions(filter: CaseFilter, shortText: string | undefined): Expre
   if (updatedAfter !== undefined) all.push(scope('c.updated_at', '>', updatedAfter));
   if (updatedBefore !== undefined) all.push(scope('c.updated_at', '<', updatedBefore));
   if (shortText !== undefined) all.push(textLike(shortText));
+  if (filter.slaBreached !== undefined) {
+    const breached = scope.or([
+      scope('c.acknowledge_breached_at', 'is not', null),
+      scope('c.resolve_breached_at', 'is not', null),
+    ]);
+    all.push(filter.slaBreached ? breached : scope.not(breached));
+  }
   return all;
 }
 

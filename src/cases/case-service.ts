@@ -10,6 +10,8 @@ import { listComments, type CommentRow } from './case-comment-store.js';
 import type { CaseStatus, Resolution } from './case-workflow.js';
 import { newId } from '../core/ids.js';
 import type { CaseReader } from './case-context.js';
+import { caseSla, readSlaPolicy } from './work/sla.js';
+import { listTasks, presentTasks } from './work/task-view.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 
@@ -76,6 +78,8 @@ export async function presentCases(reader: CaseReader, rows: readonly CaseRow[])
     .where('id', '=', tenantId)
     .executeTakeFirst();
   const summariesOn = (tenant?.ai_summaries_enabled ?? 1) === 1;
+  const slaPolicy = await readSlaPolicy(db, tenantId);
+  const now = Date.now();
   const devicesOf = (row: CaseRow) =>
     (deviceIds.get(row.id) ?? []).map((id) => devices.get(id)).filter((device) => device !== undefined);
   // Opted out: no summary is shown, and the case says why.
@@ -124,6 +128,7 @@ export async function presentCases(reader: CaseReader, rows: readonly CaseRow[])
       closed_at: isoOrNull(row.closed_at),
       merged_into: row.merged_into,
       version: row.version,
+      sla: caseSla(row, slaPolicy, now),
       // Only a summary someone generated; reading never generates one.
       summary: summary ?? null,
       summary_unavailable: summariesOn
@@ -211,5 +216,6 @@ export async function getCaseDetail(reader: CaseReader, idOrNumber: string) {
     devices,
     observations: observations.map((observation) => presentObservation(observation, catalogue)),
     comments: comments.map(presentComment),
+    tasks: await presentTasks(db, tenantId, await listTasks(db, tenantId, row.id)),
   };
 }

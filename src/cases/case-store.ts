@@ -64,7 +64,13 @@ export function lockCases(db: Db, locks: RowLocks, tenantId: number, ids: readon
   return locks.forUpdate(query).execute();
 }
 
-export async function insertCase(db: Db, row: Omit<CaseRow, 'seq'>): Promise<void> {
+/** A case as created: its SLA columns start empty. */
+export type NewCaseRow = Omit<
+  CaseRow,
+  'seq' | 'acknowledged_at' | 'held_ms' | 'held_since' | 'acknowledge_breached_at' | 'resolve_breached_at'
+>;
+
+export async function insertCase(db: Db, row: NewCaseRow): Promise<void> {
   await db.insertInto('cases').values(row).execute();
 }
 

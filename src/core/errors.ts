@@ -84,6 +84,11 @@ export const problems = {
   invalid_merge: { status: 400, title: 'Cases cannot be merged' },
   invalid_device_action: { status: 409, title: 'Response action not possible now' },
   device_action_decided: { status: 409, title: 'Response action already has its outcome' },
+  // Case templates, tasks and SLAs
+  template_name_taken: { status: 409, title: 'A case template has that name' },
+  too_many_templates: { status: 409, title: 'Case template limit reached' },
+  too_many_tasks: { status: 409, title: 'Task limit reached for this case' },
+  required_tasks_open: { status: 409, title: 'Required tasks are still open' },
   // Webhooks
   invalid_webhook_url: { status: 400, title: 'Invalid webhook URL' },
   webhook_address_refused: { status: 400, title: 'Webhook address not allowed' },

@@ -5,7 +5,8 @@ import { AppError } from '../core/errors.js';
 
 export const permissionDescriptions = {
   'cases:read': 'Read cases, their comments, history and summaries already generated',
-  'cases:write': 'Update cases: status, assignee, tags, comments',
+  'cases:write': 'Update cases: status, assignee, tags, comments, tasks',
+  'case_settings:write': 'Manage case templates and the SLA policy (tenant admins)',
   'devices:read': 'Read the device inventory',
   'devices:write': 'Edit device descriptions and criticality (tenant admins)',
   'observations:read': 'Read observations',

@@ -45,6 +45,8 @@ import * as m0051 from './migrations/0051-tenant-ingest-limits.js';
 import * as m0052 from './migrations/0052-collector-activity-protocol.js';
 import * as m0053 from './migrations/0053-webhook-format.js';
 import * as m0054 from './migrations/0054-export-cursors.js';
+import * as m0055 from './migrations/0055-case-templates-and-tasks.js';
+import * as m0056 from './migrations/0056-case-sla.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -93,6 +95,8 @@ const migrations: Record<string, MigrationModule> = {
   '0052-collector-activity-protocol': m0052,
   '0053-webhook-format': m0053,
   '0054-export-cursors': m0054,
+  '0055-case-templates-and-tasks': m0055,
+  '0056-case-sla': m0056,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

@@ -19,6 +19,12 @@ import type {
 import type { EndpointProcessEventsTable, NetworkProcessEventsTable } from './tables/telemetry.js';
 import type { CorrelationStateTable, DetectionFailuresTable, LogsourceSightingsTable } from './tables/detection.js';
 import type { ExportCursorsTable } from './tables/export.js';
+import type {
+  CaseTasksTable,
+  CaseTemplatesTable,
+  CaseTemplateUsesTable,
+  SlaPoliciesTable,
+} from './tables/case-work.js';
 import type { ObservationsTable, ObservationWriteRequestsTable } from './tables/observations.js';
 import type { Criticality, DevicesTable, DeviceAddressesTable } from './tables/devices.js';
 import type {
@@ -166,4 +172,8 @@ export interface Tables {
   tenant_ingest_limits: TenantIngestLimitsTable;
   collector_nodes: CollectorNodesTable;
   export_cursors: ExportCursorsTable;
+  case_templates: CaseTemplatesTable;
+  case_tasks: CaseTasksTable;
+  case_template_uses: CaseTemplateUsesTable;
+  sla_policies: SlaPoliciesTable;
 }

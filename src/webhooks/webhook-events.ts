@@ -20,6 +20,7 @@ export const eventTypes = [
   'case.created',
   'case.updated',
   'case.closed',
+  'case.sla_breached',
   'observation.created',
   'summary.generated',
   'device.action_requested',
@@ -30,6 +31,8 @@ export const eventDescriptions: Record<EventType, string> = {
   'case.created': 'A case was opened (by detection or an external observation)',
   'case.updated': 'A case changed: status, assignee, tags, severity, observations, comments, merges, response actions',
   'case.closed': 'A case was closed, with its resolution',
+  'case.sla_breached':
+    "A case's SLA clock ran out: acknowledge (still new) or resolve (still open), once per clock (see the SLA policy)",
   'observation.created': 'An observation was made (detection rule or external writer)',
   'summary.generated': 'An AI summary of a case was generated (the event carries its id, not the text)',
   'device.action_requested':

@@ -41,6 +41,7 @@ export interface ApiClient {
   get<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   post<T = unknown>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   patch<T = unknown>(path: string, body: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  put<T = unknown>(path: string, body: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   delete<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
 }
 
@@ -72,6 +73,7 @@ export function apiClient(server: TestServer, fixed: Record<string, string> = {}
     post: (path, body, headers) =>
       request('POST', path, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) }),
     patch: (path, body, headers) => request('PATCH', path, { body, ...(headers ? { headers } : {}) }),
+    put: (path, body, headers) => request('PUT', path, { body, ...(headers ? { headers } : {}) }),
     delete: (path, headers) => request('DELETE', path, headers ? { headers } : {}),
   };
 }

@@ -53,6 +53,10 @@ export const auditActions = [
   'device.action_requested',
   'device.action_completed',
   'retention.changed',
+  'case_template.created',
+  'case_template.updated',
+  'case_template.deleted',
+  'sla_policy.changed',
   'retention.limits_changed',
   'mcp.tool_called',
 ] as const;

@@ -41,6 +41,15 @@ export interface CasesTable {
   first_observation_at: number;
   last_observation_at: number;
   closed_at: number | null;
+  /** When it first left `new` (the acknowledge clock stops). */
+  acknowledged_at: Generated<number | null>;
+  /** Time spent on hold before the current hold (the resolve clock pauses on hold). */
+  held_ms: Generated<number>;
+  /** When the current hold began; null: not on hold. */
+  held_since: Generated<number | null>;
+  /** When the SLA watcher found each clock breached (the event is sent once). */
+  acknowledge_breached_at: Generated<number | null>;
+  resolve_breached_at: Generated<number | null>;
 }
 
 export interface CaseObservationsTable {
