@@ -14,6 +14,7 @@ import { apiClient, bearer, issueToken } from '../helpers/api.js';
 import { browserSkip, signInThroughUi, until } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
 import { password, sendDemoTraffic, withUiServer, type Person } from '../helpers/ui-data.js';
+import { allPermissions } from '../../src/identity/permissions.js';
 
 const skip = browserSkip('accessibility');
 const people: Person[] = [
@@ -107,6 +108,17 @@ async function sweep(browser: Browser, server: TestServer, email: string, extra:
 
 test('every page has no serious or critical axe-core violation, light and dark', { skip, timeout: 600_000 }, (t) =>
   withUiServer({ people }, async ({ server, browser, acme }) => {
+    // Cases with tasks and SLA clocks, so that the case page shows those panels too.
+    const admin = apiClient(server, bearer((await issueToken(server, acme, allPermissions)).value));
+    const triage = {
+      name: 'Triage',
+      applies_to: { levels: ['low', 'medium', 'high', 'critical'] },
+      tasks: [{ title: 'Triage', required: true }],
+    };
+    assert.equal((await admin.post('/v1/case-templates', triage)).status, 201);
+    const clocks = { acknowledge_s: 900, resolve_s: 86_400 };
+    const policy = { low: clocks, medium: clocks, high: clocks, critical: clocks };
+    assert.equal((await admin.put('/v1/sla-policy', policy)).status, 200);
     await sendDemoTraffic(server, 2);
     const api = apiClient(server, bearer((await issueToken(server, acme, ['cases:read', 'devices:read'])).value));
     let caseId: string | undefined;

@@ -25,6 +25,7 @@ const AiSummariesPage = page(() => import('../features/settings/AiSummariesPage'
 const UsersPage = page(() => import('../features/users/UsersPage'));
 const SecurityPage = page(() => import('../features/security/SecurityPage'));
 const SingleSignOnPage = page(() => import('../features/settings/SingleSignOnPage'));
+const CaseWorkPage = page(() => import('../features/settings/CaseWorkPage'));
 const SsoLinkPage = page(() => import('../features/settings/SsoLinkPage'));
 const WebhooksPage = page(() => import('../features/settings/WebhooksPage'));
 const TenantsPage = page(() => import('../features/operator/TenantsPage'));
@@ -205,6 +206,14 @@ export function App() {
               }
             />
             <Route path="/account/sso-link" element={<SsoLinkPage />} />
+            <Route
+              path="/settings/case-work"
+              element={
+                <TenantPage permission="cases:read">
+                  <CaseWorkPage />
+                </TenantPage>
+              }
+            />
             <Route
               path="/settings/webhooks"
               element={

@@ -30,6 +30,7 @@ const work: NavItem[] = [
 const settings: NavItem[] = [
   { to: '/settings/integrations/api', label: 'API Configuration' },
   { to: '/settings/collector', label: 'Collector' },
+  { to: '/settings/case-work', label: 'Case work', permission: 'cases:read' },
   { to: '/settings/ai', label: 'AI summaries' },
   { to: '/settings/users', label: 'Users', permission: 'users:read' },
   { to: '/settings/retention', label: 'Retention', permission: 'retention:read' },

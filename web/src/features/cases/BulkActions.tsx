@@ -161,6 +161,8 @@ export function BulkActions({ selected, onClear }: { selected: Case[]; onClear: 
         {closing && (
           <CloseDialog
             title={`Close ${selected.filter((item) => transitions[item.status].includes('closed')).length} cases`}
+            // The list does not hold tasks: a case with required tasks open is answered 409 in the results.
+            openRequired={[]}
             pending={bulk.isPending}
             error={bulk.error}
             onClose={() => setClosing(false)}

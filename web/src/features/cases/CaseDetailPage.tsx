@@ -1,8 +1,8 @@
 // One case (/cases/:caseId, by id or number): header with the status control (only the
 // transitions the workflow allows; closing asks for a resolution) and merging, the AI summary,
-// the description, the investigation (process tree, timeline), the observations with evidence,
-// comments and history; facts, devices, dates and techniques at the side. Keys: c comment,
-// a assign to me, s status.
+// the description, its tasks, the investigation (process tree, timeline), the observations with
+// evidence, comments and history; facts, SLA clocks, devices, dates and techniques at the side.
+// Keys: c comment, a assign to me, s status.
 import { useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
@@ -24,6 +24,8 @@ import { InvestigationPanel, type InvestigationTab } from './InvestigationPanel'
 import { Markdown } from './Markdown';
 import { MergeDialog } from './MergeDialog';
 import { ObservationTimeline } from './ObservationTimeline';
+import { SlaPanel } from './SlaPanel';
+import { TasksPanel } from './TasksPanel';
 import { useAssignableMe } from './pickers';
 import { transitions, type CaseDetail, type Status } from './types';
 import './cases.css';
@@ -254,6 +256,7 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
             onCiteEvidence={citeEvidence}
           />
           <Description text={detail.description} />
+          <TasksPanel detail={detail} canWrite={canWrite} />
           <div ref={investigation}>
             <InvestigationPanel
               caseId={detail.id}
@@ -281,6 +284,7 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
         </div>
         <aside className="case-side" aria-label="Case facts">
           <CaseFacts detail={detail} edit={edit} canWrite={canWrite} />
+          <SlaPanel detail={detail} />
           <Panel title={`Devices (${detail.devices.length})`} className="case-devices">
             <DeviceList devices={detail.devices} />
           </Panel>
@@ -305,6 +309,9 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
       {closing && (
         <CloseDialog
           title={`Close case #${detail.number}`}
+          openRequired={detail.tasks
+            .filter((task) => task.required && task.status !== 'done' && task.status !== 'not_applicable')
+            .map((task) => task.title)}
           pending={edit.pending}
           error={edit.error}
           onClose={() => {

@@ -1,29 +1,47 @@
 // Closing a case needs a resolution (the API refuses a close without one) and may carry a
-// closing comment, which the case keeps and its comments show.
+// closing comment, which the case keeps and its comments show. With required tasks still open,
+// the dialog names them and closes only when the analyst says why (a forced close, in the history).
 import { useState } from 'react';
 import { Dialog, DialogActions } from '../../components/Dialog';
-import { ErrorState } from '../../components/ui';
+import { ErrorState, Notice } from '../../components/ui';
 import { resolutionHints, resolutionLabels, resolutions, type Resolution } from './types';
+
+export interface CloseRequest {
+  resolution: Resolution;
+  closing_comment?: string;
+  force?: boolean;
+  force_reason?: string;
+}
 
 export function CloseDialog({
   title,
+  openRequired,
   pending,
   error,
   onSubmit,
   onClose,
 }: {
   title: string;
+  /** Titles of the required tasks still open. */
+  openRequired: string[];
   pending: boolean;
   error: unknown;
-  onSubmit: (close: { resolution: Resolution; closing_comment?: string }) => void;
+  onSubmit: (close: CloseRequest) => void;
   onClose: () => void;
 }) {
   const [resolution, setResolution] = useState<Resolution | null>(null);
   const [comment, setComment] = useState('');
+  const [reason, setReason] = useState('');
+  const forced = openRequired.length > 0;
+  const ready = resolution !== null && (!forced || reason.trim() !== '');
   const submit = () => {
-    if (!resolution) return;
+    if (!resolution || !ready) return;
     const text = comment.trim();
-    onSubmit({ resolution, ...(text ? { closing_comment: text } : {}) });
+    onSubmit({
+      resolution,
+      ...(text ? { closing_comment: text } : {}),
+      ...(forced ? { force: true, force_reason: reason.trim() } : {}),
+    });
   };
   return (
     <Dialog
@@ -32,8 +50,8 @@ export function CloseDialog({
       footer={
         <DialogActions
           onCancel={onClose}
-          label={pending ? 'Closing…' : 'Close case'}
-          disabled={!resolution || pending}
+          label={pending ? 'Closing…' : forced ? 'Close anyway' : 'Close case'}
+          disabled={!ready || pending}
           onConfirm={submit}
         />
       }
@@ -45,6 +63,26 @@ export function CloseDialog({
         }}
       >
         {Boolean(error) && <ErrorState error={error} title="The case was not closed" />}
+        {forced && (
+          <Notice tone="warning">
+            <strong>
+              {openRequired.length === 1 ? 'A required task is' : `${openRequired.length} required tasks are`} still
+              open:
+            </strong>
+            <ul>
+              {openRequired.map((task) => (
+                <li key={task}>{task}</li>
+              ))}
+            </ul>
+            Finish them or mark them not applicable first, or say why the case closes without them.
+          </Notice>
+        )}
+        {forced && (
+          <label className="field">
+            <span className="field-label">Why close with required tasks open (required)</span>
+            <input value={reason} maxLength={1_000} onChange={(event) => setReason(event.target.value)} />
+          </label>
+        )}
         <fieldset className="resolution-choices">
           <legend className="field-label">Resolution (required)</legend>
           {resolutions.map((value) => (
