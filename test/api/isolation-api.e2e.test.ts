@@ -1,6 +1,6 @@
 // Tenant isolation over every route that takes an id, on SQLite and PostgreSQL: each object kind
-// is made in one tenant (a case with its device, observation and comment; a token; a person with a
-// session; an ingest key), then every registered id-taking route is called from globex with every permission.
+// is made in one tenant (a case with its device, observation, comment and task; a case template;
+// a token; a person with a session; an ingest key), then every registered id-taking route is called from globex with every permission.
 // Each answers 404 `not_found`, exactly as for an id that does not exist, and the first tenant's
 // objects are unchanged after. A route added with a parameter this file has no object for fails
 // the suite by name, so new endpoints cannot skip the check.
@@ -24,6 +24,10 @@ const bodies: Record<string, unknown> = {
   'PATCH /v1/webhooks/:webhook_id': { enabled: false },
   'POST /v1/devices/:device_id/actions': { action: 'release', reason: 'from another tenant' },
   'POST /v1/devices/:device_id/actions/:action_id': { outcome: 'failed' },
+  'POST /v1/cases/:case_id/tasks': { title: 'from another tenant' },
+  'PATCH /v1/cases/:case_id/tasks/:task_id': { status: 'done' },
+  'POST /v1/cases/:case_id/templates': { template_id: 'tpl_of_the_caller_none' },
+  'PUT /v1/case-templates/:template_id': { name: 'from another tenant', tasks: [] },
 };
 
 /**
@@ -77,6 +81,10 @@ for (const target of databaseTargets) {
         reason: 'isolation test',
       });
       assert.equal(action.status, 201, JSON.stringify(action.body));
+      const task = await acmeAdmin.post<{ id: string }>(`/v1/cases/${found.id}/tasks`, { title: 'acme task' });
+      assert.equal(task.status, 201, JSON.stringify(task.body));
+      const template = await acmeAdmin.post<{ id: string }>('/v1/case-templates', { name: 'acme template', tasks: [] });
+      assert.equal(template.status, 201, JSON.stringify(template.body));
       const deliveries = await acmeAdmin.get<{ deliveries: { id: string }[] }>(
         `/v1/webhooks/${webhook.body.webhook.id}/deliveries`,
       );
@@ -93,6 +101,8 @@ for (const target of databaseTargets) {
         webhook_id: webhook.body.webhook.id,
         delivery_id: deliveries.body.deliveries[0]?.id ?? '',
         action_id: action.body.id,
+        task_id: task.body.id,
+        template_id: template.body.id,
       });
       const domain = await operator.client.request('PUT', '/v1/tenants/initech/sso-domains/initech.example', {
         headers: { 'x-csrf-token': operator.csrf },
