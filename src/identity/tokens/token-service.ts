@@ -6,13 +6,13 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/schema.js';
 import { AppError } from '../../core/errors.js';
-import { hasControlCharacter } from '../../core/control-characters.js';
 import { recordAudit } from '../audit/audit-service.js';
 import { isPermission, type Permission } from '../permissions.js';
 import type { AuditActor, Principal } from '../principal.js';
 import { newId } from '../../core/ids.js';
 import { sameSecret, sha256 } from '../../core/secrets.js';
 import { generateToken, isWellFormedToken } from './token-format.js';
+import { DAY_MS, iso, MAX_TOKEN_NAME_LENGTH, tokenExpiry, tokenName, type TokenLifetimePolicy } from './token-rules.js';
 import {
   findToken,
   findTokenByHash,
@@ -27,7 +27,7 @@ import {
   type TokenStatus,
 } from './token-store.js';
 
-export const MAX_TOKEN_NAME_LENGTH = 100;
+export { DAY_MS, MAX_TOKEN_NAME_LENGTH, type TokenLifetimePolicy };
 /** Last-use time and address are written at most this often per token, not on every call. */
 const LAST_USE_RESOLUTION_MS = 60_000;
 
@@ -53,21 +53,7 @@ export interface ApiToken {
   revoked_reason: string | null;
 }
 
-/** How long tokens live: the default when no expiry is given, and the longest allowed (null: none). */
-export interface TokenLifetimePolicy {
-  defaultMs: number;
-  maxMs: number | null;
-}
-
-export const DAY_MS = 86_400_000;
-
-function iso(ms: number): string;
-function iso(ms: number | null): string | null;
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-export function tokenStatus(row: TokenRow, now = Date.now()): TokenStatus {
+export function tokenStatus(row: Pick<TokenRow, 'deleted_at' | 'expires_at'>, now = Date.now()): TokenStatus {
   if (row.deleted_at !== null) return 'deleted';
   if (row.expires_at !== null && row.expires_at <= now) return 'expired';
   return 'active';
@@ -111,53 +97,14 @@ export interface CreateTokenInput {
   ip?: string | null;
 }
 
-/** The expiry a new token gets: the one asked for, or the default, within the policy and the creator's own. */
-function expiryOf(input: CreateTokenInput, now: number): number | null {
-  const { defaultMs, maxMs } = input.lifetime;
-  const creatorEnd = input.creator.expiresAt;
-  if (input.expiresAt === undefined) {
-    const end = now + defaultMs;
-    return creatorEnd !== null && creatorEnd < end ? creatorEnd : end;
-  }
-  const expiresAt = input.expiresAt;
-  if (expiresAt !== null && expiresAt <= now) {
-    throw new AppError('invalid_request', 'expires_at must be in the future', { extensions: { field: 'expires_at' } });
-  }
-  if (maxMs !== null && (expiresAt === null || expiresAt > now + maxMs)) {
-    throw new AppError(
-      'invalid_request',
-      `tokens live at most ${Math.floor(maxMs / DAY_MS)} days here: give expires_at no later than ${iso(now + maxMs)}`,
-      { extensions: { field: 'expires_at', max_lifetime_days: Math.floor(maxMs / DAY_MS) } },
-    );
-  }
-  if (creatorEnd !== null && (expiresAt === null || expiresAt > creatorEnd)) {
-    throw new AppError(
-      'invalid_request',
-      `a token created by a token cannot outlive it: give expires_at no later than ${iso(creatorEnd)}`,
-      { extensions: { field: 'expires_at' } },
-    );
-  }
-  return expiresAt;
-}
-
 /** Creates a token; the returned value is the only time it exists outside the caller. */
 export async function createToken(
   db: Kysely<Tables>,
   input: CreateTokenInput,
 ): Promise<{ token: ApiToken; value: string }> {
-  const name = input.name.trim();
-  if (name === '' || name.length > MAX_TOKEN_NAME_LENGTH) {
-    throw new AppError('invalid_request', `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters`, {
-      extensions: { field: 'name' },
-    });
-  }
-  if (hasControlCharacter(name)) {
-    throw new AppError('invalid_request', 'name must not contain control characters (tabs, newlines)', {
-      extensions: { field: 'name' },
-    });
-  }
+  const name = tokenName(input.name);
   const now = Date.now();
-  const expiresAt = expiryOf(input, now);
+  const expiresAt = tokenExpiry(input.expiresAt, input.lifetime, input.creator.expiresAt, now);
   const beyond = input.permissions.filter((permission) => !input.creator.permissions.has(permission));
   if (beyond.length > 0) {
     throw new AppError(
