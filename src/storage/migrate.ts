@@ -47,6 +47,7 @@ import * as m0053 from './migrations/0053-webhook-format.js';
 import * as m0054 from './migrations/0054-export-cursors.js';
 import * as m0055 from './migrations/0055-case-templates-and-tasks.js';
 import * as m0056 from './migrations/0056-case-sla.js';
+import * as m0058 from './migrations/0058-partners.js';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -97,6 +98,7 @@ const migrations: Record<string, MigrationModule> = {
   '0054-export-cursors': m0054,
   '0055-case-templates-and-tasks': m0055,
   '0056-case-sla': m0056,
+  '0058-partners': m0058,
 };
 
 /** Every migration this version knows, in order (a backup made by a newer version has others). */

@@ -55,6 +55,7 @@ import type { CollectorNodesTable, TenantIngestLimitsTable } from './tables/inge
 import type { WebhookDeliveriesTable, WebhookEventsTable, WebhookSubscriptionsTable } from './tables/webhooks.js';
 import type { DeviceActionsTable } from './tables/device-actions.js';
 import type { RetentionLeasesTable, RetentionLimitsTable, TenantRetentionTable } from './tables/retention.js';
+import type { PartnersTable, PartnerTenantsTable, PartnerTokensTable } from './tables/partners.js';
 
 export type {
   InstanceSettingsTable,
@@ -112,6 +113,9 @@ export type {
   TenantIngestLimitsTable,
   CollectorNodesTable,
   ExportCursorsTable,
+  PartnersTable,
+  PartnerTenantsTable,
+  PartnerTokensTable,
 };
 
 export interface Tables {
@@ -176,4 +180,7 @@ export interface Tables {
   case_tasks: CaseTasksTable;
   case_template_uses: CaseTemplateUsesTable;
   sla_policies: SlaPoliciesTable;
+  partners: PartnersTable;
+  partner_tenants: PartnerTenantsTable;
+  partner_tokens: PartnerTokensTable;
 }
