@@ -25,7 +25,7 @@ const description = `The Sightline REST API: cases, devices, observations, raw t
 
 **Errors** are RFC 9457 \`application/problem+json\` bodies with a stable \`code\`; branch on the code, not the text. **Lists** are paginated with \`limit\` and an opaque \`cursor\`: pass \`next_cursor\` back until it is null. Fields are snake_case; times are ISO 8601 in UTC.
 
-**Tenancy.** A call acts in the caller's tenant; objects of other tenants answer 404. Platform operators name the tenant in the \`Sightline-Tenant\` header.`;
+**Tenancy.** A call acts in the caller's tenant; objects of other tenants answer 404. Platform operators name the tenant in the \`Sightline-Tenant\` header. A partner's token (a managed security provider serving several tenants) names one of its tenants there too, or leaves it out on \`POST /v1/cases\` and \`GET /v1/cases/{case_id}\` to act across all of them.`;
 
 export const tags = [
   { name: 'Authentication', description: 'Sign-in for people (web sessions) and who is calling' },
@@ -37,6 +37,7 @@ export const tags = [
   },
   { name: 'Telemetry', description: 'The raw records the collector stored' },
   { name: 'Tenants', description: 'Customer organisations (platform operators)' },
+  { name: 'Partners', description: 'Managed security providers that serve several tenants (platform operators)' },
 ];
 
 /** Registered before any route, at the root (not encapsulated), so that it sees them all. */

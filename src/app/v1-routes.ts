@@ -11,6 +11,7 @@ import { authRoutes } from '../identity/sessions/auth-routes.js';
 import { tokenRoutes } from '../identity/tokens/token-routes.js';
 import { auditRoutes } from '../identity/audit/audit-routes.js';
 import { tenantRoutes } from '../identity/tenants/tenant-routes.js';
+import { partnerRoutes } from '../identity/partners/partner-routes.js';
 import type { CollectorAddressSettings } from '../identity/tenants/tenant-service.js';
 import { telemetryRoutes } from '../telemetry/telemetry-routes.js';
 import { savedSearchRoutes } from '../telemetry/saved-search-routes.js';
@@ -83,8 +84,13 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
   const db = database.db;
   installAuth(app, { db, limiter, metrics });
   installInputGuards(app);
-  // A cursor works only in the tenant it was handed out in (operator-wide lists: in none).
-  installCursorScope(app, (request) => (request.tenant ? `tenant ${request.tenant.id}` : 'no tenant'));
+  // A cursor works only in the tenant it was handed out in (a partner's queue: in the partner's
+  // calls across its tenants; operator-wide lists: in none).
+  installCursorScope(app, (request) => {
+    if (request.tenant) return `tenant ${request.tenant.id}`;
+    const partner = request.principal?.partner;
+    return request.tenants && partner ? `partner ${partner.id}` : 'no tenant';
+  });
 
   app.get(
     '/openapi.json',
@@ -123,6 +129,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDependencies): Pro
     reactions: tenantReactions,
     summaryProvider: config.summaryProvider,
   });
+  await app.register(partnerRoutes, { db, lifetime });
   const storage = deps.ports;
   await app.register(telemetryRoutes, {
     database,

@@ -40,6 +40,10 @@ export const problems = {
   invalid_code_name: { status: 400, title: 'Invalid code name' },
   tenant_exists: { status: 409, title: 'Tenant already exists' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
+  // Partner organisations (managed security providers)
+  partner_exists: { status: 409, title: 'Partner already exists' },
+  partner_not_found: { status: 404, title: 'Partner not found' },
+  partner_token_refused: { status: 403, title: 'Not possible with a partner token' },
   // Identity and access
   unauthenticated: { status: 401, title: 'Authentication required' },
   invalid_credentials: { status: 401, title: 'Invalid credentials' },

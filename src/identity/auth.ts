@@ -13,11 +13,12 @@ import { permissionDescriptions, type Permission } from './permissions.js';
 import type { Principal } from './principal.js';
 import { actorOf } from './principal.js';
 import { recordAudit } from './audit/audit-service.js';
-import { checkToken, tokenPrincipal } from './tokens/token-service.js';
+import { authenticateToken, presentedToken } from './credentials.js';
+export { presentedToken };
 import { resolveSession, SESSION_COOKIE } from './sessions/session-service.js';
 import { sameSecret } from '../core/secrets.js';
-import { findTenantById, type TenantRow } from './tenants/tenant-store.js';
-import { requireTenantByCodeName } from './tenants/tenant-service.js';
+import type { TenantRow } from './tenants/tenant-store.js';
+import { resolveTenantScope, TENANT_HEADER } from './tenant-scope.js';
 import type { Metrics } from '../observability/metrics.js';
 import { problemResponse } from '../http/schemas.js';
 
@@ -38,6 +39,11 @@ export type Access =
       orOwn?: true;
       /** Permissions needed besides `permission` (reading a summary shows case data: cases:read too). */
       also?: readonly Permission[];
+      /**
+       * Tenant scope: a partner's caller that names no tenant acts across all the partner's tenants
+       * where it holds the permissions (`request.tenants`, `request.tenant` null) instead of 400.
+       */
+      acrossTenants?: true;
     };
 
 declare module 'fastify' {
@@ -51,12 +57,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     tenant: TenantRow | null;
+    /** A partner's call across its tenants (Access.acrossTenants): the tenants it acts in. */
+    tenants: TenantRow[] | null;
     /** The caller lacks the route's permission and may act only on what is their own (Access.orOwn). */
     ownOnly: boolean;
   }
 }
 
-export const TENANT_HEADER = 'sightline-tenant';
+export { TENANT_HEADER };
 export const CSRF_HEADER = 'x-csrf-token';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -110,17 +118,14 @@ export function tenantOf(request: FastifyRequest): TenantRow {
   return request.tenant;
 }
 
-/** The credential in an Authorization header: a Bearer token or a Basic password. */
-export function presentedToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const [scheme, value = ''] = header.trim().split(/\s+/, 2);
-  if (scheme?.toLowerCase() === 'bearer') return value;
-  if (scheme?.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    return colon === -1 ? '' : decoded.slice(colon + 1);
-  }
-  return '';
+/**
+ * The tenants a tenant-scoped request acts in: the one it names, or on a route that takes it, a
+ * partner's tenants at once.
+ */
+export function tenantsOf(request: FastifyRequest): TenantRow[] {
+  if (request.tenant) return [request.tenant];
+  if (request.tenants) return request.tenants;
+  throw new Error(`route ${request.routeOptions.url} used the tenants without declaring tenant scope`);
 }
 
 export function installAuth(app: FastifyInstance, deps: AuthDependencies): void {
@@ -155,6 +160,7 @@ export function installAccessCheck(app: FastifyInstance, deps: AuthDependencies)
 function decorateRequests(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('tenant', null);
+  app.decorateRequest('tenants', null);
   app.decorateRequest('ownOnly', false);
 }
 
@@ -196,8 +202,8 @@ function accessCheck(deps: AuthDependencies): (request: FastifyRequest) => Promi
       // reason a token is counted only once it proves unknown, so a known one costs no write to
       // the limit the API nodes share on PostgreSQL.
       const refusal = await limiter.lockedOut(request.ip);
-      const check = await checkToken(db, token, request.ip);
-      if (check.ok) return tokenPrincipal(check.token);
+      const check = await authenticateToken(db, token, request.ip);
+      if (check.ok) return check.principal;
       // Only an unknown token is a guess. A known one that expired or was deleted is a stale
       // integration: counting it would lock everyone behind the same address out.
       if (!refusal && check.code === 'invalid_credentials') await limiter.attempt(request.ip);
@@ -207,15 +213,10 @@ function accessCheck(deps: AuthDependencies): (request: FastifyRequest) => Promi
       }
       const detail = {
         invalid_credentials: 'the API token is not valid',
-        token_expired: `the API token expired at ${new Date(check.token?.expires_at ?? 0).toISOString()}`,
+        token_expired: `the API token expired at ${new Date(check.expiresAt ?? 0).toISOString()}`,
         token_revoked: 'the API token was deleted and can no longer be used',
       }[check.code];
-      return reject(
-        request,
-        check.code,
-        detail,
-        check.token ? { tenantId: check.token.tenant_id, subject: `token ${check.token.id}` } : undefined,
-      );
+      return reject(request, check.code, detail, check.known);
     }
     // A token, when sent, is the credential; without one, the session cookie is.
     const cookie = request.cookies[SESSION_COOKIE];
@@ -247,27 +248,10 @@ function accessCheck(deps: AuthDependencies): (request: FastifyRequest) => Promi
     );
   };
 
-  const resolveTenant = async (request: FastifyRequest, principal: Principal): Promise<TenantRow> => {
-    const named = request.headers[TENANT_HEADER];
-    if (principal.operator) {
-      if (typeof named !== 'string' || named === '') {
-        throw new AppError('tenant_required', `operators name the tenant of this call in the ${TENANT_HEADER} header`);
-      }
-      return requireTenantByCodeName(db, named);
-    }
-    // A tenant member may repeat their own tenant, but naming another is indistinguishable
-    // from naming one that does not exist.
-    const tenant = principal.tenantId === null ? undefined : await findTenantById(db, principal.tenantId);
-    if (!tenant || (typeof named === 'string' && named !== '' && named !== tenant.code_name)) {
-      throw new AppError('tenant_not_found', `no tenant has the code name ${JSON.stringify(named)}`);
-    }
-    return tenant;
-  };
-
   return async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || access.scope === 'public') return;
-    const principal = await authenticate(request);
+    let principal = await authenticate(request);
     request.principal = principal;
 
     // A browser says when a request comes from another site; no write may (cookies, or Basic
@@ -287,10 +271,17 @@ function accessCheck(deps: AuthDependencies): (request: FastifyRequest) => Promi
     if (access.scope === 'operator' && !principal.operator) {
       throw new AppError('operator_required', 'only platform operators may do this');
     }
-    if (access.scope === 'tenant') request.tenant = await resolveTenant(request, principal);
-    const lacking = [access.permission, ...(access.also ?? [])].find(
-      (permission): permission is Permission => permission !== undefined && !principal.permissions.has(permission),
-    );
+    const needs = [access.permission, ...(access.also ?? [])].filter((p): p is Permission => p !== undefined);
+    if (access.scope === 'tenant') {
+      const scope = await resolveTenantScope(db, principal, request.headers[TENANT_HEADER], {
+        acrossTenants: access.acrossTenants === true,
+        needs,
+      });
+      request.tenant = scope.tenant;
+      request.tenants = scope.tenants;
+      request.principal = principal = scope.principal;
+    }
+    const lacking = needs.find((permission) => !principal.permissions.has(permission));
     if (lacking !== undefined && lacking === access.permission && access.orOwn && principal.kind === 'user') {
       request.ownOnly = true;
     } else if (lacking !== undefined) {
@@ -386,8 +377,7 @@ function documentAccess(route: RouteOptions, access: Access): void {
     const headers = (schema.headers ??= { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
     headers.properties[TENANT_HEADER] = {
       type: 'string',
-      description:
-        'Platform operators only: the code name of the tenant this call acts in. Members of a tenant leave it out.',
+      description: `Platform operators and partners: the code name of the tenant this call acts in (a partner's: one of the tenants it serves). Members of a tenant leave it out.${access.acrossTenants ? ' A partner that leaves it out acts across all its tenants.' : ''}`,
     };
   }
   add(

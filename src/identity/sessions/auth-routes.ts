@@ -81,6 +81,20 @@ export const MeSchema = Type.Object(
     operator: Type.Boolean(),
     permissions: Type.Array(PermissionSchema),
     tenant: Type.Union([TenantSummarySchema, Type.Null()]),
+    partner: Type.Union(
+      [
+        Type.Object({
+          code_name: Type.String(),
+          name: Type.String(),
+          tenants: Type.Array(TenantSummarySchema, { description: 'The tenants it serves, by code name' }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          "A partner's caller (a managed security provider): the partner and the tenants it acts in, one named per call in the Sightline-Tenant header; null otherwise",
+      },
+    ),
     csrf_token: Type.Union([Type.String(), Type.Null()], {
       description: 'With the session cookie: the CSRF token for writes',
     }),
@@ -107,6 +121,7 @@ export const MeSchema = Type.Object(
         operator: false,
         permissions: ['cases:read'],
         tenant: { code_name: 'acme', name: 'Acme Corp' },
+        partner: null,
         csrf_token: null,
         second_factor: false,
         token_lifetime: { default_days: 30, max_days: 365 },
@@ -243,6 +258,13 @@ export const authRoutes = routePlugin(function authRoutes(app: FastifyInstance, 
         operator: principal.operator,
         permissions: [...principal.permissions],
         tenant: tenant ? { code_name: tenant.code_name, name: tenant.name } : null,
+        partner: principal.partner
+          ? {
+              code_name: principal.partner.codeName,
+              name: principal.partner.name,
+              tenants: principal.partner.tenants.map(({ tenant: t }) => ({ code_name: t.code_name, name: t.name })),
+            }
+          : null,
         csrf_token: principal.csrfToken && cookie ? csrfTokenFor(cookie) : null,
         second_factor: principal.kind === 'user' && (await hasSecondFactor(db, principal.tenantId, principal.id)),
         token_lifetime: {

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { Tables } from '../../storage/schema.js';
 import { principalOf, tenantOf } from '../auth.js';
 import { decodeCursor, encodeCursor } from '../../http/pagination.js';
-import { NextCursor, PageQuery } from '../../http/schemas.js';
+import { NextCursor, PageQuery, problemResponse } from '../../http/schemas.js';
 import { routePlugin } from '../../http/route-plugin.js';
 import { actorOf } from '../principal.js';
 import { PermissionSchema, TokenSchema, tokenExample } from '../identity-schemas.js';
@@ -107,11 +107,24 @@ export const tokenRoutes = routePlugin(function tokenRoutes(
         description:
           'Creates an API token for the tenant. The response holds the token value: it is shown this once and only its hash is stored. A token cannot grant a permission its creator lacks, nor outlive a token that creates it; deleting a token revokes the tokens it created.',
         body: CreateTokenBody,
-        response: { 201: { ...CreatedTokenSchema, description: 'Created; `value` is the token' } },
+        response: {
+          201: { ...CreatedTokenSchema, description: 'Created; `value` is the token' },
+          403: problemResponse(
+            "Forbidden: the credentials lack the permission `tokens:write`; or a session-cookie write came without its CSRF token; or the caller is a partner's token (`partner_token_refused`)",
+            'permission_denied',
+          ),
+        },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
+      // A tenant token it minted would outlive the partner's access to the tenant.
+      if (principal.partner) {
+        throw new AppError(
+          'partner_token_refused',
+          "a partner's token cannot create tenant tokens; a platform operator creates partner tokens",
+        );
+      }
       const { name, permissions, expires_at: expiresAt } = request.body;
       const created = await createToken(db, {
         tenantId: tenantOf(request).id,
