@@ -1,4 +1,4 @@
-// The case actions beside updates: search, merge, comments and the history. Each write runs in
+// The case actions beside updates and search: counts, merge, comments and the history. Each write runs in
 // one transaction with its history entry.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../storage/schema.js';
@@ -18,58 +18,10 @@ import {
   type Db,
 } from './case-store.js';
 import { findComment, insertComment, listComments, updateComment } from './case-comment-store.js';
-import { searchCases, sortValue, type CaseFilter, type CasePage, type TotalTracking } from './case-search.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
-import {
-  newComment,
-  presentCases,
-  presentComment,
-  requireCase,
-  resolveAssignee,
-  type CaseView,
-  type Severity,
-} from './case-service.js';
+import { newComment, presentCases, presentComment, requireCase, type CaseView, type Severity } from './case-service.js';
 import { statuses, type CaseStatus } from './case-workflow.js';
 import type { CaseRequest } from './case-context.js';
-
-export async function findCases(
-  request: CaseRequest,
-  filter: CaseFilter & { assigneeRef?: string | null },
-  page: CasePage,
-  tracking: TotalTracking,
-) {
-  const { db, search, tenantId } = request;
-  const { assigneeRef, ...rest } = filter;
-  const resolved: CaseFilter = { ...rest };
-  if (assigneeRef !== undefined) {
-    if (assigneeRef === null) resolved.assignee = null;
-    else {
-      // An unknown assignee matches nothing rather than failing the search.
-      const person = await resolveAssignee(db, tenantId, assigneeRef).catch((error: unknown) => {
-        if (error instanceof AppError && error.code === 'unknown_assignee') return undefined;
-        throw error;
-      });
-      // No user id has this shape (ids are usr_…), so nothing matches.
-      resolved.assignee = person?.id ?? '#unknown';
-    }
-  }
-  const { rows, total } = await searchCases(
-    db,
-    search,
-    tenantId,
-    resolved,
-    { ...page, limit: page.limit + 1 },
-    tracking,
-  );
-  const more = rows.length > page.limit;
-  const shown = rows.slice(0, page.limit);
-  const last = shown.at(-1);
-  return {
-    cases: await presentCases(request, shown),
-    next: more && last ? { value: sortValue(last, page.sort), seq: last.seq } : null,
-    total,
-  };
-}
 
 /** GET /v1/cases/counts: every status, and the open cases per severity, zero included. */
 export async function caseCounts(db: Kysely<Tables>, tenantId: number) {

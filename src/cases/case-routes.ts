@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { CaseRequest, CasesDeps } from './case-context.js';
-import { principalOf, tenantOf } from '../identity/auth.js';
+import { principalOf, tenantOf, tenantsOf } from '../identity/auth.js';
 import { decodeCursor, encodeCursor } from '../http/pagination.js';
 import { NextCursor, problemResponse } from '../http/schemas.js';
 import { parseIsoTime } from '../core/time.js';
@@ -36,11 +36,11 @@ import {
   caseCounts,
   deleteComment,
   editComment,
-  findCases,
   mergeCases,
   pageComments,
   pageHistory,
 } from './case-actions.js';
+import { findCases, tenantOfCase } from './case-queue.js';
 import { totalTracking } from './case-search.js';
 import { workflowDescription } from './case-workflow.js';
 import { investigationRoutes } from './case-investigation-routes.js';
@@ -62,15 +62,16 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const read = { access: { scope: 'tenant', permission: 'cases:read' } } as const;
   const write = { access: { scope: 'tenant', permission: 'cases:write' } } as const;
+  const readAcross = { access: { scope: 'tenant', permission: 'cases:read', acrossTenants: true } } as const;
 
   routes.post(
     '/cases',
     {
-      config: read,
+      config: readAcross,
       schema: {
         tags: ['Cases'],
         summary: 'Search cases',
-        description: `The tenant's cases matching a filter, with the AI summaries already generated on them (reading never generates one). Filters combine with AND; lists within one filter with OR (tags: every tag). Sort by created (default), updated or score; cursor pagination. \`total\` counts the matches up to \`track_total\` (default ${DEFAULT_TRACK_TOTAL.toLocaleString('en-US')}): exact when \`total_relation\` is \`eq\`, a lower bound when \`gte\` (as Elasticsearch's track_total_hits); \`track_total: true\` counts them all, \`false\` not at all (then both are null). For incremental sync pass \`updated_after\` with \`sort: updated, order: asc\`. Score: ${SCORE_FORMULA}`,
+        description: `The tenant's cases matching a filter, with the AI summaries already generated on them (reading never generates one). Filters combine with AND; lists within one filter with OR (tags: every tag). Sort by created (default), updated or score; cursor pagination. \`total\` counts the matches up to \`track_total\` (default ${DEFAULT_TRACK_TOTAL.toLocaleString('en-US')}): exact when \`total_relation\` is \`eq\`, a lower bound when \`gte\` (as Elasticsearch's track_total_hits); \`track_total: true\` counts them all, \`false\` not at all (then both are null). For incremental sync pass \`updated_after\` with \`sort: updated, order: asc\`. A partner's token that names no tenant in \`Sightline-Tenant\` searches every tenant the partner serves at once (narrow it with \`tenants\`): one order and one cursor across them, each case naming its \`tenant\`. Score: ${SCORE_FORMULA}`,
         body: SearchCasesBody,
         response: { 200: CaseListSchema },
       },
@@ -95,8 +96,13 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
         }
         after = { value: cursor.v, seq: cursor.s };
       }
+      const named = body.tenants;
+      const tenantIds = tenantsOf(request)
+        .filter((tenant) => named === undefined || named.includes(tenant.code_name))
+        .map((tenant) => tenant.id);
       const result = await findCases(
-        caseRequest(request),
+        deps,
+        tenantIds,
         {
           ...(body.status ? { statuses: body.status } : {}),
           ...(body.severity ? { severities: body.severity } : {}),
@@ -147,22 +153,24 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
   routes.get(
     '/cases/:case_id',
     {
-      config: read,
+      config: readAcross,
       schema: {
         tags: ['Cases'],
         summary: 'Get a case',
         description:
-          'One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number. With `format=ocsf`, or `Accept: application/vnd.ocsf+json`, the answer is the case as an OCSF 1.3 Incident Finding (class 2005) whose `finding_info_list` holds its observations (docs/webhooks.md).',
+          "One case with its observations, devices (with locations), techniques and comments, and its AI summary only if one was generated already. `case_id` is the id or the case number. A partner's token that names no tenant in `Sightline-Tenant` opens a case of any tenant it serves by its id (a number needs the tenant named). With `format=ocsf`, or `Accept: application/vnd.ocsf+json`, the answer is the case as an OCSF 1.3 Incident Finding (class 2005) whose `finding_info_list` holds its observations (docs/webhooks.md).",
         params: CaseParams,
         querystring: OcsfFormatQuery,
         response: { 200: CaseDetailSchema },
       },
     },
     async (request, reply) => {
-      const detail = await getCaseDetail(caseRequest(request), request.params.case_id);
+      const ref = request.params.case_id;
+      const tenant = request.tenant ?? (await tenantOfCase(deps, tenantsOf(request), ref));
+      const detail = await getCaseDetail({ ...deps, tenantId: tenant.id }, ref);
       if (!wantsOcsf(request.query.format, request.headers.accept)) return detail;
       const observations = detail.observations.map(findingSource);
-      return answerOcsf(reply, caseFinding({ ...detail, observations }, tenantOf(request).code_name));
+      return answerOcsf(reply, caseFinding({ ...detail, observations }, tenant.code_name));
     },
   );
 

@@ -7,6 +7,7 @@ import { DeviceSchema } from '../devices/device-schemas.js';
 import { workflowDescription } from './case-workflow.js';
 import { CaseSummaryRef } from './case-context.js';
 import { CaseSlaSchema, TaskSchema } from './work/template-schemas.js';
+import { TenantSummarySchema } from '../identity/identity-schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -45,6 +46,7 @@ const Person = Type.Object(
 export const caseExample = {
   id: 'case_2vPq8LmN4xR7tY1wK9sD',
   number: 42,
+  tenant: { code_name: 'acme', name: 'Acme Corp' },
   title: 'Reverse shell to a remote host and 2 more detections on web-01',
   description:
     '5 observations on web-01 between 2026-11-20 10:04:12 UTC and 2026-11-20 10:31:40 UTC.\n\nDetections:\n- Reverse shell to a remote host (high, 1×)',
@@ -75,6 +77,9 @@ export const CaseSchema = Type.Object(
   {
     id: Type.String({ description: 'Case id (`case_…`)' }),
     number: Type.Integer({ description: 'Per-tenant case number, for people ("case 42")' }),
+    tenant: Type.Object(TenantSummarySchema.properties, {
+      description: "The tenant the case belongs to (a partner's queue holds the cases of several)",
+    }),
     title: Type.String({ description: 'Generated from the observations: what and where' }),
     description: Type.String({ description: 'Generated from the observations: what, where, when (Markdown)' }),
     score: Type.Integer({ minimum: 0, maximum: 100, description: `0–100. ${SCORE_FORMULA}` }),

@@ -29,6 +29,13 @@ export const SearchCasesBody = Type.Object(
     ),
     device_id: Type.Optional(Type.String({ maxLength: 64, description: 'Cases on this device' })),
     technique: Type.Optional(TechniqueId),
+    tenants: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 63 }), {
+        maxItems: 100,
+        description:
+          "Cases of any of these tenants, by code name: narrows a partner's queue to some of its tenants (others match nothing)",
+      }),
+    ),
     text: Type.Optional(
       Type.String({
         maxLength: 200,
@@ -72,6 +79,7 @@ export const SearchCasesBody = Type.Object(
     examples: [
       { status: ['new', 'in_progress'], score_min: 50, sort: 'score', limit: 25 },
       { updated_after: '2026-11-20T10:00:00Z', sort: 'updated', order: 'asc', track_total: false },
+      { tenants: ['acme', 'globex'], status: ['new'], sort: 'score', limit: 100 },
     ],
   },
 );

@@ -74,10 +74,10 @@ export async function presentCases(reader: CaseReader, rows: readonly CaseRow[])
   );
   const tenant = await db
     .selectFrom('tenants')
-    .select('ai_summaries_enabled')
+    .select(['code_name', 'name', 'ai_summaries_enabled'])
     .where('id', '=', tenantId)
-    .executeTakeFirst();
-  const summariesOn = (tenant?.ai_summaries_enabled ?? 1) === 1;
+    .executeTakeFirstOrThrow();
+  const summariesOn = tenant.ai_summaries_enabled === 1;
   const slaPolicy = await readSlaPolicy(db, tenantId);
   const now = Date.now();
   const devicesOf = (row: CaseRow) =>
@@ -97,6 +97,7 @@ export async function presentCases(reader: CaseReader, rows: readonly CaseRow[])
     return {
       id: row.id,
       number: row.number,
+      tenant: { code_name: tenant.code_name, name: tenant.name },
       title: row.title,
       description: row.description,
       score: row.score,

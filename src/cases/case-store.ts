@@ -100,6 +100,18 @@ export function findCase(db: Db, tenantId: number, idOrNumber: string): Promise<
   ).executeTakeFirst();
 }
 
+/** The tenant, among these, holding the case with this id; undefined when none does. */
+export async function findCaseTenant(db: Db, tenantIds: readonly number[], id: string): Promise<number | undefined> {
+  if (tenantIds.length === 0) return undefined;
+  const row = await db
+    .selectFrom('cases')
+    .select('tenant_id')
+    .where('id', '=', id)
+    .where('tenant_id', 'in', [...tenantIds])
+    .executeTakeFirst();
+  return row?.tenant_id;
+}
+
 export function findCasesByIds(db: Db, tenantId: number, ids: readonly string[]): Promise<CaseRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db

@@ -67,7 +67,7 @@ function partnerScope(
   if (!route.acrossTenants) {
     throw new AppError(
       'tenant_required',
-      `a partner names the tenant of this call in the ${TENANT_HEADER} header: the code name of one of its tenants`,
+      'a partner names the tenant of this call in the Sightline-Tenant header: the code name of one of its tenants',
     );
   }
   const tenants = partner.tenants
