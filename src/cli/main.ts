@@ -11,6 +11,7 @@ type Register = (program: Command) => void;
 const commands: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./serve-command.js')).registerServe,
   tenant: async () => (await import('./tenant-command.js')).registerTenant,
+  partner: async () => (await import('./partner-command.js')).registerPartner,
   telemetry: async () => (await import('./telemetry-command.js')).registerTelemetry,
   user: async () => (await import('./user-command.js')).registerUser,
   token: async () => (await import('./token-command.js')).registerToken,
