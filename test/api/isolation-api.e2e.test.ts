@@ -3,13 +3,16 @@
 // a token; a person with a session; an ingest key), then every registered id-taking route is called from globex with every permission.
 // Each answers 404 `not_found`, exactly as for an id that does not exist, and the first tenant's
 // objects are unchanged after. A route added with a parameter this file has no object for fails
-// the suite by name, so new endpoints cannot skip the check.
+// the suite by name, so new endpoints cannot skip the check. A partner serving acme and globex
+// (every permission) calls every tenant route too, naming each of its tenants, the first tenant,
+// and none: it reaches acme's and globex's cases and never an object of the first tenant.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { databaseTargets } from '../helpers/databases.js';
 import { apiSuite } from '../helpers/suite.js';
 import { apiClient, bearer, issueToken, signIn, type ApiClient, type Session } from '../helpers/api.js';
-import { approvedTenant, caseFor, observe } from '../helpers/summaries.js';
+import { approvedTenant, caseFor, observe, setTenant } from '../helpers/summaries.js';
+import type { CaseSearch } from '../helpers/responses.js';
 import { allPermissions } from '../../src/identity/permissions.js';
 
 /** A valid body for each write, so that validation passes and only the lookup can refuse. */
@@ -45,6 +48,9 @@ for (const target of databaseTargets) {
     let acmeAdmin: ApiClient;
     let outsider: ApiClient;
     let outsiderPerson: Session;
+    let partner: ApiClient;
+    /** A case in each tenant the partner serves, by tenant code name. */
+    const servedCases: Record<string, string> = {};
     const ids: Record<string, string> = {};
 
     before(async () => {
@@ -111,6 +117,27 @@ for (const target of databaseTargets) {
       ids.domain = 'initech.example';
       outsider = apiClient(suite.server, bearer((await issueToken(suite.server, suite.globex, allPermissions)).value));
       outsiderPerson = await signIn(suite.server, { tenant: suite.globex, role: 'admin', email: 'a@globex.test' });
+
+      for (const tenant of [suite.acme, suite.globex]) {
+        await setTenant(operator, tenant.codeName, { observation_write_approved: true });
+        const admin = apiClient(suite.server, bearer((await issueToken(suite.server, tenant, allPermissions)).value));
+        await observe(admin, { host: `served-${tenant.codeName}-${process.pid}` });
+        servedCases[tenant.codeName] = (await caseFor(admin, `served-${tenant.codeName}-${process.pid}`)).id;
+      }
+      const csrf = { 'x-csrf-token': operator.csrf };
+      const created = await operator.client.post(
+        '/v1/partners',
+        { code_name: 'watch', tenants: ['acme', 'globex'] },
+        csrf,
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const watchToken = await operator.client.post<{ value: string }>(
+        '/v1/partners/watch/tokens',
+        { name: 'watch queue', permissions: ['all'] },
+        csrf,
+      );
+      assert.equal(watchToken.status, 201, JSON.stringify(watchToken.body));
+      partner = apiClient(suite.server, bearer(watchToken.body.value));
     });
 
     test('every tenant or account route with an id answers 404 to another tenant', async () => {
@@ -139,6 +166,72 @@ for (const target of databaseTargets) {
         return !answer.endsWith(`→ ${ownValueAnswers[key] ?? '404 not_found'}`);
       });
       assert.deepEqual(leaks, [], `all ${answers.length} calls answer 404 not_found`);
+    });
+
+    test("a partner's token reaches its tenants' cases, across them and in each", async () => {
+      const queue = await partner.post<CaseSearch>('/v1/cases', { limit: 500 });
+      assert.equal(queue.status, 200, JSON.stringify(queue.body));
+      assert.deepEqual(
+        queue.body.cases.map((item) => `${item.tenant.code_name} ${item.id}`).sort(),
+        [`acme ${servedCases.acme}`, `globex ${servedCases.globex}`].sort(),
+      );
+      for (const [codeName, id] of Object.entries(servedCases)) {
+        const across = await partner.get<{ tenant: { code_name: string } }>(`/v1/cases/${id}`);
+        assert.equal(across.status, 200, JSON.stringify(across.body));
+        assert.equal(across.body.tenant.code_name, codeName);
+        const named = await partner.get(`/v1/cases/${id}/comments`, { 'sightline-tenant': codeName });
+        assert.equal(named.status, 200, JSON.stringify(named.body));
+      }
+    });
+
+    test("every tenant route with an id answers a partner's token for another tenant's object as not found", async () => {
+      const routes = suite.server.sightline.server.apiRoutes.filter(
+        (route) => route.url.includes(':') && route.access.scope === 'tenant',
+      );
+      const expected = (key: string, named: string | undefined, across: boolean) => {
+        if (named === 'initech') return '404 tenant_not_found';
+        if (named === undefined && !across) return '400 tenant_required';
+        return ownValueAnswers[key] ?? '404 not_found';
+      };
+      const leaks: string[] = [];
+      let calls = 0;
+      for (const route of routes) {
+        const path = route.url.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(ids[name]!));
+        const key = `${route.method} ${route.url}`;
+        const body = bodies[key];
+        const across = route.access.scope === 'tenant' && route.access.acrossTenants === true;
+        for (const named of ['acme', 'globex', 'initech', undefined]) {
+          const response = await partner.request<{ code?: string }>(route.method, path, {
+            ...(body !== undefined ? { body } : {}),
+            ...(named ? { headers: { 'sightline-tenant': named } } : {}),
+          });
+          calls++;
+          const answer = `${response.status} ${response.body.code ?? ''}`.trim();
+          if (answer !== expected(key, named, across)) leaks.push(`${key} as ${named ?? '(no tenant)'} → ${answer}`);
+        }
+      }
+      assert.deepEqual(leaks, [], `all ${calls} calls answer as for an object that does not exist`);
+    });
+
+    test("no tenant list a partner's token reads names an object of a tenant it does not serve", async () => {
+      const secrets = Object.values(ids).filter((id) => id !== '' && id !== 'initech.example');
+      const lists = suite.server.sightline.server.apiRoutes.filter(
+        (route) => !route.url.includes(':') && route.access.scope === 'tenant' && route.method === 'GET',
+      );
+      const seen: string[] = [];
+      for (const route of lists) {
+        for (const named of ['acme', 'globex', undefined]) {
+          const response = await partner.request(route.method, route.url, {
+            ...(named ? { headers: { 'sightline-tenant': named } } : {}),
+          });
+          const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+          for (const secret of secrets)
+            if (text.includes(secret)) seen.push(`${route.url} as ${named ?? '-'}: ${secret}`);
+        }
+      }
+      const queue = JSON.stringify((await partner.post('/v1/cases', { limit: 500, track_total: true })).body);
+      for (const secret of secrets) if (queue.includes(secret)) seen.push(`POST /v1/cases: ${secret}`);
+      assert.deepEqual(seen, []);
     });
 
     test("the first tenant's objects are unchanged after the outsider's attempts", async () => {
