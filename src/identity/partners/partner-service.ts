@@ -148,8 +148,8 @@ export async function addPartnerTenant(
 }
 
 /**
- * Ends a partner's access to a tenant: its tokens and people act there no more from the next
- * call. What it did there (comments, status changes) stays, under its name.
+ * Ends a partner's access to a tenant: its tokens act there no more from their next call. What
+ * it did there (comments, status changes) stays, under its name.
  */
 export async function removePartnerTenant(
   db: Kysely<Tables>,

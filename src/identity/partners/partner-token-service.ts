@@ -30,10 +30,7 @@ const LAST_USE_RESOLUTION_MS = 60_000;
 
 /** A partner token in the shape of a tenant's token list: no parent, never revoked with another. */
 export function presentPartnerToken(row: PartnerTokenRow, now = Date.now()): ApiToken {
-  return presentToken(
-    { ...row, tenant_id: 0, created_by_user_id: null, parent_token_id: null, revoked_reason: null },
-    now,
-  );
+  return presentToken({ ...row, parent_token_id: null, revoked_reason: null }, now);
 }
 
 /** Creates a token of the partner; the returned value is the only time it exists outside the caller. */

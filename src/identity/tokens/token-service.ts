@@ -59,7 +59,11 @@ export function tokenStatus(row: Pick<TokenRow, 'deleted_at' | 'expires_at'>, no
   return 'active';
 }
 
-export function presentToken(row: TokenRow, now = Date.now()): ApiToken {
+/** A token as the lists show it; a partner's token has no tenant and no creating person. */
+export function presentToken(
+  row: Omit<TokenRow, 'tenant_id' | 'token_hash' | 'created_by_user_id'>,
+  now = Date.now(),
+): ApiToken {
   return {
     id: row.id,
     name: row.name,
