@@ -1,7 +1,7 @@
 // Work inside a case in a real browser: a template's tasks on the case page (in order, the
 // required one marked, where each came from), changing a task's status and adding and removing
 // one by hand; the SLA clocks in the side column (acknowledge breached, resolve running; met or
-// breached once acknowledged); closing with a required task open, which the dialog names and
+// breached once acknowledged); the case list's breached filter and badge; closing with a required task open, which the dialog names and
 // allows only with a reason; and Settings › Case work, where an admin sets the SLA policy and
 // creates a template. Cases come from Sysmon events (helpers/investigation.ts).
 import { test } from 'node:test';
@@ -13,6 +13,7 @@ import { allPermissions } from '../../src/identity/permissions.js';
 import { assertCleanPage, browserSkip, openUi, screenshot, signInThroughUi } from '../helpers/browser.js';
 import { password, withUiServer, type Person } from '../helpers/ui-data.js';
 import type { CaseDetail } from '../helpers/responses.js';
+import { markBreaches } from '../../src/cases/work/sla-watcher.js';
 
 const skip = browserSkip('case work UI');
 const people: Person[] = [
@@ -73,6 +74,27 @@ test('tasks, SLA clocks, a forced close and the case work settings in the browse
       await page.getByRole('button', { name: 'Start work (status In progress)' }).click();
       await acknowledge.getByText('Breached', { exact: true }).waitFor();
       await screenshot(page, 'case-tasks-sla');
+      assertCleanPage(ui);
+      await ui.context.close();
+    });
+
+    await t.test('the case list filters on breached SLAs and marks them', async () => {
+      // What the SLA watcher does every 15 seconds, run now.
+      assert.ok((await markBreaches(server.sightline.database.db, Date.now())) >= 1);
+      const ui = await openUi(browser, server);
+      const { page } = ui;
+      await signInThroughUi(page, 'ines@acme.test', password, '/cases?sla=breached');
+      const rows = page.locator('tbody tr');
+      await rows.filter({ hasText: other.title }).getByText('SLA breached').waitFor();
+      assert.equal(await page.getByLabel('SLA').inputValue(), 'breached');
+      assert.equal(
+        await rows
+          .filter({ hasText: `${main.number}` })
+          .filter({ hasText: main.title })
+          .count(),
+        0,
+        'acknowledged before the watcher looked',
+      );
       assertCleanPage(ui);
       await ui.context.close();
     });

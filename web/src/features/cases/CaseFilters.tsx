@@ -15,6 +15,7 @@ export const filterNames = [
   'assignee',
   'technique',
   'tag',
+  'sla',
   'q',
   'sort',
   'order',
@@ -144,12 +145,20 @@ export function CaseFilterBar({
           onSettle={(value) => update({ tag: value.toLowerCase() })}
         />
       </label>
+      <label className="field sla-filter">
+        <span className="field-label">SLA</span>
+        <select aria-label="SLA" value={filters.sla ?? ''} onChange={(event) => update({ sla: event.target.value })}>
+          <option value="">Any</option>
+          <option value="breached">Breached</option>
+          <option value="within">Within SLA</option>
+        </select>
+      </label>
       {active && (
         <Button
           small
           variant="ghost"
           onClick={() =>
-            update({ severity: '', score_min: '', score_max: '', assignee: '', technique: '', tag: '', q: '' })
+            update({ severity: '', score_min: '', score_max: '', assignee: '', technique: '', tag: '', sla: '', q: '' })
           }
         >
           Clear filters

@@ -2,7 +2,7 @@
 // row per case that opens it; the page keeps the state (filters, selection, the keyboard row).
 import { Link } from 'react-router';
 import { ScoreMeter, SeverityBadge, StatusBadge, TechniqueIds } from '../../components/badges';
-import { Time } from '../../components/ui';
+import { Badge, Time } from '../../components/ui';
 import { humanize } from '../../lib/format';
 import type { CaseUrlFilters } from './CaseFilters';
 import type { Case } from './types';
@@ -156,6 +156,16 @@ export function CaseListTable({
               <td className="nowrap">
                 <StatusBadge value={item.status} />
                 {item.resolution && <span className="faint small-text"> {humanize(item.resolution)}</span>}
+                {item.status !== 'closed' &&
+                  item.sla &&
+                  (item.sla.acknowledge.breached || item.sla.resolve.breached) && (
+                    <>
+                      {' '}
+                      <Badge tone="critical" title="An SLA clock of this case ran out">
+                        SLA breached
+                      </Badge>
+                    </>
+                  )}
               </td>
               <td className="nowrap">
                 {item.assignee ? (

@@ -44,6 +44,7 @@ function searchBody(filters: CaseUrlFilters, tab: Tab, me: string | null): Recor
     ...(filters.assignee && assignee !== null ? { assignee } : filters.assignee === 'none' ? { assignee: null } : {}),
     ...(filters.technique ? { technique: filters.technique } : {}),
     ...(tags.length > 0 ? { tags } : {}),
+    ...(filters.sla === 'breached' ? { sla_breached: true } : filters.sla === 'within' ? { sla_breached: false } : {}),
     ...(filters.q?.trim() ? { text: filters.q.trim() } : {}),
     sort: filters.sort ?? 'created',
     order: filters.order === 'asc' ? 'asc' : 'desc',
