@@ -83,7 +83,10 @@ test('failures are reported and back off, doubling to the cap, and a success res
     onError: (error) => errors.push(error),
   });
   loop.start();
-  await sleep(250);
+  // About 140 ms of backoff; a loaded machine's timers may fire late, so wait for the runs, not a fixed time.
+  const deadline = performance.now() + 5_000;
+  while (times.length < 4 && performance.now() < deadline) await sleep(10);
+  await sleep(30);
   await loop.stop();
   assert.equal(errors.length, 3);
   assert.equal(times.length, 4, 'three failures, then a success that asks for a long wait');
