@@ -242,3 +242,27 @@ export function usesFullText(node: QueryNode | undefined): boolean {
   if (node.type === 'not') return usesFullText(node.child);
   return false;
 }
+
+/**
+ * A query for records whose text holds `text` as a phrase: quoted, with `"` and `\` escaped and
+ * control characters as spaces (they separate words anyway). Text too long for one query is cut
+ * after its last whole word that fits, which finds the same records and perhaps a few more.
+ * Undefined when the text holds no letter or digit to search for.
+ */
+export function phraseQuery(text: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
+  const words = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  let query = '"';
+  let wordEnd = 0;
+  for (const char of words) {
+    const piece = char === '"' || char === '\\' ? `\\${char}` : char;
+    if (query.length + piece.length + 1 > MAX_QUERY_LENGTH) {
+      if (/[\p{L}\p{N}]/u.test(char)) query = query.slice(0, wordEnd);
+      break;
+    }
+    if (!/[\p{L}\p{N}]/u.test(char)) wordEnd = query.length;
+    query += piece;
+  }
+  if (!/[\p{L}\p{N}]/u.test(query)) return undefined;
+  return `${query}"`;
+}
