@@ -18,6 +18,7 @@ import {
   type Db,
 } from './case-store.js';
 import { findComment, insertComment, listComments, updateComment } from './case-comment-store.js';
+import { moveObservables } from './case-observable-store.js';
 import { contentsOf, deriveFields, mergeContents, severityFor } from './case-derive.js';
 import { newComment, presentCases, presentComment, requireCase, type CaseView, type Severity } from './case-service.js';
 import { statuses, type CaseStatus } from './case-workflow.js';
@@ -38,7 +39,7 @@ export async function caseCounts(db: Kysely<Tables>, tenantId: number) {
   return { by_status: byStatus, open_by_severity: openBySeverity };
 }
 
-/** Merges `sources` into `target`: their observations, devices, techniques and tags move; they close as duplicates. */
+/** Merges `sources` into `target`: their observations, devices, techniques, tags and observables move; they close as duplicates. */
 export async function mergeCases(
   request: CaseRequest,
   merge: { targetRef: string; sourceRefs: readonly string[] },
@@ -89,6 +90,7 @@ export async function mergeCases(
     const tags = new Set(JSON.parse(target.tags) as string[]);
     for (const source of sources) {
       await moveCaseParts(trx, tenantId, source.id, target.id);
+      await moveObservables(trx, tenantId, source.id, target.id);
       mergeContents(contents, contentsOf(source));
       for (const tag of JSON.parse(source.tags) as string[]) tags.add(tag);
       const closed = await updateCase(trx, tenantId, source.id, source.version, {

@@ -6,7 +6,8 @@
 //     the window;
 //   - otherwise it opens a new case (status new).
 // Runs inside the transaction that stores the observations (detection's chunk or batch, or an
-// external write), so an observation is grouped exactly once.
+// external write), so an observation is grouped exactly once; the observables its evidence
+// names, and its device's host name, join the case in the same step.
 import type { AttackCatalogue } from '../detection/attack.js';
 import type { CaseGrouping } from '../config/config.js';
 import type { RowLocks } from '../storage/row-locks.js';
@@ -39,6 +40,9 @@ import { severityForLevel } from './case-score.js';
 import { applyMatchingTemplates } from './work/template-apply.js';
 import type { CaseTrigger } from './work/template-service.js';
 import type { NewObservation } from '../observations/observation-store.js';
+import type { DeviceRow } from '../devices/device-store.js';
+import { addEvidenceObservables, type EvidenceObservable } from './case-observable-store.js';
+import { normaliseObservable } from '../detection/observable-values.js';
 
 export interface GroupingPolicy {
   windowMs: number;
@@ -208,6 +212,7 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
   await addCaseObservations(db, tenantId, caseId, observationIds, now);
   await addCaseDevices(db, tenantId, caseId, [...deviceIds]);
   await addCaseTechniques(db, tenantId, caseId, pending.contents.techniques);
+  await addEvidenceObservables(db, tenantId, caseId, evidenceObservables(pending.added, bucket, devices), now);
   await addHistory(db, [
     {
       caseId,
@@ -230,4 +235,28 @@ function triggerOf(observations: readonly NewObservation[]): CaseTrigger {
     levels: [...new Set(observations.map((observation) => observation.level))],
     tags: [],
   };
+}
+
+/** What the new observations' evidence names, and the host name of the device they are on. */
+function evidenceObservables(
+  added: readonly NewObservation[],
+  bucket: Bucket,
+  devices: readonly DeviceRow[],
+): EvidenceObservable[] {
+  const items: EvidenceObservable[] = [];
+  const device = devices.find((row) => row.id === bucket.deviceId);
+  const host = device && normaliseObservable('host', device.host_name);
+  const first = added[0];
+  if (host && first) {
+    items.push({
+      draft: { type: 'host', value: host, tags: [] },
+      observationId: first.id,
+      firstSeen: first.firstTime,
+    });
+  }
+  for (const observation of added) {
+    for (const draft of observation.observables)
+      items.push({ draft, observationId: observation.id, firstSeen: observation.firstTime });
+  }
+  return items;
 }

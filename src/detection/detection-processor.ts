@@ -10,6 +10,8 @@ import type { NetworkRow, ProcessRow } from '../telemetry/process-event-store.js
 import { deviceHostOf, SightingCollector, type DeviceSighting } from '../devices/device-sightings.js';
 import { UnrecognisedCounter, type UnrecognisedTally } from '../telemetry/unrecognised/unrecognised-shape.js';
 import { LogsourceCollector, type LogsourceSighting } from './logsource-sightings.js';
+import { observablesOfEvent } from './observable-extract.js';
+import type { ObservableDraft } from './observable-values.js';
 
 export interface EvidenceRecord {
   seq: number;
@@ -41,6 +43,8 @@ export interface ObservationDraft {
   evidence: EvidenceRecord[];
   /** Correlations: the group-by values and the aggregated value. */
   correlation?: { group: Record<string, FieldValue>; value: number };
+  /** What the evidence names (addresses, domains, hashes, accounts…), for the observation's case. */
+  observables: ObservableDraft[];
 }
 
 export interface DetectionOutput {
@@ -137,6 +141,7 @@ export class DetectionProcessor {
       lastTime: event.time,
       recordSeqs: [event.seq],
       evidence: [{ seq: event.seq, fields: pickFields(event, rule.fields) }],
+      observables: observablesOfEvent(event),
     };
   }
 
@@ -164,6 +169,8 @@ export class DetectionProcessor {
       // The completing event's fields stand for the group; the rest are listed by sequence.
       evidence: [{ seq: event.seq, fields: pickFields(event, correlation.groupBy) }],
       correlation: { group: hit.group, value: hit.value },
+      // The completing event is the one at hand; the others are known by sequence only.
+      observables: observablesOfEvent(event),
     };
   }
 

@@ -12,6 +12,7 @@ import { usableHost } from '../devices/device-sightings.js';
 import type { Db } from '../storage/database.js';
 import { writeTransaction } from '../storage/write-transaction.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
+import { observablesOfFields } from '../detection/observable-extract.js';
 import type { FieldValue } from '../telemetry/normalise/event.js';
 import type { TenantRow } from '../identity/tenants/tenant-store.js';
 import {
@@ -254,6 +255,7 @@ export async function writeExternalObservation(
       seqs.length > 0
         ? seqs.map((seq, index) => ({ seq, fields: index === 0 ? input.fields : {} }))
         : [{ seq: 0, fields: input.fields }],
+    observables: observablesOfFields(input.fields),
   };
   // Stored and grouped into a case together: an observation is never left outside a case.
   await writeTransaction(db, async (trx) => {

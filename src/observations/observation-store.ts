@@ -4,6 +4,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { ObservationsTable, Tables } from '../storage/schema.js';
 import type { ObservationDraft } from '../detection/detection-processor.js';
+import type { ObservableDraft } from '../detection/observable-values.js';
 import { newId } from '../core/ids.js';
 import { emitEvents } from '../webhooks/webhook-events.js';
 
@@ -23,6 +24,8 @@ export interface NewObservation {
   tactics: readonly string[];
   firstTime: number;
   lastTime: number;
+  /** What its evidence names; not stored with it: its case keeps them (case_observables). */
+  observables: readonly ObservableDraft[];
 }
 
 /** Rows per INSERT statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
@@ -85,6 +88,7 @@ export async function insertObservations(
         tactics: draft.tactics,
         firstTime: draft.firstTime,
         lastTime: draft.lastTime,
+        observables: draft.observables,
       });
     }
   }

@@ -47,6 +47,7 @@ import * as m0053 from './migrations/0053-webhook-format.js';
 import * as m0054 from './migrations/0054-export-cursors.js';
 import * as m0055 from './migrations/0055-case-templates-and-tasks.js';
 import * as m0056 from './migrations/0056-case-sla.js';
+import * as m0057 from './migrations/0057-case-observables.js';
 import * as m0058 from './migrations/0058-partners.js';
 
 interface MigrationModule {
@@ -98,6 +99,7 @@ const migrations: Record<string, MigrationModule> = {
   '0054-export-cursors': m0054,
   '0055-case-templates-and-tasks': m0055,
   '0056-case-sla': m0056,
+  '0057-case-observables': m0057,
   '0058-partners': m0058,
 };
 

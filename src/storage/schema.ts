@@ -37,6 +37,7 @@ import type {
   CaseCommentsTable,
   CaseHistoryTable,
 } from './tables/cases.js';
+import type { CaseObservablesTable } from './tables/case-observables.js';
 import type { InstanceSettingsTable } from './tables/instance.js';
 import type { CollectorActivityTable, CollectorRejectionsTable } from './tables/collector.js';
 import type { UnrecognisedShapesTable } from './tables/unrecognised.js';
@@ -88,6 +89,7 @@ export type {
   CaseTagsTable,
   CaseCommentsTable,
   CaseHistoryTable,
+  CaseObservablesTable,
   CaseSummariesTable,
   SummaryCacheTable,
   SummaryFeedbackTable,
@@ -146,6 +148,7 @@ export interface Tables {
   case_tags: CaseTagsTable;
   case_comments: CaseCommentsTable;
   case_history: CaseHistoryTable;
+  case_observables: CaseObservablesTable;
   case_summaries: CaseSummariesTable;
   summary_cache: SummaryCacheTable;
   summary_feedback: SummaryFeedbackTable;
