@@ -1,5 +1,5 @@
 // /v1/cases: search (POST, so that filters travel in a body), one case with all its parts, updates (one or up
-// to 100), merges, comments and history.
+// to 100), merges, comments and history; the investigation and observable routes are registered from here.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -46,6 +46,7 @@ import { workflowDescription } from './case-workflow.js';
 import { investigationRoutes } from './case-investigation-routes.js';
 import { caseTaskRoutes } from './work/task-routes.js';
 import { caseTemplateRoutes } from './work/template-routes.js';
+import { observableRoutes } from './case-observable-routes.js';
 
 const conflict = problemResponse('The case changed since you read it (stale version)', 'version_conflict');
 const transition = problemResponse(
@@ -177,6 +178,7 @@ export async function caseRoutes(app: FastifyInstance, deps: CasesDeps): Promise
   investigationRoutes(app, deps);
   caseTaskRoutes(app, deps);
   caseTemplateRoutes(app, deps);
+  observableRoutes(app, deps);
 
   routes.patch(
     '/cases/:case_id',

@@ -290,7 +290,7 @@ export const HistorySchema = Type.Object(
     }),
     action: Type.String({
       description:
-        'created, observations_added, updated, commented, comment_edited, comment_deleted, merged, merged_into, rescored, response_action_requested, response_action_completed',
+        'created, observations_added, updated, commented, comment_edited, comment_deleted, merged, merged_into, rescored, response_action_requested, response_action_completed, observable_added, observable_tagged, observable_removed',
     }),
     changes: Type.Record(Type.String(), Type.Unknown(), {
       description: "Per field {from, to}, or the action's details",

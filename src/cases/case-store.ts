@@ -382,3 +382,25 @@ export function openCasesOnDevice(db: Db, tenantId: number, deviceId: string): P
     .where('c.status', '!=', 'closed')
     .execute();
 }
+
+/** The stored evidence of a case's observations (the fields their rules looked at), by observation id. */
+export async function caseEvidenceFields(
+  db: Db,
+  tenantId: number,
+  caseId: string,
+  limit: number,
+): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('case_observations as co')
+    .innerJoin('observations as o', (join) =>
+      join.onRef('o.id', '=', 'co.observation_id').onRef('o.tenant_id', '=', 'co.tenant_id'),
+    )
+    .select(['o.id', 'o.evidence'])
+    .where('co.tenant_id', '=', tenantId)
+    .where('co.case_id', '=', caseId)
+    .orderBy('o.first_time')
+    .orderBy('o.seq')
+    .limit(limit)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.evidence]));
+}

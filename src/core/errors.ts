@@ -86,6 +86,9 @@ export const problems = {
   unknown_assignee: { status: 400, title: 'Unknown assignee' },
   not_comment_author: { status: 403, title: 'Not the comment author' },
   invalid_merge: { status: 400, title: 'Cases cannot be merged' },
+  invalid_observable: { status: 400, title: 'Invalid observable' },
+  observable_exists: { status: 409, title: 'The case already holds this observable' },
+  observable_limit_reached: { status: 409, title: 'The case holds as many observables as it may' },
   invalid_device_action: { status: 409, title: 'Response action not possible now' },
   device_action_decided: { status: 409, title: 'Response action already has its outcome' },
   // Case templates, tasks and SLAs
