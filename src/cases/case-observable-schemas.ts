@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.js';
 import { OBSERVABLE_LIMITS, OBSERVABLE_TYPES } from '../detection/observable-values.js';
-import { KNOWN_TAGS, MAX_OBSERVABLE_TAGS, OBSERVABLE_TAG } from './case-observables.js';
+import { KNOWN_TAGS, MAX_OBSERVABLE_TAGS } from './case-observables.js';
 import { SIMILAR_LIMITS } from './case-similar.js';
 import { StatusSchema } from './case-schemas.js';
 
@@ -12,7 +12,8 @@ export const ObservableTypeSchema = Type.Enum(OBSERVABLE_TYPES, {
     'ip (IPv4 or IPv6, canonical form), domain (lower case, punycode), url, md5, sha1, sha256 (lower-case hex), email, user (lower case), host (lower case), process_path (Windows paths in lower case), command_line',
 });
 
-const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: OBSERVABLE_TAG.source }), {
+// Checked by the service (invalid_observable), which takes upper case and says what a tag may hold.
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
   maxItems: MAX_OBSERVABLE_TAGS,
   description: `${KNOWN_TAGS.join(', ')}, or your own (lower-case letters, digits, _ . : -); at most ${MAX_OBSERVABLE_TAGS}`,
 });

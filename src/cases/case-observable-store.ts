@@ -172,51 +172,28 @@ export async function moveObservables(db: Db, tenantId: number, from: string, to
   await db.deleteFrom('case_observables').where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
 }
 
-/** Per value the case holds: how many other cases hold it, and how many devices the cases holding it have. */
+/**
+ * Per value the case holds: how many other cases hold it, and how many devices the cases holding
+ * it have. One statement; each count is an index lookup by (tenant, type, value). The CROSS JOINs
+ * keep SQLite, which has no statistics, from walking every device link or observable of the
+ * tenant first (PostgreSQL plans them as the inner joins they are).
+ */
 export async function observableSpread(
   db: Db,
   tenantId: number,
   caseId: string,
 ): Promise<Map<string, { otherCases: number; devices: number }>> {
-  const others = await db
-    .selectFrom('case_observables as o')
-    .innerJoin('case_observables as x', (join) =>
-      join.onRef('x.tenant_id', '=', 'o.tenant_id').onRef('x.type', '=', 'o.type').onRef('x.value', '=', 'o.value'),
-    )
-    .select(['o.type', 'o.value'])
-    .select((eb) => eb.fn.count<number>('x.case_id').distinct().as('n'))
-    .where('o.tenant_id', '=', tenantId)
-    .where('o.case_id', '=', caseId)
-    .where('o.removed_at', 'is', null)
-    .where('x.case_id', '!=', caseId)
-    .where('x.removed_at', 'is', null)
-    .groupBy(['o.type', 'o.value'])
-    .execute();
-  const devices = await db
-    .selectFrom('case_observables as o')
-    .innerJoin('case_observables as x', (join) =>
-      join.onRef('x.tenant_id', '=', 'o.tenant_id').onRef('x.type', '=', 'o.type').onRef('x.value', '=', 'o.value'),
-    )
-    .innerJoin('case_devices as cd', (join) =>
-      join.onRef('cd.tenant_id', '=', 'x.tenant_id').onRef('cd.case_id', '=', 'x.case_id'),
-    )
-    .select(['o.type', 'o.value'])
-    .select((eb) => eb.fn.count<number>('cd.device_id').distinct().as('n'))
-    .where('o.tenant_id', '=', tenantId)
-    .where('o.case_id', '=', caseId)
-    .where('o.removed_at', 'is', null)
-    .where('x.removed_at', 'is', null)
-    .groupBy(['o.type', 'o.value'])
-    .execute();
-  const spread = new Map<string, { otherCases: number; devices: number }>();
-  const entry = (row: { type: string; value: string }) => {
-    let found = spread.get(keyOf(row));
-    if (!found) spread.set(keyOf(row), (found = { otherCases: 0, devices: 0 }));
-    return found;
-  };
-  for (const row of others) entry(row).otherCases = row.n;
-  for (const row of devices) entry(row).devices = row.n;
-  return spread;
+  const result = await sql<{ type: string; value: string; other_cases: number; devices: number }>`
+    SELECT o.type, o.value,
+      (SELECT count(DISTINCT x.case_id) FROM case_observables x
+        WHERE x.tenant_id = o.tenant_id AND x.type = o.type AND x.value = o.value
+          AND x.case_id <> o.case_id AND x.removed_at IS NULL) AS other_cases,
+      (SELECT count(DISTINCT cd.device_id) FROM case_observables x CROSS JOIN case_devices cd
+        WHERE x.tenant_id = o.tenant_id AND x.type = o.type AND x.value = o.value AND x.removed_at IS NULL
+          AND cd.tenant_id = x.tenant_id AND cd.case_id = x.case_id) AS devices
+    FROM case_observables o
+    WHERE o.tenant_id = ${tenantId} AND o.case_id = ${caseId} AND o.removed_at IS NULL`.execute(db);
+  return new Map(result.rows.map((row) => [keyOf(row), { otherCases: row.other_cases, devices: row.devices }]));
 }
 
 /** A value this case shares with another case. */
@@ -231,7 +208,8 @@ export interface SharedValue {
 /**
  * The values this case shares with other cases of the tenant: at most `perValue` other cases
  * per value (the lowest case ids: any fixed choice keeps the answer stable) and `limit` in all,
- * so a value half the tenant's cases hold costs what a rare one does.
+ * so a value half the tenant's cases hold costs what a rare one does. The CROSS JOIN makes
+ * SQLite start from this case's values (see observableSpread).
  */
 export async function sharedValues(
   db: Db,
@@ -243,9 +221,9 @@ export async function sharedValues(
     SELECT case_id, type, value, tags FROM (
       SELECT x.case_id, o.type, o.value, o.tags,
         row_number() OVER (PARTITION BY o.type, o.value ORDER BY x.case_id) AS n
-      FROM case_observables o
-      JOIN case_observables x ON x.tenant_id = o.tenant_id AND x.type = o.type AND x.value = o.value
+      FROM case_observables o CROSS JOIN case_observables x
       WHERE o.tenant_id = ${tenantId} AND o.case_id = ${caseId} AND o.removed_at IS NULL
+        AND x.tenant_id = o.tenant_id AND x.type = o.type AND x.value = o.value
         AND x.case_id <> ${caseId} AND x.removed_at IS NULL
     ) shared
     WHERE n <= ${bounds.perValue}

@@ -1,6 +1,7 @@
 // Tenant isolation over every route that takes an id, on SQLite and PostgreSQL: each object kind
-// is made in one tenant (a case with its device, observation, comment and task; a case template;
-// a token; a person with a session; an ingest key), then every registered id-taking route is called from globex with every permission.
+// is made in one tenant (a case with its device, observation, comment, observable and task; a
+// case template; a token; a person with a session; an ingest key), then every registered
+// id-taking route is called from globex with every permission.
 // Each answers 404 `not_found`, exactly as for an id that does not exist, and the first tenant's
 // objects are unchanged after. A route added with a parameter this file has no object for fails
 // the suite by name, so new endpoints cannot skip the check. A partner serving acme and globex
@@ -21,6 +22,8 @@ const bodies: Record<string, unknown> = {
   'POST /v1/cases/:case_id/comments': { body: 'from another tenant' },
   'PATCH /v1/cases/:case_id/comments/:comment_id': { body: 'edited from another tenant' },
   'POST /v1/cases/:case_id/summary/feedback': { rating: 'up' },
+  'POST /v1/cases/:case_id/observables': { type: 'ip', value: '198.51.100.66' },
+  'PATCH /v1/cases/:case_id/observables/:observable_id': { tags: ['benign'] },
   'PATCH /v1/devices/:device_id': { criticality: 'low' },
   'PATCH /v1/users/:user_id': { role: 'viewer' },
   'POST /v1/users/:user_id/password-reset': {},
@@ -69,6 +72,12 @@ for (const target of databaseTargets) {
       const found = await caseFor(acmeAdmin, host);
       const comment = await acmeAdmin.post<{ id: string }>(`/v1/cases/${found.id}/comments`, { body: 'acme note' });
       assert.equal(comment.status, 201, JSON.stringify(comment.body));
+      const observable = await acmeAdmin.post<{ id: string }>(`/v1/cases/${found.id}/observables`, {
+        type: 'domain',
+        value: 'c2.initech.example',
+        tags: ['ioc'],
+      });
+      assert.equal(observable.status, 201, JSON.stringify(observable.body));
       const token = await issueToken(suite.server, acme.tenant, ['cases:read']);
       const person = await signIn(suite.server, { tenant: acme.tenant, role: 'analyst', email: 'p@initech.test' });
       const sessions = await person.client.get<{ sessions: { id: string }[] }>('/v1/me/sessions');
@@ -99,6 +108,7 @@ for (const target of databaseTargets) {
         device_id: found.devices[0]?.id ?? '',
         observation_id: observation.id,
         comment_id: comment.body.id,
+        observable_id: observable.body.id,
         token_id: token.id,
         user_id: user.body.id,
         session_id: sessions.body.sessions[0]?.id ?? '',
@@ -242,6 +252,13 @@ for (const target of databaseTargets) {
       assert.deepEqual(
         comments.body.comments.map((comment) => comment.body),
         ['acme note'],
+      );
+      const observables = await acmeAdmin.get<{ observables: { id: string; tags: string[] }[] }>(
+        `/v1/cases/${ids.case_id}/observables`,
+      );
+      assert.deepEqual(
+        observables.body.observables.filter((item) => item.id === ids.observable_id).map((item) => item.tags),
+        [['ioc']],
       );
       const token = await acmeAdmin.get<{ status: string }>(`/v1/tokens/${ids.token_id}`);
       assert.equal(token.body.status, 'active');

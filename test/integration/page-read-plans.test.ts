@@ -5,7 +5,8 @@
 // tenant's rows to return the newest hundred. Rows fetched by key (a case page's devices, their
 // addresses, the cases' summaries, the cases of a list of observations, the cases a merge locks,
 // the cases merged into a case,
-// the process and network events of an observation's records)
+// the process and network events of an observation's records, the other cases holding a case's
+// observables)
 // must be found by that key; a list in index order must be read in that order, not sorted.
 // Each store function runs against a migrated SQLite file and the plan of what it sent is read.
 import { after, before, describe, test } from 'node:test';
@@ -22,6 +23,7 @@ import { casesMergedInto, lockCases } from '../../src/cases/case-store.js';
 import { sqliteRowLocks } from '../../src/storage/sqlite/row-locks.js';
 import { findObservationCases, listObservations } from '../../src/observations/observation-store.js';
 import { recordEvents } from '../../src/telemetry/process-event-reads.js';
+import { listObservables, observableSpread, sharedValues } from '../../src/cases/case-observable-store.js';
 import { closeOpened } from '../helpers/suite.js';
 import { databaseTargets, type TestDatabase } from '../helpers/databases.js';
 
@@ -116,6 +118,28 @@ describe('page reads on SQLite without statistics', () => {
     const seqs = KEYS.map((_, i) => 1_000 + i);
     for (const table of ['endpoint_process_events', 'network_process_events'] as const) {
       assertByKey(await planOf(() => recordEvents(db, table, 1, seqs, 10)), table, 'record_seq');
+    }
+  });
+
+  test("a case's observables, in order; the cases and devices holding each value, by value, never the tenant's", async () => {
+    const listed = await planOf(() => listObservables(db, 1, 'case_1', false));
+    assert.match(
+      listed[0] ?? '',
+      /^SEARCH case_observables USING INDEX case_observables_case \(tenant_id=\? AND case_id=\?\)$/,
+    );
+    assert.ok(!listed.some((line) => line.includes('TEMP B-TREE FOR ORDER BY')), listed.join(' / '));
+    for (const plan of [
+      await planOf(() => observableSpread(db, 1, 'case_1')),
+      await planOf(() => sharedValues(db, 1, 'case_1', { perValue: 50, limit: 5_000 })),
+    ]) {
+      const reads = plan.filter((line) => /^(SEARCH|SCAN) (case_observables|o|x|cd)\b/.test(line));
+      assert.match(
+        reads[0] ?? '',
+        /^SEARCH o USING INDEX case_observables_case \(tenant_id=\? AND case_id=\?\)$/,
+        plan.join(' / '),
+      );
+      for (const line of reads.slice(1))
+        assert.match(line, /\(tenant_id=\? AND (type=\? AND value=\?|case_id=\?)\)$/, plan.join(' / '));
     }
   });
 });
