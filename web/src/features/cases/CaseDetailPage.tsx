@@ -1,8 +1,8 @@
 // One case (/cases/:caseId, by id or number): header with the status control (only the
-// transitions the workflow allows; closing asks for a resolution) and merging, the AI summary,
-// the description, its tasks, the investigation (process tree, timeline), the observations with
-// evidence, comments and history; facts, SLA clocks, devices, dates and techniques at the side.
-// Keys: c comment, a assign to me, s status.
+// transitions the workflow allows; closing asks for a resolution), merging and the report, the
+// AI summary, the description, its tasks, the investigation (process tree, timeline), the
+// observables with similar cases, the observations with evidence, comments and history; facts,
+// SLA clocks, devices, dates and techniques at the side. Keys: c comment, a assign to me, s status.
 import { useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
@@ -26,6 +26,8 @@ import { MergeDialog } from './MergeDialog';
 import { ObservationTimeline } from './ObservationTimeline';
 import { SlaPanel } from './SlaPanel';
 import { TasksPanel } from './TasksPanel';
+import { ObservablesPanel } from './ObservablesPanel';
+import { CaseReportActions } from './CaseReportActions';
 import { useAssignableMe } from './pickers';
 import { transitions, type CaseDetail, type Status } from './types';
 import './cases.css';
@@ -189,6 +191,7 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
               Merge cases…
             </Button>
           )}
+          <CaseReportActions caseId={detail.id} number={detail.number} />
         </div>
         <h1 className="case-title">{detail.title}</h1>
         <p className="case-subtitle muted">
@@ -266,6 +269,7 @@ function CaseView({ detail, caseRef }: { detail: CaseDetail; caseRef: string }) 
               highlighted={evidence}
             />
           </div>
+          <ObservablesPanel caseId={detail.id} since={detail.first_observation_at} />
           <Panel title={`Observations (${detail.observation_count})`}>
             <ObservationTimeline
               observations={detail.observations}

@@ -20,6 +20,9 @@ const actionLabels: Record<string, string> = {
   merged: 'Cases merged into this one',
   merged_into: 'Merged into another case',
   rescored: 'Score recomputed',
+  observable_added: 'Observable added',
+  observable_tagged: 'Observable tagged',
+  observable_removed: 'Observable removed',
 };
 
 /** Field names as a person reads them. */
@@ -52,6 +55,8 @@ function show(value: unknown, people: ReadonlyMap<string, string>): string {
       return typeof record.observation_count === 'number'
         ? `case #${record.number} (${record.observation_count} observation${record.observation_count === 1 ? '' : 's'})`
         : `case #${record.number}`;
+    // An observable: its type and value.
+    if (typeof record.type === 'string' && typeof record.value === 'string') return `${record.type} ${record.value}`;
     if (typeof record.name === 'string') return record.name;
     if (typeof record.label === 'string') return record.label;
     if (typeof record.email === 'string') return record.email;

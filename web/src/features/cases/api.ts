@@ -2,7 +2,7 @@
 // endpoints. Every key starts with 'cases' (or the shared 'users' / 'attack'), so one
 // invalidation after a write refreshes lists, counts, the open case and its history.
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client';
+import { api, currentTenantHeader, responseError } from '../../api/client';
 import type { ListOptions } from '../../api/queries';
 import type { Page } from '../../api/types';
 import type {
@@ -13,7 +13,9 @@ import type {
   Comment,
   HistoryEntry,
   Member,
+  ObservableList,
   ProcessTree,
+  SimilarCases,
   Technique,
 } from './types';
 
@@ -26,6 +28,8 @@ export const caseKeys = {
   history: (id: string) => ['cases', 'history', id] as const,
   processTree: (id: string) => ['cases', 'process-tree', id] as const,
   timeline: (id: string) => ['cases', 'timeline', id] as const,
+  observables: (id: string) => ['cases', 'observables', id] as const,
+  similar: (id: string) => ['cases', 'similar', id] as const,
 };
 
 /** POST /v1/cases (the search) with `body`; the list page, the overview's top cases. */
@@ -123,4 +127,47 @@ export function useCaseTimeline(caseId: string, enabled = true) {
     queryFn: ({ signal }) => api.get<CaseTimeline>(`/v1/cases/${caseId}/timeline`, { signal }),
     enabled,
   });
+}
+
+/** GET /v1/cases/{id}/observables: by type, each with its pivots. */
+export function useObservables(caseId: string) {
+  return useQuery({
+    queryKey: caseKeys.observables(caseId),
+    queryFn: ({ signal }) => api.get<ObservableList>(`/v1/cases/${caseId}/observables`, { signal }),
+  });
+}
+
+/** GET /v1/cases/{id}/similar: the cases sharing its observables, most similar first. */
+export function useSimilarCases(caseId: string) {
+  return useQuery({
+    queryKey: caseKeys.similar(caseId),
+    queryFn: ({ signal }) => api.get<SimilarCases>(`/v1/cases/${caseId}/similar`, { query: { limit: 10 }, signal }),
+  });
+}
+
+/** The report's address; `format` picks Markdown or the printable HTML page. */
+export function reportPath(caseId: string, format: 'markdown' | 'html'): string {
+  return `/v1/cases/${caseId}/report?format=${format}`;
+}
+
+/**
+ * Saves the report as a file. A member of the tenant can open the HTML page by its address; an
+ * operator names the tenant in a header a plain link cannot send, so gets it as a file too.
+ */
+export async function downloadReport(caseId: string, format: 'markdown' | 'html', fileName: string): Promise<void> {
+  const headers: Record<string, string> = { 'x-requested-with': 'sightline-web' };
+  const tenant = currentTenantHeader();
+  if (tenant) headers['sightline-tenant'] = tenant;
+  const response = await fetch(reportPath(caseId, format), { headers, credentials: 'same-origin' });
+  if (!response.ok) throw await responseError(response);
+  const type = format === 'html' ? 'text/html' : 'text/markdown';
+  const url = URL.createObjectURL(new Blob([await response.blob()], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Give the browser a moment to start the download before the URL goes.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -15,6 +15,7 @@ import type {
 } from '../../../../src/cases/case-schemas.js';
 import type { CaseCountsSchema, CaseListSchema } from '../../../../src/cases/case-search-schemas.js';
 import type { ProcessTreeSchema, TimelineSchema } from '../../../../src/cases/case-investigation-schemas.js';
+import type { ObservableListSchema, SimilarSchema } from '../../../../src/cases/case-observable-schemas.js';
 import type { SummarySchema } from '../../../../src/summaries/summary-schemas.js';
 import type { OwnRatingSchema } from '../../../../src/summaries/summary-routes.js';
 import type { MemberSchema } from '../../../../src/identity/users/user-routes.js';
@@ -76,3 +77,28 @@ export type ProcessTree = Static<typeof ProcessTreeSchema>;
 export type ProcessNode = ProcessTree['devices'][number]['processes'][number];
 export type CaseTimeline = Static<typeof TimelineSchema>;
 export type TimelineEntry = CaseTimeline['entries'][number];
+
+/** GET /v1/cases/{id}/observables and one of them. */
+export type ObservableList = Static<typeof ObservableListSchema>;
+export type Observable = ObservableList['observables'][number];
+export type ObservableType = Observable['type'];
+/** GET /v1/cases/{id}/similar */
+export type SimilarCases = Static<typeof SimilarSchema>;
+
+/** Each type's heading, in the order the panel lists them (a Record, so a new type must be named here). */
+export const observableTypeLabels: Record<ObservableType, string> = {
+  ip: 'IP addresses',
+  domain: 'Domains',
+  url: 'URLs',
+  md5: 'MD5 hashes',
+  sha1: 'SHA-1 hashes',
+  sha256: 'SHA-256 hashes',
+  email: 'Email addresses',
+  user: 'User names',
+  host: 'Host names',
+  process_path: 'Process paths',
+  command_line: 'Command lines',
+};
+
+/** The tags the panel offers as toggles (others show as they are). */
+export const knownObservableTags = ['ioc', 'benign', 'internal'] as const;
