@@ -155,6 +155,8 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
   const existing = pending.existing;
   const caseId = existing?.id ?? newId('case');
   const deviceIds = new Set((await caseDeviceIds(db, tenantId, [caseId])).get(caseId) ?? []);
+  // A device new to the case brings its host name as an observable.
+  const newDevice = bucket.deviceId !== null && !deviceIds.has(bucket.deviceId) ? bucket.deviceId : null;
   if (bucket.deviceId !== null) deviceIds.add(bucket.deviceId);
   const devices = await findDevicesByIds(db, tenantId, [...deviceIds]);
   const observationIds = pending.added.map((observation) => observation.id);
@@ -212,7 +214,11 @@ async function flush(context: GroupingContext, bucket: Bucket, pending: Pending)
   await addCaseObservations(db, tenantId, caseId, observationIds, now);
   await addCaseDevices(db, tenantId, caseId, [...deviceIds]);
   await addCaseTechniques(db, tenantId, caseId, pending.contents.techniques);
-  await addEvidenceObservables(db, tenantId, caseId, evidenceObservables(pending.added, bucket, devices), now);
+  const observables = evidenceObservables(
+    pending.added,
+    devices.find((device) => device.id === newDevice),
+  );
+  await addEvidenceObservables(db, tenantId, caseId, observables, now);
   await addHistory(db, [
     {
       caseId,
@@ -237,14 +243,9 @@ function triggerOf(observations: readonly NewObservation[]): CaseTrigger {
   };
 }
 
-/** What the new observations' evidence names, and the host name of the device they are on. */
-function evidenceObservables(
-  added: readonly NewObservation[],
-  bucket: Bucket,
-  devices: readonly DeviceRow[],
-): EvidenceObservable[] {
+/** What the new observations' evidence names, and the host name of a device new to the case. */
+function evidenceObservables(added: readonly NewObservation[], device: DeviceRow | undefined): EvidenceObservable[] {
   const items: EvidenceObservable[] = [];
-  const device = devices.find((row) => row.id === bucket.deviceId);
   const host = device && normaliseObservable('host', device.host_name);
   const first = added[0];
   if (host && first) {

@@ -22,8 +22,7 @@ import {
   TagObservableBody,
 } from './case-observable-schemas.js';
 import { addObservable, caseObservables, KNOWN_TAGS, removeObservable, tagObservable } from './case-observables.js';
-import { SIMILAR_LIMITS, TYPE_WEIGHTS } from './case-similar.js';
-import { similarCases } from './case-similar.js';
+import { SIMILAR_LIMITS, similarCases, TYPE_WEIGHTS } from './case-similar.js';
 import { caseReport } from './case-report.js';
 import { reportMarkdown } from './case-report-markdown.js';
 import { reportHtml } from './case-report-html.js';

@@ -192,11 +192,31 @@ export function normaliseObservable(type: ObservableType, raw: string): string |
   return normalisers[type](text);
 }
 
+// IPv4's internal ranges as [first, last] numbers: a comparison each, where the scope lookup asks
+// every special-purpose list (this runs for each address of each matching event).
+const INTERNAL_V4_NETWORKS: [string, number][] = [
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+];
+const INTERNAL_V4 = INTERNAL_V4_NETWORKS.map(([network, prefix]) => {
+  const first = ipv4Number(network) ?? 0;
+  return { first, last: first + 2 ** (32 - prefix) - 1 };
+});
+
+function internal(ip: string): boolean {
+  const v4 = ipv4Number(ip);
+  if (v4 !== undefined) return INTERNAL_V4.some((range) => v4 >= range.first && v4 <= range.last);
+  const scope = addressScope(ip);
+  return scope !== undefined && INTERNAL_SCOPES.has(scope);
+}
+
 /** Tags an observable gets from what it is: a private, loopback or link-local address is `internal`. */
 export function automaticTags(type: ObservableType, value: string): string[] {
-  if (type !== 'ip') return [];
-  const scope = addressScope(value);
-  return scope !== undefined && INTERNAL_SCOPES.has(scope) ? ['internal'] : [];
+  return type === 'ip' && internal(value) ? ['internal'] : [];
 }
 
 /** What each type accepts, for the message that refuses a value. */
