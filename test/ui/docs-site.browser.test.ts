@@ -9,6 +9,7 @@ import { chromium, type Browser, type Request } from 'playwright-core';
 import { databaseTargets } from '../helpers/databases.js';
 import { startServer } from '../helpers/server.js';
 import { issueToken, seedTenant } from '../helpers/api.js';
+import { arrive } from '../helpers/browser.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const available = fs.existsSync(chromiumPath);
@@ -80,6 +81,7 @@ test(
       const operation = page.locator('.opblock-get', {
         has: page.locator('.opblock-summary-path[data-path="/v1/tokens"]'),
       });
+      await arrive(page, operation.locator('.opblock-summary-control'), 'docs-try-tokens');
       await operation.locator('.opblock-summary-control').click();
       await operation.locator('button.try-out__btn').click();
       const called = page.waitForRequest((request) => new URL(request.url()).pathname === '/v1/tokens');
