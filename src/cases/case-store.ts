@@ -1,13 +1,13 @@
 // SQL for cases and their parts. Every function takes the tenant and every query filters on it;
 // writers run inside the caller's transaction (grouping runs in detection's).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { CaseHistoryTable, CasesTable, Tables } from '../storage/schema.js';
+import type { CasesTable, Tables } from '../storage/schema.js';
 import type { RowLocks } from '../storage/row-locks.js';
-import { emitCaseEvents } from './case-events.js';
 
 export type CaseRow = Selectable<CasesTable>;
-export type HistoryRow = Selectable<CaseHistoryTable>;
 export type Db = Kysely<Tables> | Transaction<Tables>;
+// A case's history lives in case-history-store.ts; its callers reach it from here too.
+export { addHistory, listHistory, type HistoryEntry, type HistoryRow } from './case-history-store.js';
 
 /** The next case number of the tenant (1, 2, 3…); the counter row serialises concurrent creators. */
 export async function nextCaseNumber(db: Db, tenantId: number): Promise<number> {
@@ -304,48 +304,6 @@ export async function moveCaseParts(db: Db, tenantId: number, from: string, to: 
   for (const table of ['case_devices', 'case_techniques', 'case_tags'] as const) {
     await db.deleteFrom(table).where('tenant_id', '=', tenantId).where('case_id', '=', from).execute();
   }
-}
-
-export interface HistoryEntry {
-  caseId: string;
-  tenantId: number;
-  at: number;
-  actor: { type: string; id: string | null; label: string };
-  action: string;
-  changes: Record<string, unknown>;
-}
-
-export async function addHistory(db: Db, entries: readonly HistoryEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await db
-    .insertInto('case_history')
-    .values(
-      entries.map((entry) => ({
-        case_id: entry.caseId,
-        tenant_id: entry.tenantId,
-        at: entry.at,
-        actor_type: entry.actor.type,
-        actor_id: entry.actor.id,
-        actor_label: entry.actor.label,
-        action: entry.action,
-        changes: JSON.stringify(entry.changes),
-      })),
-    )
-    .execute();
-  // Every history entry is a webhook event (case-events.ts), written in the same transaction.
-  await emitCaseEvents(db, entries);
-}
-
-export function listHistory(
-  db: Db,
-  tenantId: number,
-  caseId: string,
-  page: { limit: number; after?: number; order?: 'asc' | 'desc' },
-): Promise<HistoryRow[]> {
-  const order = page.order ?? 'asc';
-  let query = db.selectFrom('case_history').selectAll().where('tenant_id', '=', tenantId).where('case_id', '=', caseId);
-  if (page.after !== undefined) query = query.where('seq', order === 'asc' ? '>' : '<', page.after);
-  return query.orderBy('seq', order).limit(page.limit).execute();
 }
 
 /**
