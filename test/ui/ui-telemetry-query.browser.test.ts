@@ -117,7 +117,15 @@ test(
         await page.getByRole('button', { name: 'Save', exact: true }).click();
         await page.getByRole('button', { name: 'Delete saved search' }).waitFor();
         await query.fill('something else');
+        // Its answer arrives before another search is picked: on a loaded machine a late answer
+        // to this one could otherwise land after the pick.
+        const answered = page.waitForResponse(
+          (response) =>
+            new URL(response.url()).pathname === '/v1/telemetry/search' &&
+            (response.request().postData() ?? '').includes('something else'),
+        );
         await query.press('Enter');
+        await answered;
         // That search is applied (in the address) before another is picked, as a person would see it run.
         await until(
           () => Promise.resolve(new URL(page.url()).searchParams.get('q') === 'something else'),
